@@ -1,0 +1,177 @@
+package middleware
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/sotlabs/sot/llm"
+)
+
+// journalVersion is written into every record.
+const journalVersion = 1
+
+// record is one line of a journal: one finished call.
+type record struct {
+	V        int           `json:"v"`
+	Key      string        `json:"key"`
+	Label    string        `json:"label,omitempty"`
+	Model    string        `json:"model"`
+	At       time.Time     `json:"at"`
+	Response *llm.Response `json:"response"`
+}
+
+// Journal is a run's append-only log of finished calls, one JSON line each,
+// fsynced before the answer is handed on. Opening an existing journal loads
+// its records, so that re-running an interrupted run replays every call that
+// had finished instead of paying for it again.
+type Journal struct {
+	path string
+
+	mu      sync.Mutex
+	f       *os.File
+	pending map[string][]*llm.Response // answers not yet replayed, by request key
+	loaded  int
+	written int
+	replays int
+}
+
+// OpenJournal opens or creates the journal at path. A torn last line (a crash
+// in the middle of a write) is dropped; any other damage is an error.
+func OpenJournal(path string) (*Journal, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create journal directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open journal: %w", err)
+	}
+	j := &Journal{path: path, f: f, pending: map[string][]*llm.Response{}}
+	good, err := j.load()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	// Cut a torn tail so the next record starts on a fresh line.
+	if err := f.Truncate(good); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("repair journal %s: %w", path, err)
+	}
+	if _, err := f.Seek(good, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+// load reads every complete record and returns the offset after the last one.
+func (j *Journal) load() (int64, error) {
+	r := bufio.NewReader(j.f)
+	var off int64
+	for line := 1; ; line++ {
+		b, err := r.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			return off, nil // b, if any, is a torn tail: ignore it
+		}
+		if err != nil {
+			return 0, fmt.Errorf("read journal %s: %w", j.path, err)
+		}
+		var rec record
+		if uerr := json.Unmarshal(bytes.TrimSpace(b), &rec); uerr != nil || rec.Response == nil {
+			// A bad line followed by more lines is not a torn write.
+			if _, perr := r.Peek(1); perr == nil {
+				return 0, fmt.Errorf("journal %s:%d is damaged; move it aside to start the run afresh", j.path, line)
+			}
+			return off, nil
+		}
+		off += int64(len(b))
+		j.pending[rec.Key] = append(j.pending[rec.Key], rec.Response)
+		j.loaded++
+	}
+}
+
+// Path is where the journal lives.
+func (j *Journal) Path() string { return j.path }
+
+// Stats reports how many records were loaded at open, written since, and
+// replayed instead of being sent again.
+func (j *Journal) Stats() (loaded, written, replayed int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.loaded, j.written, j.replays
+}
+
+// take returns a recorded answer for key, if one is left.
+func (j *Journal) take(key string) (*llm.Response, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	q := j.pending[key]
+	if len(q) == 0 {
+		return nil, false
+	}
+	j.pending[key] = q[1:]
+	j.replays++
+	return q[0], true
+}
+
+// Append writes one record and waits until it is on disk.
+func (j *Journal) Append(req *llm.Request, resp *llm.Response) error {
+	b, err := json.Marshal(record{V: journalVersion, Key: req.Key(), Label: req.Label, Model: req.Model, At: time.Now().UTC(), Response: resp})
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return errors.New("journal is closed")
+	}
+	if _, err := j.f.Write(b); err != nil {
+		return fmt.Errorf("write journal: %w", err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("sync journal: %w", err)
+	}
+	j.written++
+	return nil
+}
+
+// Close closes the journal file.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}
+
+// Wrap replays recorded answers and records every new one before returning it.
+// If the record cannot be written the call fails: an answer that is not
+// journaled could be paid for twice.
+func (j *Journal) Wrap(next llm.Provider) llm.Provider {
+	return llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		if r, ok := j.take(req.Key()); ok {
+			r.Source = llm.SourceJournal
+			return r, nil
+		}
+		resp, err := next.Complete(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if err := j.Append(req, resp); err != nil {
+			return nil, err
+		}
+		return resp, nil
+	})
+}

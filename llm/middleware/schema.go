@@ -1,0 +1,126 @@
+package middleware
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/sotlabs/sot/llm"
+)
+
+// SchemaError is a structured answer that failed validation twice.
+// It unwraps to llm.ErrSchema.
+type SchemaError struct {
+	Label  string
+	Model  string
+	Reason string // the validation error of the last answer
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("%s: %s gave an answer that does not match the schema, twice: %s", e.Label, e.Model, e.Reason)
+}
+
+// Unwrap returns llm.ErrSchema.
+func (e *SchemaError) Unwrap() error { return llm.ErrSchema }
+
+var compiled sync.Map // schema text -> *jsonschema.Resolved or error
+
+func resolve(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	key := string(raw)
+	if v, ok := compiled.Load(key); ok {
+		if err, isErr := v.(error); isErr {
+			return nil, err
+		}
+		return v.(*jsonschema.Resolved), nil
+	}
+	var s jsonschema.Schema
+	var res *jsonschema.Resolved
+	err := json.Unmarshal(raw, &s)
+	if err == nil {
+		res, err = s.Resolve(nil)
+	}
+	if err != nil {
+		err = fmt.Errorf("invalid JSON Schema: %w", err)
+		compiled.Store(key, err)
+		return nil, err
+	}
+	compiled.Store(key, res)
+	return res, nil
+}
+
+// Validate checks a JSON document against a JSON Schema.
+func Validate(schema, doc json.RawMessage) error {
+	res, err := resolve(schema)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	return res.Validate(v)
+}
+
+// CheckSchema validates structured answers against the request's schema. An
+// answer that does not validate is asked for once more, with the validation
+// error; if the second answer fails too the call fails with a *SchemaError.
+// An invalid answer is never passed on.
+func CheckSchema(next llm.Provider) llm.Provider {
+	return llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		if req.Schema == nil {
+			return next.Complete(ctx, req)
+		}
+		if _, err := resolve(req.Schema.JSON); err != nil {
+			return nil, fmt.Errorf("%s: %w", req.Label, err)
+		}
+		resp, err := next.Complete(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		problem := check(req.Schema.JSON, resp)
+		if problem == nil {
+			return resp, nil
+		}
+		repair := req.Clone()
+		repair.Messages = append(repair.Messages,
+			llm.Message{Role: llm.RoleAssistant, Content: orPlaceholder(resp.Text)},
+			llm.Message{Role: llm.RoleUser, Content: "That answer does not validate against the required JSON Schema: " +
+				problem.Error() + "\nReply again with only one JSON value that validates against the schema, and nothing else."})
+		second, err := next.Complete(ctx, repair)
+		if err != nil {
+			return nil, err
+		}
+		second.Usage = second.Usage.Add(resp.Usage)
+		second.Calls = calls(resp) + calls(second)
+		if problem = check(req.Schema.JSON, second); problem != nil {
+			return nil, &SchemaError{Label: req.Label, Model: req.Model, Reason: problem.Error()}
+		}
+		return second, nil
+	})
+}
+
+func calls(r *llm.Response) int { return max(r.Calls, 1) }
+
+func orPlaceholder(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(empty answer)"
+	}
+	return s
+}
+
+// check validates resp against schema, filling resp.JSON from the text when the
+// backend did not.
+func check(schema json.RawMessage, resp *llm.Response) error {
+	if len(bytes.TrimSpace(resp.JSON)) == 0 {
+		resp.JSON = llm.ExtractJSON(resp.Text)
+	}
+	if resp.JSON == nil {
+		return fmt.Errorf("the answer contains no JSON value")
+	}
+	return Validate(schema, resp.JSON)
+}
