@@ -1,0 +1,221 @@
+// Package config loads sot's configuration and remembers where every value
+// came from. Precedence, highest first: flags, environment (SOT_* and the
+// providers' own variables), the project's .sot/config.yaml, the user's
+// $XDG_CONFIG_HOME/sot/config.yaml, then built-in defaults.
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sotlabs/sot/llm"
+)
+
+// Config is the merged configuration.
+type Config struct {
+	// DefaultModel is the session default, "provider:model" or an alias.
+	DefaultModel string `yaml:"default_model" json:"default_model"`
+	// Aliases name models: "fast: openai:gpt-4.1-mini".
+	Aliases map[string]string `yaml:"aliases" json:"aliases"`
+	// Providers configures backends by name. The built-in names are openai,
+	// anthropic, ollama and command; other names need a type.
+	Providers map[string]Provider `yaml:"providers" json:"providers"`
+	// Prices override or extend the built-in price table (USD per million tokens).
+	Prices llm.PriceTable `yaml:"prices" json:"prices"`
+	// Concurrency is the default number of calls in flight per provider.
+	Concurrency int `yaml:"concurrency" json:"concurrency"`
+	// Retries is the number of attempts per call, first one included.
+	Retries int `yaml:"retries" json:"retries"`
+	// Timeout bounds each attempt of a call.
+	Timeout Duration `yaml:"timeout" json:"timeout"`
+	Budget  Budget   `yaml:"budget" json:"budget"`
+	Cache   Cache    `yaml:"cache" json:"cache"`
+}
+
+// Provider configures one backend.
+type Provider struct {
+	// Type is openai, anthropic, ollama or command; built-in names imply it.
+	Type    string `yaml:"type" json:"type"`
+	BaseURL string `yaml:"base_url" json:"base_url"`
+	// APIKeyEnv names the environment variable that holds the key.
+	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env"`
+	// APIKey is discouraged (prefer APIKeyEnv); it is never printed.
+	APIKey      string   `yaml:"api_key" json:"api_key"`
+	Concurrency int      `yaml:"concurrency" json:"concurrency"`
+	RPM         int      `yaml:"rpm" json:"rpm"`
+	Timeout     Duration `yaml:"timeout" json:"timeout"`
+	// Program is the command backend's program (default "llm").
+	Program string `yaml:"program" json:"program"`
+}
+
+// Budget caps a run; zero means no cap.
+type Budget struct {
+	MaxCalls  int     `yaml:"max_calls" json:"max_calls"`
+	MaxTokens int     `yaml:"max_tokens" json:"max_tokens"`
+	MaxCost   float64 `yaml:"max_cost" json:"max_cost"`
+}
+
+// Cache configures the response cache.
+type Cache struct {
+	Disabled bool   `yaml:"disabled" json:"disabled"`
+	Dir      string `yaml:"dir" json:"dir"`
+}
+
+// Duration is a time.Duration written as "90s" or "2m".
+type Duration time.Duration
+
+// UnmarshalJSON accepts a duration string or a number of seconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		var n float64
+		if err2 := json.Unmarshal(b, &n); err2 != nil {
+			return fmt.Errorf("want a duration such as \"90s\", got %s", b)
+		}
+		*d = Duration(n * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration such as \"90s\", got %q", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalText lets YAML decode durations from strings.
+func (d *Duration) UnmarshalText(b []byte) error { return d.UnmarshalJSON([]byte(strconvQuote(string(b)))) }
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// BuiltinProviders are the backend types sot knows.
+var BuiltinProviders = []string{llm.ProviderAnthropic, llm.ProviderCommand, llm.ProviderOllama, llm.ProviderOpenAI}
+
+// Defaults returns the built-in configuration.
+func Defaults() Config {
+	return Config{
+		Concurrency: 8,
+		Retries:     5,
+		Timeout:     Duration(3 * time.Minute),
+		Providers: map[string]Provider{
+			llm.ProviderOpenAI:    {Type: llm.ProviderOpenAI, APIKeyEnv: "OPENAI_API_KEY"},
+			llm.ProviderAnthropic: {Type: llm.ProviderAnthropic, APIKeyEnv: "ANTHROPIC_API_KEY"},
+			llm.ProviderOllama:    {Type: llm.ProviderOllama, BaseURL: "http://127.0.0.1:11434", Concurrency: 2},
+			llm.ProviderCommand:   {Type: llm.ProviderCommand, Program: "llm", Concurrency: 4, Timeout: Duration(5 * time.Minute)},
+		},
+	}
+}
+
+// ProviderType returns the backend type of a configured provider name.
+func (c *Config) ProviderType(name string) string {
+	if p, ok := c.Providers[name]; ok && p.Type != "" {
+		return p.Type
+	}
+	return name
+}
+
+// ResolveModel expands an alias and checks that the reference names a
+// configured provider. An empty name means the default model.
+func (c *Config) ResolveModel(name string) (llm.ModelRef, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = c.DefaultModel
+	}
+	if name == "" {
+		return llm.ModelRef{}, fmt.Errorf("no model configured: set SOT_MODEL=provider:model (for example openai:gpt-4.1), pass --model, or set default_model in .sot/config.yaml")
+	}
+	seen := map[string]bool{}
+	for {
+		target, ok := c.Aliases[name]
+		if !ok || seen[name] {
+			break
+		}
+		seen[name] = true
+		name = target
+	}
+	ref, err := llm.ParseModel(name)
+	if err != nil {
+		return ref, err
+	}
+	if _, ok := c.Providers[ref.Provider]; !ok {
+		return ref, fmt.Errorf("%w %q in model %q: use one of %s, or configure it under providers: with a type", llm.ErrUnknownProvider, ref.Provider, name, strings.Join(c.ProviderNames(), ", "))
+	}
+	return ref, nil
+}
+
+// ProviderNames lists configured providers, sorted.
+func (c *Config) ProviderNames() []string {
+	var names []string
+	for n := range c.Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Validate reports the first problem in the merged configuration, naming the
+// key and where its value came from.
+func (c *Config) Validate(src Sources) error {
+	bad := func(key, format string, args ...any) error {
+		return fmt.Errorf("%s (from %s): %s", key, src.Of(key), fmt.Sprintf(format, args...))
+	}
+	if c.Concurrency < 0 {
+		return bad("concurrency", "must be 0 or more, not %d", c.Concurrency)
+	}
+	if c.Retries < 0 {
+		return bad("retries", "must be 0 or more, not %d", c.Retries)
+	}
+	if c.Budget.MaxCalls < 0 {
+		return bad("budget.max_calls", "must be 0 (no limit) or more, not %d", c.Budget.MaxCalls)
+	}
+	if c.Budget.MaxTokens < 0 {
+		return bad("budget.max_tokens", "must be 0 (no limit) or more, not %d", c.Budget.MaxTokens)
+	}
+	if c.Budget.MaxCost < 0 {
+		return bad("budget.max_cost", "must be 0 (no limit) or more, not %g", c.Budget.MaxCost)
+	}
+	for _, name := range c.ProviderNames() {
+		p := c.Providers[name]
+		key := "providers." + name
+		switch c.ProviderType(name) {
+		case llm.ProviderOpenAI, llm.ProviderAnthropic, llm.ProviderOllama, llm.ProviderCommand:
+		default:
+			return bad(key+".type", "unknown provider type %q; use one of %s", p.Type, strings.Join(BuiltinProviders, ", "))
+		}
+		if p.BaseURL != "" {
+			if err := CheckURL(p.BaseURL); err != nil {
+				return bad(key+".base_url", "%v", err)
+			}
+		}
+		if p.Concurrency < 0 || p.RPM < 0 {
+			return bad(key, "concurrency and rpm must be 0 or more")
+		}
+	}
+	for alias, target := range c.Aliases {
+		if _, err := llm.ParseModel(target); err != nil {
+			return bad("aliases."+alias, "%v", err)
+		}
+	}
+	if c.DefaultModel != "" {
+		if _, err := c.ResolveModel(c.DefaultModel); err != nil {
+			return bad("default_model", "%v", err)
+		}
+	}
+	return nil
+}
+
+// CheckURL accepts an absolute http or https URL with a host.
+func CheckURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not a URL: want an absolute http:// or https:// URL such as http://127.0.0.1:11434", s)
+	}
+	return nil
+}

@@ -1,0 +1,174 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sotlabs/sot/llm"
+)
+
+type fixture struct {
+	user, project, explicit string
+	env                     map[string]string
+	flags                   [][3]string
+}
+
+func (f fixture) load(t *testing.T) (*Config, Sources, error) {
+	t.Helper()
+	root := t.TempDir()
+	userDir := filepath.Join(root, "xdg", "sot")
+	work := filepath.Join(root, "repo")
+	os.MkdirAll(filepath.Join(work, ".git"), 0o755)
+	write := func(path, body string) {
+		if body == "" {
+			return
+		}
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(userDir, "config.yaml"), f.user)
+	write(filepath.Join(work, ".sot", "config.yaml"), f.project)
+	l := &Loader{WorkDir: work, UserDir: userDir, Getenv: func(k string) string { return f.env[k] }}
+	if f.explicit != "" {
+		l.File = filepath.Join(root, "extra.yaml")
+		if f.explicit != "(missing)" {
+			write(l.File, f.explicit)
+		}
+	}
+	for _, fl := range f.flags {
+		l.Set(fl[0], fl[1], fl[2])
+	}
+	return l.Load()
+}
+
+func TestPrecedence(t *testing.T) {
+	tests := []struct {
+		name       string
+		f          fixture
+		key        string
+		get        func(*Config) any
+		want       any
+		wantSource string
+	}{
+		{"default", fixture{}, "concurrency", func(c *Config) any { return c.Concurrency }, 8, "default"},
+		{"user beats default", fixture{user: "concurrency: 3\n"}, "concurrency", func(c *Config) any { return c.Concurrency }, 3, "user config"},
+		{"project beats user", fixture{user: "concurrency: 3\n", project: "concurrency: 5\n"}, "concurrency", func(c *Config) any { return c.Concurrency }, 5, "project config"},
+		{"--config beats project", fixture{project: "concurrency: 5\n", explicit: "concurrency: 6\n"}, "concurrency", func(c *Config) any { return c.Concurrency }, 6, "--config"},
+		{"env beats project", fixture{project: "concurrency: 5\n", env: map[string]string{"SOT_CONCURRENCY": "7"}}, "concurrency", func(c *Config) any { return c.Concurrency }, 7, "env SOT_CONCURRENCY"},
+		{"flag beats env", fixture{env: map[string]string{"SOT_MODEL": "openai:gpt-4.1"}, flags: [][3]string{{"default_model", "anthropic:claude-sonnet-4-5", "--model"}}}, "default_model", func(c *Config) any { return c.DefaultModel }, "anthropic:claude-sonnet-4-5", "flag --model"},
+		{"SOT_MODEL is the default model", fixture{project: "default_model: openai:gpt-4.1-mini\n", env: map[string]string{"SOT_MODEL": "openai:gpt-4.1"}}, "default_model", func(c *Config) any { return c.DefaultModel }, "openai:gpt-4.1", "env SOT_MODEL"},
+		{"provider env var sets base URL", fixture{project: "providers:\n  openai:\n    base_url: http://a.example/v1\n", env: map[string]string{"OPENAI_BASE_URL": "http://b.example/v1"}}, "providers.openai.base_url", func(c *Config) any { return c.Providers["openai"].BaseURL }, "http://b.example/v1", "env OPENAI_BASE_URL"},
+		{"OLLAMA_HOST without scheme", fixture{env: map[string]string{"OLLAMA_HOST": "10.0.0.2:11434"}}, "providers.ollama.base_url", func(c *Config) any { return c.Providers["ollama"].BaseURL }, "http://10.0.0.2:11434", "env OLLAMA_HOST"},
+		{"project keeps unrelated user keys", fixture{user: "retries: 2\n", project: "concurrency: 5\n"}, "retries", func(c *Config) any { return c.Retries }, 2, "user config"},
+		{"nested provider key merges", fixture{user: "providers:\n  openai:\n    concurrency: 2\n"}, "providers.openai.api_key_env", func(c *Config) any { return c.Providers["openai"].APIKeyEnv }, "OPENAI_API_KEY", "default"},
+		{"durations", fixture{project: "timeout: 45s\n"}, "timeout", func(c *Config) any { return time.Duration(c.Timeout) }, 45 * time.Second, "project config"},
+		{"price keys with dots", fixture{project: "prices:\n  openai:gpt-4.1:\n    input: 1\n    output: 2\n"}, "prices.openai:gpt-4.1.input", func(c *Config) any { return c.Prices["openai:gpt-4.1"].Input }, 1.0, "project config"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, src, err := tt.f.load(t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tt.get(cfg); got != tt.want {
+				t.Errorf("value = %v, want %v", got, tt.want)
+			}
+			if got := src.Of(tt.key); !strings.HasPrefix(got, tt.wantSource) {
+				t.Errorf("source = %q, want %q", got, tt.wantSource)
+			}
+		})
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		f    fixture
+		want string
+	}{
+		{"malformed YAML names file, line and column", fixture{project: "concurrency: 4\nproviders:\n  openai: [\n"}, "config.yaml:3:"},
+		{"wrong type", fixture{user: "concurrency: lots\n"}, "config.yaml:1:14"},
+		{"unknown key", fixture{project: "concurency: 4\n"}, "config.yaml:1:1"},
+		{"base URL that is not a URL", fixture{env: map[string]string{"OPENAI_BASE_URL": "localhost:8080"}}, "providers.openai.base_url (from env OPENAI_BASE_URL): \"localhost:8080\" is not a URL"},
+		{"negative budget", fixture{flags: [][3]string{{"budget.max_cost", "-1", "--max-cost"}}}, "budget.max_cost (from flag --max-cost): must be 0 (no limit) or more"},
+		{"env not a number", fixture{env: map[string]string{"SOT_MAX_CALLS": "many"}}, "SOT_MAX_CALLS=\"many\": not a whole number"},
+		{"unknown provider in default model", fixture{env: map[string]string{"SOT_MODEL": "gemini:pro"}}, "unknown provider \"gemini\""},
+		{"unknown provider type", fixture{project: "providers:\n  mine:\n    type: grpc\n"}, "providers.mine.type"},
+		{"missing --config file", fixture{explicit: "(missing)"}, "extra.yaml: no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := tt.f.load(t)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestResolveModel(t *testing.T) {
+	cfg, _, err := fixture{project: "default_model: smart\naliases:\n  smart: anthropic:claude-sonnet-4-5\n  fast: openai:gpt-4.1-mini\nproviders:\n  openrouter:\n    type: openai\n    base_url: https://openrouter.ai/api/v1\n"}.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ in, want, err string }{
+		{"", "anthropic:claude-sonnet-4-5", ""},
+		{"fast", "openai:gpt-4.1-mini", ""},
+		{"openrouter:meta/llama-3", "openrouter:meta/llama-3", ""},
+		{"ollama:qwen2.5:7b", "ollama:qwen2.5:7b", ""},
+		{"vertex:gemini", "", "unknown provider"},
+		{"gpt-4.1", "", "write it as provider:model"},
+	}
+	for _, tt := range tests {
+		ref, err := cfg.ResolveModel(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ResolveModel(%q) err = %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || ref.String() != tt.want {
+			t.Errorf("ResolveModel(%q) = %v, %v; want %s", tt.in, ref, err, tt.want)
+		}
+	}
+	if _, err := cfg.ResolveModel("vertex:gemini"); !errors.Is(err, llm.ErrUnknownProvider) {
+		t.Errorf("unknown provider should wrap llm.ErrUnknownProvider: %v", err)
+	}
+}
+
+func TestValuesRedactSecrets(t *testing.T) {
+	cfg, src, err := fixture{project: "providers:\n  openai:\n    api_key: sk-live-abcdef123456\n"}.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := Values(cfg, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, v := range vals {
+		if strings.Contains(v.Key+" "+toString(v.Value), "sk-live") {
+			t.Fatalf("secret shown: %+v", v)
+		}
+		if v.Key == "providers.openai.api_key" {
+			found = true
+			if v.Value != "[REDACTED]" || !strings.HasPrefix(v.Source, "project config") {
+				t.Errorf("api_key shown as %+v", v)
+			}
+		}
+	}
+	if !found {
+		t.Error("the configured api_key is not listed at all")
+	}
+}
+
+func toString(v any) string {
+	s, _ := v.(string)
+	return s
+}
