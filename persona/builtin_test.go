@@ -1,0 +1,167 @@
+package persona
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func builtinLibrary(t *testing.T) *Library {
+	t.Helper()
+	lib, err := Discover(Dirs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib
+}
+
+func TestBuiltinsValidate(t *testing.T) {
+	lib := builtinLibrary(t)
+	if len(lib.Problems) > 0 {
+		for _, p := range lib.Problems {
+			t.Errorf("built-in problem: %s", p)
+		}
+	}
+	for _, p := range lib.All() {
+		data, err := builtinFS.ReadFile("builtin/" + strings.TrimPrefix(p.Path, "builtin:"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, probs := Parse(p.Path, data, p.Kind, LevelBuiltin)
+		for _, pr := range probs {
+			t.Errorf("%s (warnings count too for built-ins)", pr)
+		}
+	}
+}
+
+func TestBuiltinRoster(t *testing.T) {
+	lib := builtinLibrary(t)
+	want := map[Kind][]string{
+		Specialist: {"architecture", "assumptions", "correctness", "edge-cases", "maintainability", "performance", "release-manager", "security", "testing"},
+		Lens:       {"baseline", "premortem", "red-team", "retrospective"},
+		Role:       {"advocate", "analyst", "critic", "historian", "pragmatist", "stakeholder", "synthesizer"},
+		Debater:    {"literalist", "structuralist", "symbolist"},
+		Observer:   {"materialist-historian", "phenomenologist", "pragmatist-engineer"},
+	}
+	for kind, names := range want {
+		got := ids(lib.List(kind))
+		if strings.Join(got, ",") != strings.Join(names, ",") {
+			t.Errorf("%s built-ins = %v, want %v", kind, got, names)
+		}
+	}
+	if lib.SharedRules() == nil {
+		t.Fatal("no built-in shared rules")
+	}
+}
+
+var findingField = regexp.MustCompile(`(?m)^- \*\*(Severity|Confidence|Category|Grounds|Warrant|Rebuttal Conditions|Suggested Verification)\*\*:`)
+
+func TestBuiltinSpecialistsShape(t *testing.T) {
+	lib := builtinLibrary(t)
+	for _, p := range lib.List(Specialist) {
+		t.Run(p.ID, func(t *testing.T) {
+			if n := len(strings.Fields(p.Body)); n < 500 || n > 2000 {
+				t.Errorf("body has %d words, want 500–2,000", n)
+			}
+			for _, s := range SpecialistSections {
+				if p.Section(s) == "" {
+					t.Errorf("section %q missing", s)
+				}
+			}
+			examples := strings.Split(p.Section("Example Review Comments"), "### Finding:")[1:]
+			if len(examples) < 2 || len(examples) > 3 {
+				t.Fatalf("%d example findings, want 2 or 3", len(examples))
+			}
+			for i, ex := range examples {
+				if got := len(findingField.FindAllString(ex, -1)); got != 7 {
+					t.Errorf("example %d has %d of the 7 Toulmin fields", i+1, got)
+				}
+			}
+			if p.Context() != "implementation" || p.Meta.Description == "" || len(p.Meta.Signals) == 0 {
+				t.Errorf("frontmatter incomplete: context %q, description %q, %d signals", p.Context(), p.Meta.Description, len(p.Meta.Signals))
+			}
+		})
+	}
+}
+
+func TestBuiltinLenses(t *testing.T) {
+	lib := builtinLibrary(t)
+	wantType := map[string]string{"baseline": "baseline", "premortem": "temporal", "retrospective": "temporal", "red-team": "adversarial"}
+	for _, p := range lib.List(Lens) {
+		if got := firstWord(p.Section("Lens Type")); got != wantType[p.ID] {
+			t.Errorf("%s: Lens Type %q, want %q", p.ID, got, wantType[p.ID])
+		}
+		o := p.Section("Overlay Template")
+		if n := len(strings.Fields(o)); n < 50 || n > 100 {
+			t.Errorf("%s: overlay has %d words", p.ID, n)
+		}
+		if !strings.Contains(o, "{specialist}") || !strings.Contains(o, "**Perspective**: "+p.ID) {
+			t.Errorf("%s: overlay lacks {specialist} or the Perspective instruction", p.ID)
+		}
+	}
+}
+
+// The seed's facts: weights, tiers, triggers and badge colours of the seven roles.
+func TestBuiltinRolesMatchSeed(t *testing.T) {
+	lib := builtinLibrary(t)
+	want := map[string]struct {
+		weight   float64
+		tier     string
+		color    string
+		triggers string
+	}{
+		"analyst":     {1.0, "primary", "#3b82f6", ""},
+		"advocate":    {0.8, "primary", "#22c55e", ""},
+		"critic":      {0.9, "primary", "#ef4444", ""},
+		"synthesizer": {0.85, "primary", "#a855f7", ""},
+		"historian":   {0.7, "specialized", "#f59e0b", "over time,evolution,history,progress,changed"},
+		"stakeholder": {0.75, "specialized", "#06b6d4", "impact,stakeholder,team,customer,user"},
+		"pragmatist":  {0.8, "specialized", "#64748b", "action,do,implement,next steps,practical"},
+	}
+	for id, w := range want {
+		p, ok := lib.Get(Role, id)
+		if !ok {
+			t.Errorf("role %s missing", id)
+			continue
+		}
+		m := p.Meta
+		if m.Weight != w.weight || m.Tier != w.tier || !strings.EqualFold(m.Color, w.color) || strings.Join(m.Triggers, ",") != w.triggers {
+			t.Errorf("role %s = weight %v tier %s color %s triggers %v; want %+v", id, m.Weight, m.Tier, m.Color, m.Triggers, w)
+		}
+		if m.PromptPrefix == "" || len(m.Traits) != 3 {
+			t.Errorf("role %s: prompt prefix %q, traits %v", id, m.PromptPrefix, m.Traits)
+		}
+	}
+}
+
+func TestBuiltinDebatersAndObservers(t *testing.T) {
+	lib := builtinLibrary(t)
+	for _, p := range lib.List(Debater) {
+		m := p.Meta
+		if m.Stance == "" || m.Focus == "" || m.Lineage == "" || m.Methodology == "" || len(m.BlindSpots) == 0 || m.Voice == "" {
+			t.Errorf("debater %s lacks a field: %+v", p.ID, m)
+		}
+	}
+	for _, p := range lib.List(Observer) {
+		m := p.Meta
+		if m.Bias == "" || m.Focus == "" || len(m.BlindSpots) == 0 || len(m.ExampleQuestions) == 0 || len(m.AntiExamples) == 0 {
+			t.Errorf("observer %s lacks a field: %+v", p.ID, m)
+		}
+	}
+}
+
+func TestTemplatesValidate(t *testing.T) {
+	for _, kind := range []Kind{Specialist, Lens, Role, Debater, Observer} {
+		text, err := Template(kind, "my-"+string(kind))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, probs := Parse("my-"+string(kind)+".md", []byte(text), "", LevelProject)
+		if len(probs) > 0 || p.Kind != kind {
+			t.Errorf("template for %s: kind %s, problems %v", kind, p.Kind, probs)
+		}
+	}
+	if _, err := Template(Specialist, "../x"); err == nil {
+		t.Error("a template name with a path must be refused")
+	}
+}

@@ -1,0 +1,275 @@
+package persona
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+//go:embed all:builtin
+var builtinFS embed.FS
+
+// builtinDirs maps each built-in directory to the kind its files are.
+var builtinDirs = []struct {
+	dir  string
+	kind Kind
+}{
+	{"specialists", Specialist}, {"lenses", Lens}, {"roles", Role}, {"debaters", Debater}, {"observers", Observer},
+}
+
+// Dirs are the places discovery looks, per level.
+type Dirs struct {
+	// Project is the repository root (.sot/ and .paw/ are read there).
+	Project string
+	// User is sot's user config directory ($XDG_CONFIG_HOME/sot).
+	User string
+	// Home is the home directory (~/.paw is read there).
+	Home string
+}
+
+// DefaultDirs finds the repository root from workDir and the user's directories.
+func DefaultDirs(workDir, userConfigDir string) Dirs {
+	home, _ := os.UserHomeDir()
+	return Dirs{Project: RepoRoot(workDir), User: userConfigDir, Home: home}
+}
+
+// RepoRoot is the nearest parent of dir holding .git, .sot or .paw, or dir.
+func RepoRoot(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		for _, marker := range []string{".git", ".sot", ".paw"} {
+			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
+				return d
+			}
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
+}
+
+// source is one directory scanned at one level.
+type source struct {
+	dir   string
+	kind  Kind // the kind implied by the directory
+	level Level
+}
+
+func (d Dirs) sources() []source {
+	var s []source
+	add := func(base string, level Level, sub string, kind Kind) {
+		if base != "" {
+			s = append(s, source{filepath.Join(base, sub), kind, level})
+		}
+	}
+	add(d.Project, LevelProject, filepath.Join(".sot", "personas"), "")
+	add(d.Project, LevelProject, filepath.Join(".sot", "lenses"), Lens)
+	add(d.Project, LevelProject, filepath.Join(".paw", "personas"), Specialist)
+	add(d.Project, LevelProject, filepath.Join(".paw", "perspectives"), Lens)
+	add(d.User, LevelUser, "personas", "")
+	add(d.User, LevelUser, "lenses", Lens)
+	add(d.Home, LevelUser, filepath.Join(".paw", "personas"), Specialist)
+	add(d.Home, LevelUser, filepath.Join(".paw", "perspectives"), Lens)
+	return s
+}
+
+// Library is every persona discovered, with the most specific file of each
+// name and kind winning.
+type Library struct {
+	winners map[Kind]map[string]*Persona
+	// Shadowed are files that lost to a more specific one of the same name.
+	Shadowed []*Persona
+	// Problems are the warnings of discovery: skipped files and why.
+	Problems []Problem
+}
+
+// Discover scans every level. Malformed or empty files are skipped with a
+// problem that names the file; only an unreadable directory is an error.
+func Discover(d Dirs) (*Library, error) {
+	lib := &Library{winners: map[Kind]map[string]*Persona{}}
+	for _, src := range d.sources() {
+		entries, err := os.ReadDir(src.dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read persona directory %s: %w", src.dir, err)
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(strings.ToLower(e.Name()), ".md") {
+				continue
+			}
+			path := filepath.Join(src.dir, e.Name())
+			data, err := readLimited(path)
+			if err != nil {
+				lib.Problems = append(lib.Problems, Problem{File: path, Message: err.Error(), Warning: true})
+				continue
+			}
+			lib.add(path, data, src.kind, src.level)
+		}
+	}
+	for _, bd := range builtinDirs {
+		entries, err := builtinFS.ReadDir("builtin/" + bd.dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			data, err := builtinFS.ReadFile("builtin/" + bd.dir + "/" + e.Name())
+			if err != nil {
+				return nil, err
+			}
+			lib.add("builtin:"+bd.dir+"/"+e.Name(), data, bd.kind, LevelBuiltin)
+		}
+	}
+	return lib, nil
+}
+
+// maxPersonaBytes bounds a persona file; anything larger is not a persona.
+const maxPersonaBytes = 256 << 10
+
+func readLimited(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > maxPersonaBytes {
+		return nil, fmt.Errorf("skipped: %d bytes is too large for a persona file (limit %d)", fi.Size(), maxPersonaBytes)
+	}
+	return os.ReadFile(path)
+}
+
+// add parses a file and keeps it unless a more specific one already won.
+func (l *Library) add(path string, data []byte, kind Kind, level Level) {
+	p, probs := Parse(path, data, kind, level)
+	if HasErrors(probs) {
+		for _, pr := range probs {
+			if !pr.Warning {
+				pr.Message = "skipped: " + pr.Message
+				pr.Warning = true
+				l.Problems = append(l.Problems, pr)
+			}
+		}
+		return
+	}
+	l.put(p)
+}
+
+func (l *Library) put(p *Persona) {
+	m := l.winners[p.Kind]
+	if m == nil {
+		m = map[string]*Persona{}
+		l.winners[p.Kind] = m
+	}
+	if cur, ok := m[p.ID]; ok && cur.Level <= p.Level {
+		l.Shadowed = append(l.Shadowed, p)
+		return
+	} else if ok {
+		l.Shadowed = append(l.Shadowed, cur)
+	}
+	m[p.ID] = p
+}
+
+// AddFile loads a file named by the caller at the explicit level, so that it
+// wins over every discovered persona of the same name.
+func (l *Library) AddFile(path string) (*Persona, error) {
+	data, err := readLimited(path)
+	if err != nil {
+		return nil, fmt.Errorf("persona file %s: %w", path, err)
+	}
+	p, probs := Parse(path, data, "", LevelExplicit)
+	if HasErrors(probs) {
+		return nil, fmt.Errorf("persona file %w", firstError(probs))
+	}
+	l.put(p)
+	return p, nil
+}
+
+func firstError(probs []Problem) error {
+	for _, p := range probs {
+		if !p.Warning {
+			return p
+		}
+	}
+	return nil
+}
+
+// Get returns the winning persona of a kind and name.
+func (l *Library) Get(kind Kind, id string) (*Persona, bool) {
+	p, ok := l.winners[kind][strings.ToLower(id)]
+	return p, ok
+}
+
+// Find returns the winning persona of any kind with that name, preferring
+// specialists, then lenses, then the other kinds.
+func (l *Library) Find(id string) (*Persona, bool) {
+	for _, k := range Kinds {
+		if p, ok := l.Get(k, id); ok {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// List returns the winners of one kind, sorted by name.
+func (l *Library) List(kind Kind) []*Persona {
+	var out []*Persona
+	for _, p := range l.winners[kind] {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// All returns every winner, by kind then name.
+func (l *Library) All() []*Persona {
+	var out []*Persona
+	for _, k := range Kinds {
+		out = append(out, l.List(k)...)
+	}
+	return out
+}
+
+// Chain returns every file of that name and kind, the winner first.
+func (l *Library) Chain(kind Kind, id string) []*Persona {
+	var out []*Persona
+	if p, ok := l.Get(kind, id); ok {
+		out = append(out, p)
+	}
+	var rest []*Persona
+	for _, p := range l.Shadowed {
+		if p.Kind == kind && p.ID == strings.ToLower(id) {
+			rest = append(rest, p)
+		}
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Level < rest[j].Level })
+	return append(out, rest...)
+}
+
+// SharedRules returns the shared rules that win (a project or user
+// _shared-rules.md overrides the built-in one).
+func (l *Library) SharedRules() *Persona {
+	p, _ := l.Get(SharedRules, "_shared-rules")
+	return p
+}
+
+// Builtins lists the built-in persona files of a kind, for tests and
+// fallbacks.
+func (l *Library) Builtins(kind Kind) []*Persona {
+	var out []*Persona
+	for _, p := range l.List(kind) {
+		if p.Level == LevelBuiltin {
+			out = append(out, p)
+		}
+	}
+	for _, p := range l.Shadowed {
+		if p.Kind == kind && p.Level == LevelBuiltin {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}

@@ -1,0 +1,322 @@
+// Package persona is sot's persona library: the kinds of persona (specialist,
+// lens, role, debater, observer and the shared rules), parsing and validating
+// their Markdown files, discovering them at four levels (explicit, project,
+// user, built-in) and selecting which ones take part in a run.
+package persona
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sotlabs/sot/internal/yamlfile"
+)
+
+// Kind is what a persona is for.
+type Kind string
+
+// Persona kinds.
+const (
+	Specialist  Kind = "specialist"   // reviews material by one method (seeds 001, 002)
+	Lens        Kind = "lens"         // a perspective overlay on a specialist (seed 002)
+	Role        Kind = "role"         // a cognitive perspective role (seed 000)
+	Debater     Kind = "debater"      // argues a stance (seed 003)
+	Observer    Kind = "observer"     // picks branch questions from a bias (seed 003)
+	SharedRules Kind = "shared-rules" // rules every specialist follows
+)
+
+// Kinds lists every kind, in display order.
+var Kinds = []Kind{Specialist, Lens, Role, Debater, Observer, SharedRules}
+
+// Level is where a persona was found. Lower levels are more specific.
+type Level int
+
+// Discovery levels, most specific first.
+const (
+	LevelExplicit Level = iota // a file named by the caller
+	LevelProject               // .sot/ or .paw/ in the repository
+	LevelUser                  // $XDG_CONFIG_HOME/sot/ or ~/.paw/
+	LevelBuiltin               // embedded in the binary
+)
+
+func (l Level) String() string {
+	return [...]string{"explicit", "project", "user", "built-in"}[l]
+}
+
+// MarshalText writes the level's name.
+func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// DefaultContext is the context of a specialist that declares none.
+const DefaultContext = "implementation"
+
+// Frontmatter is the YAML header of a persona file. Each kind uses some of
+// the fields; unknown keys are allowed, so files written for PAW load as is.
+type Frontmatter struct {
+	Name        string `yaml:"name"`
+	Kind        string `yaml:"kind"`
+	Description string `yaml:"description"`
+
+	// specialist
+	Context             any      `yaml:"context"` // must be a single string
+	Model               string   `yaml:"model"`
+	SharedRulesIncluded bool     `yaml:"shared_rules_included"`
+	Signals             []string `yaml:"signals"`
+
+	// role
+	PromptPrefix string   `yaml:"prompt_prefix"`
+	Traits       []string `yaml:"traits"`
+	Weight       float64  `yaml:"weight"`
+	Triggers     []string `yaml:"triggers"`
+	Tier         string   `yaml:"tier"`
+	Color        string   `yaml:"color"`
+
+	// debater and observer
+	Stance           string   `yaml:"stance"`
+	Focus            string   `yaml:"focus"`
+	Lineage          string   `yaml:"lineage"`
+	Methodology      string   `yaml:"methodology"`
+	BlindSpots       []string `yaml:"blind_spots"`
+	Voice            string   `yaml:"voice"`
+	Bias             string   `yaml:"bias"`
+	ExampleQuestions []string `yaml:"example_questions"`
+	AntiExamples     []string `yaml:"anti_examples"`
+}
+
+// Persona is one parsed persona file.
+type Persona struct {
+	// ID is the file name without .md; it is how personas are named on the
+	// command line and how a more specific level overrides a less specific one.
+	ID    string `json:"name"`
+	Kind  Kind   `json:"kind"`
+	Level Level  `json:"level"`
+	// Path is the source file; built-ins read "builtin:specialists/security.md".
+	Path string      `json:"path"`
+	Meta Frontmatter `json:"-"`
+	// Body is the Markdown after the frontmatter.
+	Body string `json:"-"`
+	// Sections maps each "## " heading to its text.
+	Sections map[string]string `json:"-"`
+	// Title is the first "# " heading, if any.
+	Title string `json:"title,omitempty"`
+	// bodyLine is the file line on which Body starts.
+	bodyLine int
+}
+
+// Context returns the specialist's context, lower-cased, defaulting to
+// "implementation".
+func (p *Persona) Context() string {
+	if s, ok := p.Meta.Context.(string); ok && strings.TrimSpace(s) != "" {
+		return strings.ToLower(strings.TrimSpace(s))
+	}
+	return DefaultContext
+}
+
+// DisplayName is the frontmatter name, or the ID.
+func (p *Persona) DisplayName() string {
+	if p.Meta.Name != "" {
+		return p.Meta.Name
+	}
+	return p.ID
+}
+
+// Section returns a section's text by heading, ignoring case.
+func (p *Persona) Section(heading string) string {
+	for h, v := range p.Sections {
+		if strings.EqualFold(h, heading) {
+			return v
+		}
+	}
+	return ""
+}
+
+// HasSection reports whether the heading exists, ignoring case.
+func (p *Persona) HasSection(heading string) bool {
+	for h := range p.Sections {
+		if strings.EqualFold(h, heading) {
+			return true
+		}
+	}
+	return false
+}
+
+// Problem is something wrong with a persona file, at a line when known.
+type Problem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Message string `json:"message"`
+	// Warning problems are reported but do not make a file unusable.
+	Warning bool `json:"warning,omitempty"`
+}
+
+func (p Problem) Error() string {
+	loc := p.File
+	if p.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", p.File, p.Line)
+		if p.Column > 0 {
+			loc = fmt.Sprintf("%s:%d", loc, p.Column)
+		}
+	}
+	if p.Warning && !strings.HasPrefix(p.Message, "skipped") {
+		return loc + ": warning: " + p.Message
+	}
+	return loc + ": " + p.Message
+}
+
+// idPattern is what a persona name may look like. Names reach file names
+// (REVIEW-{NAME}.md), so nothing else is allowed.
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// ValidID reports whether s may name a persona.
+func ValidID(s string) bool { return idPattern.MatchString(s) || s == "_shared-rules" }
+
+// IDFromFile turns a file name into a persona ID: lower-cased, .md dropped.
+func IDFromFile(name string) string {
+	return strings.ToLower(strings.TrimSuffix(path.Base(name), ".md"))
+}
+
+// Parse reads a persona file. kind is the kind implied by where the file was
+// found ("" when unknown); a frontmatter kind overrides it. Parse returns the
+// persona and every problem found; a persona with a non-warning problem
+// must not be used.
+func Parse(file string, data []byte, kind Kind, level Level) (*Persona, []Problem) {
+	p := &Persona{ID: IDFromFile(file), Kind: kind, Level: level, Path: file}
+	var probs []Problem
+	add := func(line int, warn bool, format string, args ...any) {
+		probs = append(probs, Problem{File: file, Line: line, Message: fmt.Sprintf(format, args...), Warning: warn})
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		add(0, false, "file is empty")
+		return p, probs
+	}
+	if !utf8.Valid(data) {
+		add(0, false, "file is not UTF-8 text")
+		return p, probs
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		add(0, false, "file contains NUL bytes; is it binary?")
+		return p, probs
+	}
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	text = strings.TrimPrefix(text, "\ufeff")
+	body, bodyLine := text, 1
+	if strings.HasPrefix(text, "---\n") {
+		end := strings.Index(text[4:], "\n---")
+		if end < 0 {
+			add(1, false, "frontmatter starts with --- but never ends; close it with a line holding only ---")
+			return p, probs
+		}
+		fm := text[4 : 4+end]
+		rest := text[4+end+4:]
+		rest = strings.TrimPrefix(rest, "\n")
+		bodyLine = strings.Count(text[:len(text)-len(rest)], "\n") + 1
+		body = rest
+		if err := yamlfile.Decode(file, []byte(fm), &p.Meta, false, 1); err != nil {
+			prob := Problem{File: file, Message: "frontmatter: " + err.Error()}
+			if ye, ok := err.(*yamlfile.Error); ok {
+				prob.Line, prob.Column, prob.Message = ye.Line, ye.Column, "frontmatter: "+ye.Msg
+			}
+			probs = append(probs, prob)
+			return p, probs
+		}
+	}
+	p.Body, p.bodyLine = body, bodyLine
+	p.Title, p.Sections = sections(body)
+	if p.Meta.Kind != "" {
+		k := Kind(strings.ToLower(strings.TrimSpace(p.Meta.Kind)))
+		if !knownKind(k) {
+			add(2, false, "unknown kind %q; use one of specialist, lens, role, debater, observer, shared-rules", p.Meta.Kind)
+			return p, probs
+		}
+		p.Kind = k
+	}
+	if p.ID == "_shared-rules" {
+		p.Kind = SharedRules
+	}
+	if p.Kind == "" {
+		p.Kind = Specialist
+	}
+	if !ValidID(p.ID) {
+		add(0, false, "name %q is not allowed: use lower-case letters, digits, - and _ (the name becomes part of output file names)", p.ID)
+	}
+	probs = append(probs, p.validate()...)
+	return p, probs
+}
+
+func knownKind(k Kind) bool {
+	for _, v := range Kinds {
+		if v == k {
+			return true
+		}
+	}
+	return false
+}
+
+// sections splits Markdown into its "# " title and "## " sections, ignoring
+// headings inside code fences.
+func sections(body string) (string, map[string]string) {
+	title := ""
+	secs := map[string]string{}
+	var cur string
+	var buf strings.Builder
+	inFence := false
+	flush := func() {
+		if cur != "" {
+			secs[cur] = strings.TrimSpace(buf.String())
+		}
+		buf.Reset()
+	}
+	for _, line := range strings.Split(body, "\n") {
+		trim := strings.TrimSpace(line)
+		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
+			inFence = !inFence
+		}
+		switch {
+		case !inFence && strings.HasPrefix(line, "## "):
+			flush()
+			cur = strings.TrimSpace(strings.TrimPrefix(line, "## "))
+			continue
+		case !inFence && strings.HasPrefix(line, "# ") && title == "":
+			title = strings.TrimSpace(strings.TrimPrefix(line, "# "))
+			continue
+		}
+		if cur != "" {
+			buf.WriteString(line)
+			buf.WriteByte('\n')
+		}
+	}
+	flush()
+	return title, secs
+}
+
+// lineOf returns the file line of the first body line containing s.
+func (p *Persona) lineOf(s string) int {
+	i := strings.Index(p.Body, s)
+	if i < 0 {
+		return 0
+	}
+	return p.bodyLine + strings.Count(p.Body[:i], "\n")
+}
+
+// ReviewFile is the path of a specialist's review file in dir:
+// REVIEW-{SPECIALIST}.md, or REVIEW-{SPECIALIST}-{LENS}.md when a lens
+// applies. Names that could leave dir or smuggle path characters are refused.
+func ReviewFile(dir, specialist, lens string) (string, error) {
+	for _, n := range []string{specialist, lens} {
+		if n != "" && !idPattern.MatchString(n) {
+			return "", fmt.Errorf("persona name %q cannot be used in a file name", n)
+		}
+	}
+	if specialist == "" {
+		return "", fmt.Errorf("empty specialist name")
+	}
+	name := "REVIEW-" + strings.ToUpper(specialist)
+	if lens != "" {
+		name += "-" + strings.ToUpper(lens)
+	}
+	return filepath.Join(dir, name+".md"), nil
+}
