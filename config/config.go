@@ -107,8 +107,8 @@ func Defaults() Config {
 		Providers: map[string]Provider{
 			llm.ProviderOpenAI:    {Type: llm.ProviderOpenAI, APIKeyEnv: "OPENAI_API_KEY"},
 			llm.ProviderAnthropic: {Type: llm.ProviderAnthropic, APIKeyEnv: "ANTHROPIC_API_KEY"},
-			llm.ProviderOllama:    {Type: llm.ProviderOllama, BaseURL: "http://127.0.0.1:11434", Concurrency: 2},
-			llm.ProviderCommand:   {Type: llm.ProviderCommand, Program: "llm", Concurrency: 4, Timeout: Duration(5 * time.Minute)},
+			llm.ProviderOllama:    {Type: llm.ProviderOllama, BaseURL: "http://127.0.0.1:11434"},
+			llm.ProviderCommand:   {Type: llm.ProviderCommand, Program: "llm", Timeout: Duration(5 * time.Minute)},
 		},
 	}
 }

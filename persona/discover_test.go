@@ -56,8 +56,8 @@ func TestPrecedence(t *testing.T) {
 			"home/.paw/personas/security.md": specialistFile("implementation", "paw-user"),
 			"xdg/sot/personas/security.md":   specialistFile("implementation", "xdg-user")}, "security", "xdg-user", LevelUser},
 		{"project .paw beats user", map[string]string{
-			"xdg/sot/personas/security.md":    specialistFile("implementation", "xdg-user"),
-			"repo/.paw/personas/security.md":  specialistFile("implementation", "paw-project")}, "security", "paw-project", LevelProject},
+			"xdg/sot/personas/security.md":   specialistFile("implementation", "xdg-user"),
+			"repo/.paw/personas/security.md": specialistFile("implementation", "paw-project")}, "security", "paw-project", LevelProject},
 		{"project .sot beats project .paw", map[string]string{
 			"repo/.paw/personas/security.md": specialistFile("implementation", "paw-project"),
 			"repo/.sot/personas/security.md": specialistFile("implementation", "sot-project")}, "security", "sot-project", LevelProject},
