@@ -99,3 +99,31 @@ func (t PriceTable) Merge(over PriceTable) PriceTable {
 	}
 	return out
 }
+
+// contextWindows are input limits in tokens, by model-name prefix.
+var contextWindows = []struct {
+	prefix string
+	tokens int
+}{
+	{"gpt-4.1", 1_000_000}, {"gpt-5", 400_000}, {"gpt-4o", 128_000}, {"o3", 200_000}, {"o4", 200_000},
+	{"claude", 200_000}, {"gemini", 1_000_000}, {"llama", 128_000}, {"qwen", 32_000}, {"mistral", 32_000},
+}
+
+// DefaultContextWindow is assumed for models sot does not know.
+const DefaultContextWindow = 128_000
+
+// ContextWindow returns the input limit of a model in tokens: the known
+// limit of its family, or DefaultContextWindow.
+func ContextWindow(ref string) int {
+	name := ref
+	if m, err := ParseModel(ref); err == nil {
+		name = m.Name
+	}
+	name = strings.ToLower(name)
+	for _, w := range contextWindows {
+		if strings.HasPrefix(name, w.prefix) {
+			return w.tokens
+		}
+	}
+	return DefaultContextWindow
+}
