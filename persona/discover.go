@@ -273,3 +273,61 @@ func (l *Library) Builtins(kind Kind) []*Persona {
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
+
+// File is a persona file with the kind its directory implies.
+type File struct {
+	Path string
+	Kind Kind
+}
+
+// Files lists the persona files at the project and user levels.
+func Files(d Dirs) []File {
+	var out []File
+	for _, src := range d.sources() {
+		entries, err := os.ReadDir(src.dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(strings.ToLower(e.Name()), ".md") {
+				out = append(out, File{filepath.Join(src.dir, e.Name()), src.kind})
+			}
+		}
+	}
+	return out
+}
+
+// KindForDir is the kind implied by a directory's name: lenses and
+// perspectives hold lenses; the built-in directory names hold their kinds;
+// anything else is read from the frontmatter (specialist by default).
+func KindForDir(dir string) Kind {
+	switch strings.ToLower(filepath.Base(dir)) {
+	case "lenses", "perspectives":
+		return Lens
+	case "roles":
+		return Role
+	case "debaters":
+		return Debater
+	case "observers":
+		return Observer
+	}
+	return ""
+}
+
+// ValidateFile parses one file and returns every problem, warnings included.
+func ValidateFile(path string, kind Kind) []Problem {
+	data, err := readLimited(path)
+	if err != nil {
+		return []Problem{{File: path, Message: err.Error()}}
+	}
+	_, probs := Parse(path, data, kind, LevelExplicit)
+	return probs
+}
+
+// ReadSource returns the text of a persona's source file, built-in or not.
+func ReadSource(path string) ([]byte, error) {
+	if rest, ok := strings.CutPrefix(path, "builtin:"); ok {
+		return builtinFS.ReadFile("builtin/" + rest)
+	}
+	return os.ReadFile(path)
+}

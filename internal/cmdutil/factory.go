@@ -1,0 +1,86 @@
+package cmdutil
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/persona"
+)
+
+// Factory gives commands what they need without globals, so tests can run
+// every command in-process with their own streams and environment.
+type Factory struct {
+	IO *IOStreams
+	// Getenv reads the environment.
+	Getenv func(string) string
+	// Loader collects the configuration layers; the root command adds flags.
+	Loader *config.Loader
+	// Logger writes diagnostics to ErrOut.
+	Logger *slog.Logger
+
+	once sync.Once
+	cfg  *config.Config
+	src  config.Sources
+	err  error
+
+	libOnce sync.Once
+	lib     *persona.Library
+	libErr  error
+}
+
+// New returns a factory for the real process.
+func New() *Factory {
+	io := System()
+	llm.RegisterEnvSecrets()
+	return &Factory{
+		IO:     io,
+		Getenv: os.Getenv,
+		Loader: &config.Loader{Getenv: os.Getenv},
+		Logger: slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+}
+
+// Config loads the merged configuration once. A configuration problem is a
+// usage error.
+func (f *Factory) Config() (*config.Config, config.Sources, error) {
+	f.once.Do(func() {
+		f.cfg, f.src, f.err = f.Loader.Load()
+		f.err = AsUsage(f.err)
+	})
+	return f.cfg, f.src, f.err
+}
+
+// WorkDir is the directory sot runs in.
+func (f *Factory) WorkDir() string {
+	if f.Loader.WorkDir != "" {
+		return f.Loader.WorkDir
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// PersonaDirs are the directories persona discovery reads.
+func (f *Factory) PersonaDirs() persona.Dirs {
+	d := persona.DefaultDirs(f.WorkDir(), config.UserDir(f.Getenv))
+	if h := f.Getenv("HOME"); h != "" {
+		d.Home = h
+	}
+	return d
+}
+
+// Library discovers the personas once and reports skipped files on ErrOut.
+func (f *Factory) Library() (*persona.Library, error) {
+	f.libOnce.Do(func() {
+		f.lib, f.libErr = persona.Discover(f.PersonaDirs())
+		if f.libErr == nil {
+			for _, p := range f.lib.Problems {
+				fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+p.Error())
+			}
+		}
+	})
+	return f.lib, f.libErr
+}

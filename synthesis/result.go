@@ -1,0 +1,95 @@
+package synthesis
+
+// Result is everything a review produced: what REVIEW-SYNTHESIS.md, the JSON,
+// SARIF and rdjson outputs and the terminal summary are rendered from.
+type Result struct {
+	RunID       string `json:"run_id"`
+	Mode        string `json:"mode"` // parallel or debate
+	Type        string `json:"type"` // diff, artifacts or freeform
+	Coordinates string `json:"coordinates"`
+
+	Specialists []string          `json:"specialists"`
+	Models      map[string]string `json:"models"` // specialist -> model
+	Context     string            `json:"context"`
+	// SelectionRationale explains an adaptive:N pick.
+	SelectionRationale string `json:"selection_rationale,omitempty"`
+
+	Perspectives         []string            `json:"perspectives"`
+	PerspectiveCap       int                 `json:"perspective_cap"`
+	PerspectiveMode      string              `json:"perspective_mode"` // auto, guided or none
+	PerspectiveRationale string              `json:"perspective_rationale,omitempty"`
+	PerspectiveMap       map[string][]string `json:"perspective_map,omitempty"` // lens -> specialists
+	PerspectivesSkipped  []string            `json:"perspectives_skipped,omitempty"`
+
+	// Items are the actionable findings; Observations the contextual ones.
+	Items        []Item       `json:"items"`
+	Observations []Item       `json:"observations"`
+	TradeOffs    []Dispute    `json:"trade_offs"`
+	Dissent      []Dispute    `json:"dissent"`
+	Trace        []TraceEntry `json:"trace"`
+	// Narrative is the triage lead's summary, checked against the findings.
+	Narrative string `json:"narrative,omitempty"`
+	// Seed fixed the randomized order in which specialists' inputs were
+	// presented to the triage lead; InputOrder is that order.
+	Seed       int64    `json:"seed"`
+	InputOrder []string `json:"input_order"`
+	// Rejected lists triage-lead output the program refused, and why.
+	Rejected []string `json:"rejected,omitempty"`
+
+	Rounds  int      `json:"rounds,omitempty"`
+	Threads []Thread `json:"threads,omitempty"`
+
+	Reviewed []string      `json:"reviewed_files,omitempty"`
+	Skipped  []SkippedFile `json:"skipped_files,omitempty"`
+	Chunks   int           `json:"chunks,omitempty"`
+	Missing  []Missing     `json:"missing,omitempty"`
+	Notes    []string      `json:"notes,omitempty"`
+	Usage    Usage         `json:"usage"`
+}
+
+// Partial reports whether some part of the review is missing.
+func (r *Result) Partial() bool { return len(r.Missing) > 0 }
+
+// SkippedFile is a changed file that was not reviewed, and why.
+type SkippedFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Usage is what the run cost.
+type Usage struct {
+	Calls             int     `json:"calls"`
+	InputTokens       int     `json:"input_tokens"`
+	CachedInputTokens int     `json:"cached_input_tokens"`
+	OutputTokens      int     `json:"output_tokens"`
+	CostUSD           float64 `json:"cost_usd"`
+	WallMS            int64   `json:"wall_ms"`
+	// Replayed calls came from the run journal; CacheHits from the response cache.
+	Replayed  int `json:"replayed_calls,omitempty"`
+	CacheHits int `json:"cache_hits,omitempty"`
+}
+
+// Thread is a debate thread (debate mode only).
+type Thread struct {
+	ID         string        `json:"id"`
+	FindingID  string        `json:"finding_id"`
+	Claim      string        `json:"finding"`
+	Source     string        `json:"source"`
+	State      string        `json:"state"`
+	Rounds     []ThreadRound `json:"rounds"`
+	Resolution string        `json:"resolution,omitempty"`
+}
+
+// ThreadRound is what happened to a thread in one round.
+type ThreadRound struct {
+	Round     int        `json:"round"`
+	State     string     `json:"state"`
+	Responses []Response `json:"responses"`
+}
+
+// Response is one participant's position on a thread in a round.
+type Response struct {
+	Source   string `json:"source"`
+	Stance   string `json:"stance"`
+	Argument string `json:"argument"`
+}
