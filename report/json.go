@@ -1,0 +1,148 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+
+	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/synthesis"
+)
+
+// SchemaVersion is the version of the JSON document JSON writes; it changes
+// only when a field changes meaning or goes away.
+const SchemaVersion = 1
+
+// Document is the JSON output: the result's fields at the top level, next
+// to the schema version, the tool name and a summary.
+type Document struct {
+	SchemaVersion int     `json:"schema_version"`
+	Tool          string  `json:"tool"`
+	Summary       Summary `json:"summary"`
+	*synthesis.Result
+}
+
+// JSON renders res as one indented JSON document (review.json): every
+// finding with its sources and grounding tier, the disputes, the trace and
+// the run's usage. Empty lists are written as [] rather than null.
+func JSON(res *synthesis.Result) ([]byte, error) {
+	if res == nil {
+		return nil, errors.New("report: no result to render")
+	}
+	doc := Document{SchemaVersion: SchemaVersion, Tool: "sot", Summary: Summarize(res), Result: normalized(res)}
+	return encode(doc, true)
+}
+
+// normalized copies res with nil lists and maps made empty, so consumers
+// can iterate without null checks. res is not modified.
+func normalized(res *synthesis.Result) *synthesis.Result {
+	c := *res
+	c.Specialists = nonNil(c.Specialists)
+	c.Perspectives = nonNil(c.Perspectives)
+	c.InputOrder = nonNil(c.InputOrder)
+	c.TradeOffs = disputes(c.TradeOffs)
+	c.Dissent = disputes(c.Dissent)
+	c.Trace = nonNil(c.Trace)
+	for i := range c.Trace {
+		c.Trace[i].Sources = nonNil(c.Trace[i].Sources)
+	}
+	c.Items = items(c.Items)
+	c.Observations = items(c.Observations)
+	if c.Models == nil {
+		c.Models = map[string]string{}
+	}
+	return &c
+}
+
+func items(in []synthesis.Item) []synthesis.Item {
+	out := make([]synthesis.Item, len(in))
+	copy(out, in)
+	for i := range out {
+		out[i].Sources = nonNil(out[i].Sources)
+		if d := out[i].Dispute; d != nil {
+			dd := dispute(*d)
+			out[i].Dispute = &dd
+		}
+	}
+	return out
+}
+
+func disputes(in []synthesis.Dispute) []synthesis.Dispute {
+	out := make([]synthesis.Dispute, len(in))
+	for i, d := range in {
+		out[i] = dispute(d)
+	}
+	return out
+}
+
+func dispute(d synthesis.Dispute) synthesis.Dispute {
+	d.FindingIDs = nonNil(d.FindingIDs)
+	d.Positions = nonNil(d.Positions)
+	return d
+}
+
+// nonNil returns a copy of s, empty rather than nil.
+func nonNil[T any](s []T) []T {
+	out := make([]T, len(s))
+	copy(out, s)
+	return out
+}
+
+// encode marshals v without HTML escaping, indented or as one line, with
+// a trailing newline.
+func encode(v any, indent bool) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// located lists the actionable items that point at a file, in order, and
+// counts those that do not. Observations are never included: they are
+// beyond the change under review.
+func located(res *synthesis.Result) (in []*synthesis.Item, without int) {
+	for i := range res.Items {
+		if it := &res.Items[i]; it.Location.File != "" {
+			in = append(in, it)
+		} else {
+			without++
+		}
+	}
+	return in, without
+}
+
+// ruleSpecialist is the specialist an item is filed under in SARIF and
+// rdjsonl: its first source's.
+func ruleSpecialist(it *synthesis.Item) string {
+	if len(it.Sources) > 0 && one(it.Sources[0].Specialist) != "" {
+		return one(it.Sources[0].Specialist)
+	}
+	return "unattributed"
+}
+
+// message is the plain-text message of a located item: the claim, the
+// first source's grounds and every source.
+func message(it *synthesis.Item) string {
+	s := one(it.Claim)
+	if len(it.Sources) > 0 {
+		if g := one(it.Sources[0].Grounds); g != "" {
+			s += " — " + g
+		}
+		s += " Sources: " + sourceList(it.Sources) + "."
+	}
+	return s
+}
+
+func sourceList(src []finding.Finding) string {
+	parts := make([]string, len(src))
+	for i, f := range src {
+		parts[i] = one(f.ID) + " (" + one(f.Source()) + ")"
+	}
+	return joinOne(parts)
+}

@@ -1,0 +1,82 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/synthesis"
+)
+
+// rdDiagnostic is one reviewdog Diagnostic (Reviewdog Diagnostic Format).
+type rdDiagnostic struct {
+	Message  string     `json:"message"`
+	Location rdLocation `json:"location"`
+	Severity string     `json:"severity"`
+	Source   rdSource   `json:"source"`
+	Code     rdCode     `json:"code"`
+}
+
+type rdLocation struct {
+	Path  string   `json:"path"`
+	Range *rdRange `json:"range,omitempty"`
+}
+
+type rdRange struct {
+	Start rdPosition `json:"start"`
+	End   rdPosition `json:"end"`
+}
+
+type rdPosition struct {
+	Line int `json:"line"`
+}
+
+type rdSource struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+type rdCode struct {
+	Value string `json:"value"`
+}
+
+// RDSeverity maps a severity to reviewdog's: must-fix "ERROR", should-fix
+// "WARNING", anything else "INFO".
+func RDSeverity(s finding.Severity) string {
+	switch s {
+	case finding.MustFix:
+		return "ERROR"
+	case finding.ShouldFix:
+		return "WARNING"
+	}
+	return "INFO"
+}
+
+// RDJSONL renders res for reviewdog (-f=rdjsonl): one Diagnostic per line
+// for each actionable item that points at a file. Items without a file and
+// observations are left out; REVIEW-SYNTHESIS.md lists them.
+func RDJSONL(res *synthesis.Result) ([]byte, error) {
+	if res == nil {
+		return nil, errors.New("report: no result to render")
+	}
+	items, _ := located(res)
+	var buf bytes.Buffer
+	for _, it := range items {
+		d := rdDiagnostic{
+			Message:  message(it),
+			Location: rdLocation{Path: cleanURIPath(it.Location.File)},
+			Severity: RDSeverity(it.Severity),
+			Source:   rdSource{Name: "sot", URL: InformationURI},
+			Code:     rdCode{Value: ruleSpecialist(it) + "/" + string(it.Severity)},
+		}
+		if l := it.Location.StartLine; l > 0 {
+			d.Location.Range = &rdRange{Start: rdPosition{Line: l}, End: rdPosition{Line: max(it.Location.EndLine, l)}}
+		}
+		line, err := encode(d, false)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(line)
+	}
+	return buf.Bytes(), nil
+}

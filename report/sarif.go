@@ -1,0 +1,308 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+
+	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/synthesis"
+)
+
+// SARIF constants.
+const (
+	SARIFVersion   = "2.1.0"
+	SARIFSchema    = "https://json.schemastore.org/sarif-2.1.0.json"
+	InformationURI = "https://github.com/sotlabs/sot"
+	// FingerprintKey names the partial fingerprint SARIF results carry.
+	FingerprintKey = "sotFinding/v1"
+	srcRoot        = "%SRCROOT%"
+)
+
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations"`
+	Results     []sarifResult     `json:"results"`
+	Properties  map[string]any    `json:"properties,omitempty"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifRule struct {
+	ID                   string         `json:"id"`
+	Name                 string         `json:"name"`
+	ShortDescription     sarifText      `json:"shortDescription"`
+	FullDescription      sarifText      `json:"fullDescription"`
+	DefaultConfiguration sarifRuleConf  `json:"defaultConfiguration"`
+	Properties           map[string]any `json:"properties"`
+}
+
+type sarifRuleConf struct {
+	Level string `json:"level"`
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful bool                `json:"executionSuccessful"`
+	Notifications       []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Descriptor sarifDescriptor `json:"descriptor"`
+	Level      string          `json:"level"`
+	Message    sarifText       `json:"message"`
+}
+
+type sarifDescriptor struct {
+	ID string `json:"id"`
+}
+
+type sarifResult struct {
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifText         `json:"message"`
+	Locations           []sarifLocation   `json:"locations"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Properties          map[string]any    `json:"properties"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           *sarifRegion  `json:"region,omitempty"`
+}
+
+type sarifArtifact struct {
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+	EndLine   int `json:"endLine"`
+}
+
+// SARIFLevel maps a severity to a SARIF level: must-fix "error",
+// should-fix "warning", anything else "note".
+func SARIFLevel(s finding.Severity) string {
+	switch s {
+	case finding.MustFix:
+		return "error"
+	case finding.ShouldFix:
+		return "warning"
+	}
+	return "note"
+}
+
+func levelRank(l string) int {
+	switch l {
+	case "error":
+		return 3
+	case "warning":
+		return 2
+	}
+	return 1
+}
+
+// SARIF renders res as a SARIF 2.1.0 log (review.sarif) with one run: a
+// rule per specialist that has results, and a result per actionable item
+// that points at a file. Items without a file, missing parts of a partial
+// review and skipped files are reported as tool execution notifications;
+// observations are not results, being beyond the change.
+func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
+	if res == nil {
+		return nil, errors.New("report: no result to render")
+	}
+	items, without := located(res)
+
+	// One rule per specialist with results, by name; its default level is
+	// the most severe of its results.
+	ruleLevel := map[string]string{}
+	ruleTags := map[string]map[string]bool{}
+	for _, it := range items {
+		sp := ruleSpecialist(it)
+		if lv, seen := SARIFLevel(it.Severity), ruleLevel[sp]; seen == "" || levelRank(lv) > levelRank(seen) {
+			ruleLevel[sp] = lv
+		}
+		if ruleTags[sp] == nil {
+			ruleTags[sp] = map[string]bool{}
+		}
+		if c := strings.ToLower(one(it.Category)); c != "" {
+			ruleTags[sp][c] = true
+		}
+	}
+	names := sortedKeys(ruleLevel)
+	index := map[string]int{}
+	rules := make([]sarifRule, len(names))
+	for i, sp := range names {
+		index[sp] = i
+		tags := []string{"sot", "specialist"}
+		extra := sortedKeys(ruleTags[sp])
+		for _, t := range extra {
+			if t != "sot" && t != "specialist" {
+				tags = append(tags, t)
+			}
+		}
+		rules[i] = sarifRule{
+			ID:               sp,
+			Name:             pascal(sp),
+			ShortDescription: sarifText{Text: fmt.Sprintf("Findings of the %s specialist", sp)},
+			FullDescription: sarifText{Text: fmt.Sprintf("Findings raised by the %s specialist persona in a sot society-of-thought review, "+
+				"merged with every source attributed and checked for grounding in the change.", sp)},
+			DefaultConfiguration: sarifRuleConf{Level: ruleLevel[sp]},
+			Properties:           map[string]any{"tags": tags},
+		}
+	}
+
+	results := make([]sarifResult, 0, len(items))
+	for _, it := range items {
+		sp := ruleSpecialist(it)
+		phys := sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifactURI(it.Location.File), URIBaseID: srcRoot}}
+		if it.Location.StartLine > 0 {
+			phys.Region = &sarifRegion{StartLine: it.Location.StartLine, EndLine: max(it.Location.EndLine, it.Location.StartLine)}
+		}
+		props := map[string]any{
+			"id":         it.ID,
+			"severity":   string(it.Severity),
+			"confidence": string(it.Confidence),
+			"grounding":  string(it.Grounding),
+			"sources":    nonNil(it.SourceIDs()),
+		}
+		if ls := lenses(it.Sources); len(ls) > 0 {
+			props["perspective"] = strings.Join(ls, ", ")
+		}
+		if it.Dispute != nil && it.Dispute.Unresolved {
+			props["unresolved"] = true
+		}
+		results = append(results, sarifResult{
+			RuleID:              sp,
+			RuleIndex:           index[sp],
+			Level:               SARIFLevel(it.Severity),
+			Message:             sarifText{Text: message(it)},
+			Locations:           []sarifLocation{{PhysicalLocation: phys}},
+			PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(sp, it.Location.File, it.Claim)},
+			Properties:          props,
+		})
+	}
+
+	inv := sarifInvocation{ExecutionSuccessful: !res.Partial()}
+	if without > 0 {
+		text := fmt.Sprintf("%d findings have no file location and are listed in REVIEW-SYNTHESIS.md only", without)
+		if without == 1 {
+			text = "1 finding has no file location and is listed in REVIEW-SYNTHESIS.md only"
+		}
+		inv.Notifications = append(inv.Notifications, sarifNotification{
+			Descriptor: sarifDescriptor{ID: "sot/no-location"},
+			Level:      "note",
+			Message:    sarifText{Text: text},
+		})
+	}
+	for _, m := range res.Missing {
+		inv.Notifications = append(inv.Notifications, sarifNotification{
+			Descriptor: sarifDescriptor{ID: "sot/missing"},
+			Level:      "error",
+			Message:    sarifText{Text: fmt.Sprintf("Partial review: %s did not complete: %s", missingName(m), orNone(m.Error))},
+		})
+	}
+	if len(res.Skipped) > 0 {
+		parts := make([]string, len(res.Skipped))
+		for i, f := range res.Skipped {
+			parts[i] = one(f.Path) + " (" + orNone(f.Reason) + ")"
+		}
+		inv.Notifications = append(inv.Notifications, sarifNotification{
+			Descriptor: sarifDescriptor{ID: "sot/skipped"},
+			Level:      "warning",
+			Message:    sarifText{Text: fmt.Sprintf("%s not reviewed: %s", plural(len(res.Skipped), "changed file was", "changed files were"), strings.Join(parts, "; "))},
+		})
+	}
+
+	props := map[string]any{"mode": res.Mode}
+	if res.RunID != "" {
+		props["runId"] = res.RunID
+	}
+	log := sarifLog{
+		Schema:  SARIFSchema,
+		Version: SARIFVersion,
+		Runs: []sarifRun{{
+			Tool:        sarifTool{Driver: sarifDriver{Name: "sot", Version: toolVersion, InformationURI: InformationURI, Rules: rules}},
+			Invocations: []sarifInvocation{inv},
+			Results:     results,
+			Properties:  props,
+		}},
+	}
+	return encode(log, true)
+}
+
+// Fingerprint is a stable hash of what identifies a finding across runs:
+// the specialist, the file and the claim (whitespace and case folded), so
+// line shifts do not make code scanning see a new alert.
+func Fingerprint(specialist, file, claim string) string {
+	h := sha256.New()
+	for _, s := range []string{one(specialist), cleanURIPath(file), strings.ToLower(one(claim))} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// cleanURIPath makes a path relative with forward slashes.
+func cleanURIPath(p string) string {
+	p = strings.ReplaceAll(strings.TrimSpace(p), `\`, "/")
+	for strings.HasPrefix(p, "./") {
+		p = p[2:]
+	}
+	return strings.TrimLeft(p, "/")
+}
+
+// artifactURI is a relative URI reference for a repository path.
+func artifactURI(p string) string {
+	return (&url.URL{Path: cleanURIPath(p)}).String()
+}
+
+// pascal turns "red-team" or "api_design" into "RedTeam" or "ApiDesign".
+func pascal(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			up = true
+			continue
+		}
+		if up {
+			b.WriteRune(unicode.ToUpper(r))
+			up = false
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "Specialist"
+	}
+	return b.String()
+}

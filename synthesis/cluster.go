@@ -1,0 +1,211 @@
+package synthesis
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/sotlabs/sot/finding"
+)
+
+// Anchor answers questions about the material under review; material.Material
+// implements it.
+type Anchor interface {
+	// IsChanged reports whether a line of a file was added or modified.
+	IsChanged(path string, line int) bool
+	// IsShown reports whether a line of a file is in the material.
+	IsShown(path string, line int) bool
+	// HasFile reports whether the material includes the file.
+	HasFile(path string) bool
+}
+
+// Tier decides a finding's grounding. For a diff: Direct when it cites a
+// changed line, Inferential when it cites the diff's files or context lines
+// but no changed line, Contextual when it cites nothing in the material. For
+// documents and freeform text, which have no changed lines: Direct when it
+// cites a line or section of the material, Inferential when it names a
+// reviewed file only, Contextual otherwise.
+func Tier(f *finding.Finding, a Anchor, reviewType string) Grounding {
+	loc := f.Location
+	if loc.File == "" {
+		if reviewType != "diff" && loc.Section != "" {
+			return Inferential
+		}
+		return Contextual
+	}
+	if !a.HasFile(loc.File) {
+		return Contextual
+	}
+	if loc.StartLine == 0 {
+		if reviewType != "diff" && loc.Section != "" {
+			return Direct
+		}
+		return Inferential
+	}
+	end := max(loc.EndLine, loc.StartLine)
+	if end-loc.StartLine > 500 {
+		end = loc.StartLine + 500 // a claim about a whole file is not line-precise
+	}
+	if reviewType == "diff" {
+		for l := loc.StartLine; l <= end; l++ {
+			if a.IsChanged(loc.File, l) {
+				return Direct
+			}
+		}
+		return Inferential
+	}
+	for l := loc.StartLine; l <= end; l++ {
+		if a.IsShown(loc.File, l) {
+			return Direct
+		}
+	}
+	return Inferential
+}
+
+// tierWeight is how much evidence quality counts in a score.
+func tierWeight(g Grounding) float64 {
+	switch g {
+	case Direct:
+		return 1
+	case Inferential:
+		return 0.7
+	}
+	return 0.4
+}
+
+// scored is a finding with its grounding and score.
+type scored struct {
+	finding.Finding
+	tier  Grounding
+	score float64
+	words map[string]bool
+}
+
+// cluster is a group of findings about the same thing.
+type cluster struct {
+	id      string
+	members []*scored
+}
+
+// similarity is the Jaccard similarity of two findings' claim words.
+func similarity(a, b map[string]bool) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for w := range a {
+		if b[w] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// stop words carry no meaning for similarity.
+var stop = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("a an the and or but of to in on at for with without from by is are was were be been it its this that these those as not no can may might will would should could than then there their they which who when where what how if into out over under via per so such only also any all each both") {
+		stop[w] = true
+	}
+}
+
+// words returns the meaningful, lower-cased words of s.
+func words(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len(w) > 2 && !stop[w] {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+// textThreshold is the claim similarity above which two findings are taken
+// to be about the same thing even without overlapping locations.
+const textThreshold = 0.5
+
+// Cluster groups findings: first by file and overlapping line ranges, then
+// by the similarity of their claims. The result is deterministic.
+func clusterFindings(fs []*scored) []*cluster {
+	parent := make([]int, len(fs))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	union := func(i, j int) {
+		if a, b := find(i), find(j); a != b {
+			if a < b {
+				parent[b] = a
+			} else {
+				parent[a] = b
+			}
+		}
+	}
+	for i := range fs {
+		for j := i + 1; j < len(fs); j++ {
+			a, b := fs[i], fs[j]
+			sameLines := a.Location.File != "" && a.Location.StartLine > 0 && a.Location.Overlaps(b.Location)
+			// Overlapping lines make a candidate; the claims must still share
+			// some meaning, or two unrelated problems in one function merge.
+			if sameLines && similarity(a.words, b.words) >= 0.15 {
+				union(i, j)
+				continue
+			}
+			sameFile := a.Location.File == b.Location.File
+			if similarity(a.words, b.words) >= textThreshold && (sameFile || a.Location.File == "" || b.Location.File == "") {
+				union(i, j)
+			}
+		}
+	}
+	groups := map[int]*cluster{}
+	var order []int
+	for i, f := range fs {
+		r := find(i)
+		c, ok := groups[r]
+		if !ok {
+			c = &cluster{}
+			groups[r] = c
+			order = append(order, r)
+		}
+		c.members = append(c.members, f)
+	}
+	sort.Ints(order)
+	out := make([]*cluster, len(order))
+	for i, r := range order {
+		out[i] = groups[r]
+		sort.SliceStable(out[i].members, func(a, b int) bool { return out[i].members[a].ID < out[i].members[b].ID })
+	}
+	return out
+}
+
+// best is the member with the highest score; ties go to the more severe,
+// then to the lower ID, so the choice is deterministic.
+func (c *cluster) best() *scored {
+	b := c.members[0]
+	for _, m := range c.members[1:] {
+		switch {
+		case m.score > b.score:
+			b = m
+		case m.score == b.score && m.Severity.Rank() > b.Severity.Rank():
+			b = m
+		}
+	}
+	return b
+}
+
+// sources counts distinct specialist/lens sources.
+func (c *cluster) sources() int {
+	seen := map[string]bool{}
+	for _, m := range c.members {
+		seen[m.Source()] = true
+	}
+	return len(seen)
+}

@@ -1,0 +1,265 @@
+package synthesis
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/llmtest"
+	"github.com/sotlabs/sot/llm/middleware"
+	"github.com/sotlabs/sot/llm/openai"
+)
+
+// diffAnchor is the material of these tests: auth/session.go lines 40-60
+// shown, 41-43 changed; api/routes.go 10-30 shown, 12 changed.
+type diffAnchor struct{}
+
+func (diffAnchor) HasFile(p string) bool { return p == "auth/session.go" || p == "api/routes.go" }
+func (diffAnchor) IsShown(p string, l int) bool {
+	return (p == "auth/session.go" && l >= 40 && l <= 60) || (p == "api/routes.go" && l >= 10 && l <= 30)
+}
+func (diffAnchor) IsChanged(p string, l int) bool {
+	return (p == "auth/session.go" && l >= 41 && l <= 43) || (p == "api/routes.go" && l == 12)
+}
+
+func f(id, spec, lens string, sev finding.Severity, conf finding.Confidence, file string, line int, claim string) finding.Finding {
+	return finding.Finding{ID: id, Specialist: spec, Lens: lens, Claim: claim, Severity: sev, Confidence: conf, Category: "c",
+		Grounds: "grounds of " + id, Location: finding.Location{File: file, StartLine: line}, Warrant: "because " + id, Rebuttal: "unless " + id}
+}
+
+func reports(fs ...finding.Finding) []finding.Report {
+	by := map[string]*finding.Report{}
+	var order []string
+	for _, x := range fs {
+		k := x.Source()
+		if by[k] == nil {
+			by[k] = &finding.Report{Specialist: x.Specialist, Lens: x.Lens}
+			order = append(order, k)
+		}
+		by[k].Findings = append(by[k].Findings, x)
+	}
+	var out []finding.Report
+	for _, k := range order {
+		out = append(out, *by[k])
+	}
+	return out
+}
+
+// triage starts llmtest answering the triage lead with the given JSON and
+// returns a schema-checked OpenAI provider pointed at it.
+func triage(t *testing.T, answer any) (llm.Provider, *llmtest.Server) {
+	t.Helper()
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{System: "triage lead", JSON: answer}}})
+	t.Cleanup(srv.Close)
+	p, err := openai.New(openai.Config{Name: "openai", BaseURL: srv.OpenAIBaseURL(), APIKey: "test-key-123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return middleware.CheckSchema(p), srv
+}
+
+func TestMechanicalSynthesis(t *testing.T) {
+	in := reports(
+		f("security.1", "security", "", finding.MustFix, finding.High, "auth/session.go", 41, "The refresh token from the query string is written to the cookie unchecked."),
+		f("correctness.1", "correctness", "", finding.ShouldFix, finding.Medium, "auth/session.go", 42, "The refresh token read from the query string reaches the cookie without validation."),
+		f("performance.1", "performance", "", finding.Consider, finding.Medium, "api/routes.go", 20, "The route table is rebuilt on every request."),
+		f("architecture.1", "architecture", "", finding.ShouldFix, finding.High, "internal/db/pool.go", 5, "The pool size ignores the configuration."),
+		f("testing.1", "testing", "", finding.Consider, finding.Low, "", 0, "No test covers token refresh at all."),
+	)
+	s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Items) != 2 || len(s.Observations) != 2 {
+		t.Fatalf("items %d, observations %d; want 2 and 2", len(s.Items), len(s.Observations))
+	}
+	first := s.Items[0]
+	if first.ID != "S1" || first.Severity != finding.MustFix || first.Grounding != Direct || len(first.Sources) != 2 {
+		t.Errorf("S1 = %+v; want the merged must-fix, direct, with both sources", first)
+	}
+	if got := strings.Join(first.SourceIDs(), ","); got != "correctness.1,security.1" {
+		t.Errorf("S1 sources = %s", got)
+	}
+	if s.Items[1].Grounding != Inferential || s.Items[1].Chain == "" {
+		t.Errorf("a finding on a context line is inferential with its chain shown: %+v", s.Items[1])
+	}
+	for _, o := range s.Observations {
+		if o.Grounding != Contextual {
+			t.Errorf("observation %s has grounding %s", o.ID, o.Grounding)
+		}
+	}
+	if len(s.Trace) != 4 || len(s.InputOrder) != 5 {
+		t.Errorf("trace %d entries, input order %d; want 4 and 5", len(s.Trace), len(s.InputOrder))
+	}
+}
+
+func TestTriageCannotInventFindings(t *testing.T) {
+	in := reports(
+		f("security.1", "security", "", finding.MustFix, finding.High, "auth/session.go", 41, "The refresh token from the query string is written to the cookie unchecked."),
+		f("correctness.1", "correctness", "", finding.ShouldFix, finding.Medium, "auth/session.go", 42, "The refresh token read from the query string reaches the cookie without validation."),
+		f("edge-cases.1", "edge-cases", "", finding.ShouldFix, finding.Medium, "api/routes.go", 12, "An empty route list panics at startup."),
+	)
+	answer := map[string]any{
+		"clusters": []any{
+			map[string]any{"cluster_id": "C1", "relation": "agreement", "finding_ids": []string{"security.1", "correctness.1"},
+				"merged_claim": "The database migration drops the users table without a backup.", "reason": "same problem", "positions": []any{}, "decision_axis": ""},
+			map[string]any{"cluster_id": "C2", "relation": "agreement", "finding_ids": []string{"performance.9"}, "merged_claim": "", "reason": "", "positions": []any{}, "decision_axis": ""},
+			map[string]any{"cluster_id": "C9", "relation": "agreement", "finding_ids": []string{"security.1"}, "merged_claim": "", "reason": "", "positions": []any{}, "decision_axis": ""},
+		},
+		"narrative": "The token handling is the main risk [security.1]. Logging leaks passwords too [security.7]. Startup can crash [edge-cases.1].",
+	}
+	p, srv := triage(t, answer)
+	s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Seed: 1, Provider: p, Model: "openai:gpt-4.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.TriageError != nil {
+		t.Fatal(s.TriageError)
+	}
+	if srv.Count() != 1 {
+		t.Errorf("triage lead called %d times, want 1", srv.Count())
+	}
+	for _, it := range append(s.Items, s.Observations...) {
+		if strings.Contains(it.Claim, "migration") {
+			t.Errorf("an invented claim reached the synthesis: %q", it.Claim)
+		}
+	}
+	if s.Items[0].Claim != in[0].Findings[0].Claim {
+		t.Errorf("the merged item should fall back to its best source's claim, got %q", s.Items[0].Claim)
+	}
+	if len(s.Items) != 2 {
+		t.Errorf("%d items; the item that cites only an unknown finding must not add one", len(s.Items))
+	}
+	rej := strings.Join(s.Rejected, "\n")
+	for _, want := range []string{"states what no specialist said", "references no finding", "no such cluster", "cites security.7"} {
+		if !strings.Contains(rej, want) {
+			t.Errorf("rejections lack %q:\n%s", want, rej)
+		}
+	}
+	if strings.Contains(s.Narrative, "passwords") || !strings.Contains(s.Narrative, "[security.1]") {
+		t.Errorf("narrative = %q; the sentence citing a finding nobody made must go, the rest stay", s.Narrative)
+	}
+}
+
+func TestDisputesAndTradeOffs(t *testing.T) {
+	perf := f("performance.1", "performance", "", finding.ShouldFix, finding.Medium, "auth/session.go", 41, "Validating the refresh token on every request doubles token lookups.")
+	sec := f("security.1", "security", "", finding.MustFix, finding.High, "auth/session.go", 41, "Refresh token must be validated on every request before it is stored.")
+	weak := f("correctness.1", "correctness", "", finding.Consider, finding.Low, "api/routes.go", 12, "The route handler returns the wrong status code for missing routes.")
+	strong := f("testing.1", "testing", "", finding.MustFix, finding.High, "api/routes.go", 12, "The route handler returns the correct status code for missing routes; the test proves it.")
+	tests := []struct {
+		name     string
+		in       []finding.Report
+		relation string
+		check    func(t *testing.T, s *Synthesis)
+	}{
+		{"trade-off resolved by the priority hierarchy", reports(perf, sec), RelTradeOff, func(t *testing.T, s *Synthesis) {
+			if len(s.TradeOffs) != 1 {
+				t.Fatalf("%d trade-offs", len(s.TradeOffs))
+			}
+			it := s.Items[0]
+			if it.Decision == nil || it.Decision.By != "priority hierarchy" || !it.Decision.Flagged || !strings.Contains(it.Decision.Choice, "Security") {
+				t.Errorf("decision = %+v; Security outranks Performance and the decision is flagged", it.Decision)
+			}
+		}},
+		{"factual dispute settled by evidence, not by count", reports(weak, strong), RelFactual, func(t *testing.T, s *Synthesis) {
+			d := s.Dissent[0]
+			if d.Unresolved || !strings.Contains(d.Resolution, "testing.1") {
+				t.Errorf("dispute = %+v; the HIGH, direct finding should prevail", d)
+			}
+			if s.Items[0].Severity != finding.MustFix {
+				t.Errorf("severity %s, want the winner's", s.Items[0].Severity)
+			}
+		}},
+		{"close evidence stays unresolved at the conservative severity", reports(
+			f("a.1", "correctness", "", finding.Consider, finding.High, "api/routes.go", 12, "The handler returns the wrong status code for missing routes."),
+			f("b.1", "testing", "", finding.MustFix, finding.High, "api/routes.go", 12, "The handler returns the right status code for missing routes.")), RelFactual, func(t *testing.T, s *Synthesis) {
+			if !s.Dissent[0].Unresolved || s.Items[0].Severity != finding.MustFix {
+				t.Errorf("dispute %+v, severity %s", s.Dissent[0], s.Items[0].Severity)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ids []string
+			var pos []any
+			for _, r := range tt.in {
+				for _, x := range r.Findings {
+					ids = append(ids, x.ID)
+					obj := "Performance"
+					if x.Specialist == "security" {
+						obj = "Security"
+					}
+					pos = append(pos, map[string]any{"finding_id": x.ID, "summary": "position of " + x.ID, "objective": obj})
+				}
+			}
+			p, _ := triage(t, map[string]any{"clusters": []any{map[string]any{"cluster_id": "C1", "relation": tt.relation, "finding_ids": ids,
+				"merged_claim": "", "reason": "they disagree", "positions": pos, "decision_axis": "safety against latency"}}, "narrative": ""})
+			s, err := Synthesize(context.Background(), tt.in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Items) != 1 || s.Items[0].Dispute == nil {
+				t.Fatalf("want one disputed item, got %+v", s.Items)
+			}
+			tt.check(t, s)
+		})
+	}
+}
+
+func TestLensDisagreementIsHighSignal(t *testing.T) {
+	in := reports(
+		f("security.baseline.1", "security", "baseline", finding.Consider, finding.Medium, "auth/session.go", 41, "The refresh token is copied into the cookie."),
+		f("security.red-team.1", "security", "red-team", finding.MustFix, finding.High, "auth/session.go", 41, "An attacker can plant a refresh token in the cookie through the query string."),
+	)
+	p, _ := triage(t, map[string]any{"clusters": []any{map[string]any{"cluster_id": "C1", "relation": "agreement", "finding_ids": []string{"security.baseline.1", "security.red-team.1"},
+		"merged_claim": "", "reason": "", "positions": []any{}, "decision_axis": ""}}, "narrative": ""})
+	s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Dissent) != 1 || !s.Dissent[0].HighSignal {
+		t.Fatalf("dissent = %+v; two lenses of one specialist disagreeing is high-signal", s.Dissent)
+	}
+	if len(s.Items[0].Sources) != 2 || s.Items[0].Sources[0].Lens == s.Items[0].Sources[1].Lens {
+		t.Error("both perspective-attributed sources must be kept")
+	}
+}
+
+func TestInputOrderIsSeeded(t *testing.T) {
+	var fs []finding.Finding
+	for _, s := range []string{"architecture", "assumptions", "correctness", "edge-cases", "maintainability", "performance", "security", "testing"} {
+		fs = append(fs, f(s+".1", s, "", finding.Consider, finding.Low, "", 0, "Distinct concern number "+s))
+	}
+	run := func(seed int64) string {
+		s, err := Synthesize(context.Background(), reports(fs...), Options{Type: "diff", Anchor: diffAnchor{}, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(s.InputOrder, ",")
+	}
+	if run(42) != run(42) {
+		t.Error("the same seed must give the same order")
+	}
+	if run(42) == run(43) && run(42) == run(44) {
+		t.Error("different seeds should shuffle differently")
+	}
+}
+
+func TestTriageFailureFallsBack(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{System: "triage lead", Fault: llmtest.Fault401}}})
+	t.Cleanup(srv.Close)
+	p, err := openai.New(openai.Config{Name: "openai", BaseURL: srv.OpenAIBaseURL(), APIKey: "test-key-123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := reports(f("security.1", "security", "", finding.MustFix, finding.High, "auth/session.go", 41, "Token unchecked."))
+	s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.TriageError == nil || len(s.Items) != 1 {
+		t.Errorf("a failed triage lead should be reported and the findings kept: err %v, items %d", s.TriageError, len(s.Items))
+	}
+}

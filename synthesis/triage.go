@@ -1,0 +1,209 @@
+package synthesis
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+)
+
+// Relations the triage lead may assign to a cluster.
+const (
+	RelAgreement = "agreement"
+	RelFactual   = "factual-dispute"
+	RelTradeOff  = "trade-off"
+	RelDistinct  = "distinct"
+)
+
+// triageSchema is the triage lead's answer. It has no field for a new
+// finding: the lead can only classify, merge and narrate.
+var triageSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "clusters": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "cluster_id": {"type": "string"},
+          "relation": {"type": "string", "enum": ["agreement", "factual-dispute", "trade-off", "distinct"]},
+          "finding_ids": {"type": "array", "items": {"type": "string"}},
+          "merged_claim": {"type": "string", "description": "For an agreement: one sentence combining the findings' claims, using only what they say. Empty otherwise."},
+          "reason": {"type": "string"},
+          "positions": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "finding_id": {"type": "string"},
+                "summary": {"type": "string"},
+                "objective": {"type": "string", "enum": ["Correctness", "Security", "Reliability", "Performance", "Maintainability", "Developer Experience", "none"]}
+              },
+              "required": ["finding_id", "summary", "objective"],
+              "additionalProperties": false
+            }
+          },
+          "decision_axis": {"type": "string"}
+        },
+        "required": ["cluster_id", "relation", "finding_ids", "merged_claim", "reason", "positions", "decision_axis"],
+        "additionalProperties": false
+      }
+    },
+    "narrative": {"type": "string", "description": "Three to six sentences on what the review found, citing finding ids in square brackets."}
+  },
+  "required": ["clusters", "narrative"],
+  "additionalProperties": false
+}`)
+
+type triageAnswer struct {
+	Clusters []struct {
+		ClusterID   string   `json:"cluster_id"`
+		Relation    string   `json:"relation"`
+		FindingIDs  []string `json:"finding_ids"`
+		MergedClaim string   `json:"merged_claim"`
+		Reason      string   `json:"reason"`
+		Positions   []struct {
+			FindingID string `json:"finding_id"`
+			Summary   string `json:"summary"`
+			Objective string `json:"objective"`
+		} `json:"positions"`
+		DecisionAxis string `json:"decision_axis"`
+	} `json:"clusters"`
+	Narrative string `json:"narrative"`
+}
+
+const triageSystem = `You are the triage lead of a code review done by several specialist reviewers. You are not a reviewer.
+You may only do four things: merge findings that say the same thing, remove duplicates, classify disagreements, and flag trade-offs.
+You must not add a finding, a concern or a fact that no specialist stated; every claim you write must come from the findings you are given, and you cite them by id.
+
+For each cluster listed under "Clusters to classify", decide the relation of its findings:
+- agreement: they describe the same problem; write merged_claim as one sentence that uses only what the findings say.
+- factual-dispute: they contradict each other on a matter of fact, so one of them is wrong; summarize each position; leave merged_claim empty.
+- trade-off: both are valid but pursue different quality objectives; summarize each position, name the objective each serves, and state the decision axis.
+- distinct: they are about different problems and should stay separate.
+Give every position the quality objective it protects, from: Correctness, Security, Reliability, Performance, Maintainability, Developer Experience (or none).
+Judge by evidence (grounding, confidence, rebuttal conditions), never by how many reviewers said something.
+Write the narrative last: three to six sentences on what matters most, citing finding ids in square brackets.`
+
+// presented is the randomized order in which findings reach the lead.
+func presentOrder(clusters []*cluster, seed int64) ([]*cluster, []string) {
+	r := rand.New(rand.NewPCG(uint64(seed), 0x736f74))
+	cs := append([]*cluster(nil), clusters...)
+	r.Shuffle(len(cs), func(i, j int) { cs[i], cs[j] = cs[j], cs[i] })
+	var order []string
+	for _, c := range cs {
+		ms := append([]*scored(nil), c.members...)
+		r.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+		c.members = ms
+		for _, m := range ms {
+			order = append(order, m.ID)
+		}
+	}
+	return cs, order
+}
+
+// triagePrompt lists the clusters for the lead. Multi-source clusters are
+// to be classified; single findings are listed for the narrative only.
+func triagePrompt(cs []*cluster) string {
+	var multi, single strings.Builder
+	for _, c := range cs {
+		if len(c.members) > 1 {
+			fmt.Fprintf(&multi, "### Cluster %s\n", c.id)
+			for _, m := range c.members {
+				fmt.Fprintf(&multi, "- id %s, by %s: [%s, %s, grounding %s", m.ID, m.Source(), m.Severity, m.Confidence, m.tier)
+				if loc := m.Location.String(); loc != "" {
+					fmt.Fprintf(&multi, ", %s", loc)
+				}
+				fmt.Fprintf(&multi, "] %s\n  Grounds: %s\n  Warrant: %s\n", flat(m.Claim), flat(m.Grounds), flat(m.Warrant))
+				if m.Rebuttal != "" {
+					fmt.Fprintf(&multi, "  Rebuttal conditions: %s\n", flat(m.Rebuttal))
+				}
+			}
+			multi.WriteString("\n")
+			continue
+		}
+		m := c.members[0]
+		fmt.Fprintf(&single, "- id %s, by %s: [%s, %s] %s\n", m.ID, m.Source(), m.Severity, m.Confidence, flat(m.Claim))
+	}
+	var b strings.Builder
+	b.WriteString("## Clusters to classify\n\n")
+	if multi.Len() == 0 {
+		b.WriteString("None: no two findings overlap. Return an empty clusters list.\n\n")
+	} else {
+		b.WriteString(multi.String())
+	}
+	b.WriteString("## Other findings (for the narrative only)\n\n")
+	if single.Len() == 0 {
+		b.WriteString("None.\n")
+	} else {
+		b.WriteString(single.String())
+	}
+	return b.String()
+}
+
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// grounded reports whether a merged claim says only what its sources say:
+// most of its meaningful words must come from the sources' claims and grounds.
+func grounded(claim string, sources []*scored) bool {
+	cw := words(claim)
+	if len(cw) == 0 {
+		return false
+	}
+	pool := map[string]bool{}
+	for _, s := range sources {
+		for w := range s.words {
+			pool[w] = true
+		}
+		for w := range words(s.Grounds + " " + s.Warrant) {
+			pool[w] = true
+		}
+	}
+	in := 0
+	for w := range cw {
+		if pool[w] {
+			in++
+		}
+	}
+	return float64(in)/float64(len(cw)) >= 0.7
+}
+
+// idRef finds finding ids cited in a narrative: "[security.2]", "[security.red-team.c2.3]".
+var idRef = regexp.MustCompile(`\[([a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.\d+)\]`)
+
+// checkNarrative drops sentences that cite findings that do not exist.
+func checkNarrative(text string, known map[string]bool) (string, []string) {
+	var kept, rejected []string
+	for _, s := range splitSentences(text) {
+		bad := ""
+		for _, m := range idRef.FindAllStringSubmatch(s, -1) {
+			if !known[m[1]] {
+				bad = m[1]
+				break
+			}
+		}
+		if bad != "" {
+			rejected = append(rejected, fmt.Sprintf("narrative sentence dropped: it cites %s, which no specialist reported: %q", bad, s))
+			continue
+		}
+		kept = append(kept, s)
+	}
+	return strings.Join(kept, " "), rejected
+}
+
+func splitSentences(text string) []string {
+	var out []string
+	start := 0
+	t := flat(text)
+	for i := 0; i < len(t); i++ {
+		if (t[i] == '.' || t[i] == '!' || t[i] == '?') && (i+1 == len(t) || t[i+1] == ' ') {
+			out = append(out, strings.TrimSpace(t[start:i+1]))
+			start = i + 1
+		}
+	}
+	if rest := strings.TrimSpace(t[start:]); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}
