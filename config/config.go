@@ -91,7 +91,9 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
 // UnmarshalText lets YAML decode durations from strings.
-func (d *Duration) UnmarshalText(b []byte) error { return d.UnmarshalJSON([]byte(strconvQuote(string(b)))) }
+func (d *Duration) UnmarshalText(b []byte) error {
+	return d.UnmarshalJSON([]byte(strconvQuote(string(b))))
+}
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 

@@ -42,6 +42,13 @@ type Journal struct {
 	loaded  int
 	written int
 	replays int
+
+	// Group commit: records written (seq) and records known durable
+	// (synced). One fsync covers every record written before it started.
+	synced  sync.Cond
+	seq     uint64
+	durable uint64
+	syncing bool
 }
 
 // OpenJournal opens or creates the journal at path. A torn last line (a crash
@@ -55,6 +62,7 @@ func OpenJournal(path string) (*Journal, error) {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
 	j := &Journal{path: path, f: f, pending: map[string][]*llm.Response{}}
+	j.synced.L = &j.mu
 	good, err := j.load()
 	if err != nil {
 		f.Close()
@@ -122,7 +130,9 @@ func (j *Journal) take(key string) (*llm.Response, bool) {
 	return q[0], true
 }
 
-// Append writes one record and waits until it is on disk.
+// Append writes one record and waits until it is on disk. Concurrent
+// appends share one fsync (group commit), so a parallel run does not queue
+// behind the disk.
 func (j *Journal) Append(req *llm.Request, resp *llm.Response) error {
 	b, err := json.Marshal(record{V: journalVersion, Key: req.Key(), Label: req.Label, Model: req.Model, At: time.Now().UTC(), Response: resp})
 	if err != nil {
@@ -137,8 +147,24 @@ func (j *Journal) Append(req *llm.Request, resp *llm.Response) error {
 	if _, err := j.f.Write(b); err != nil {
 		return fmt.Errorf("write journal: %w", err)
 	}
-	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("sync journal: %w", err)
+	j.seq++
+	mine := j.seq
+	for j.durable < mine {
+		if j.syncing {
+			j.synced.Wait()
+			continue
+		}
+		j.syncing = true
+		target, f := j.seq, j.f
+		j.mu.Unlock()
+		err := f.Sync()
+		j.mu.Lock()
+		j.syncing = false
+		j.synced.Broadcast()
+		if err != nil {
+			return fmt.Errorf("sync journal: %w", err)
+		}
+		j.durable = target
 	}
 	j.written++
 	return nil
@@ -148,6 +174,9 @@ func (j *Journal) Append(req *llm.Request, resp *llm.Response) error {
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	for j.syncing {
+		j.synced.Wait()
+	}
 	if j.f == nil {
 		return nil
 	}

@@ -130,7 +130,9 @@ func (m *Meter) settle(model string, resp *llm.Response, err error) {
 	defer m.mu.Unlock()
 	m.inflight--
 	if err != nil {
-		if !errors.Is(err, llm.ErrBudget) {
+		// A call that never reached a provider is not a call.
+		if !errors.Is(err, llm.ErrBudget) && !errors.Is(err, llm.ErrUnknownProvider) &&
+			!errors.Is(err, llm.ErrMissingKey) && !errors.Is(err, llm.ErrConfig) {
 			m.t.Failures++
 		}
 		return

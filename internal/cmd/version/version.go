@@ -1,0 +1,79 @@
+// Package version implements "sot version": the module version, the commit
+// and the Go version the binary was built with.
+package version
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sotlabs/sot/internal/cmdutil"
+)
+
+// Set with -ldflags "-X github.com/sotlabs/sot/internal/cmd/version.Version=v1.2.3
+// -X github.com/sotlabs/sot/internal/cmd/version.Commit=abc123" by release builds.
+var (
+	Version = ""
+	Commit  = ""
+)
+
+// Info is what "sot version" reports.
+type Info struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	Go      string `json:"go"`
+	Module  string `json:"module"`
+}
+
+// Get reads the build information of the running binary.
+func Get() Info {
+	info := Info{Version: Version, Commit: Commit, Go: runtime.Version(), Module: "github.com/sotlabs/sot"}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if info.Version == "" {
+			info.Version = bi.Main.Version
+		}
+		if bi.Main.Path != "" {
+			info.Module = bi.Main.Path
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && info.Commit == "" {
+				info.Commit = s.Value
+			}
+			if s.Key == "vcs.modified" && s.Value == "true" && info.Commit != "" {
+				info.Commit += "-dirty"
+			}
+		}
+	}
+	if info.Version == "" || info.Version == "(devel)" {
+		info.Version = "devel"
+	}
+	if info.Commit == "" {
+		info.Commit = "unknown"
+	}
+	return info
+}
+
+// NewCmd returns "sot version".
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the version, commit and Go version of this sot binary",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			info := Get()
+			if asJSON {
+				enc := json.NewEncoder(f.IO.Out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(info)
+			}
+			fmt.Fprintf(f.IO.Out, "sot %s\ncommit: %s\ngo: %s\nmodule: %s\n", info.Version, info.Commit, info.Go, info.Module)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}

@@ -1,0 +1,424 @@
+// Package anthropic is sot's backend for the Anthropic Messages API, built on
+// the official anthropic-sdk-go SDK.
+//
+// It marks the shared prefix of the system prompt for Anthropic's prompt
+// cache, asks for structured output through one forced tool call, streams
+// only when the caller wants the text as it arrives, and returns failures as
+// *llm.Error. The SDK's own retries are off because sot's middleware retries.
+//
+// Request.Temperature is ignored: the API version the SDK speaks (2026-10-21)
+// no longer takes a sampling temperature.
+package anthropic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+
+	"github.com/sotlabs/sot/llm"
+)
+
+// DefaultMaxTokens is the output limit sent when a request sets none
+// (the Messages API requires one).
+const DefaultMaxTokens = 4096
+
+// streamAbove is the output limit above which calls stream even without
+// OnDelta: the SDK refuses long non-streaming calls.
+const streamAbove = 16384
+
+// Config configures a Provider.
+type Config struct {
+	// Name labels the provider in errors; default "anthropic".
+	Name string
+	// BaseURL is the API root, such as https://api.anthropic.com; empty means
+	// the SDK's default.
+	BaseURL string
+	// APIKey is sent in the x-api-key header when set.
+	APIKey string
+	// RequireKey makes New fail when APIKey is empty.
+	RequireKey bool
+	// HTTPClient makes the requests; nil means a client of the provider's own.
+	HTTPClient *http.Client
+	// APIKeyEnv and BaseURLEnv name the variables the key and the URL came
+	// from, for error messages; defaults ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL.
+	APIKeyEnv  string
+	BaseURLEnv string
+}
+
+// Provider calls the Messages API. It is safe for concurrent use.
+type Provider struct {
+	cfg Config
+	svc sdk.MessageService
+}
+
+var _ llm.Provider = (*Provider)(nil)
+
+// New checks cfg and returns a Provider. Its errors are *llm.Error of kind
+// llm.ErrConfig (a bad base URL) or llm.ErrMissingKey.
+func New(cfg Config) (*Provider, error) {
+	if cfg.Name == "" {
+		cfg.Name = llm.ProviderAnthropic
+	}
+	if cfg.APIKeyEnv == "" {
+		cfg.APIKeyEnv = "ANTHROPIC_API_KEY"
+	}
+	if cfg.BaseURLEnv == "" {
+		cfg.BaseURLEnv = "ANTHROPIC_BASE_URL"
+	}
+	llm.RegisterSecret(cfg.APIKey)
+	u, err := checkBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, &llm.Error{Provider: cfg.Name, Kind: llm.ErrConfig,
+			Message: fmt.Sprintf("%v; fix %s (for example https://api.anthropic.com)", err, cfg.BaseURLEnv)}
+	}
+	if cfg.RequireKey && strings.TrimSpace(cfg.APIKey) == "" {
+		return nil, &llm.Error{Provider: cfg.Name, Kind: llm.ErrMissingKey,
+			Message: fmt.Sprintf("set %s (create a key at https://console.anthropic.com/settings/keys)", cfg.APIKeyEnv)}
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = defaultHTTPClient()
+	}
+	opts := []option.RequestOption{
+		option.WithEnvironmentProduction(),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(0),
+		option.WithoutOpenTelemetry(),
+	}
+	if u != nil {
+		opts = append(opts, option.WithBaseURL(u.String()))
+	}
+	if key := strings.TrimSpace(cfg.APIKey); key != "" {
+		// The API's documented header for keys.
+		opts = append(opts, option.WithHeader("X-Api-Key", key))
+	}
+	// The service is built from explicit options only: no ANTHROPIC_* variable
+	// or profile of the process leaks in.
+	return &Provider{cfg: cfg, svc: sdk.NewMessageService(opts...)}, nil
+}
+
+// checkBaseURL parses a base URL; nil means the default.
+func checkBaseURL(raw string) (*url.URL, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("base URL %q does not parse", raw)
+	}
+	shown := u.Redacted()
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("base URL %q must start with http:// or https://", shown)
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return nil, fmt.Errorf("base URL %q has no host", shown)
+	}
+	return u, nil
+}
+
+// defaultHTTPClient keeps enough idle connections for sot's parallel calls.
+func defaultHTTPClient() *http.Client {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return &http.Client{}
+	}
+	t = t.Clone()
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 64
+	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return &http.Client{Transport: t}
+}
+
+// toolSpec is the forced tool that carries a structured answer.
+type toolSpec struct {
+	name string
+	// wrapped: the schema is not an object, so the tool's input is
+	// {"value": answer}.
+	wrapped bool
+}
+
+// Complete sends req and returns the answer. It streams when req.OnDelta is
+// set (or the output limit is large) and passes the text to OnDelta.
+func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	start := time.Now()
+	params, tool, err := p.params(req)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		httpResp *http.Response
+		msg      *sdk.Message
+	)
+	if req.OnDelta != nil || params.MaxTokens > streamAbove {
+		msg, err = p.stream(ctx, req, params, &httpResp)
+	} else {
+		msg, err = p.svc.New(ctx, params, option.WithResponseInto(&httpResp))
+	}
+	if err != nil {
+		return nil, p.fail(ctx, req, httpResp, err)
+	}
+	if msg == nil || httpResp == nil {
+		return nil, p.badResponse(req, httpResp, "the answer is empty")
+	}
+
+	var text strings.Builder
+	var input json.RawMessage
+	for _, b := range msg.Content {
+		switch b.Type {
+		case "text":
+			text.WriteString(b.Text)
+		case "tool_use":
+			if tool != nil && b.Name == tool.name {
+				input = b.Input
+			}
+		}
+	}
+	resp := &llm.Response{
+		Text:         text.String(),
+		FinishReason: normalizeStop(string(msg.StopReason)),
+		Usage: llm.Usage{
+			InputTokens:       int(msg.Usage.InputTokens + msg.Usage.CacheReadInputTokens + msg.Usage.CacheCreationInputTokens),
+			CachedInputTokens: int(msg.Usage.CacheReadInputTokens),
+			CacheWriteTokens:  int(msg.Usage.CacheCreationInputTokens),
+			OutputTokens:      int(msg.Usage.OutputTokens),
+		},
+		Latency:   time.Since(start),
+		RequestID: httpResp.Header.Get("request-id"),
+		Model:     req.Model,
+		Calls:     1,
+	}
+	if input != nil {
+		if tool.wrapped {
+			var w struct {
+				Value json.RawMessage `json:"value"`
+			}
+			if json.Unmarshal(input, &w) == nil && w.Value != nil {
+				input = w.Value
+			}
+		}
+		var buf bytes.Buffer
+		if json.Compact(&buf, input) == nil {
+			resp.Text = buf.String()
+			resp.JSON = json.RawMessage(buf.Bytes())
+		} else {
+			// A tool call cut off by the output limit.
+			resp.Text = string(input)
+		}
+		return resp, nil
+	}
+	if strings.TrimSpace(resp.Text) == "" {
+		if resp.FinishReason == llm.FinishFilter {
+			return nil, p.badResponse(req, httpResp, "the model refused to answer")
+		}
+		return nil, p.badResponse(req, httpResp, "the answer is empty")
+	}
+	if req.Schema != nil {
+		resp.JSON = llm.ExtractJSON(resp.Text)
+	}
+	return resp, nil
+}
+
+// stream makes a streaming call, passing text to req.OnDelta, and returns the
+// whole message.
+func (p *Provider) stream(ctx context.Context, req *llm.Request, params sdk.MessageNewParams, httpResp **http.Response) (*sdk.Message, error) {
+	s := p.svc.NewStreaming(ctx, params, option.WithResponseInto(httpResp))
+	defer s.Close()
+	var msg sdk.Message
+	stopped := false
+	for s.Next() {
+		ev := s.Current()
+		if err := msg.Accumulate(ev); err != nil {
+			return nil, &streamBroken{err}
+		}
+		switch ev.Type {
+		case "content_block_delta":
+			if req.OnDelta == nil {
+				continue
+			}
+			switch ev.Delta.Type {
+			case "text_delta":
+				if ev.Delta.Text != "" {
+					req.OnDelta(ev.Delta.Text)
+				}
+			case "input_json_delta":
+				if ev.Delta.PartialJSON != "" {
+					req.OnDelta(ev.Delta.PartialJSON)
+				}
+			}
+		case "message_stop":
+			stopped = true
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	if *httpResp == nil {
+		return nil, fmt.Errorf("no response")
+	}
+	if !stopped {
+		return nil, &streamBroken{fmt.Errorf("the answer stream ended before the answer was complete")}
+	}
+	return &msg, nil
+}
+
+// streamBroken is a stream that arrived but does not add up.
+type streamBroken struct{ err error }
+
+func (e *streamBroken) Error() string { return e.err.Error() }
+func (e *streamBroken) Unwrap() error { return e.err }
+
+// params translates a request into the SDK's parameters.
+func (p *Provider) params(req *llm.Request) (sdk.MessageNewParams, *toolSpec, error) {
+	var params sdk.MessageNewParams
+	params.Model = sdk.Model(modelName(req.Model))
+	params.MaxTokens = DefaultMaxTokens
+	if req.MaxTokens > 0 {
+		params.MaxTokens = int64(req.MaxTokens)
+	}
+	// req.Temperature is not sent: API version 2026-10-21, which this SDK
+	// speaks, has no sampling temperature.
+	params.System = systemBlocks(req.System, req.SharedPrefix)
+	for i, m := range req.Messages {
+		block := sdk.NewTextBlock(m.Content)
+		switch m.Role {
+		case llm.RoleUser:
+			params.Messages = append(params.Messages, sdk.NewUserMessage(block))
+		case llm.RoleAssistant:
+			params.Messages = append(params.Messages, sdk.NewAssistantMessage(block))
+		default:
+			return params, nil, &llm.Error{Provider: p.cfg.Name, Model: req.Model, Kind: llm.ErrBadRequest,
+				Message: fmt.Sprintf("message %d has role %q; want user or assistant", i, m.Role)}
+		}
+	}
+	if len(params.Messages) == 0 {
+		return params, nil, &llm.Error{Provider: p.cfg.Name, Model: req.Model, Kind: llm.ErrBadRequest,
+			Message: "the request has no messages (the Messages API needs at least one user message)"}
+	}
+	if req.Schema == nil {
+		return params, nil, nil
+	}
+	schema, wrapped, err := toolSchema(req.Schema.JSON)
+	if err != nil {
+		return params, nil, &llm.Error{Provider: p.cfg.Name, Model: req.Model, Kind: llm.ErrBadRequest,
+			Message: "the response schema is not valid JSON"}
+	}
+	tool := &toolSpec{name: toolName(req.Schema.Name), wrapped: wrapped}
+	params.Tools = []sdk.ToolUnionParam{{OfTool: &sdk.ToolParam{
+		Name:        tool.name,
+		Description: sdk.String("Give your complete answer as the input of this tool. The input must match the schema exactly."),
+		// The schema goes out byte for byte, so that it is the same prefix on
+		// every call and the prompt cache can match it.
+		InputSchema: param.Override[sdk.ToolInputSchemaParam](schema),
+	}}}
+	params.ToolChoice = sdk.ToolChoiceParamOfTool(tool.name)
+	return params, tool, nil
+}
+
+// systemBlocks splits the system prompt at the shared prefix and marks the
+// prefix for the prompt cache.
+func systemBlocks(system string, shared int) []sdk.TextBlockParam {
+	if system == "" {
+		return nil
+	}
+	cached := func(text string) sdk.TextBlockParam {
+		return sdk.TextBlockParam{Text: text, CacheControl: sdk.NewCacheControlEphemeralParam()}
+	}
+	switch {
+	case shared <= 0:
+		return []sdk.TextBlockParam{{Text: system}}
+	case shared >= len(system):
+		return []sdk.TextBlockParam{cached(system)}
+	}
+	// Never cut a UTF-8 sequence in two.
+	for shared > 0 && !utf8.RuneStart(system[shared]) {
+		shared--
+	}
+	if shared == 0 {
+		return []sdk.TextBlockParam{{Text: system}}
+	}
+	return []sdk.TextBlockParam{cached(system[:shared]), {Text: system[shared:]}}
+}
+
+// toolSchema returns the input schema of the forced tool: the schema itself
+// when it describes an object, else an object with one property "value"
+// (with the schema's definitions moved up, so that its $refs still resolve).
+func toolSchema(raw json.RawMessage) (schema json.RawMessage, wrapped bool, err error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, false, err
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(buf.Bytes(), &m) != nil {
+		// true, false or junk: let the API judge it, wrapped.
+		w := fmt.Appendf(nil, `{"type":"object","properties":{"value":%s},"required":["value"]}`, buf.Bytes())
+		return w, true, nil
+	}
+	typ, hasType := m["type"]
+	_, hasProps := m["properties"]
+	if string(typ) == `"object"` || (!hasType && hasProps) {
+		return buf.Bytes(), false, nil
+	}
+	wrapper := map[string]any{
+		"type":     "object",
+		"required": []string{"value"},
+	}
+	for _, k := range []string{"$defs", "definitions"} {
+		if d, ok := m[k]; ok {
+			wrapper[k] = d
+			delete(m, k)
+		}
+	}
+	wrapper["properties"] = map[string]any{"value": m}
+	b, err := json.Marshal(wrapper)
+	return b, true, err
+}
+
+var badNameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+
+// toolName makes a schema name acceptable as a tool name.
+func toolName(name string) string {
+	name = badNameChars.ReplaceAllString(name, "_")
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	if name == "" {
+		name = "respond"
+	}
+	return name
+}
+
+// modelName is the provider's own name from a "provider:model" reference;
+// a bare name is used as it is.
+func modelName(ref string) string {
+	if m, err := llm.ParseModel(ref); err == nil {
+		return m.Name
+	}
+	return strings.TrimSpace(ref)
+}
+
+func normalizeStop(r string) string {
+	switch r {
+	case "end_turn", "stop_sequence":
+		return llm.FinishStop
+	case "max_tokens", "model_context_window_exceeded":
+		return llm.FinishLength
+	case "tool_use":
+		return llm.FinishTool
+	case "refusal":
+		return llm.FinishFilter
+	}
+	return r
+}

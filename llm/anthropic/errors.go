@@ -1,0 +1,150 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/sotlabs/sot/llm"
+)
+
+// fail turns an error of the SDK or the transport into an *llm.Error. A
+// context ended by the caller is returned as that context's error, wrapped.
+// httpResp is the response, when one arrived.
+func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Response, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s (%s): %w", p.cfg.Name, req.Model, ctx.Err())
+	}
+	e := &llm.Error{Provider: p.cfg.Name, Model: req.Model, Err: err}
+	if httpResp != nil {
+		e.RequestID = httpResp.Header.Get("request-id")
+	}
+	var apiErr *sdk.Error
+	var broken *streamBroken
+	switch {
+	case httpResp != nil && httpResp.StatusCode >= 400:
+		e.Status = httpResp.StatusCode
+		e.Kind = llm.KindForStatus(e.Status)
+		e.RetryAfter = llm.ParseRetryAfter(httpResp.Header, time.Now())
+		msg := ""
+		if errors.As(err, &apiErr) {
+			msg = apiErr.Message
+		}
+		if msg == "" {
+			msg = bodyMessage(httpResp)
+		}
+		e.Message = clip(msg)
+		if e.Kind == llm.ErrAuth {
+			e.Message = fmt.Sprintf("the API key was rejected; check %s", p.cfg.APIKeyEnv)
+			if msg != "" {
+				e.Message += " (" + clip(msg) + ")"
+			}
+		}
+	case errors.As(err, &apiErr):
+		// An error event inside a stream that had started with 200.
+		e.Kind = kindForType(string(apiErr.Type()))
+		e.Message = clip(apiErr.Message)
+		if e.Message == "" {
+			e.Message = "the stream reported an error"
+		}
+	case isTimeout(err):
+		e.Kind = llm.ErrTimeout
+		e.Message = "no answer in time"
+	case errors.As(err, &broken):
+		e.Kind = llm.ErrBadResponse
+		e.Message = clip(broken.Error())
+	case httpResp != nil:
+		// The answer started but could not be read: cut off, or not JSON.
+		e.Kind = llm.ErrBadResponse
+		e.Message = "could not read the answer: " + clip(err.Error())
+	default:
+		e.Kind = llm.ErrUnavailable
+		e.Message = "could not reach the API: " + clip(transportMessage(err))
+	}
+	return e
+}
+
+// kindForType maps an Anthropic error type to a sentinel error.
+func kindForType(t string) error {
+	switch t {
+	case "authentication_error", "permission_error":
+		return llm.ErrAuth
+	case "rate_limit_error":
+		return llm.ErrRateLimited
+	case "not_found_error":
+		return llm.ErrUnknownModel
+	case "timeout_error":
+		return llm.ErrTimeout
+	case "invalid_request_error", "billing_error", "request_too_large":
+		return llm.ErrBadRequest
+	}
+	// api_error, overloaded_error and anything new.
+	return llm.ErrUnavailable
+}
+
+func (p *Provider) badResponse(req *llm.Request, httpResp *http.Response, msg string) error {
+	e := &llm.Error{Provider: p.cfg.Name, Model: req.Model, Kind: llm.ErrBadResponse, Message: msg}
+	if httpResp != nil {
+		e.RequestID = httpResp.Header.Get("request-id")
+	}
+	return e
+}
+
+// bodyMessage reads the message of an error body that the SDK could not
+// decode: error.message of a JSON body, else the start of the text.
+func bodyMessage(r *http.Response) string {
+	if r.Body == nil {
+		return ""
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+	if err != nil {
+		return ""
+	}
+	var v struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(b, &v) == nil && v.Error.Message != "" {
+		return v.Error.Message
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func isTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// transportMessage is the innermost explanation of a connection failure.
+func transportMessage(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Error()
+	}
+	return err.Error()
+}
+
+// clip shortens s to one line of at most 300 bytes.
+func clip(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		cut := 300
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}

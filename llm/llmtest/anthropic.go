@@ -1,0 +1,355 @@
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+type anthropicDialect struct{}
+
+type antRequest struct {
+	Model     string          `json:"model"`
+	MaxTokens *int            `json:"max_tokens"`
+	System    json.RawMessage `json:"system"`
+	Messages  []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Tools      []antTool `json:"tools"`
+	ToolChoice *struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	} `json:"tool_choice"`
+	Temperature *float64 `json:"temperature"`
+	Stream      bool     `json:"stream"`
+}
+
+type antTool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl json.RawMessage `json:"cache_control"`
+}
+
+type antBlock struct {
+	Type         string          `json:"type"`
+	Text         string          `json:"text"`
+	Input        json.RawMessage `json:"input"`
+	Content      json.RawMessage `json:"content"`
+	CacheControl json.RawMessage `json:"cache_control"`
+}
+
+func marked(cc json.RawMessage) bool {
+	cc = bytes.TrimSpace(cc)
+	return len(cc) > 0 && string(cc) != "null"
+}
+
+// blocks reads content that is a string or an array of blocks.
+func blocks(raw json.RawMessage) ([]antBlock, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		return []antBlock{{Type: "text", Text: s}}, nil
+	case '[':
+		var bs []antBlock
+		err := json.Unmarshal(raw, &bs)
+		return bs, err
+	}
+	return nil, errors.New("must be a string or an array of content blocks")
+}
+
+// blockText is the text a block contributes to the prompt.
+func blockText(b antBlock) string {
+	switch b.Type {
+	case "text":
+		return b.Text
+	case "tool_use":
+		return string(b.Input)
+	case "tool_result":
+		inner, err := blocks(b.Content)
+		if err != nil {
+			return string(b.Content)
+		}
+		texts := make([]string, 0, len(inner))
+		for _, ib := range inner {
+			texts = append(texts, blockText(ib))
+		}
+		return strings.Join(texts, "\n")
+	}
+	return ""
+}
+
+func (anthropicDialect) parse(body []byte, rec *Recorded) (*call, error) {
+	c := &call{rec: rec}
+	var req antRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return c, fmt.Errorf("the request body is not valid JSON: %v", err)
+	}
+	rec.Model, c.model = req.Model, req.Model
+	if req.Model == "" {
+		return c, errors.New("model: Field required")
+	}
+	if req.MaxTokens == nil {
+		return c, errors.New("max_tokens: Field required")
+	}
+	if len(req.Messages) == 0 {
+		return c, errNoMessages
+	}
+	rec.MaxTokens = *req.MaxTokens
+	rec.Temperature = req.Temperature
+	rec.Stream = req.Stream
+
+	var prompt bytes.Buffer
+	prompt.Grow(len(body))
+	// The cache sees tools, then system, then messages.
+	for _, t := range req.Tools {
+		prompt.WriteString("tool:")
+		prompt.WriteString(t.Name)
+		prompt.WriteString("\n")
+		prompt.WriteString(t.Description)
+		prompt.WriteString("\n")
+		prompt.Write(t.InputSchema)
+		prompt.WriteString("\n\n")
+		if marked(t.CacheControl) {
+			rec.CacheControlBlocks++
+			c.breaks = append(c.breaks, prompt.Len())
+		}
+	}
+	if tc := req.ToolChoice; tc != nil && (tc.Type == "tool" || (tc.Type == "any" && len(req.Tools) == 1)) {
+		name := tc.Name
+		if tc.Type == "any" {
+			name = req.Tools[0].Name
+		}
+		found := false
+		for _, t := range req.Tools {
+			if t.Name == name {
+				found = true
+				c.toolName = name
+				rec.SchemaName = name
+				rec.Schema = append(json.RawMessage(nil), t.InputSchema...)
+				break
+			}
+		}
+		if !found {
+			return c, fmt.Errorf("tool_choice: tool %q is not among the tools", name)
+		}
+	}
+
+	sys, err := blocks(req.System)
+	if err != nil {
+		return c, fmt.Errorf("system: %v", err)
+	}
+	texts := make([]string, 0, len(sys))
+	for _, b := range sys {
+		if b.Type != "text" {
+			return c, fmt.Errorf("system: blocks must be of type text, not %q", b.Type)
+		}
+		texts = append(texts, b.Text)
+		prompt.WriteString("system:\n")
+		prompt.WriteString(b.Text)
+		prompt.WriteString("\n\n")
+		if marked(b.CacheControl) {
+			rec.CacheControlBlocks++
+			c.breaks = append(c.breaks, prompt.Len())
+		}
+	}
+	// Blocks are pieces of one prompt (sot splits its system prompt at the
+	// cache breakpoint), so they are joined as they are.
+	rec.System = strings.Join(texts, "")
+
+	for i, m := range req.Messages {
+		if m.Role != "user" && m.Role != "assistant" {
+			return c, fmt.Errorf("messages.%d.role: must be user or assistant, not %q", i, m.Role)
+		}
+		bs, err := blocks(m.Content)
+		if err != nil {
+			return c, fmt.Errorf("messages.%d.content: %v", i, err)
+		}
+		texts := make([]string, 0, len(bs))
+		prompt.WriteString(m.Role)
+		prompt.WriteString(":\n")
+		for _, b := range bs {
+			t := blockText(b)
+			texts = append(texts, t)
+			prompt.WriteString(t)
+			prompt.WriteString("\n\n")
+			if marked(b.CacheControl) {
+				rec.CacheControlBlocks++
+				c.breaks = append(c.breaks, prompt.Len())
+			}
+		}
+		rec.Messages = append(rec.Messages, Message{Role: m.Role, Text: strings.Join(texts, "\n")})
+	}
+	c.prompt = prompt.Bytes()
+	return c, nil
+}
+
+type antUsage struct {
+	InputTokens              int `json:"input_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+}
+
+type antMessage struct {
+	ID           string            `json:"id"`
+	Type         string            `json:"type"`
+	Role         string            `json:"role"`
+	Model        string            `json:"model"`
+	Content      []json.RawMessage `json:"content"`
+	StopReason   *string           `json:"stop_reason"`
+	StopSequence *string           `json:"stop_sequence"`
+	Usage        antUsage          `json:"usage"`
+}
+
+// shape decides how an answer is sent: as a tool call (with its input) or as
+// text, and with which stop reason.
+func (anthropicDialect) shape(c *call, a answer) (tool bool, input json.RawMessage, stop string) {
+	tool = c.toolName != "" && a.isJSON
+	switch {
+	case a.finish == "length":
+		stop = "max_tokens"
+	case tool:
+		stop = "tool_use"
+	default:
+		stop = "end_turn"
+	}
+	if tool {
+		input = json.RawMessage(a.text)
+		if !json.Valid(input) {
+			input = json.RawMessage(`{}`)
+		}
+	}
+	return tool, input, stop
+}
+
+func (d anthropicDialect) message(c *call) antMessage {
+	return antMessage{
+		ID:    "msg_llmtest_" + strconv.FormatInt(c.id, 10),
+		Type:  "message",
+		Role:  "assistant",
+		Model: c.model,
+	}
+}
+
+func (d anthropicDialect) toolID(c *call) string {
+	return "toolu_llmtest_" + strconv.FormatInt(c.id, 10)
+}
+
+func antUsageOf(u usage) antUsage {
+	return antUsage{
+		InputTokens:              u.input,
+		CacheCreationInputTokens: u.cacheWrite,
+		CacheReadInputTokens:     u.cacheRead,
+		OutputTokens:             u.output,
+	}
+}
+
+func (d anthropicDialect) body(c *call, a answer) []byte {
+	tool, input, stop := d.shape(c, a)
+	m := d.message(c)
+	var block []byte
+	if tool {
+		block, _ = json.Marshal(map[string]any{"type": "tool_use", "id": d.toolID(c), "name": c.toolName, "input": input})
+	} else {
+		block, _ = json.Marshal(map[string]any{"type": "text", "text": a.text})
+	}
+	m.Content = []json.RawMessage{block}
+	m.StopReason = &stop
+	m.Usage = antUsageOf(a.usage)
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func (d anthropicDialect) stream(c *call, a answer) []byte {
+	tool, _, stop := d.shape(c, a)
+	var buf bytes.Buffer
+	buf.Grow(len(a.text)*2 + 1024)
+	event := func(name string, v any) {
+		b, _ := json.Marshal(v)
+		buf.WriteString("event: ")
+		buf.WriteString(name)
+		buf.WriteString("\ndata: ")
+		buf.Write(b)
+		buf.WriteString("\n\n")
+	}
+	m := d.message(c)
+	m.Content = []json.RawMessage{}
+	m.Usage = antUsageOf(a.usage)
+	m.Usage.OutputTokens = 1
+	event("message_start", map[string]any{"type": "message_start", "message": m})
+	if tool {
+		event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "tool_use", "id": d.toolID(c), "name": c.toolName, "input": map[string]any{}}})
+	} else {
+		event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "text", "text": ""}})
+	}
+	event("ping", map[string]any{"type": "ping"})
+	for _, p := range splitPieces(a.text, 4) {
+		var delta map[string]any
+		if tool {
+			delta = map[string]any{"type": "input_json_delta", "partial_json": p}
+		} else {
+			delta = map[string]any{"type": "text_delta", "text": p}
+		}
+		event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": delta})
+	}
+	event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	event("message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": a.usage.output}})
+	event("message_stop", map[string]any{"type": "message_stop"})
+	return buf.Bytes()
+}
+
+func (anthropicDialect) invalid(stream bool) []byte {
+	if stream {
+		return []byte("event: message_start\ndata: {\"type\": this is not JSON\n\n")
+	}
+	return []byte(`this is not JSON {"content": [`)
+}
+
+func (anthropicDialect) setRequestID(h http.Header, id int64) {
+	h.Set("request-id", "req_llmtest_"+strconv.FormatInt(id, 10))
+}
+
+func (d anthropicDialect) writeError(w http.ResponseWriter, id int64, status int, kind errKind, detail string) {
+	var typ, msg string
+	switch kind {
+	case errAuth:
+		typ, msg = "authentication_error", "invalid x-api-key"
+	case errModel:
+		typ, msg = "not_found_error", "model: "+detail
+	case errRate:
+		typ, msg = "rate_limit_error", "This request would exceed the rate limit for your organization. Please try again in "+w.Header().Get("Retry-After")+"s."
+	case errServer:
+		typ, msg = "api_error", "Internal server error"
+		if detail != "" {
+			msg = detail
+		}
+	case errOverloaded:
+		typ, msg = "overloaded_error", "Overloaded"
+	default:
+		typ, msg = "invalid_request_error", detail
+	}
+	d.setRequestID(w.Header(), id)
+	rid := "req_llmtest_" + strconv.FormatInt(id, 10)
+	writeJSON(w, status, map[string]any{
+		"type":       "error",
+		"error":      map[string]string{"type": typ, "message": msg},
+		"request_id": rid,
+	})
+}

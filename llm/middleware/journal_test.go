@@ -1,0 +1,95 @@
+package middleware
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/llmtest"
+)
+
+func TestJournalReplaysFinishedCalls(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run", "journal.jsonl")
+	p, srv := backend(t, llmtest.Config{})
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answers []string
+	for i := range 3 {
+		answers = append(answers, complete(t, j.Wrap(p), ask(i)).Text)
+	}
+	complete(t, j.Wrap(p), ask(0)) // the same request twice in one run
+	j.Close()
+
+	j2, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	if loaded, _, _ := j2.Stats(); loaded != 4 {
+		t.Fatalf("loaded %d records, want 4", loaded)
+	}
+	before := srv.Count()
+	for i := range 3 {
+		r := complete(t, j2.Wrap(p), ask(i))
+		if r.Source != llm.SourceJournal || r.Text != answers[i] {
+			t.Errorf("call %d: source %q text %q; want the journaled answer", i, r.Source, r.Text)
+		}
+	}
+	complete(t, j2.Wrap(p), ask(0))
+	if srv.Count() != before {
+		t.Errorf("%d calls were paid for twice", srv.Count()-before)
+	}
+	complete(t, j2.Wrap(p), ask(0)) // a third ask(0) was never journaled
+	if srv.Count() != before+1 {
+		t.Error("a call beyond the journal must go to the provider")
+	}
+}
+
+func TestJournalRecoversFromATornWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	p, _ := backend(t, llmtest.Config{})
+	j, _ := OpenJournal(path)
+	complete(t, j.Wrap(p), ask(1))
+	j.Close()
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"v":1,"key":"abc","respo`) // killed mid-write
+	f.Close()
+
+	j2, err := OpenJournal(path)
+	if err != nil {
+		t.Fatalf("a torn tail must not block the re-run: %v", err)
+	}
+	if loaded, _, _ := j2.Stats(); loaded != 1 {
+		t.Errorf("loaded %d, want 1", loaded)
+	}
+	complete(t, j2.Wrap(p), ask(2))
+	j2.Close()
+	b, _ := os.ReadFile(path)
+	if lines := strings.Count(string(b), "\n"); lines != 2 || strings.Contains(string(b), "respo\n") {
+		t.Errorf("journal after repair:\n%s", b)
+	}
+}
+
+func TestJournalRefusesDamageInTheMiddle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	os.WriteFile(path, []byte("not json\n{\"v\":1}\n"), 0o600)
+	if _, err := OpenJournal(path); err == nil || !strings.Contains(err.Error(), "journal.jsonl:1 is damaged") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestJournalHoldsNoSecrets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	p, _ := backend(t, llmtest.Config{})
+	j, _ := OpenJournal(path)
+	complete(t, j.Wrap(p), ask(1))
+	j.Close()
+	b, _ := os.ReadFile(path)
+	if strings.Contains(string(b), testKey) {
+		t.Error("the API key reached the journal")
+	}
+}

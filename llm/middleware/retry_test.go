@@ -1,0 +1,140 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/llmtest"
+)
+
+func TestRetryRidesOutThirtyPercentFaults(t *testing.T) {
+	p, srv := backend(t, llmtest.Config{Seed: 3, Faults: llmtest.Faults{Rate: 0.3, RetryAfter: 1,
+		Kinds: []llmtest.FaultKind{llmtest.Fault500, llmtest.Fault503, llmtest.Fault429, llmtest.FaultHang, llmtest.FaultTruncate, llmtest.FaultInvalidJSON}}})
+	r := Retry(Limit(p, 16, 0), RetryOptions{MaxAttempts: 8, BaseDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond, AttemptTimeout: 500 * time.Millisecond})
+	const calls = 60
+	var wg sync.WaitGroup
+	errs := make(chan error, calls)
+	for i := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := r.Complete(context.Background(), ask(i)); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("call failed despite retries: %v", err)
+	}
+	faults := 0
+	for _, rec := range srv.Requests() {
+		if rec.Fault != "" {
+			faults++
+		}
+	}
+	if faults == 0 || srv.Count() != calls+faults {
+		t.Errorf("%d requests for %d calls with %d faults: each fault should cost exactly one retry", srv.Count(), calls, faults)
+	}
+}
+
+func TestRetryGivesUpOnPermanentErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		cfg      llmtest.Config
+		kind     error
+		requests int
+		contains []string
+	}{
+		{"401 is not retried and names the provider", llmtest.Config{APIKey: "the-right-key"}, llm.ErrAuth, 1, []string{"openai", "authentication failed", "OPENAI_API_KEY"}},
+		{"404 unknown model", llmtest.Config{Models: []string{"gpt-5"}}, llm.ErrUnknownModel, 1, []string{"unknown model"}},
+		{"persistent 503 stops at the bound", llmtest.Config{Faults: llmtest.Faults{Rate: 1, Kinds: []llmtest.FaultKind{llmtest.Fault503}}}, llm.ErrUnavailable, 3, []string{"gave up after 3 attempts"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, srv := backend(t, tt.cfg)
+			_, err := Retry(p, RetryOptions{MaxAttempts: 3, BaseDelay: time.Millisecond}).Complete(context.Background(), ask(1))
+			if !errors.Is(err, tt.kind) {
+				t.Fatalf("err = %v, want %v", err, tt.kind)
+			}
+			if srv.Count() != tt.requests {
+				t.Errorf("%d requests, want %d", srv.Count(), tt.requests)
+			}
+			for _, c := range tt.contains {
+				if !strings.Contains(err.Error(), c) {
+					t.Errorf("error %q lacks %q", err, c)
+				}
+			}
+			if strings.Contains(err.Error(), testKey) {
+				t.Errorf("the key leaked into the error: %v", err)
+			}
+		})
+	}
+}
+
+func TestRetryHonoursRetryAfter(t *testing.T) {
+	p, srv := backend(t, llmtest.Config{Faults: llmtest.Faults{Sequence: []llmtest.FaultKind{llmtest.Fault429}, RetryAfter: 2}})
+	complete(t, Retry(p, RetryOptions{BaseDelay: time.Millisecond}), ask(1))
+	recs := srv.Requests()
+	if len(recs) != 2 {
+		t.Fatalf("%d requests, want 2", len(recs))
+	}
+	if gap := recs[1].Time.Sub(recs[0].Time); gap < 2*time.Second {
+		t.Errorf("retried after %s; the provider asked for 2s", gap)
+	}
+}
+
+func TestRetryTooLongRetryAfterFailsFast(t *testing.T) {
+	p, srv := backend(t, llmtest.Config{Faults: llmtest.Faults{Sequence: []llmtest.FaultKind{llmtest.Fault429}, RetryAfter: 600}})
+	_, err := Retry(p, RetryOptions{MaxRetryAfter: time.Second}).Complete(context.Background(), ask(1))
+	if !errors.Is(err, llm.ErrRateLimited) || !strings.Contains(err.Error(), "longer than") || srv.Count() != 1 {
+		t.Errorf("err = %v after %d requests; a 10-minute Retry-After should fail at once", err, srv.Count())
+	}
+}
+
+func TestRetryStopsWhenTheCallerCancels(t *testing.T) {
+	p, _ := backend(t, llmtest.Config{Faults: llmtest.Faults{Rate: 1, Kinds: []llmtest.FaultKind{llmtest.Fault429}, RetryAfter: 30}})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := Retry(p, RetryOptions{}).Complete(ctx, ask(1))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want the caller's deadline", err)
+	}
+}
+
+func TestLimitBoundsConcurrency(t *testing.T) {
+	p, srv := backend(t, llmtest.Config{Latency: 30 * time.Millisecond})
+	l := Limit(p, 3, 0)
+	var wg sync.WaitGroup
+	for i := range 15 {
+		wg.Add(1)
+		go func() { defer wg.Done(); complete(t, l, ask(i)) }()
+	}
+	wg.Wait()
+	if got := srv.MaxConcurrent(); got != 3 {
+		t.Errorf("max concurrency at the server = %d, want 3", got)
+	}
+}
+
+func TestLimitSpacesRequestsPerMinute(t *testing.T) {
+	p, srv := backend(t, llmtest.Config{})
+	l := Limit(p, 0, 1200) // one every 50ms
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() { defer wg.Done(); complete(t, l, ask(i)) }()
+	}
+	wg.Wait()
+	recs := srv.Requests()
+	for i := 1; i < len(recs); i++ {
+		if gap := recs[i].Time.Sub(recs[i-1].Time); gap < 40*time.Millisecond {
+			t.Errorf("requests %d and %d arrived %s apart; 1200 rpm spaces them 50ms", i-1, i, gap)
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/sotlabs/sot/llm"
+)
+
+// fail turns an error of the SDK or the transport into an *llm.Error. A
+// context ended by the caller is returned as that context's error, wrapped.
+// httpResp is the response, when one arrived.
+func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Response, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s (%s): %w", p.cfg.Name, req.Model, ctx.Err())
+	}
+	e := &llm.Error{Provider: p.cfg.Name, Model: req.Model, Err: err}
+	if httpResp != nil {
+		e.RequestID = httpResp.Header.Get("x-request-id")
+	}
+	var apiErr *sdk.Error
+	var streamErr *ssestream.StreamError
+	switch {
+	case httpResp != nil && httpResp.StatusCode >= 400:
+		e.Status = httpResp.StatusCode
+		e.Kind = llm.KindForStatus(e.Status)
+		e.RetryAfter = llm.ParseRetryAfter(httpResp.Header, time.Now())
+		msg := ""
+		if errors.As(err, &apiErr) {
+			msg = apiErr.Message
+		}
+		if msg == "" {
+			msg = bodyMessage(httpResp)
+		}
+		e.Message = clip(msg)
+		if e.Kind == llm.ErrAuth {
+			e.Message = fmt.Sprintf("the API key was rejected; check %s", p.cfg.APIKeyEnv)
+			if msg != "" {
+				e.Message += " (" + clip(msg) + ")"
+			}
+		}
+	case errors.As(err, &apiErr):
+		// An error without a response to go with it.
+		e.Status = apiErr.StatusCode
+		e.Kind = llm.KindForStatus(e.Status)
+		e.Message = clip(apiErr.Message)
+	case isTimeout(err):
+		e.Kind = llm.ErrTimeout
+		e.Message = "no answer in time"
+	case errors.As(err, &streamErr):
+		// An error event in the middle of the stream.
+		e.Kind, e.Message = streamErrorKind(streamErr.Event.Data)
+	case httpResp != nil:
+		// The answer started but could not be read: cut off, or not JSON.
+		e.Kind = llm.ErrBadResponse
+		e.Message = "could not read the answer: " + clip(err.Error())
+	default:
+		e.Kind = llm.ErrUnavailable
+		e.Message = "could not reach the API: " + clip(transportMessage(err))
+	}
+	return e
+}
+
+// streamErrorKind classifies the error object of an SSE error event.
+func streamErrorKind(data []byte) (error, string) {
+	var v struct {
+		Error struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+			Code    any    `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(data, &v)
+	msg := clip(v.Error.Message)
+	if msg == "" {
+		msg = "the stream reported an error"
+	}
+	switch t := v.Error.Type + " " + fmt.Sprint(v.Error.Code); {
+	case strings.Contains(t, "rate_limit") || strings.Contains(t, "requests"):
+		return llm.ErrRateLimited, msg
+	case strings.Contains(t, "invalid_request"):
+		return llm.ErrBadRequest, msg
+	}
+	return llm.ErrUnavailable, msg
+}
+
+func (p *Provider) badResponse(req *llm.Request, httpResp *http.Response, msg string) error {
+	e := &llm.Error{Provider: p.cfg.Name, Model: req.Model, Kind: llm.ErrBadResponse, Message: msg}
+	if httpResp != nil {
+		e.RequestID = httpResp.Header.Get("x-request-id")
+	}
+	return e
+}
+
+// bodyMessage reads the message of an error body that the SDK could not
+// decode: error.message of a JSON body, else the start of the text.
+func bodyMessage(r *http.Response) string {
+	if r.Body == nil {
+		return ""
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+	if err != nil {
+		return ""
+	}
+	var v struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(b, &v) == nil && len(v.Error) > 0 {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(v.Error, &inner) == nil && inner.Message != "" {
+			return inner.Message
+		}
+		var s string
+		if json.Unmarshal(v.Error, &s) == nil {
+			return s
+		}
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func isTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// transportMessage is the innermost explanation of a connection failure.
+func transportMessage(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Error()
+	}
+	return err.Error()
+}
+
+// clip shortens s to one line of at most 300 bytes.
+func clip(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		cut := 300
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}

@@ -1,0 +1,153 @@
+// Package stack assembles the provider stack a sot run talks to: a backend
+// for every configured provider, each with its own retries and limits, behind
+// the run-wide journal, cache, schema check and meter.
+package stack
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/anthropic"
+	"github.com/sotlabs/sot/llm/command"
+	"github.com/sotlabs/sot/llm/middleware"
+	"github.com/sotlabs/sot/llm/openai"
+)
+
+// Options are choices of one run that are not configuration.
+type Options struct {
+	// JournalPath, when set, journals every finished call there and replays
+	// the calls already recorded.
+	JournalPath string
+	// NoCache turns the response cache off even if config enables it.
+	NoCache bool
+	// Retries overrides the configured number of attempts when > 0.
+	Retries int
+	// Timeout overrides the configured per-attempt timeout when > 0.
+	Timeout time.Duration
+	// HTTPClient is used by the HTTP backends (default: a plain client).
+	HTTPClient *http.Client
+	// Getenv reads API keys (default: the process environment via config).
+	Getenv func(string) string
+	Logger *slog.Logger
+}
+
+// Stack is a ready provider and the parts a run reports on.
+type Stack struct {
+	llm.Provider
+	Meter   *middleware.Meter
+	Cache   *middleware.Cache   // nil when caching is off
+	Journal *middleware.Journal // nil without JournalPath
+}
+
+// Close closes the journal.
+func (s *Stack) Close() error {
+	if s.Journal != nil {
+		return s.Journal.Close()
+	}
+	return nil
+}
+
+// New builds the stack for cfg.
+func New(cfg *config.Config, opts Options) (*Stack, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Getenv == nil {
+		return nil, fmt.Errorf("stack: Options.Getenv is required")
+	}
+	budget := middleware.Budget{MaxCalls: cfg.Budget.MaxCalls, MaxTokens: cfg.Budget.MaxTokens, MaxCost: cfg.Budget.MaxCost}
+	if err := budget.Validate(); err != nil {
+		return nil, err
+	}
+	router := llm.Router{}
+	for _, name := range cfg.ProviderNames() {
+		router[name] = backend(cfg, name, opts)
+	}
+	s := &Stack{Meter: middleware.NewMeter(budget, llm.DefaultPrices().Merge(cfg.Prices), opts.Logger)}
+	var p llm.Provider = s.Meter.Wrap(router)
+	p = middleware.CheckSchema(p)
+	if !cfg.Cache.Disabled && !opts.NoCache {
+		dir := cfg.Cache.Dir
+		if dir == "" {
+			var err error
+			if dir, err = middleware.DefaultCacheDir(); err != nil {
+				return nil, err
+			}
+		}
+		c, err := middleware.NewCache(dir)
+		if err != nil {
+			return nil, err
+		}
+		s.Cache = c
+		p = c.Wrap(p)
+	}
+	if opts.JournalPath != "" {
+		j, err := middleware.OpenJournal(opts.JournalPath)
+		if err != nil {
+			return nil, err
+		}
+		s.Journal = j
+		p = j.Wrap(p)
+	}
+	s.Provider = p
+	return s, nil
+}
+
+// backend builds one provider wrapped in its retries and limits. A provider
+// that cannot be built (a missing key, a bad URL) becomes one that fails
+// every call with that error, so unused providers never block a run.
+func backend(cfg *config.Config, name string, opts Options) llm.Provider {
+	pc := cfg.Providers[name]
+	key := pc.APIKey
+	if key == "" && pc.APIKeyEnv != "" {
+		key = opts.Getenv(pc.APIKeyEnv)
+	}
+	llm.RegisterSecret(key)
+	var (
+		p   llm.Provider
+		err error
+	)
+	switch cfg.ProviderType(name) {
+	case llm.ProviderOpenAI:
+		p, err = openai.New(openai.Config{Name: name, BaseURL: pc.BaseURL, APIKey: key, RequireKey: pc.BaseURL == "", HTTPClient: opts.HTTPClient})
+	case llm.ProviderOllama:
+		base := strings.TrimRight(pc.BaseURL, "/")
+		if !strings.HasSuffix(base, "/v1") {
+			base += "/v1"
+		}
+		p, err = openai.New(openai.Config{Name: name, BaseURL: base, APIKey: key, HTTPClient: opts.HTTPClient})
+	case llm.ProviderAnthropic:
+		p, err = anthropic.New(anthropic.Config{Name: name, BaseURL: pc.BaseURL, APIKey: key, RequireKey: pc.BaseURL == "", HTTPClient: opts.HTTPClient})
+	case llm.ProviderCommand:
+		p = command.New(command.Config{Name: name, Program: pc.Program, Timeout: time.Duration(pc.Timeout)})
+	default:
+		err = &llm.Error{Provider: name, Kind: llm.ErrConfig, Message: "unknown provider type " + pc.Type}
+	}
+	if err != nil {
+		return llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) { return nil, err })
+	}
+	conc := pc.Concurrency
+	if conc == 0 {
+		conc = cfg.Concurrency
+	}
+	attempts := cfg.Retries
+	if opts.Retries > 0 {
+		attempts = opts.Retries
+	}
+	timeout := time.Duration(cfg.Timeout)
+	if pc.Timeout > 0 {
+		timeout = time.Duration(pc.Timeout)
+	}
+	if opts.Timeout > 0 {
+		timeout = opts.Timeout
+	}
+	return middleware.Retry(middleware.Limit(p, conc, pc.RPM), middleware.RetryOptions{
+		MaxAttempts: attempts, AttemptTimeout: timeout, Logger: opts.Logger,
+	})
+}

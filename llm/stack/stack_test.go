@@ -1,0 +1,194 @@
+package stack
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/llmtest"
+)
+
+// The crash helper: when SOT_CRASH_HELPER is set, the test binary runs a
+// batch of calls through a journaled stack, the way a sot run does.
+func TestMain(m *testing.M) {
+	if os.Getenv("SOT_CRASH_HELPER") == "1" {
+		if err := runBatch(os.Getenv("SOT_CRASH_URL"), os.Getenv("SOT_CRASH_JOURNAL"), 20); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func testConfig(baseURL string) *config.Config {
+	cfg := config.Defaults()
+	p := cfg.Providers["openai"]
+	p.BaseURL = baseURL
+	cfg.Providers["openai"] = p
+	cfg.Cache.Disabled = true
+	return &cfg
+}
+
+func env(k string) string {
+	if k == "OPENAI_API_KEY" {
+		return "sk-test-stack-0123456789"
+	}
+	return ""
+}
+
+func call(n int) *llm.Request {
+	return &llm.Request{Model: "openai:gpt-4.1", Label: fmt.Sprintf("batch/%d", n),
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: fmt.Sprintf("call %d", n)}}}
+}
+
+func runBatch(url, journal string, n int) error {
+	st, err := New(testConfig(url), Options{JournalPath: journal, Getenv: env})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	sem := make(chan struct{}, 4)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if _, err := st.Complete(context.Background(), call(i)); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// journaled returns the labels recorded in a journal.
+func journaled(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var rec struct{ Label string }
+		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Label != "" {
+			out[rec.Label] = true
+		}
+	}
+	return out
+}
+
+func TestCrashAndResumePaysForNothingTwice(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Latency: 40 * time.Millisecond})
+	defer srv.Close()
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "SOT_CRASH_HELPER=1", "SOT_CRASH_URL="+srv.OpenAIBaseURL(), "SOT_CRASH_JOURNAL="+journal)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it the moment at least 8 calls are journaled.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, _ := os.ReadFile(journal)
+		if strings.Count(string(b), "\n") >= 8 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the batch never got going")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	done := journaled(t, journal)
+	if len(done) >= 20 {
+		t.Fatalf("the run finished before the kill (%d calls); nothing was tested", len(done))
+	}
+	before := srv.Count()
+
+	if err := runBatch(srv.OpenAIBaseURL(), journal, 20); err != nil {
+		t.Fatalf("re-run: %v", err)
+	}
+	for _, rec := range srv.Requests()[before:] {
+		label := "batch/" + strings.TrimPrefix(rec.LastUser(), "call ")
+		if done[label] {
+			t.Errorf("%s had finished before the kill but was sent again", label)
+		}
+	}
+	if got := journaled(t, journal); len(got) != 20 {
+		t.Errorf("after the re-run %d of 20 calls are journaled", len(got))
+	}
+	t.Logf("killed after %d journaled calls; the re-run sent %d", len(done), srv.Count()-before)
+}
+
+func TestStackWiresEveryPiece(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{})
+	defer srv.Close()
+	cfg := testConfig(srv.OpenAIBaseURL())
+	cfg.Cache = config.Cache{Dir: t.TempDir()}
+	cfg.Budget.MaxCalls = 2
+	st, err := New(cfg, Options{JournalPath: filepath.Join(t.TempDir(), "j.jsonl"), Getenv: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if _, err := st.Complete(ctx, &llm.Request{Model: "vertex:gemini", Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}}); err == nil || !strings.Contains(err.Error(), "no provider \"vertex\"") {
+		t.Errorf("unknown provider: %v", err)
+	}
+	for _, n := range []int{1, 1, 2} { // the repeat is served by the response cache
+		if _, err := st.Complete(ctx, call(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st.Cache.Hits() != 1 || st.Meter.Totals().Calls != 2 {
+		t.Errorf("cache hits %d, metered calls %d", st.Cache.Hits(), st.Meter.Totals().Calls)
+	}
+	if _, err := st.Complete(ctx, call(3)); err == nil || !strings.Contains(err.Error(), "--max-calls 2") {
+		t.Errorf("the budget should stop the third paid call: %v", err)
+	}
+}
+
+func TestMissingKeyFailsOnlyWhenUsed(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{})
+	defer srv.Close()
+	cfg := testConfig(srv.OpenAIBaseURL())
+	st, err := New(cfg, Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatalf("a provider without a key must not stop the stack: %v", err)
+	}
+	defer st.Close()
+	_, err = st.Complete(context.Background(), &llm.Request{Model: "anthropic:claude-sonnet-4-5", Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
+	if err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
+		t.Errorf("err = %v, want a missing-key error naming the variable", err)
+	}
+	if _, err := st.Complete(context.Background(), call(1)); err != nil {
+		t.Errorf("the configured openai endpoint should still work: %v", err)
+	}
+}
