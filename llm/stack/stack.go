@@ -113,17 +113,31 @@ func backend(cfg *config.Config, name string, opts Options) llm.Provider {
 		p   llm.Provider
 		err error
 	)
+	// The variables named in error messages: the provider's own for the
+	// built-ins, the config keys for providers the user configured.
+	keyEnv, urlEnv := pc.APIKeyEnv, "providers."+name+".base_url"
+	if keyEnv == "" {
+		keyEnv = "providers." + name + ".api_key_env"
+	}
+	switch name {
+	case llm.ProviderOpenAI:
+		urlEnv = "OPENAI_BASE_URL"
+	case llm.ProviderAnthropic:
+		urlEnv = "ANTHROPIC_BASE_URL"
+	case llm.ProviderOllama:
+		urlEnv = "OLLAMA_HOST"
+	}
 	switch cfg.ProviderType(name) {
 	case llm.ProviderOpenAI:
-		p, err = openai.New(openai.Config{Name: name, BaseURL: pc.BaseURL, APIKey: key, RequireKey: pc.BaseURL == "", HTTPClient: opts.HTTPClient})
+		p, err = openai.New(openai.Config{Name: name, BaseURL: pc.BaseURL, APIKey: key, RequireKey: pc.BaseURL == "", HTTPClient: opts.HTTPClient, APIKeyEnv: keyEnv, BaseURLEnv: urlEnv})
 	case llm.ProviderOllama:
 		base := strings.TrimRight(pc.BaseURL, "/")
 		if !strings.HasSuffix(base, "/v1") {
 			base += "/v1"
 		}
-		p, err = openai.New(openai.Config{Name: name, BaseURL: base, APIKey: key, HTTPClient: opts.HTTPClient})
+		p, err = openai.New(openai.Config{Name: name, BaseURL: base, APIKey: key, HTTPClient: opts.HTTPClient, APIKeyEnv: keyEnv, BaseURLEnv: urlEnv})
 	case llm.ProviderAnthropic:
-		p, err = anthropic.New(anthropic.Config{Name: name, BaseURL: pc.BaseURL, APIKey: key, RequireKey: pc.BaseURL == "", HTTPClient: opts.HTTPClient})
+		p, err = anthropic.New(anthropic.Config{Name: name, BaseURL: pc.BaseURL, APIKey: key, RequireKey: pc.BaseURL == "", HTTPClient: opts.HTTPClient, APIKeyEnv: keyEnv, BaseURLEnv: urlEnv})
 	case llm.ProviderCommand:
 		p = command.New(command.Config{Name: name, Program: pc.Program, Timeout: time.Duration(pc.Timeout)})
 	default:

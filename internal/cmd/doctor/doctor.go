@@ -179,6 +179,8 @@ func hint(err error, cfg *config.Config, ref llm.ModelRef) string {
 	switch {
 	case errors.Is(err, llm.ErrMissingKey):
 		return fmt.Sprintf("export %s with your key, or point providers.%s.api_key_env at the variable that holds it", pc.APIKeyEnv, ref.Provider)
+	case errors.Is(err, llm.ErrAuth) && pc.APIKeyEnv == "":
+		return fmt.Sprintf("%s rejected the request's credentials; set providers.%s.api_key_env to the variable that holds its key", base, ref.Provider)
 	case errors.Is(err, llm.ErrAuth):
 		return fmt.Sprintf("the key in %s was rejected; check that it is current and belongs to this provider", pc.APIKeyEnv)
 	case errors.Is(err, llm.ErrUnknownModel):
