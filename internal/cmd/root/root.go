@@ -15,6 +15,7 @@ import (
 	"github.com/sotlabs/sot/internal/cmd/doctor"
 	"github.com/sotlabs/sot/internal/cmd/personas"
 	"github.com/sotlabs/sot/internal/cmd/promptcmd"
+	"github.com/sotlabs/sot/internal/cmd/reviewcmd"
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
 	"github.com/sotlabs/sot/llm"
@@ -78,6 +79,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 		doctor.NewCmd(f),
 		personas.NewCmd(f),
 		promptcmd.NewCmd(f),
+		reviewcmd.NewCmd(f),
 	)
 	return cmd
 }

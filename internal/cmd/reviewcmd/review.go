@@ -1,0 +1,377 @@
+// Package reviewcmd implements "sot review": flags and files become a
+// review context, the review runs, and the outcome becomes files, a summary
+// and an exit code CI can act on.
+package reviewcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/internal/cmd/version"
+	"github.com/sotlabs/sot/internal/cmdutil"
+	"github.com/sotlabs/sot/internal/status"
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/stack"
+	"github.com/sotlabs/sot/material"
+	"github.com/sotlabs/sot/persona"
+	"github.com/sotlabs/sot/report"
+	"github.com/sotlabs/sot/review"
+)
+
+// Options are the command's inputs beyond the review context.
+type Options struct {
+	Context         review.Context
+	ContextFile     string
+	WorkflowContext string
+	Mode            string
+	Models          []string
+	Diff            string
+	Staged          bool
+	Artifacts       []string
+	Input           string
+	Formats         []string
+	Stdout          string
+	FailOn          string
+	DryRun          bool
+	ShowPrompt      string
+	Seed            int64
+	MaxPromptTokens int
+	Fresh           bool
+}
+
+// NewCmd returns "sot review".
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &Options{}
+	cmd := &cobra.Command{
+		Use:   "review [PATH...]",
+		Short: "Review a diff, documents or text with several specialists and synthesize their findings",
+		Long: `Review a code diff (default: the working tree against HEAD), design documents
+(--artifacts) or any text (--type freeform --input FILE|-) with the specialist
+personas, each under its perspective lenses, and synthesize one review that
+keeps disagreements visible.
+
+Writes to the output directory (default .sot/reviews/<run-id>/):
+REVIEW-<SPECIALIST>[-<LENS>].md per specialist and lens, REVIEW-SYNTHESIS.md,
+and with --format json|sarif|rdjson the machine outputs review.json,
+review.sarif and review.rdjsonl.
+
+The review context can also come from a YAML/JSON file (--context-file) or a
+PAW WorkflowContext.md (--workflow-context); flags win over files.
+
+Running the same command again after a crash or Ctrl-C continues the run:
+finished model calls are replayed from the run's journal, not paid for again.
+
+Exit codes: 0 done; 1 findings at or above --fail-on; 2 usage error;
+3 partial review (some specialist or step failed; the synthesis lists it).`,
+		Example: `  sot review                                   # working tree against HEAD
+  sot review --diff main...HEAD --format sarif --fail-on must-fix
+  sot review --staged --specialists security,testing --perspectives none
+  sot review --specialists adaptive:3 --interactive false
+  sot review --artifacts docs/design.md docs/plan.md
+  git show | sot review --type freeform --input - --framing "Review this patch email."
+  sot review --dry-run --show-prompt security`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				if len(o.Artifacts) == 0 && !strings.EqualFold(o.Context.Type, "artifacts") {
+					return cmdutil.UsageError("unexpected arguments %q: to review documents, pass --artifacts PATH...", args)
+				}
+				o.Artifacts = append(o.Artifacts, args...)
+			}
+			return Run(cmd.Context(), f, o)
+		},
+	}
+	fl := cmd.Flags()
+	c := &o.Context
+	fl.StringVar(&c.Type, "type", "", "what is reviewed: diff (default), artifacts or freeform")
+	fl.StringVar(&c.Coordinates, "coordinates", "", "how the specialists are told what they review (default: the range, paths or input name)")
+	fl.StringVar(&c.OutputDir, "output-dir", "", "where the review files go (default .sot/reviews/<run-id>/)")
+	fl.StringVar(&c.Specialists, "specialists", "", "all (default), a comma list of names or .md files, or adaptive:N")
+	fl.StringVar(&c.Context, "context", "", "only specialists declaring this context (default implementation for diff and artifacts)")
+	fl.StringVar(&c.InteractionMode, "interaction-mode", "", "parallel (default) or debate")
+	fl.StringVar(&c.Interactive, "interactive", "", "true, false or smart (default): whether to ask you about trade-offs and setup problems")
+	fl.StringVar(&c.SpecialistModels, "specialist-models", "", "none, a model pool, pinned specialist=model pairs, or a mix, comma separated")
+	fl.StringVar(&c.Framing, "framing", "", "the preamble of a freeform review")
+	fl.StringVar(&c.Perspectives, "perspectives", "", "lenses: auto (default), none, or a comma list")
+	fl.IntVar(&c.PerspectiveCap, "perspective-cap", 0, "most lenses per specialist (default 2)")
+	fl.StringVar(&o.ContextFile, "context-file", "", "read the review context from this YAML or JSON file")
+	fl.StringVar(&o.WorkflowContext, "workflow-context", "", "read the Final Review fields of a PAW WorkflowContext.md")
+	fl.StringVar(&o.Mode, "mode", "", "society-of-thought (default), single-model or multi-model")
+	fl.StringSliceVar(&o.Models, "models", nil, "the models of --mode multi-model, comma separated")
+	fl.StringVar(&o.Diff, "diff", "", "the git range to review: A..B, A...B or a revision (default: working tree against HEAD)")
+	fl.BoolVar(&o.Staged, "staged", false, "review the staged changes")
+	fl.StringSliceVar(&o.Artifacts, "artifacts", nil, "documents or directories to review (sets --type artifacts)")
+	fl.StringVar(&o.Input, "input", "", "freeform content: a file, or - for stdin")
+	fl.StringSliceVar(&o.Formats, "format", nil, "machine outputs besides markdown: json, sarif, rdjson (repeatable)")
+	fl.StringVar(&o.Stdout, "stdout", "", "print one format (markdown, json, sarif, rdjson) to stdout instead of its file; status goes to stderr")
+	fl.StringVar(&o.FailOn, "fail-on", "never", "exit 1 when findings at or above this severity exist: must-fix, should-fix, consider or never")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "print the plan (specialists, lenses, models, calls, estimated tokens and cost) and call no model")
+	fl.StringVar(&o.ShowPrompt, "show-prompt", "", "with --dry-run, also print the composed prompt of this specialist")
+	fl.Int64Var(&o.Seed, "seed", 0, "fix the randomized order of the synthesis inputs (default: derived from the run)")
+	fl.IntVar(&o.MaxPromptTokens, "max-prompt-tokens", 0, "prompt budget per call; larger material is split into chunks (default: from the models' context windows)")
+	fl.BoolVar(&o.Fresh, "fresh", false, "start the run afresh instead of replaying its journal")
+	return cmd
+}
+
+// Run executes "sot review".
+func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	ro, err := buildOptions(f, o)
+	if err != nil {
+		return err
+	}
+	human := f.IO.Out
+	if o.Stdout != "" {
+		human = f.IO.ErrOut
+	}
+	ro.Warn = func(s string) { fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+s) }
+	ro.Progress = func(s string) { fmt.Fprintln(f.IO.ErrOut, "sot: "+s) }
+
+	plan, err := review.Prepare(ctx, ro)
+	var trivial *review.TrivialError
+	switch {
+	case errors.Is(err, review.ErrNoChanges):
+		fmt.Fprintln(human, "sot: no changes to review; no model was called")
+		return nil
+	case errors.As(err, &trivial):
+		fmt.Fprintln(human, "sot: "+trivial.Error())
+		return nil
+	case errors.Is(err, persona.ErrAborted):
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: err}
+	case err != nil:
+		return classify(err)
+	}
+	for _, w := range plan.Warnings {
+		ro.Warn(w)
+	}
+	printAssignments(f.IO.ErrOut, plan)
+	if o.DryRun {
+		return printPlan(f, human, plan, o)
+	}
+	d := status.New(f.IO.ErrOut, f.IO.TTY && o.Stdout == "")
+	ro.Events = d.Event
+	out, err := review.Execute(ctx, plan, ro)
+	if err != nil {
+		return err
+	}
+	files, err := review.WriteFormats(plan.OutputDir, out.Result, without(o.Formats, o.Stdout), version.Get().Version)
+	if err != nil {
+		return err
+	}
+	out.Files = append(out.Files, files...)
+	if o.Stdout != "" {
+		b, err := review.Render(o.Stdout, out.Result, version.Get().Version)
+		if err != nil {
+			return err
+		}
+		f.IO.Out.Write(b)
+	}
+	summarize(human, out)
+	return exitCode(out, o.FailOn)
+}
+
+func without(list []string, x string) []string {
+	var out []string
+	for _, v := range list {
+		if v != x {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// buildOptions merges flags, the context file and the workflow context, and
+// checks the command's own flags.
+func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
+	c := o.Context
+	if o.ContextFile != "" {
+		fc, err := review.LoadFile(o.ContextFile)
+		if err != nil {
+			return nil, cmdutil.AsUsage(err)
+		}
+		c.Merge(fc)
+	}
+	mode := o.Mode
+	if o.WorkflowContext != "" {
+		wf, err := review.LoadWorkflow(o.WorkflowContext)
+		if err != nil {
+			return nil, cmdutil.AsUsage(err)
+		}
+		c.Merge(wf.Context)
+		if mode == "" {
+			mode = wf.Mode
+		}
+	}
+	for _, fm := range o.Formats {
+		if _, ok := review.Formats[fm]; !ok && fm != "markdown" {
+			return nil, cmdutil.UsageError("--format %q: use markdown, json, sarif or rdjson", fm)
+		}
+	}
+	if o.Stdout != "" {
+		if _, ok := review.Formats[o.Stdout]; !ok && o.Stdout != "markdown" {
+			return nil, cmdutil.UsageError("--stdout %q: use markdown, json, sarif or rdjson", o.Stdout)
+		}
+	}
+	switch o.FailOn {
+	case "never", "must-fix", "should-fix", "consider":
+	default:
+		return nil, cmdutil.UsageError("--fail-on %q: use must-fix, should-fix, consider or never", o.FailOn)
+	}
+	if o.ShowPrompt != "" && !o.DryRun {
+		return nil, cmdutil.UsageError("--show-prompt works with --dry-run")
+	}
+	if o.MaxPromptTokens < 0 {
+		return nil, cmdutil.UsageError("--max-prompt-tokens must be positive")
+	}
+	cfg, _, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	lib, err := f.Library()
+	if err != nil {
+		return nil, err
+	}
+	ro := &review.Options{Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts,
+		Content: o.Input, In: f.IO.In, Dir: f.WorkDir(), Config: cfg, Library: lib, MaxPromptTokens: o.MaxPromptTokens, Fresh: o.Fresh}
+	if o.Seed != 0 {
+		seed := o.Seed
+		ro.Seed = &seed
+	}
+	if f.IO.InTTY {
+		ro.Ask = cmdutil.TerminalAsker(f.IO)
+	}
+	ro.NewStack = func(journal string) (*stack.Stack, error) {
+		return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
+	}
+	return ro, nil
+}
+
+// classify turns preparation errors into usage errors where the caller's
+// input was at fault.
+func classify(err error) error {
+	var fe *review.FieldError
+	switch {
+	case errors.As(err, &fe), errors.Is(err, material.ErrNotRepo), errors.Is(err, material.ErrBadRange),
+		errors.Is(err, material.ErrBinary), errors.Is(err, material.ErrNotUTF8), errors.Is(err, material.ErrEmpty),
+		errors.Is(err, material.ErrTooLarge), errors.Is(err, llm.ErrUnknownProvider), errors.Is(err, persona.ErrNeedsDecision),
+		errors.Is(err, os.ErrNotExist):
+		return cmdutil.AsUsage(err)
+	}
+	if strings.Contains(err.Error(), "no model configured") || strings.Contains(err.Error(), "write it as provider:model") {
+		return cmdutil.AsUsage(err)
+	}
+	return err
+}
+
+func printAssignments(w io.Writer, p *review.Plan) {
+	ids := make([]string, 0, len(p.Models))
+	for id := range p.Models {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var parts []string
+	for _, id := range ids {
+		parts = append(parts, id+"="+p.Models[id])
+	}
+	fmt.Fprintf(w, "sot: run %s: models %s; synthesis %s\n", p.RunID, strings.Join(parts, ", "), p.TriageModel)
+}
+
+func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, o *Options) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "Run\t%s\n", p.RunID)
+	fmt.Fprintf(tw, "Output\t%s\n", p.OutputDir)
+	fmt.Fprintf(tw, "Mode\t%s, %s\n", p.Mode, p.Context.InteractionMode)
+	fmt.Fprintf(tw, "Material\t%s: %d file(s), %d skipped, %d chunk(s)\n", p.Context.Coordinates, len(p.Material.Files), len(p.Material.Skipped), len(p.Chunks))
+	var specs []string
+	for _, s := range p.Specialists {
+		specs = append(specs, fmt.Sprintf("%s (%s)", s.ID, p.Models[s.ID]))
+	}
+	fmt.Fprintf(tw, "Specialists\t%s\n", strings.Join(specs, ", "))
+	if p.SelectionRationale != "" {
+		fmt.Fprintf(tw, "Selection\t%s\n", p.SelectionRationale)
+	}
+	lenses := "none"
+	if ls := p.LensIDs(); len(ls) > 0 {
+		lenses = strings.Join(ls, ", ")
+	}
+	fmt.Fprintf(tw, "Lenses\t%s\n", lenses)
+	fmt.Fprintf(tw, "Calls\t%d specialist call(s) + 1 synthesis call\n", len(p.Tasks))
+	fmt.Fprintf(tw, "Input tokens\t~%d (~%d of them cacheable as a shared prefix)\n", p.InputTokens, p.CachedTokens)
+	cost := fmt.Sprintf("~$%.4f (assuming %d output tokens a call)", p.Cost, 1500)
+	if len(p.Unpriced) > 0 {
+		cost += "; no price known for " + strings.Join(p.Unpriced, ", ")
+	}
+	fmt.Fprintf(tw, "Cost\t%s\n", cost)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if o.ShowPrompt != "" {
+		text, err := p.Prompt(o.ShowPrompt)
+		if err != nil {
+			return cmdutil.AsUsage(err)
+		}
+		fmt.Fprintf(w, "\n--- prompt of %s ---\n%s", o.ShowPrompt, text)
+	}
+	return nil
+}
+
+func summarize(w io.Writer, out *review.Outcome) {
+	res := out.Result
+	s := report.Summarize(res)
+	u := res.Usage
+	fmt.Fprintf(w, "\nsot: %d must-fix, %d should-fix, %d consider, %d observation(s) from %d specialist(s)\n",
+		s.MustFix, s.ShouldFix, s.Consider, s.Observations, len(res.Specialists))
+	fmt.Fprintf(w, "sot: %d calls, %d input tokens (%d cached), %d output tokens, $%.4f, %.1fs",
+		u.Calls, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.CostUSD, float64(u.WallMS)/1000)
+	if u.Replayed > 0 || u.CacheHits > 0 {
+		fmt.Fprintf(w, " (%d replayed from the journal, %d from the cache)", u.Replayed, u.CacheHits)
+	}
+	fmt.Fprintln(w)
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(w, "sot: %d file(s) skipped (listed in REVIEW-SYNTHESIS.md)\n", len(res.Skipped))
+	}
+	if res.Partial() {
+		fmt.Fprintf(w, "sot: PARTIAL review: %d part(s) missing:\n", len(res.Missing))
+		for _, m := range res.Missing {
+			who := m.Specialist
+			if m.Lens != "" {
+				who += "/" + m.Lens
+			}
+			if m.Chunk > 0 {
+				who += fmt.Sprintf(" (chunk %d)", m.Chunk)
+			}
+			fmt.Fprintf(w, "  - %s: %s\n", who, m.Error)
+		}
+	}
+	if out.Stopped != nil {
+		fmt.Fprintln(w, "sot: "+out.Stopped.Error())
+	}
+	fmt.Fprintf(w, "sot: wrote %s\n", out.Plan.OutputDir+"/REVIEW-SYNTHESIS.md")
+}
+
+// exitCode: findings at --fail-on win (1), then a partial review (3).
+func exitCode(out *review.Outcome, failOn string) error {
+	if failOn != "never" {
+		sev, _ := finding.ParseSeverity(failOn)
+		if n := report.Summarize(out.Result).AtLeast(sev); n > 0 {
+			return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("%d finding(s) at or above %s (--fail-on %s)", n, failOn, failOn)}
+		}
+	}
+	if out.Result.Partial() {
+		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("the review is partial: %d part(s) missing (see REVIEW-SYNTHESIS.md)", len(out.Result.Missing))}
+	}
+	return nil
+}

@@ -1,0 +1,605 @@
+package material
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Categories of a change, as reported by Analyze.
+const (
+	CategoryNewLogic      = "new-logic"
+	CategoryRefactor      = "refactor"
+	CategoryConfig        = "config"
+	CategoryAPISurface    = "api-surface"
+	CategoryDataHandling  = "data-handling"
+	CategoryTests         = "tests"
+	CategoryDependencies  = "dependencies"
+	CategoryOperational   = "operational"
+	CategoryTrustBoundary = "trust-boundary"
+	CategoryDocs          = "docs"
+	CategoryDeletion      = "deletion"
+)
+
+// maxKeywords caps Signals.Keywords.
+const maxKeywords = 200
+
+// Signals describes a change for selecting specialists and lenses. Every
+// category comes with a reason naming an example file, so that a selection
+// can be explained.
+type Signals struct {
+	Languages  map[string]int    // language -> number of files
+	Dirs       []string          // top-level directories touched ("." for files at the root), sorted
+	Categories []string          // sorted; see Analyze
+	Reasons    map[string]string // category -> "config: deploy/k8s.yaml changed"
+	Keywords   map[string]int    // lower-cased words on changed lines -> occurrences (the 200 most frequent)
+	// Files counts the files touched, skipped ones included; Additions and
+	// Deletions count the lines of the reviewed files.
+	Files, Additions, Deletions        int
+	TestFilesChanged, CodeFilesChanged int
+}
+
+// Has reports whether the change falls in category c.
+func (s Signals) Has(c string) bool { return slices.Contains(s.Categories, c) }
+
+// Analyze describes the change with deterministic heuristics. The lines it
+// reads are the changed (added and removed) lines of a diff, or every line
+// of artifacts and freeform material. The categories:
+//
+//   - tests: a test file changed (_test., .spec., .test., test_*.py, or a
+//     test/, tests/, __tests__/ or testdata/ directory).
+//   - config: a configuration file changed (YAML, JSON, TOML, INI, .env,
+//     HCL/Terraform, Dockerfile, CI workflows), tests excepted.
+//   - dependencies: a manifest (go.mod, package.json, requirements*.txt,
+//     pyproject.toml, Cargo.toml, Gemfile, pom.xml, build.gradle, ...) or a
+//     lock file changed, skipped lock files included.
+//   - operational: deployment and operations files changed: deploy/, k8s/,
+//     helm/, charts/, terraform/, infra/, ansible/ and migrations/
+//     directories, Dockerfiles and compose files, *.tf, *.sql, CI
+//     workflows (.github/workflows, .gitlab-ci.yml, Jenkinsfile, .circleci).
+//   - trust-boundary: a line mentions authentication or authorization
+//     (auth, token, password, secret, session, cookie, jwt, oauth,
+//     permission, role, credential, csrf, ...), cryptography, HTTP handlers
+//     and routes, request parameters, uploads, running commands or SQL.
+//   - data-handling: SQL files, migrations and schemas, serialization
+//     formats (.proto, .avsc), or lines that build SQL, define tables, use
+//     an ORM or (de)serialize data.
+//   - api-surface: exported Go declarations (func/type/var/const with an
+//     upper-case name), exported TypeScript/JavaScript symbols, public
+//     Java/Kotlin/C#/Rust declarations, HTTP routes, or OpenAPI/Swagger,
+//     .proto, GraphQL and Thrift files, outside tests.
+//   - new-logic: added control-flow lines (if, for, switch, case, return,
+//     ...) outnumber removed ones in non-test code.
+//   - refactor: non-test code whose added and removed line counts are
+//     within 40% of each other, and which renames files or mostly moves
+//     lines (half the added lines also appear among the removed ones); a
+//     code file renamed without other changes counts too.
+//   - docs: every file is documentation (Markdown, reST, AsciiDoc, text,
+//     README/LICENSE-style names).
+//   - deletion: a file was deleted.
+func (m *Material) Analyze() Signals {
+	s := Signals{
+		Languages: make(map[string]int),
+		Reasons:   make(map[string]string),
+		Keywords:  make(map[string]int),
+	}
+	a := &analysis{s: &s, dirs: make(map[string]bool), removedSet: make(map[string]int)}
+	allDocs := true
+	for _, f := range m.Files {
+		a.file(m.Type, f)
+		if !isDocPath(f.Path) {
+			allDocs = false
+		}
+	}
+	for _, sk := range m.Skipped {
+		s.Files++
+		a.dirs[topDir(sk.Path)] = true
+		a.path(sk.Path)
+		if !isDocPath(sk.Path) {
+			allDocs = false
+		}
+	}
+	if allDocs && s.Files > 0 {
+		example := ""
+		if len(m.Files) > 0 {
+			example = m.Files[0].Path
+		} else {
+			example = m.Skipped[0].Path
+		}
+		a.note(CategoryDocs, "only documentation changed (%s)", example)
+	}
+	a.finish()
+	for d := range a.dirs {
+		s.Dirs = append(s.Dirs, d)
+	}
+	slices.Sort(s.Dirs)
+	for c := range s.Reasons {
+		s.Categories = append(s.Categories, c)
+	}
+	slices.Sort(s.Categories)
+	s.Keywords = topKeywords(a.words, maxKeywords)
+	return s
+}
+
+// analysis accumulates what Analyze needs across files.
+type analysis struct {
+	s    *Signals
+	dirs map[string]bool
+
+	words map[string]int
+
+	// new-logic
+	cfAdded, cfRemoved int
+	cfExample          string
+	cfExampleCount     int
+	// refactor
+	codeAdded, codeRemoved int
+	renamedCode            string
+	removedSet             map[string]int // trimmed removed code lines
+	addedCode              []codeLine     // trimmed added code lines
+
+	rank map[string]int // category -> rank of its reason
+}
+
+type codeLine struct{ text, path string }
+
+// note records a category with its reason; the first reason stays.
+func (a *analysis) note(cat, format string, args ...any) {
+	a.noteRank(cat, 0, format, args...)
+}
+
+// noteRank records a category with a reason of the given rank; a reason of
+// a lower rank replaces one of a higher rank, so that the most telling
+// example is given (a route before a mere word, an added line before a
+// removed one).
+func (a *analysis) noteRank(cat string, rank int, format string, args ...any) {
+	if a.rank == nil {
+		a.rank = make(map[string]int)
+	}
+	if old, ok := a.rank[cat]; ok && old <= rank {
+		return
+	}
+	a.rank[cat] = rank
+	a.s.Reasons[cat] = cat + ": " + fmt.Sprintf(format, args...)
+}
+
+// topDir returns the first directory of p, or "." for a file at the root.
+func topDir(p string) string {
+	if d, _, ok := strings.Cut(p, "/"); ok {
+		return d
+	}
+	return "."
+}
+
+// Path rules.
+var (
+	depManifests = map[string]bool{
+		"go.mod": true, "go.work": true, "package.json": true, "pyproject.toml": true, "setup.py": true,
+		"setup.cfg": true, "pipfile": true, "cargo.toml": true, "gemfile": true, "pom.xml": true,
+		"build.gradle": true, "build.gradle.kts": true, "composer.json": true, "mix.exs": true,
+		"pubspec.yaml": true, "vcpkg.json": true, "conanfile.txt": true, "environment.yml": true,
+	}
+	opsDirs = map[string]bool{
+		"deploy": true, "deployment": true, "deployments": true, "k8s": true, "kubernetes": true,
+		"helm": true, "charts": true, "terraform": true, "infra": true, "infrastructure": true,
+		"ansible": true, "migrations": true, "migration": true, "migrate": true, ".circleci": true,
+	}
+	dataDirs = map[string]bool{"migrations": true, "migration": true, "migrate": true, "schema": true, "schemas": true, "models": true}
+)
+
+// path applies the rules that need only a file's path.
+func (a *analysis) path(p string) {
+	lp := strings.ToLower(p)
+	base := path.Base(lp)
+	lang := Language(p)
+	dirs := strings.Split(path.Dir(lp), "/")
+	test := isTestPath(p)
+	if test {
+		a.note(CategoryTests, "%s changed", p)
+	}
+	workflow := strings.HasPrefix(lp, ".github/workflows/") || base == ".gitlab-ci.yml" || base == "jenkinsfile" ||
+		strings.HasPrefix(lp, ".circleci/") || base == "azure-pipelines.yml" || base == ".travis.yml"
+	compose := strings.HasPrefix(base, "docker-compose") || strings.HasPrefix(base, "compose.y")
+	if !test && (configLanguages[lang] || workflow) && !isLockFile(p) && !depManifests[base] {
+		a.note(CategoryConfig, "%s changed", p)
+	}
+	if depManifests[base] || strings.HasPrefix(base, "requirements") && strings.HasSuffix(base, ".txt") || isLockFile(p) {
+		a.note(CategoryDependencies, "%s changed", p)
+	}
+	ops := workflow || compose || lang == "dockerfile" || lang == "terraform" || lang == "sql" || base == "procfile" ||
+		strings.HasSuffix(base, ".service")
+	for _, d := range dirs {
+		ops = ops || opsDirs[d]
+	}
+	if ops {
+		a.note(CategoryOperational, "%s changed", p)
+	}
+	data := lang == "sql" || lang == "protobuf" || strings.HasSuffix(base, ".avsc") || strings.HasPrefix(base, "schema.") ||
+		base == "models.py" || base == "schema.prisma"
+	for _, d := range dirs {
+		data = data || dataDirs[d]
+	}
+	if data {
+		a.note(CategoryDataHandling, "%s changed", p)
+	}
+	if !test && (lang == "protobuf" || lang == "graphql" || strings.HasSuffix(base, ".thrift") || strings.HasSuffix(base, ".d.ts") ||
+		strings.HasPrefix(base, "openapi") || strings.HasPrefix(base, "swagger")) {
+		a.note(CategoryAPISurface, "%s changed", p)
+	}
+}
+
+// file applies the path and line rules to one file.
+func (a *analysis) file(typ string, f File) {
+	s := a.s
+	s.Files++
+	s.Additions += f.Additions
+	s.Deletions += f.Deletions
+	if f.Language != "" {
+		s.Languages[f.Language]++
+	}
+	a.dirs[topDir(f.Path)] = true
+	a.path(f.Path)
+	test := isTestPath(f.Path)
+	code := isCodePath(f.Path) && !test
+	switch {
+	case test:
+		s.TestFilesChanged++
+	case code:
+		s.CodeFilesChanged++
+	}
+	if f.Status == StatusDeleted {
+		a.note(CategoryDeletion, "%s deleted", f.Path)
+	}
+	if f.Status == StatusRenamed && code && a.renamedCode == "" {
+		a.renamedCode = fmt.Sprintf("%s renamed from %s", f.Path, f.OldPath)
+	}
+	cfAdded := 0
+	for _, l := range splitLines(f.Text) {
+		mark, num, text := parseLine(l)
+		if mark != markAdded && mark != markRemoved && mark != markPlain {
+			continue // context, headers, notes
+		}
+		a.addWords(text)
+		where := fmt.Sprintf("%s line %d", f.Path, num)
+		removed := 0
+		if mark == markRemoved {
+			where = f.Path + " (removed line)"
+			removed = 1
+		}
+		lower := strings.ToLower(text)
+		if what, rank := trustMatch(text, lower); what != "" {
+			a.noteRank(CategoryTrustBoundary, 2*rank+removed, "%s %s", where, what)
+		}
+		if dataRule.match(text, lower) {
+			a.noteRank(CategoryDataHandling, 2+removed, "%s %s", where, dataRule.what)
+		}
+		if !test && (apiLine(f.Language, text) || routeRule.match(text, lower)) {
+			a.noteRank(CategoryAPISurface, 2+removed, "%s changes an exported declaration or route", where)
+		}
+		if !code || typ != TypeDiff {
+			continue
+		}
+		t := strings.TrimSpace(text)
+		cf := isControlFlow(text)
+		switch mark {
+		case markAdded:
+			a.codeAdded++
+			if cf {
+				a.cfAdded++
+				cfAdded++
+			}
+			if t != "" {
+				a.addedCode = append(a.addedCode, codeLine{t, f.Path})
+			}
+		case markRemoved:
+			a.codeRemoved++
+			if cf {
+				a.cfRemoved++
+			}
+			if t != "" {
+				a.removedSet[t]++
+			}
+		}
+	}
+	if cfAdded > a.cfExampleCount {
+		a.cfExample, a.cfExampleCount = f.Path, cfAdded
+	}
+}
+
+// finish applies the rules that weigh the whole change.
+func (a *analysis) finish() {
+	if a.cfAdded > a.cfRemoved {
+		a.note(CategoryNewLogic, "%d added control-flow lines against %d removed (most in %s)", a.cfAdded, a.cfRemoved, a.cfExample)
+	}
+	lo, hi := min(a.codeAdded, a.codeRemoved), max(a.codeAdded, a.codeRemoved)
+	balanced := hi == 0 || float64(lo) >= 0.6*float64(hi)
+	moved, example := 0, ""
+	for _, l := range a.addedCode {
+		if a.removedSet[l.text] > 0 {
+			a.removedSet[l.text]--
+			moved++
+			if example == "" {
+				example = l.path
+			}
+		}
+	}
+	switch {
+	case a.renamedCode != "" && balanced:
+		a.note(CategoryRefactor, "%s", a.renamedCode)
+	case balanced && len(a.addedCode) > 0 && 2*moved >= len(a.addedCode):
+		a.note(CategoryRefactor, "%d of %d added code lines move existing lines (e.g. into %s)", moved, len(a.addedCode), example)
+	}
+}
+
+// Line rules. Each regular expression comes with lower-case literals of
+// which a line must contain one before the expression is tried: most lines
+// contain none, which keeps Analyze linear and fast on large diffs.
+type lineRule struct {
+	keys []string
+	re   *regexp.Regexp
+	what string
+}
+
+func (r lineRule) match(text, lower string) bool {
+	for _, k := range r.keys {
+		if strings.Contains(lower, k) {
+			return r.re.MatchString(text)
+		}
+	}
+	return false
+}
+
+var (
+	routeRule = lineRule{
+		keys: []string{"http.", "handlefunc", "mapping", "@", `("/`, `('/`, "(`/", `( "/`},
+		re:   regexp.MustCompile(`http\.(ResponseWriter|Request\b|Handle|HandlerFunc)|\.HandleFunc\(|@(app|router|bp|api)\.(route|get|post|put|delete|patch)\b|@(Get|Post|Put|Delete|Patch|Request)Mapping|\b(app|router|mux|server|api|r|e|g)\.(GET|POST|PUT|DELETE|PATCH|Get|Post|Put|Delete|Patch|get|post|put|delete|patch)\(\s*["'` + "`" + `]/`),
+		what: "handles HTTP requests",
+	}
+	sqlRule = lineRule{
+		keys: []string{"select", "insert", "update", "delete", "query", "exec", "raw("},
+		re:   regexp.MustCompile(`(?i)\bselect\s+[\w*,. ]{1,200}?\s+from\b|\binsert\s+into\b|\bupdate\s+\w+\s+set\b|\bdelete\s+from\b|\.(Query|QueryRow|QueryContext|QueryRowContext|Exec|ExecContext|Raw)\(|\bcursor\.execute\(`),
+		what: "builds or runs SQL",
+	}
+	trustRules = []lineRule{
+		routeRule,
+		{
+			keys: []string{".url.query", "formvalue", "formfile", "pathvalue", "multipartform", "req.", "request.", "$_"},
+			re:   regexp.MustCompile(`\.URL\.Query\(\)|\.(FormValue|PostFormValue|FormFile|PathValue|MultipartForm)\b|\breq(uest)?\.(query|params|body|args|form|files|cookies|headers|GET|POST)\b|\$_(GET|POST|REQUEST|COOKIE|FILES|SERVER)\b`),
+			what: "reads request parameters",
+		},
+		{
+			keys: []string{"exec", "subprocess", "child_process", "system(", "popen(", "shell", "processbuilder", "eval(", "spawn("},
+			re:   regexp.MustCompile(`\bexec\.Command|"os/exec"|\bsubprocess\.|child_process|\bos\.(system|popen)\(|\bshell\s*=\s*True|Runtime\.getRuntime\(\)\.exec|\bProcessBuilder\(|\b(eval|system|popen|execve?|spawn)\(`),
+			what: "runs commands or evaluates code",
+		},
+		sqlRule,
+	}
+	// trustWords are identifier parts (camelCase and snake_case split,
+	// lower-cased) that name security-relevant things.
+	trustWords = map[string]bool{
+		"auth": true, "authn": true, "authz": true, "authenticate": true, "authenticated": true, "authentication": true,
+		"authorize": true, "authorized": true, "authorization": true, "unauthorized": true,
+		"token": true, "tokens": true, "password": true, "passwords": true, "passwd": true, "secret": true, "secrets": true,
+		"session": true, "sessions": true, "cookie": true, "cookies": true, "jwt": true, "oauth": true, "oauth2": true,
+		"oidc": true, "saml": true, "permission": true, "permissions": true, "role": true, "roles": true, "rbac": true,
+		"acl": true, "privilege": true, "privileges": true, "credential": true, "credentials": true, "login": true,
+		"logout": true, "csrf": true, "xss": true, "cors": true, "sanitize": true, "escape": true, "crypto": true,
+		"cipher": true, "encrypt": true, "decrypt": true, "encryption": true, "hmac": true, "signature": true,
+		"tls": true, "certificate": true, "apikey": true, "bcrypt": true, "scrypt": true, "argon2": true,
+		"upload": true, "uploads": true, "multipart": true, "sudo": true, "sql": true,
+	}
+	dataRule = lineRule{
+		keys: []string{"table", "index", "column", "json", "yaml", "proto.", "pickle", "encoding/", "database/sql",
+			"gorm", "sqlx", "sqlalchemy", "prisma", "sequelize", "typeorm", "hibernate", "activerecord", "models.model", "serializ"},
+		re:   regexp.MustCompile(`(?i)\b(create|alter|drop)\s+(table|index|column)\b|\bjson\.(Marshal|Unmarshal|NewDecoder|NewEncoder|dumps?|loads?)\b|\bJSON\.(parse|stringify)\b|\byaml\.(Marshal|Unmarshal|safe_load|load|dump)\b|\bproto\.(Marshal|Unmarshal)\b|\bpickle\.|"encoding/(json|xml|gob|csv)"|"database/sql"|\b(gorm|sqlx|sqlalchemy|prisma|sequelize|typeorm|hibernate|ActiveRecord)\b|\bmodels\.Model\b|\b(de)?serializ`),
+		what: "handles stored or serialized data",
+	}
+	goExported = regexp.MustCompile(`^(func\s+(\([^)]*\)\s*)?|type\s+|var\s+|const\s+)\p{Lu}`)
+	tsExported = regexp.MustCompile(`^export\s|^module\.exports\b|^exports\.`)
+	publicDecl = regexp.MustCompile(`^\s*public\s`)
+	rustPublic = regexp.MustCompile(`^\s*pub\s+(fn|struct|enum|trait|type|const|static|mod|use)\b`)
+)
+
+// controlWords start control-flow lines.
+var controlWords = map[string]bool{
+	"if": true, "for": true, "while": true, "switch": true, "case": true, "select": true, "match": true,
+	"return": true, "else": true, "elif": true, "try": true, "catch": true, "except": true, "finally": true,
+	"defer": true, "go": true, "throw": true, "raise": true, "break": true, "continue": true, "goto": true,
+	"loop": true, "unless": true, "until": true, "when": true,
+}
+
+// isControlFlow reports whether a line starts with a control-flow keyword
+// or continues an if with "} else".
+func isControlFlow(text string) bool {
+	t := strings.TrimLeft(text, " \t")
+	n := 0
+	for n < len(t) && t[n] >= 'a' && t[n] <= 'z' {
+		n++
+	}
+	if n > 0 && (n == len(t) || !isWordByte(t[n])) && controlWords[t[:n]] {
+		return true
+	}
+	return strings.Contains(t, "} else")
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// trustMatch says what security-relevant thing a line touches, or "",
+// with a rank: 0 for code patterns (handlers, request parameters, commands,
+// SQL), 1 for a mere word.
+func trustMatch(text, lower string) (string, int) {
+	for _, r := range trustRules {
+		if r.match(text, lower) {
+			return r.what, 0
+		}
+	}
+	for _, w := range identifierParts(text) {
+		if trustWords[w] {
+			return "mentions " + w, 1
+		}
+	}
+	return "", 0
+}
+
+// apiLine reports whether a line declares a public symbol.
+func apiLine(lang, text string) bool {
+	switch lang {
+	case "go":
+		return goExported.MatchString(text)
+	case "typescript", "javascript":
+		return tsExported.MatchString(text)
+	case "java", "kotlin", "csharp", "scala":
+		return publicDecl.MatchString(text)
+	case "rust":
+		return rustPublic.MatchString(text)
+	}
+	return false
+}
+
+// stopWords are words too common to tell a change apart.
+var stopWords = map[string]bool{
+	"the": true, "and": true, "for": true, "with": true, "that": true, "this": true, "from": true, "are": true,
+	"not": true, "but": true, "you": true, "all": true, "can": true, "has": true, "have": true, "was": true,
+	"will": true, "its": true, "into": true, "then": true, "than": true, "when": true, "which": true,
+	"return": true, "func": true, "var": true, "const": true, "nil": true, "null": true, "none": true,
+	"true": true, "false": true, "else": true, "let": true, "def": true, "self": true, "new": true,
+	"int": true, "string": true, "err": true, "end": true, "type": true, "struct": true, "import": true,
+	"package": true, "public": true, "private": true, "static": true, "void": true, "class": true,
+}
+
+// addWords counts the words of a line: every identifier lower-cased, and
+// the parts of camelCase and snake_case identifiers.
+func (a *analysis) addWords(text string) {
+	if a.words == nil {
+		a.words = make(map[string]int)
+	}
+	for _, id := range identifiers(text) {
+		lid := strings.ToLower(id)
+		if len(lid) >= 3 && !stopWords[lid] {
+			a.words[lid]++
+		}
+		parts := splitIdentifier(id)
+		if len(parts) < 2 {
+			continue
+		}
+		for _, p := range parts {
+			if len(p) >= 3 && !stopWords[p] {
+				a.words[p]++
+			}
+		}
+	}
+}
+
+// identifiers returns the identifiers in text (letters, digits and '_',
+// not starting with a digit).
+func identifiers(text string) []string {
+	var out []string
+	start := -1
+	for i := 0; i < len(text); {
+		c := text[i]
+		size := 1
+		letter, digit := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z', c >= '0' && c <= '9'
+		if c >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			letter, digit = unicode.IsLetter(r), unicode.IsDigit(r)
+		}
+		if letter || (start >= 0 && digit) {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 {
+			out = append(out, text[start:i])
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		out = append(out, text[start:])
+	}
+	return out
+}
+
+// identifierParts returns the lower-cased parts of all identifiers in text,
+// whole identifiers included.
+func identifierParts(text string) []string {
+	var out []string
+	for _, id := range identifiers(text) {
+		out = append(out, strings.ToLower(id))
+		if parts := splitIdentifier(id); len(parts) > 1 {
+			out = append(out, parts...)
+		}
+	}
+	return out
+}
+
+// splitIdentifier splits camelCase, PascalCase, snake_case and
+// kebab-free identifiers into lower-cased parts: "parseHTTPRequest" ->
+// "parse", "http", "request".
+func splitIdentifier(id string) []string {
+	simple := true
+	for i := 0; i < len(id) && simple; i++ {
+		c := id[i]
+		simple = c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+	}
+	if simple {
+		return []string{id}
+	}
+	var parts []string
+	rs := []rune(id)
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			parts = append(parts, strings.ToLower(string(rs[start:end])))
+		}
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r == '_' {
+			flush(i)
+			start = i + 1
+			continue
+		}
+		if i > start && unicode.IsUpper(r) {
+			prev := rs[i-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				flush(i)
+				start = i
+			}
+		}
+	}
+	flush(len(rs))
+	return parts
+}
+
+// topKeywords keeps the n most frequent words, ties broken alphabetically.
+func topKeywords(words map[string]int, n int) map[string]int {
+	if len(words) <= n {
+		if words == nil {
+			return map[string]int{}
+		}
+		return words
+	}
+	keys := make([]string, 0, len(words))
+	for k := range words {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if words[a] != words[b] {
+			return words[b] - words[a]
+		}
+		return strings.Compare(a, b)
+	})
+	out := make(map[string]int, n)
+	for _, k := range keys[:n] {
+		out[k] = words[k]
+	}
+	return out
+}

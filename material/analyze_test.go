@@ -1,0 +1,224 @@
+package material
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAnalyze(t *testing.T) {
+	type files map[string]string
+	tests := []struct {
+		name       string
+		before     files
+		after      files // "" deletes
+		moves      [][2]string
+		categories []string
+		reasons    map[string]string // category -> substring of the reason
+		dirs       []string
+		keywords   []string
+	}{
+		{
+			name:   "auth handler with tests",
+			before: files{"auth/session.go": sessionV1},
+			after: files{
+				"auth/session.go":      sessionV2 + "\n// Revoke ends every session of a user.\nfunc Revoke(w http.ResponseWriter, r *http.Request) {\n\tfor _, s := range sessions(r) {\n\t\tif s.Active {\n\t\t\ts.End()\n\t\t}\n\t}\n}\n",
+				"auth/session_test.go": "package auth\n\nimport \"testing\"\n\nfunc TestRevoke(t *testing.T) {\n\tif false {\n\t\tt.Fatal()\n\t}\n}\n",
+			},
+			categories: []string{"api-surface", "new-logic", "tests", "trust-boundary"},
+			reasons: map[string]string{
+				"trust-boundary": "trust-boundary: auth/session.go line 13 reads request parameters",
+				"api-surface":    "auth/session.go line",
+				"tests":          "tests: auth/session_test.go changed",
+				"new-logic":      "most in auth/session.go",
+			},
+			dirs:     []string{"auth"},
+			keywords: []string{"token", "revoke", "session", "sessions"},
+		},
+		{
+			name:   "deployment and dependencies",
+			before: files{"deploy/k8s.yaml": "replicas: 2\n", "go.mod": "module x\n\ngo 1.22\n", "go.sum": "a v1 h1:x\n", "main.go": "package main\n"},
+			after: files{
+				"deploy/k8s.yaml":          "replicas: 3\n",
+				"go.mod":                   "module x\n\ngo 1.23\n",
+				"go.sum":                   "a v1 h1:y\n",
+				"Dockerfile":               "FROM golang:1.23\nRUN go build ./...\n",
+				".github/workflows/ci.yml": "on: push\njobs: {}\n",
+			},
+			categories: []string{"config", "dependencies", "operational"},
+			reasons: map[string]string{
+				"config":       "config: .github/workflows/ci.yml changed",
+				"dependencies": "dependencies: go.mod changed",
+				"operational":  "operational: .github/workflows/ci.yml changed",
+			},
+			dirs: []string{".", ".github", "deploy"},
+		},
+		{
+			name:       "documentation only",
+			before:     files{"README.md": "# X\n"},
+			after:      files{"README.md": "# X\n\nMore words about the tool.\n", "docs/guide.rst": "Guide\n=====\n"},
+			categories: []string{"docs"},
+			reasons:    map[string]string{"docs": "docs: only documentation changed (README.md)"},
+			dirs:       []string{".", "docs"},
+			keywords:   []string{"words", "tool", "guide"},
+		},
+		{
+			name:       "rename refactor",
+			before:     files{"pkg/util.go": "package pkg\n\nfunc helper(x int) int {\n\treturn x * 2\n}\n\n" + lines("// other", 1, 10)},
+			after:      files{"pkg/helpers.go": "package pkg\n\nfunc helper(y int) int {\n\treturn y * 2\n}\n\n" + lines("// other", 1, 10)},
+			moves:      [][2]string{{"pkg/util.go", "pkg/helpers.go"}},
+			categories: []string{"refactor"},
+			reasons:    map[string]string{"refactor": "refactor: pkg/helpers.go renamed from pkg/util.go"},
+			dirs:       []string{"pkg"},
+		},
+		{
+			name: "moved code",
+			before: files{
+				"a.go": "package p\n\nfunc one() int {\n\tx := compute()\n\ty := transform(x)\n\treturn y\n}\n",
+				"b.go": "package p\n",
+			},
+			after: files{
+				"a.go": "package p\n",
+				"b.go": "package p\n\nfunc one() int {\n\tx := compute()\n\ty := transform(x)\n\treturn y\n}\n",
+			},
+			categories: []string{"refactor"},
+			reasons:    map[string]string{"refactor": "5 of 5 added code lines move existing lines (e.g. into b.go)"},
+			dirs:       []string{"."},
+		},
+		{
+			name:   "deleted file and migration",
+			before: files{"legacy/old.go": "package legacy\n\nfunc Old() {}\n"},
+			after:  files{"legacy/old.go": "", "db/migrations/002_users.sql": "CREATE TABLE users (\n  id INTEGER PRIMARY KEY,\n  password_hash TEXT NOT NULL\n);\n"},
+			// Removing an exported function changes the API.
+			categories: []string{"api-surface", "data-handling", "deletion", "operational", "trust-boundary"},
+			reasons: map[string]string{
+				"deletion":       "deletion: legacy/old.go deleted",
+				"api-surface":    "legacy/old.go (removed line)",
+				"data-handling":  "db/migrations/002_users.sql changed",
+				"trust-boundary": "db/migrations/002_users.sql line 3 mentions password",
+			},
+			dirs: []string{"db", "legacy"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			r.write(".keep", "")
+			for p, c := range tt.before {
+				r.write(p, c)
+			}
+			r.commit("base")
+			for _, mv := range tt.moves {
+				r.mv(mv[0], mv[1])
+			}
+			for p, c := range tt.after {
+				if c == "" {
+					r.remove(p)
+				} else {
+					r.write(p, c)
+				}
+			}
+			r.git("add", "-A")
+			m := r.diff(DiffOptions{})
+			s := m.Analyze()
+			if diff := cmp.Diff(tt.categories, s.Categories); diff != "" {
+				t.Errorf("categories (-want +got):\n%s\nreasons: %v", diff, s.Reasons)
+			}
+			for c, want := range tt.reasons {
+				if !strings.Contains(s.Reasons[c], want) {
+					t.Errorf("reason of %s = %q, want it to contain %q", c, s.Reasons[c], want)
+				}
+			}
+			if len(s.Reasons) != len(s.Categories) {
+				t.Errorf("reasons %v for categories %v", s.Reasons, s.Categories)
+			}
+			if diff := cmp.Diff(tt.dirs, s.Dirs); diff != "" {
+				t.Errorf("dirs (-want +got):\n%s", diff)
+			}
+			for _, k := range tt.keywords {
+				if s.Keywords[k] == 0 {
+					t.Errorf("keyword %q missing from %v", k, s.Keywords)
+				}
+			}
+			if s.Files != len(m.Files)+len(m.Skipped) {
+				t.Errorf("Files = %d", s.Files)
+			}
+			// Deterministic: the same material gives the same signals.
+			if diff := cmp.Diff(s, m.Analyze()); diff != "" {
+				t.Errorf("second Analyze differs:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAnalyzeCounts(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", "package a\n")
+	r.write("a_test.go", "package a\n")
+	r.write("web/app.ts", "export const a = 1\n")
+	r.commit("base")
+	r.write("a.go", "package a\n\nvar A = 1\n")
+	r.write("a_test.go", "package a\n\nvar T = 1\n")
+	r.write("web/app.ts", "export const a = 2\n")
+	s := r.diff(DiffOptions{}).Analyze()
+	want := Signals{
+		Languages:        map[string]int{"go": 2, "typescript": 1},
+		Dirs:             []string{".", "web"},
+		Files:            3,
+		Additions:        5,
+		Deletions:        1,
+		TestFilesChanged: 1,
+		CodeFilesChanged: 2,
+	}
+	got := s
+	got.Categories, got.Reasons, got.Keywords = nil, nil, nil
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	if !s.Has(CategoryAPISurface) || !s.Has(CategoryTests) || s.Has(CategoryDocs) {
+		t.Errorf("categories %v", s.Categories)
+	}
+}
+
+func TestAnalyzeArtifacts(t *testing.T) {
+	m, err := Freeform("design.md", strings.NewReader("# Login flow\n\nThe server issues a JWT after the password check.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Analyze()
+	if diff := cmp.Diff([]string{"docs", "trust-boundary"}, s.Categories); diff != "" {
+		t.Errorf("categories (-want +got):\n%s", diff)
+	}
+	if s.Keywords["jwt"] != 1 || s.Keywords["login"] != 1 || s.Keywords["the"] != 0 {
+		t.Errorf("keywords %v", s.Keywords)
+	}
+}
+
+func TestKeywordsCapped(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 500; i++ {
+		b.WriteString("word" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26)) + "\n")
+	}
+	m, err := Freeform("stdin", strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.Analyze().Keywords); n != maxKeywords {
+		t.Errorf("%d keywords", n)
+	}
+}
+
+func TestSplitIdentifier(t *testing.T) {
+	for in, want := range map[string][]string{
+		"parseHTTPRequest": {"parse", "http", "request"},
+		"refresh_token":    {"refresh", "token"},
+		"JWTToken":         {"jwt", "token"},
+		"oauth2Client":     {"oauth2", "client"},
+		"plain":            {"plain"},
+	} {
+		if diff := cmp.Diff(want, splitIdentifier(in)); diff != "" {
+			t.Errorf("splitIdentifier(%q) (-want +got):\n%s", in, diff)
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package material
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+)
+
+// Skip reasons.
+const (
+	reasonBinary    = "binary file"
+	reasonGenerated = "generated file"
+	reasonLock      = "lock file"
+	reasonVendored  = "vendored"
+	reasonNotUTF8   = "not UTF-8 text"
+)
+
+// languages maps lower-cased file extensions to language names.
+var languages = map[string]string{
+	".go": "go", ".py": "python", ".pyi": "python",
+	".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+	".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript",
+	".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".groovy": "groovy", ".gradle": "groovy",
+	".rs": "rust", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+	".cs": "csharp", ".fs": "fsharp", ".swift": "swift", ".m": "objc", ".mm": "objc",
+	".rb": "ruby", ".php": "php", ".pl": "perl", ".pm": "perl", ".lua": "lua", ".r": "r",
+	".dart": "dart", ".ex": "elixir", ".exs": "elixir", ".erl": "erlang", ".hs": "haskell",
+	".clj": "clojure", ".ml": "ocaml", ".zig": "zig", ".nim": "nim", ".jl": "julia",
+	".sh": "shell", ".bash": "shell", ".zsh": "shell", ".fish": "shell", ".ps1": "powershell",
+	".sql": "sql", ".proto": "protobuf", ".graphql": "graphql", ".gql": "graphql",
+	".html": "html", ".htm": "html", ".css": "css", ".scss": "scss", ".sass": "scss", ".less": "less",
+	".vue": "vue", ".svelte": "svelte", ".xml": "xml", ".svg": "xml",
+	".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".rst": "restructuredtext",
+	".adoc": "asciidoc", ".txt": "text", ".tex": "tex",
+	".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonc": "json", ".toml": "toml",
+	".ini": "ini", ".cfg": "ini", ".conf": "ini", ".properties": "ini", ".env": "dotenv",
+	".tf": "terraform", ".tfvars": "terraform", ".hcl": "hcl", ".nix": "nix", ".cue": "cue",
+	".mk": "makefile", ".cmake": "cmake", ".bzl": "starlark", ".bazel": "starlark",
+}
+
+// languageNames maps lower-cased base names without a telling extension.
+var languageNames = map[string]string{
+	"dockerfile": "dockerfile", "containerfile": "dockerfile", "makefile": "makefile",
+	"gnumakefile": "makefile", "go.mod": "go-mod", "go.work": "go-mod", "cmakelists.txt": "cmake",
+	"jenkinsfile": "groovy", "gemfile": "ruby",
+	"rakefile": "ruby", "vagrantfile": "ruby", ".gitignore": "gitignore", ".dockerignore": "gitignore",
+}
+
+// Language returns the language of a file from its name, e.g. "go",
+// "typescript", "markdown", "yaml", or "" if unknown.
+func Language(p string) string {
+	base := strings.ToLower(path.Base(p))
+	if l, ok := languageNames[base]; ok {
+		return l
+	}
+	if strings.HasPrefix(base, "dockerfile.") || strings.HasSuffix(base, ".dockerfile") {
+		return "dockerfile"
+	}
+	return languages[path.Ext(base)]
+}
+
+// lockFiles are dependency lock files, skipped as "lock file".
+var lockFiles = map[string]bool{
+	"go.sum": true, "package-lock.json": true, "npm-shrinkwrap.json": true, "yarn.lock": true,
+	"pnpm-lock.yaml": true, "cargo.lock": true, "poetry.lock": true, "gemfile.lock": true,
+	"composer.lock": true, "pipfile.lock": true, "uv.lock": true, "bun.lockb": true,
+	"packages.lock.json": true, "mix.lock": true, "pubspec.lock": true, "flake.lock": true,
+}
+
+// generatedSuffixes are file name endings of generated files.
+var generatedSuffixes = []string{
+	".pb.go", "_gen.go", ".gen.go", "_generated.go", ".pb.gw.go", "_string.go.generated",
+	".min.js", ".min.css", ".map", "_pb2.py", "_pb2_grpc.py", ".pb.cc", ".pb.h", ".g.dart",
+}
+
+// vendorDirs are directories of third-party code, skipped as "vendored".
+var vendorDirs = []string{"vendor", "node_modules", "third_party", ".yarn"}
+
+// pathSkipReason returns why a file is skipped from its path alone, or "".
+func pathSkipReason(p string) string {
+	for _, seg := range strings.Split(path.Dir(p), "/") {
+		for _, v := range vendorDirs {
+			if seg == v {
+				return reasonVendored
+			}
+		}
+	}
+	base := strings.ToLower(path.Base(p))
+	if lockFiles[base] {
+		return reasonLock
+	}
+	for _, s := range generatedSuffixes {
+		if strings.HasSuffix(base, s) {
+			return reasonGenerated
+		}
+	}
+	return ""
+}
+
+// isLockFile reports whether p names a dependency lock file.
+func isLockFile(p string) bool { return lockFiles[strings.ToLower(path.Base(p))] }
+
+// generatedHeader reports whether the first five lines of a file mark it as
+// generated: Go's "Code generated ... DO NOT EDIT." convention, or
+// "@generated" as used by many other generators.
+func generatedHeader(head []string) bool {
+	if len(head) > 5 {
+		head = head[:5]
+	}
+	for _, l := range head {
+		if strings.Contains(l, "@generated") {
+			return true
+		}
+		if strings.Contains(l, "Code generated") && strings.Contains(l, "DO NOT EDIT") {
+			return true
+		}
+	}
+	return false
+}
+
+// headLines returns up to n lines from the start of b.
+func headLines(b []byte, n int) []string {
+	var out []string
+	for len(out) < n && len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			out = append(out, string(b))
+			break
+		}
+		out = append(out, string(b[:i]))
+		b = b[i+1:]
+	}
+	return out
+}
+
+// isBinary reports whether b looks binary: a NUL byte in the first 8 KiB.
+func isBinary(b []byte) bool {
+	if len(b) > 8<<10 {
+		b = b[:8<<10]
+	}
+	return bytes.IndexByte(b, 0) >= 0
+}
+
+// normalize strips a UTF-8 byte order mark and turns CRLF line endings
+// into LF.
+func normalize(b []byte) []byte {
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	if bytes.IndexByte(b, '\r') >= 0 {
+		b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	}
+	return b
+}
+
+// checkText classifies raw file content: "" if it is reviewable text,
+// otherwise the skip reason.
+func checkText(b []byte) string {
+	if isBinary(b) {
+		return reasonBinary
+	}
+	if !utf8.Valid(b) {
+		return reasonNotUTF8
+	}
+	return ""
+}
+
+// sizeLimit describes a byte limit for humans: "1 MiB", "512 KiB", "100 bytes".
+func sizeLimit(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// isTestPath reports whether p is a test file: "_test." or ".spec." or
+// ".test." in the name, a "test_*.py" file, or a test/, tests/ or
+// __tests__/ directory.
+func isTestPath(p string) bool {
+	lp := strings.ToLower(p)
+	base := path.Base(lp)
+	if strings.Contains(base, "_test.") || strings.Contains(base, ".spec.") || strings.Contains(base, ".test.") {
+		return true
+	}
+	if strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py") {
+		return true
+	}
+	for _, seg := range strings.Split(path.Dir(lp), "/") {
+		if seg == "test" || seg == "tests" || seg == "__tests__" || seg == "testdata" {
+			return true
+		}
+	}
+	return false
+}
+
+// docLanguages are prose formats.
+var docLanguages = map[string]bool{
+	"markdown": true, "restructuredtext": true, "asciidoc": true, "text": true, "tex": true,
+}
+
+// isDocPath reports whether p is documentation (Markdown, reST, AsciiDoc,
+// plain text, or an extensionless README/LICENSE-style file).
+func isDocPath(p string) bool {
+	if docLanguages[Language(p)] {
+		return true
+	}
+	base := strings.ToUpper(path.Base(p))
+	for _, n := range []string{"README", "LICENSE", "LICENCE", "CHANGELOG", "CONTRIBUTING", "AUTHORS", "NOTICE", "COPYING"} {
+		if base == n {
+			return true
+		}
+	}
+	return false
+}
+
+// configLanguages are configuration formats.
+var configLanguages = map[string]bool{
+	"yaml": true, "json": true, "toml": true, "ini": true, "dotenv": true,
+	"terraform": true, "hcl": true, "dockerfile": true, "nix": true, "cue": true,
+}
+
+// isCodePath reports whether p is source code: a known language that is not
+// documentation or configuration.
+func isCodePath(p string) bool {
+	l := Language(p)
+	return l != "" && !docLanguages[l] && !configLanguages[l] && l != "gitignore" && l != "go-mod"
+}

@@ -1,0 +1,784 @@
+package material
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sourcegraph/go-diff/diff"
+)
+
+// DefaultMaxFileBytes is the default size limit of one file's diff.
+const DefaultMaxFileBytes = 1 << 20
+
+// functionContextTokens is the size above which a file's whole-function
+// diff is replaced by one with eight lines of context around each change.
+const functionContextTokens = 12000
+
+// deletedPreview is the number of removed lines shown for a deleted file.
+const deletedPreview = 40
+
+// DiffOptions selects the changes Diff reads.
+type DiffOptions struct {
+	Dir string // a directory inside the repository (default ".")
+	// Range is passed to git diff: "" compares the working tree with HEAD;
+	// "A..B", "A...B", a single revision (compared with the working tree)
+	// or two revisions separated by a space are accepted.
+	Range     string
+	Staged    bool // compare the index with HEAD (git diff --cached); conflicts with Range
+	Untracked bool // with the default range, also include untracked, non-ignored files as added
+	// MaxFileBytes is the largest diff of one file that is reviewed; larger
+	// ones are skipped with the reason. Default DefaultMaxFileBytes.
+	MaxFileBytes int
+}
+
+// funcnameAttributes selects git's built-in hunk-header drivers for
+// languages whose functions are usually indented (methods), so that
+// --function-context shows the enclosing method rather than the whole class.
+// Go and other languages keep git's default, which already finds top-level
+// declarations. The repository's own .gitattributes take precedence.
+const funcnameAttributes = `*.py diff=python
+*.rb diff=ruby
+*.rs diff=rust
+*.java diff=java
+*.kt diff=kotlin
+*.cs diff=csharp
+*.php diff=php
+*.c diff=cpp
+*.h diff=cpp
+*.cc diff=cpp
+*.cpp diff=cpp
+*.hpp diff=cpp
+*.md diff=markdown
+*.css diff=css
+*.html diff=html
+*.sh diff=bash
+*.pl diff=perl
+*.ex diff=elixir
+*.exs diff=elixir
+`
+
+// Diff reads the changes selected by o from git and renders them. Binary,
+// generated, vendored, too large and non-UTF-8 files are listed in Skipped.
+// An empty diff gives a Material for which Empty reports true.
+func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
+	dir := o.Dir
+	if dir == "" {
+		dir = "."
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	revs := strings.Fields(o.Range)
+	if o.Staged && len(revs) > 0 {
+		return nil, fmt.Errorf("--staged compares the index with HEAD and cannot be combined with the range %q: drop one of them", o.Range)
+	}
+	for _, r := range revs {
+		if strings.HasPrefix(r, "-") {
+			return nil, fmt.Errorf("%w %q: %q looks like an option, not a revision; give revisions such as main..feature", ErrBadRange, o.Range, r)
+		}
+	}
+	top, err := repoTop(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+
+	d := &differ{top: top, max: o.MaxFileBytes, m: &Material{Type: TypeDiff}}
+	switch {
+	case o.Staged:
+		d.revArgs = []string{"--cached"}
+		d.m.Coordinates = "git diff --cached (staged changes)"
+		if !hasHead(ctx, top) {
+			d.revArgs = append(d.revArgs, emptyTreeID(ctx, top))
+			d.m.Coordinates = "git diff --cached (staged changes; no commits yet)"
+		}
+	case len(revs) > 0:
+		d.revArgs = revs
+		d.m.Coordinates = "git diff " + strings.Join(revs, " ")
+		// One revision is compared with the working tree.
+		d.worktree = len(revs) == 1 && !strings.Contains(revs[0], "..") && !strings.Contains(revs[0], "^!")
+	default:
+		d.worktree = true
+		if hasHead(ctx, top) {
+			d.revArgs = []string{"HEAD"}
+			d.m.Coordinates = "git diff HEAD (working tree)"
+		} else {
+			d.revArgs = []string{emptyTreeID(ctx, top)}
+			d.m.Coordinates = "git diff (working tree; no commits yet)"
+		}
+	}
+
+	if f, err := os.CreateTemp("", "sot-attributes-*"); err == nil {
+		_, werr := f.WriteString(funcnameAttributes)
+		if cerr := f.Close(); werr == nil && cerr == nil {
+			d.attrFile = f.Name()
+		}
+		defer os.Remove(f.Name())
+	}
+
+	out, err := runGit(ctx, top, d.args("--function-context")...)
+	if err != nil {
+		var ge *gitError
+		if len(revs) > 0 && errors.As(err, &ge) {
+			return nil, fmt.Errorf("%w %q: %s; check that the revisions exist (git log --oneline)", ErrBadRange, o.Range, firstLine(ge.stderr))
+		}
+		return nil, err
+	}
+	if err := d.addDiff(ctx, out); err != nil {
+		return nil, err
+	}
+	if o.Untracked && len(revs) == 0 && !o.Staged {
+		paths, err := untracked(ctx, top)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			d.addUntracked(p)
+		}
+	}
+	countTokens(d.m.Files)
+	slices.SortStableFunc(d.m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortStableFunc(d.m.Skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
+	return d.m, nil
+}
+
+// emptyTreeID returns the id of the empty tree in the repository's object
+// format (SHA-1 or SHA-256).
+func emptyTreeID(ctx context.Context, top string) string {
+	cmd := gitCmd(ctx, top, "hash-object", "-t", "tree", "--stdin")
+	cmd.Stdin = strings.NewReader("")
+	if out, err := cmd.Output(); err == nil {
+		if id := strings.TrimSpace(string(out)); id != "" {
+			return id
+		}
+	}
+	return emptyTree
+}
+
+// differ builds the Material of one Diff call.
+type differ struct {
+	top      string
+	revArgs  []string
+	worktree bool // the new side of the diff is the working tree
+	max      int
+	attrFile string
+	m        *Material
+}
+
+// args returns the git diff command line with the given context option
+// and optional path specs.
+func (d *differ) args(context string, paths ...string) []string {
+	a := []string{"-c", "core.quotepath=off", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "diff.relative=false"}
+	if d.attrFile != "" {
+		a = append(a, "-c", "core.attributesFile="+d.attrFile)
+	}
+	a = append(a, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--find-renames", "--full-index",
+		"--src-prefix=a/", "--dst-prefix=b/", context)
+	a = append(a, d.revArgs...)
+	a = append(a, "--")
+	for _, p := range paths {
+		a = append(a, ":(literal)"+p)
+	}
+	return a
+}
+
+// fileDiff is one file's part of a git diff.
+type fileDiff struct {
+	oldPath, newPath string
+	status           string
+	binary           bool
+	oldMode, newMode string
+	oldOID, newOID   string
+	hunks            []*diff.Hunk
+	size             int   // bytes of the file's diff
+	err              error // the diff could not be parsed
+}
+
+// path is the file's path in the material: the new path, or the old one
+// for a deletion.
+func (fd *fileDiff) path() string {
+	if fd.status == StatusDeleted {
+		return fd.oldPath
+	}
+	return fd.newPath
+}
+
+// addDiff parses git's output and adds its files.
+func (d *differ) addDiff(ctx context.Context, out []byte) error {
+	var fds []*fileDiff
+	for _, seg := range splitSegments(out) {
+		fd := parseSegment(seg)
+		if reason := d.skipReason(fd); reason != "" {
+			d.m.Skipped = append(d.m.Skipped, Skipped{Path: fd.path(), Reason: reason})
+			continue
+		}
+		fds = append(fds, fd)
+	}
+	generated, err := d.generated(ctx, fds)
+	if err != nil {
+		return err
+	}
+	var files []File
+	var kept []*fileDiff
+	for _, fd := range fds {
+		if generated[fd] {
+			d.m.Skipped = append(d.m.Skipped, Skipped{Path: fd.path(), Reason: reasonGenerated})
+			continue
+		}
+		files = append(files, renderFileDiff(fd, ""))
+		kept = append(kept, fd)
+	}
+	countTokens(files)
+	for i, fd := range kept {
+		if f := files[i]; f.Tokens > functionContextTokens && narrowable(fd, f) {
+			if f2, ok := d.narrow(ctx, fd); ok {
+				files[i] = f2
+			}
+		}
+	}
+	d.m.Files = append(d.m.Files, files...)
+	return nil
+}
+
+// narrowable reports whether a file's diff shows enough unchanged lines
+// (at least a quarter) for a diff with less context to be much smaller.
+func narrowable(fd *fileDiff, f File) bool {
+	if fd.status != StatusModified && fd.status != StatusRenamed && fd.status != StatusCopied {
+		return false
+	}
+	shown := 0
+	for _, r := range f.Shown {
+		shown += r.End - r.Start + 1
+	}
+	context := shown - f.Additions
+	return 4*context >= shown+f.Deletions
+}
+
+// narrow re-reads one file's diff with eight lines of context instead of
+// whole functions.
+func (d *differ) narrow(ctx context.Context, fd *fileDiff) (File, bool) {
+	paths := []string{fd.newPath}
+	if fd.oldPath != fd.newPath {
+		paths = append(paths, fd.oldPath)
+	}
+	out, err := runGit(ctx, d.top, d.args("-U8", paths...)...)
+	if err != nil {
+		return File{}, false
+	}
+	for _, seg := range splitSegments(out) {
+		nfd := parseSegment(seg)
+		if nfd.err == nil && nfd.newPath == fd.newPath && nfd.oldPath == fd.oldPath {
+			note := fmt.Sprintf("context: 8 lines around each change (whole functions would exceed %d tokens)", functionContextTokens)
+			f := renderFileDiff(nfd, note)
+			finish(&f)
+			return f, true
+		}
+	}
+	return File{}, false
+}
+
+// skipReason returns why a file of the diff is not reviewed, or "".
+func (d *differ) skipReason(fd *fileDiff) string {
+	if r := pathSkipReason(fd.path()); r != "" {
+		return r
+	}
+	if fd.binary {
+		return reasonBinary
+	}
+	if fd.err != nil {
+		return "diff could not be parsed: " + fd.err.Error()
+	}
+	if fd.size > d.max && fd.status != StatusDeleted {
+		return fmt.Sprintf("diff of %d bytes exceeds the %s limit", fd.size, sizeLimit(d.max))
+	}
+	for _, h := range fd.hunks {
+		if !utf8.Valid(h.Body) {
+			return reasonNotUTF8
+		}
+	}
+	return ""
+}
+
+// generated finds the files whose first lines mark them as generated. The
+// first lines come from the diff when its first hunk starts at line 1,
+// otherwise from the new blob (one git cat-file for all files) or, for a
+// working-tree diff, from the file on disk.
+func (d *differ) generated(ctx context.Context, fds []*fileDiff) (map[*fileDiff]bool, error) {
+	gen := make(map[*fileDiff]bool)
+	var need []*fileDiff
+	var oids []string
+	for _, fd := range fds {
+		if head, ok := diffHead(fd); ok {
+			gen[fd] = generatedHeader(head)
+			continue
+		}
+		if len(fd.hunks) == 0 {
+			continue // a pure rename or mode change: nothing is shown anyway
+		}
+		need = append(need, fd)
+		if fd.newOID != "" && strings.Trim(fd.newOID, "0") != "" {
+			oids = append(oids, fd.newOID)
+		}
+	}
+	if len(need) == 0 {
+		return gen, nil
+	}
+	heads, err := blobHeads(ctx, d.top, oids, 5)
+	if err != nil {
+		return nil, err
+	}
+	for _, fd := range need {
+		head, ok := heads[fd.newOID]
+		if !ok && d.worktree {
+			head, ok = fileHead(filepath.Join(d.top, filepath.FromSlash(fd.newPath)), 5)
+		}
+		if ok {
+			gen[fd] = generatedHeader(head)
+		}
+	}
+	return gen, nil
+}
+
+// diffHead returns the first lines of the file from its diff, when the
+// first hunk starts at the first line: the old side for a deletion, the new
+// side otherwise.
+func diffHead(fd *fileDiff) ([]string, bool) {
+	if len(fd.hunks) == 0 {
+		return nil, false
+	}
+	h := fd.hunks[0]
+	skip := byte(markRemoved)
+	if fd.status == StatusDeleted {
+		if h.OrigStartLine > 1 {
+			return nil, false
+		}
+		skip = markAdded
+	} else if h.NewStartLine > 1 {
+		return nil, false
+	}
+	var head []string
+	for line := range bodyLines(h.Body) {
+		if len(head) == 5 {
+			break
+		}
+		if line != "" && line[0] == skip {
+			continue
+		}
+		if line != "" {
+			line = line[1:]
+		}
+		head = append(head, line)
+	}
+	return head, true
+}
+
+// fileHead reads the first n lines of a file.
+func fileHead(name string, n int) ([]string, bool) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	k, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, false
+	}
+	return headLines(buf[:k], n), true
+}
+
+// splitSegments splits git diff output into one segment per file, at the
+// "diff --git " lines. Hunk lines always start with ' ', '+', '-' or '\',
+// so such a line can only be a file header.
+func splitSegments(out []byte) [][]byte {
+	var segs [][]byte
+	marker := []byte("\ndiff --git ")
+	start := 0
+	if !bytes.HasPrefix(out, marker[1:]) {
+		i := bytes.Index(out, marker)
+		if i < 0 {
+			return nil
+		}
+		start = i + 1
+	}
+	for start < len(out) {
+		i := bytes.Index(out[start+1:], marker)
+		if i < 0 {
+			segs = append(segs, out[start:])
+			break
+		}
+		end := start + 1 + i + 1
+		segs = append(segs, out[start:end])
+		start = end
+	}
+	return segs
+}
+
+// parseSegment parses one file's diff with go-diff and interprets git's
+// extended headers (new, deleted, renamed and copied files, mode changes,
+// binary files).
+func parseSegment(seg []byte) *fileDiff {
+	fd := &fileDiff{size: len(seg), status: StatusModified}
+	pd, err := diff.ParseFileDiff(seg)
+	var ext []string
+	if pd != nil {
+		ext = pd.Extended
+		fd.hunks = pd.Hunks
+		fd.oldPath = stripPrefix(pd.OrigName, "a/")
+		fd.newPath = stripPrefix(pd.NewName, "b/")
+	} else {
+		// go-diff does not know every combination of extended headers
+		// without hunks (e.g. a binary file with a mode change); read the
+		// headers directly.
+		for _, l := range splitLines(string(seg)) {
+			if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "@@ ") {
+				fd.err = err
+				break
+			}
+			ext = append(ext, l)
+		}
+	}
+	for _, l := range ext {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			if fd.oldPath == "" && fd.newPath == "" {
+				fd.oldPath, fd.newPath = gitArgsPaths(strings.TrimPrefix(l, "diff --git "))
+			}
+		case strings.HasPrefix(l, "new file mode "):
+			fd.status = StatusAdded
+			fd.newMode = strings.TrimPrefix(l, "new file mode ")
+		case strings.HasPrefix(l, "deleted file mode "):
+			fd.status = StatusDeleted
+			fd.oldMode = strings.TrimPrefix(l, "deleted file mode ")
+		case strings.HasPrefix(l, "old mode "):
+			fd.oldMode = strings.TrimPrefix(l, "old mode ")
+		case strings.HasPrefix(l, "new mode "):
+			fd.newMode = strings.TrimPrefix(l, "new mode ")
+		case strings.HasPrefix(l, "rename from "):
+			fd.status, fd.oldPath = StatusRenamed, unquote(strings.TrimPrefix(l, "rename from "))
+		case strings.HasPrefix(l, "rename to "):
+			fd.newPath = unquote(strings.TrimPrefix(l, "rename to "))
+		case strings.HasPrefix(l, "copy from "):
+			fd.status, fd.oldPath = StatusCopied, unquote(strings.TrimPrefix(l, "copy from "))
+		case strings.HasPrefix(l, "copy to "):
+			fd.newPath = unquote(strings.TrimPrefix(l, "copy to "))
+		case strings.HasPrefix(l, "index "):
+			ids, _, _ := strings.Cut(strings.TrimPrefix(l, "index "), " ")
+			fd.oldOID, fd.newOID, _ = strings.Cut(ids, "..")
+		case strings.HasPrefix(l, "Binary files ") || l == "GIT binary patch":
+			fd.binary = true
+		}
+	}
+	// go-diff spells the missing side of an added or deleted file /dev/null.
+	if fd.oldPath == "/dev/null" || fd.oldPath == "dev/null" {
+		fd.oldPath = ""
+		if fd.status == StatusModified {
+			fd.status = StatusAdded
+		}
+	}
+	if fd.newPath == "/dev/null" || fd.newPath == "dev/null" {
+		fd.newPath = ""
+		if fd.status == StatusModified {
+			fd.status = StatusDeleted
+		}
+	}
+	if fd.status == StatusAdded && fd.newPath == "" {
+		fd.newPath = fd.oldPath
+	}
+	if fd.status == StatusDeleted && fd.oldPath == "" {
+		fd.oldPath = fd.newPath
+	}
+	if fd.newPath == "" {
+		fd.newPath = fd.oldPath
+	}
+	if fd.oldPath == "" {
+		fd.oldPath = fd.newPath
+	}
+	return fd
+}
+
+// gitArgsPaths extracts the two paths of a "diff --git a/X b/Y" line. With
+// unquoted names containing spaces the line is ambiguous; the common case
+// of equal names is resolved, otherwise the split is at " b/".
+func gitArgsPaths(s string) (string, string) {
+	if strings.HasPrefix(s, `"`) || strings.HasSuffix(s, `"`) {
+		if a, b, ok := splitQuoted(s); ok {
+			return stripPrefix(a, "a/"), stripPrefix(b, "b/")
+		}
+	}
+	if n := len(s); n%2 == 1 {
+		a, b := s[:n/2], s[n/2+1:]
+		if strings.HasPrefix(a, "a/") && strings.HasPrefix(b, "b/") && a[2:] == b[2:] {
+			return a[2:], b[2:]
+		}
+	}
+	if i := strings.Index(s, " b/"); i > 0 {
+		return stripPrefix(s[:i], "a/"), s[i+3:]
+	}
+	return s, s
+}
+
+// splitQuoted splits two space-separated names, either of them quoted.
+func splitQuoted(s string) (string, string, bool) {
+	var names []string
+	for s != "" && len(names) < 2 {
+		if s[0] == '"' {
+			end := 1
+			for end < len(s) && s[end] != '"' {
+				if s[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			if end >= len(s) {
+				return "", "", false
+			}
+			names = append(names, unquote(s[:end+1]))
+			s = strings.TrimPrefix(s[end+1:], " ")
+		} else {
+			i := strings.IndexByte(s, ' ')
+			if i < 0 || len(names) == 1 {
+				names = append(names, s)
+				s = ""
+			} else {
+				names = append(names, s[:i])
+				s = s[i+1:]
+			}
+		}
+	}
+	if len(names) != 2 || s != "" {
+		return "", "", false
+	}
+	return names[0], names[1], true
+}
+
+// unquote decodes a name git quoted C-style ("a\tb", octal escapes).
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return s
+}
+
+func stripPrefix(s, prefix string) string {
+	if s == "/dev/null" {
+		return s
+	}
+	return strings.TrimPrefix(s, prefix)
+}
+
+// bodyLines yields the lines of a hunk body.
+func bodyLines(body []byte) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		for len(body) > 0 {
+			i := bytes.IndexByte(body, '\n')
+			var line []byte
+			if i < 0 {
+				line, body = body, nil
+			} else {
+				line, body = body[:i], body[i+1:]
+			}
+			if !yield(string(line)) {
+				return
+			}
+		}
+	}
+}
+
+// renderFileDiff renders one file of a diff. note, if set, is added below
+// the header. The caller counts the tokens.
+func renderFileDiff(fd *fileDiff, note string) File {
+	f := File{Path: fd.path(), Status: fd.status, Language: Language(fd.path())}
+	if fd.status == StatusRenamed || fd.status == StatusCopied {
+		f.OldPath = fd.oldPath
+	}
+	for _, h := range fd.hunks {
+		for line := range bodyLines(h.Body) {
+			if line == "" {
+				continue
+			}
+			switch line[0] {
+			case '+':
+				f.Additions++
+			case '-':
+				f.Deletions++
+			}
+		}
+	}
+
+	var b strings.Builder
+	b.Grow(len(f.Path) + 64 + bodySize(fd.hunks))
+	b.WriteString("## ")
+	b.WriteString(f.Path)
+	switch {
+	case fd.status == StatusDeleted:
+		fmt.Fprintf(&b, " (deleted, -%d)\n", f.Deletions)
+	case (fd.status == StatusRenamed || fd.status == StatusCopied) && len(fd.hunks) == 0:
+		fmt.Fprintf(&b, " (%s from %s, content unchanged)\n", fd.status, fd.oldPath)
+	case fd.status == StatusAdded && len(fd.hunks) == 0:
+		b.WriteString(" (added, empty file)\n")
+	default:
+		fmt.Fprintf(&b, " (%s, +%d -%d)\n", fd.status, f.Additions, f.Deletions)
+		if fd.status == StatusRenamed || fd.status == StatusCopied {
+			fmt.Fprintf(&b, "%s from %s\n", fd.status, fd.oldPath)
+		}
+	}
+	if fd.oldMode != "" && fd.newMode != "" && fd.status != StatusAdded && fd.status != StatusDeleted {
+		fmt.Fprintf(&b, "mode changed from %s to %s\n", fd.oldMode, fd.newMode)
+	}
+	if note != "" {
+		b.WriteString(note)
+		b.WriteByte('\n')
+	}
+
+	if fd.status == StatusDeleted {
+		renderDeleted(&b, fd, f.Deletions)
+	} else {
+		max := 0
+		for _, h := range fd.hunks {
+			max = int(h.NewStartLine + h.NewLines - 1)
+		}
+		w := newLineWriter(&b, numWidth(max))
+		for _, h := range fd.hunks {
+			b.WriteString("@@")
+			if h.Section != "" {
+				b.WriteByte(' ')
+				b.WriteString(h.Section)
+			}
+			b.WriteByte('\n')
+			n := int(h.NewStartLine)
+			for line := range bodyLines(h.Body) {
+				mark, text := byte(markContext), ""
+				if line != "" {
+					mark, text = line[0], line[1:]
+				}
+				switch mark {
+				case '+':
+					w.diffLine(markAdded, n, text)
+					n++
+				case '-':
+					w.diffLine(markRemoved, 0, text)
+				case '\\': // "\ No newline at end of file", if go-diff left one
+				default:
+					w.diffLine(markContext, n, text)
+					n++
+				}
+			}
+		}
+		f.Changed, f.Shown = w.changed, w.shown
+	}
+	f.Text = b.String()
+	return f
+}
+
+// renderDeleted writes the note and the first removed lines of a deleted
+// file.
+func renderDeleted(b *strings.Builder, fd *fileDiff, removed int) {
+	fmt.Fprintf(b, "deleted file, %d lines removed", removed)
+	if removed > deletedPreview {
+		fmt.Fprintf(b, "; the first %d follow", deletedPreview)
+	}
+	b.WriteByte('\n')
+	w := newLineWriter(b, minWidth)
+	shown := 0
+	for _, h := range fd.hunks {
+		for line := range bodyLines(h.Body) {
+			if shown == deletedPreview {
+				return
+			}
+			if line != "" && line[0] == '-' {
+				w.diffLine(markRemoved, 0, line[1:])
+				shown++
+			}
+		}
+	}
+}
+
+func bodySize(hunks []*diff.Hunk) int {
+	n := 0
+	for _, h := range hunks {
+		n += len(h.Body) + 32 + int(h.NewLines+h.OrigLines)*8
+	}
+	return n
+}
+
+// addUntracked adds an untracked file as an added file, with the same skip
+// rules as the diff.
+func (d *differ) addUntracked(p string) {
+	skip := func(reason string) { d.m.Skipped = append(d.m.Skipped, Skipped{Path: p, Reason: reason}) }
+	if r := pathSkipReason(p); r != "" {
+		skip(r)
+		return
+	}
+	name := filepath.Join(d.top, filepath.FromSlash(p))
+	fi, err := os.Lstat(name)
+	if err != nil {
+		skip("could not be read: " + err.Error())
+		return
+	}
+	var data []byte
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, err := os.Readlink(name)
+		if err != nil {
+			skip("could not be read: " + err.Error())
+			return
+		}
+		data = []byte(target)
+	case !fi.Mode().IsRegular():
+		return // sockets, pipes, nested repositories: git does not track them either
+	case fi.Size() > int64(d.max):
+		skip(fmt.Sprintf("file of %d bytes exceeds the %s limit", fi.Size(), sizeLimit(d.max)))
+		return
+	default:
+		data, err = os.ReadFile(name)
+		if err != nil {
+			skip("could not be read: " + err.Error())
+			return
+		}
+	}
+	if r := checkText(data); r != "" {
+		skip(r)
+		return
+	}
+	data = normalize(data)
+	if generatedHeader(headLines(data, 5)) {
+		skip(reasonGenerated)
+		return
+	}
+	d.m.Files = append(d.m.Files, renderAdded(p, string(data)))
+}
+
+// renderAdded renders a new file that git has not seen. The caller counts
+// the tokens.
+func renderAdded(p, content string) File {
+	f := File{Path: p, Status: StatusAdded, Language: Language(p)}
+	lines := splitLines(content)
+	f.Additions = len(lines)
+	var b strings.Builder
+	b.Grow(len(content) + len(lines)*10 + len(p) + 32)
+	b.WriteString("## ")
+	b.WriteString(p)
+	if len(lines) == 0 {
+		b.WriteString(" (added, empty file)\n")
+	} else {
+		fmt.Fprintf(&b, " (added, +%d -0)\n@@\n", len(lines))
+		w := newLineWriter(&b, numWidth(len(lines)))
+		for i, l := range lines {
+			w.diffLine(markAdded, i+1, l)
+		}
+		f.Changed, f.Shown = w.changed, w.shown
+	}
+	f.Text = b.String()
+	return f
+}

@@ -1,0 +1,186 @@
+package material
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// emptyTree is the id of git's empty tree, the base of a repository that has
+// no commits yet.
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// gitError is a failed git command.
+type gitError struct {
+	args   []string
+	stderr string
+	err    error
+}
+
+func (e *gitError) Error() string {
+	msg := firstLine(e.stderr)
+	if msg == "" {
+		msg = e.err.Error()
+	}
+	return fmt.Sprintf("git %s: %s", strings.Join(e.args, " "), msg)
+}
+
+func (e *gitError) Unwrap() error { return e.err }
+
+// firstLine returns the first non-empty line of s, trimmed.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// gitCmd prepares a git command in dir. Git's messages are requested in
+// English (they are matched below) and optional locks are disabled so that
+// a review never contends with the user's own git commands.
+func gitCmd(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
+	return cmd
+}
+
+// runGit runs git in dir and returns its standard output.
+func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := gitCmd(ctx, dir, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, fmt.Errorf("git is not installed or not on PATH: install git, or review files with --artifacts or text with --type freeform: %w", err)
+		}
+		return nil, &gitError{args: args, stderr: stderr.String(), err: err}
+	}
+	return stdout.Bytes(), nil
+}
+
+// repoTop returns the top directory of the work tree containing dir.
+func repoTop(ctx context.Context, dir string) (string, error) {
+	if fi, err := os.Stat(dir); err != nil {
+		return "", fmt.Errorf("reading %s: %w", dir, err)
+	} else if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory: %w", dir, ErrNotRepo)
+	}
+	out, err := runGit(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		var ge *gitError
+		if errors.As(err, &ge) && (strings.Contains(ge.stderr, "not a git repository") ||
+			strings.Contains(ge.stderr, "must be run in a work tree")) {
+			return "", fmt.Errorf("%s: %w", dir, ErrNotRepo)
+		}
+		return "", err
+	}
+	top := strings.TrimSpace(string(out))
+	if top == "" {
+		return "", fmt.Errorf("%s: %w", dir, ErrNotRepo)
+	}
+	return top, nil
+}
+
+// hasHead reports whether the repository has a commit checked out.
+func hasHead(ctx context.Context, top string) bool {
+	_, err := runGit(ctx, top, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	return err == nil
+}
+
+// untracked lists untracked, non-ignored files relative to top.
+func untracked(ctx context.Context, top string) ([]string, error) {
+	out, err := runGit(ctx, top, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" && !strings.HasSuffix(p, "/") { // "dir/" is a nested repository
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}
+
+// blobHeads reads the first n lines of each blob in oids with one
+// "git cat-file --batch". Blobs git does not have are left out.
+func blobHeads(ctx context.Context, top string, oids []string, n int) (map[string][]string, error) {
+	heads := make(map[string][]string, len(oids))
+	if len(oids) == 0 {
+		return heads, nil
+	}
+	cmd := gitCmd(ctx, top, "cat-file", "--batch")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() {
+		w := bufio.NewWriter(stdin)
+		for _, o := range oids {
+			w.WriteString(o)
+			w.WriteByte('\n')
+		}
+		w.Flush()
+		stdin.Close()
+	}()
+	r := bufio.NewReader(stdout)
+	readErr := func() error {
+		for range oids {
+			hdr, err := r.ReadString('\n')
+			if err != nil {
+				return err
+			}
+			f := strings.Fields(hdr)
+			if len(f) != 3 { // "<oid> missing", "<oid> ambiguous"
+				continue
+			}
+			size, err := strconv.Atoi(f[2])
+			if err != nil {
+				return fmt.Errorf("git cat-file: bad header %q", hdr)
+			}
+			head := make([]byte, min(size, 4096))
+			if _, err := io.ReadFull(r, head); err != nil {
+				return err
+			}
+			if _, err := r.Discard(size - len(head) + 1); err != nil {
+				return err
+			}
+			if f[1] == "blob" {
+				heads[f[0]] = headLines(head, n)
+			}
+		}
+		return nil
+	}()
+	io.Copy(io.Discard, r)
+	waitErr := cmd.Wait()
+	if readErr != nil {
+		return nil, fmt.Errorf("git cat-file: %w", readErr)
+	}
+	if waitErr != nil {
+		return nil, &gitError{args: []string{"cat-file", "--batch"}, stderr: stderr.String(), err: waitErr}
+	}
+	return heads, nil
+}

@@ -1,0 +1,244 @@
+package material
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sotlabs/sot/internal/tokens"
+)
+
+// splitMaterials returns a diff and an artifact material with files of very
+// different sizes: many hunks, one huge hunk, a huge document without
+// hunks, deletions, renames and small files.
+func splitMaterials(t *testing.T) []*Material {
+	r := newRepo(t)
+	var funcs strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&funcs, "func F%d() int {\n%s\treturn %d\n}\n\n", i, lines("\t// body of F", 1, 6), i)
+	}
+	v1 := "package many\n\n" + funcs.String()
+	r.write("pkg/many.go", v1)
+	r.write("pkg/small.go", "package pkg\n\nvar S = 1\n")
+	r.write("pkg/gone.go", lines("// gone", 1, 80))
+	r.write("docs/old.md", lines("doc", 1, 30))
+	r.commit("base")
+	v2 := v1
+	for i := 0; i < 40; i += 3 {
+		v2 = strings.Replace(v2, fmt.Sprintf("\treturn %d\n", i), fmt.Sprintf("\tx := %d\n\treturn x * 2\n", i), 1)
+	}
+	r.write("pkg/many.go", v2)
+	r.write("pkg/small.go", "package pkg\n\nvar S = 2\n")
+	r.remove("pkg/gone.go")
+	r.mv("docs/old.md", "docs/new.md")
+	r.write("a/huge.go", "package a\n\n"+lines("var v = \"a fairly long line to make many tokens\" //", 1, 1500))
+	r.write("z/last.txt", "last\n")
+	d := r.diff(DiffOptions{Untracked: true})
+
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "book.txt"), lines("It was a dark and stormy night; the rain fell in torrents, line", 1, 2000))
+	writeFile(t, filepath.Join(dir, "note.md"), "# Note\n\nShort.\n")
+	writeFile(t, filepath.Join(dir, "one-long-line.txt"), strings.Repeat("word ", 3000)+"\n")
+	a, err := Artifacts([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []*Material{d, a}
+}
+
+// contentLines returns the numbered and removed lines of a text.
+func contentLines(text string) []string {
+	var out []string
+	for _, l := range splitLines(text) {
+		if isContentLine(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func TestSplitEveryLineOnce(t *testing.T) {
+	for _, m := range splitMaterials(t) {
+		for _, budget := range []int{40, 150, 700, 3000, 20000, m.Tokens(), 0} {
+			t.Run(fmt.Sprintf("%s/%d", m.Type, budget), func(t *testing.T) {
+				checkSplit(t, m, budget)
+			})
+		}
+	}
+}
+
+func checkSplit(t *testing.T, m *Material, budget int) {
+	t.Helper()
+	chunks := m.Split(budget)
+	if budget <= 0 || m.Tokens() <= budget {
+		if len(chunks) != 1 || len(chunks[0].Files) != len(m.Files) {
+			t.Fatalf("everything fits, yet %d chunks", len(chunks))
+		}
+	}
+	got := make(map[string][]string)
+	parts := make(map[string][]int)
+	for i, c := range chunks {
+		if c.Index != i+1 {
+			t.Errorf("chunk %d has index %d", i+1, c.Index)
+		}
+		if c.Tokens != sumTokens(c.Files) {
+			t.Errorf("chunk %d: Tokens %d, files sum to %d", c.Index, c.Tokens, sumTokens(c.Files))
+		}
+		if budget > 0 && c.Tokens > budget {
+			if n := len(contentLines(c.Text())); n > 1 {
+				t.Errorf("chunk %d: %d tokens over budget %d with %d lines", c.Index, c.Tokens, budget, n)
+			}
+		}
+		for _, f := range c.Files {
+			if len(f.Text) < 1<<15 && f.Tokens != tokens.Count(f.Text) {
+				t.Errorf("%s: Tokens %d, text has %d", f.Path, f.Tokens, tokens.Count(f.Text))
+			}
+			base := f.Path
+			if b, k, n, ok := splitPartName(f.Path); ok {
+				base = b
+				parts[base] = append(parts[base], k)
+				if !strings.HasPrefix(f.Text, "## "+f.Path) {
+					t.Errorf("part header: %q", firstLine(f.Text))
+				}
+				if len(parts[base]) == n && k != n {
+					t.Errorf("%s: parts out of order", f.Path)
+				}
+			}
+			got[base] = append(got[base], contentLines(f.Text)...)
+			orig, ok := m.File(base)
+			if !ok {
+				t.Fatalf("chunk file %q is not in the material", f.Path)
+			}
+			for _, r := range f.Changed {
+				if !inRanges(orig.Changed, r.Start) || !inRanges(orig.Changed, r.End) {
+					t.Errorf("%s: changed range %v not in the file's %v", f.Path, r, orig.Changed)
+				}
+			}
+			for _, r := range f.Shown {
+				if !inRanges(orig.Shown, r.Start) || !inRanges(orig.Shown, r.End) {
+					t.Errorf("%s: shown range %v not in the file's", f.Path, r)
+				}
+			}
+		}
+	}
+	for _, f := range m.Files {
+		if diff := cmp.Diff(contentLines(f.Text), got[f.Path]); diff != "" {
+			t.Errorf("%s: lines differ across chunks (-want +got):\n%.2000s", f.Path, diff)
+		}
+		if ks := parts[f.Path]; len(ks) > 0 {
+			for i, k := range ks {
+				if k != i+1 {
+					t.Errorf("%s: part numbers %v", f.Path, ks)
+					break
+				}
+			}
+		}
+	}
+	for p := range got {
+		if _, ok := m.File(p); !ok {
+			t.Errorf("unknown file %q in chunks", p)
+		}
+	}
+}
+
+func TestSplitKeepsDirectoriesTogether(t *testing.T) {
+	mk := func(p string, n int) File {
+		f := renderText(p, []byte(lines("some words here", 1, n)))
+		finish(&f)
+		return f
+	}
+	m := &Material{Type: TypeArtifacts, Files: []File{mk("b/2.md", 10), mk("a/1.md", 10), mk("b/1.md", 10), mk("a/2.md", 10)}}
+	per := m.Files[0].Tokens
+	chunks := m.Split(2*per + 1)
+	var got [][]string
+	for _, c := range chunks {
+		got = append(got, c.Paths())
+	}
+	want := [][]string{{"a/1.md", "a/2.md"}, {"b/1.md", "b/2.md"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("chunks (-want +got):\n%s", diff)
+	}
+}
+
+func TestSplitHunkParts(t *testing.T) {
+	r := newRepo(t)
+	var funcs strings.Builder
+	for i := 0; i < 6; i++ {
+		fmt.Fprintf(&funcs, "func F%d() int {\n%s\treturn %d\n}\n\n", i, lines("\t// body", 1, 30), i)
+	}
+	v1 := "package p\n\n" + funcs.String()
+	r.write("p.go", v1)
+	r.commit("base")
+	v2 := v1
+	for i := 0; i < 6; i += 2 { // unchanged functions keep the hunks apart
+		v2 = strings.Replace(v2, fmt.Sprintf("\treturn %d\n", i), fmt.Sprintf("\treturn %d + 1\n", i), 1)
+	}
+	r.write("p.go", v2)
+	m := r.diff(DiffOptions{})
+	f := m.Files[0]
+	if n := strings.Count(f.Text, "\n@@"); n != 3 {
+		t.Fatalf("%d hunks, want 3:\n%s", n, f.Text)
+	}
+	chunks := m.Split(f.Tokens/2 + 20)
+	if len(chunks) < 2 {
+		t.Fatalf("%d chunks", len(chunks))
+	}
+	for _, c := range chunks {
+		for _, pf := range c.Files {
+			// Parts hold whole hunks: each starts with an "@@" line that
+			// is not a continuation.
+			body := splitLines(pf.Text)[1:]
+			if !strings.HasPrefix(body[0], "@@ ") || strings.Contains(pf.Text, "(continued)") {
+				t.Errorf("part does not start at a hunk:\n%s", pf.Text)
+			}
+			if !strings.Contains(body[len(body)-1], "|") {
+				t.Errorf("part ends with %q", body[len(body)-1])
+			}
+			if pf.Status != StatusModified || pf.Language != "go" || pf.Additions == 0 || pf.Deletions == 0 {
+				t.Errorf("part fields: %+v", pf)
+			}
+			if mf, ok := m.File(pf.Path); !ok || mf.Path != "p.go" {
+				t.Errorf("File(%q) does not find the file", pf.Path)
+			}
+		}
+	}
+	checkSplit(t, m, f.Tokens/2+20)
+	if got := slices.Collect(func(yield func(string) bool) {
+		for _, c := range chunks {
+			for _, p := range c.Paths() {
+				if !yield(p) {
+					return
+				}
+			}
+		}
+	}); !slices.Equal(slices.Compact(got), []string{"p.go"}) {
+		t.Errorf("chunk paths %v", got)
+	}
+}
+
+func TestSplitPartName(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		base string
+		i, n int
+		ok   bool
+	}{
+		{"a.go (part 2 of 3)", "a.go", 2, 3, true},
+		{"dir/x (y).md (part 10 of 12)", "dir/x (y).md", 10, 12, true},
+		{"a.go (part 4 of 3)", "a.go (part 4 of 3)", 0, 0, false},
+		{"a.go (part two of 3)", "a.go (part two of 3)", 0, 0, false},
+		{"a.go", "a.go", 0, 0, false},
+	} {
+		base, i, n, ok := splitPartName(tt.in)
+		if base != tt.base || i != tt.i || n != tt.n || ok != tt.ok {
+			t.Errorf("splitPartName(%q) = %q %d %d %v", tt.in, base, i, n, ok)
+		}
+	}
+	if partName("a.go", 2, 3) != "a.go (part 2 of 3)" {
+		t.Error(partName("a.go", 2, 3))
+	}
+}

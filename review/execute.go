@@ -1,0 +1,329 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/stack"
+	"github.com/sotlabs/sot/material"
+	"github.com/sotlabs/sot/persona"
+	"github.com/sotlabs/sot/report"
+	"github.com/sotlabs/sot/synthesis"
+)
+
+// Outcome is a finished review.
+type Outcome struct {
+	Plan   *Plan
+	Result *synthesis.Result
+	// Reports are the specialists' reviews, one per specialist and lens.
+	Reports []finding.Report
+	// Files are the files written, relative to nothing (as given).
+	Files []string
+	// Stopped is set when a budget ended the run early.
+	Stopped error
+}
+
+// anchor lets synthesis check grounding against the material.
+type anchor struct{ m *material.Material }
+
+func (a anchor) IsChanged(p string, l int) bool { return a.m.IsChanged(p, l) }
+func (a anchor) IsShown(p string, l int) bool   { return a.m.IsShown(p, l) }
+func (a anchor) HasFile(p string) bool {
+	_, ok := a.m.File(p)
+	return ok
+}
+
+// Execute runs a prepared plan: every task concurrently, then the synthesis,
+// then the outputs. A specialist that fails for good is recorded as missing;
+// the review carries on and says so.
+func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
+	start := time.Now()
+	if err := os.MkdirAll(p.OutputDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create the output directory: %w", err)
+	}
+	if err := p.saveState(o.Fresh); err != nil {
+		return nil, err
+	}
+	st, err := o.NewStack(filepath.Join(p.OutputDir, journalFile))
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+
+	res := p.result()
+	var reports []finding.Report
+	var stopped error
+	if p.Context.InteractionMode == Debate && len(p.Specialists) > 1 {
+		reports, stopped, err = runDebate(ctx, p, o, st, res)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		if p.Context.InteractionMode == Debate {
+			res.Mode = Parallel
+			res.Notes = append(res.Notes, "debate needs at least two specialists; with one, the review ran in parallel mode")
+		}
+		results := engine.Run(ctx, st, p.Tasks, o.Events)
+		reports, stopped = p.collect(results, res)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("review interrupted: %w (run the same command again to continue; finished calls are replayed)", err)
+	}
+
+	o.progress("synthesizing %d findings", countFindings(reports))
+	syn, err := p.synthesize(ctx, o, st, reports)
+	if err != nil {
+		return nil, err
+	}
+	res.Items, res.Observations, res.TradeOffs, res.Dissent = syn.Items, syn.Observations, syn.TradeOffs, syn.Dissent
+	res.Trace, res.Narrative, res.InputOrder, res.Rejected = syn.Trace, syn.Narrative, syn.InputOrder, syn.Rejected
+	if syn.TriageError != nil {
+		res.Missing = append(res.Missing, synthesis.Missing{Specialist: "triage-lead", Error: llm.Redact(syn.TriageError.Error())})
+		res.Notes = append(res.Notes, "the triage lead failed, so overlapping findings were merged by location and disputes settled by evidence alone")
+	}
+	p.usage(res, st, start)
+	merged := mergeByLens(reports)
+	files, err := writeOutputs(p.OutputDir, res, merged)
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{Plan: p, Result: res, Reports: merged, Files: files, Stopped: stopped}, nil
+}
+
+const journalFile = "journal.jsonl"
+
+func countFindings(rs []finding.Report) int {
+	n := 0
+	for _, r := range rs {
+		n += len(r.Findings)
+	}
+	return n
+}
+
+// saveState records the run's nonce and seed, so a re-run sends identical
+// prompts; a run with different inputs in the same directory starts a new
+// journal.
+func (p *Plan) saveState(fresh bool) error {
+	old := loadState(p.OutputDir)
+	if old.RunID != p.RunID || fresh {
+		if err := os.Remove(filepath.Join(p.OutputDir, journalFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	st := state{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: time.Now().UTC()}
+	if old.RunID == p.RunID && !old.Created.IsZero() {
+		st.Created = old.Created
+	}
+	b, _ := json.MarshalIndent(st, "", "  ")
+	return os.WriteFile(filepath.Join(p.OutputDir, stateFile), append(b, '\n'), 0o644)
+}
+
+// result starts the Result with what the plan decided.
+func (p *Plan) result() *synthesis.Result {
+	res := &synthesis.Result{
+		RunID: p.RunID, Mode: p.Context.InteractionMode, Type: p.Context.Type, Coordinates: p.Context.Coordinates,
+		Models: p.Models, Context: p.ContextUsed, SelectionRationale: p.SelectionRationale,
+		PerspectiveCap: p.Context.PerspectiveCap, PerspectiveMode: p.Lenses.mode, PerspectiveRationale: p.Lenses.rationale,
+		PerspectivesSkipped: p.Lenses.skipped, Seed: p.Seed, Reviewed: p.Material.Paths(), Notes: append([]string(nil), p.Warnings...),
+	}
+	if p.Mode != ModeSociety {
+		res.Notes = append(res.Notes, "mode "+p.Mode+": a general reviewer instead of specialists")
+	}
+	for _, s := range p.Specialists {
+		res.Specialists = append(res.Specialists, s.ID)
+	}
+	if len(p.Lenses.lenses) > 0 {
+		res.PerspectiveMap = map[string][]string{}
+		for _, l := range p.Lenses.lenses {
+			res.Perspectives = append(res.Perspectives, l.ID)
+			res.PerspectiveMap[l.ID] = res.Specialists
+		}
+	}
+	for _, s := range p.Material.Skipped {
+		res.Skipped = append(res.Skipped, synthesis.SkippedFile{Path: s.Path, Reason: s.Reason})
+	}
+	if len(p.Chunks) > 1 {
+		res.Chunks = len(p.Chunks)
+	}
+	return res
+}
+
+// collect turns task results into reports, recording failures as missing.
+// It returns the budget error that stopped calls, if one did.
+func (p *Plan) collect(results []engine.Result, res *synthesis.Result) ([]finding.Report, error) {
+	var reports []finding.Report
+	var stopped error
+	for _, r := range results {
+		info := p.taskInfo[r.Task.ID]
+		if r.Err != nil {
+			msg := llm.Redact(r.Err.Error())
+			if errors.Is(r.Err, llm.ErrBudget) {
+				stopped, msg = r.Err, "not run: "+msg
+			}
+			res.Missing = append(res.Missing, synthesis.Missing{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Error: msg})
+			reports = append(reports, finding.Report{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Model: r.Task.Request.Model, Error: msg})
+			continue
+		}
+		rep, problems, err := finding.FromJSON(r.Resp.JSON, info.specialist, info.lens, info.chunk)
+		if err != nil {
+			res.Missing = append(res.Missing, synthesis.Missing{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Error: err.Error()})
+			continue
+		}
+		rep.Model = r.Task.Request.Model
+		for i := range rep.Findings {
+			rep.Findings[i].Model = rep.Model
+			rep.Findings[i].Round = 1
+		}
+		res.Notes = append(res.Notes, problems...)
+		reports = append(reports, rep)
+	}
+	return reports, stopped
+}
+
+// synthesize runs the synthesis over the successful reports.
+func (p *Plan) synthesize(ctx context.Context, o *Options, st *stack.Stack, reports []finding.Report) (*synthesis.Synthesis, error) {
+	var ok []finding.Report
+	for _, r := range reports {
+		if r.Error == "" {
+			ok = append(ok, r)
+		}
+	}
+	so := synthesis.Options{Type: p.Context.Type, Anchor: anchor{p.Material}, Seed: p.Seed, Provider: st, Model: p.TriageModel}
+	if p.Mode == ModeSingleModel {
+		so.Provider = nil // one source has nothing to triage
+	}
+	return synthesis.Synthesize(ctx, ok, so)
+}
+
+// usage fills the run's usage.
+func (p *Plan) usage(res *synthesis.Result, st *stack.Stack, start time.Time) {
+	t := st.Meter.Totals()
+	res.Usage = synthesis.Usage{Calls: t.Calls, InputTokens: t.Usage.InputTokens, CachedInputTokens: t.Usage.CachedInputTokens,
+		OutputTokens: t.Usage.OutputTokens, CostUSD: t.Cost, WallMS: time.Since(start).Milliseconds()}
+	if st.Cache != nil {
+		res.Usage.CacheHits = st.Cache.Hits()
+	}
+	if st.Journal != nil {
+		_, _, res.Usage.Replayed = st.Journal.Stats()
+	}
+	if len(t.Unpriced) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("cost excludes models with no known price: %v (add them under prices: in config)", t.Unpriced))
+	}
+}
+
+// mergeByLens combines the chunk reports of each specialist and lens.
+func mergeByLens(rs []finding.Report) []finding.Report {
+	groups := map[[2]string][]finding.Report{}
+	var keys [][2]string
+	for _, r := range rs {
+		k := [2]string{r.Specialist, r.Lens}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i][0] != keys[j][0] {
+			return keys[i][0] < keys[j][0]
+		}
+		return keys[i][1] < keys[j][1]
+	})
+	var out []finding.Report
+	for _, k := range keys {
+		out = append(out, report.MergeReports(groups[k]))
+	}
+	return out
+}
+
+// writeOutputs writes REVIEW-*.md, REVIEW-SYNTHESIS.md and the ignore file.
+// Machine formats are written by WriteFormats.
+func writeOutputs(dir string, res *synthesis.Result, reports []finding.Report) ([]string, error) {
+	var files []string
+	write := func(path string, data []byte) error {
+		if err := writeFile(path, data); err != nil {
+			return err
+		}
+		files = append(files, path)
+		return nil
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(ignore, []byte("*\n"), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range reports {
+		path, err := persona.ReviewFile(dir, r.Specialist, r.Lens)
+		if err != nil {
+			return nil, err
+		}
+		if err := write(path, []byte(report.SpecialistMarkdown(r, res))); err != nil {
+			return nil, err
+		}
+	}
+	if err := write(filepath.Join(dir, "REVIEW-SYNTHESIS.md"), []byte(report.SynthesisMarkdown(res))); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// writeFile writes atomically, so an interrupted run never leaves half a file.
+func writeFile(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// Formats are the machine outputs and their file names.
+var Formats = map[string]string{"json": "review.json", "sarif": "review.sarif", "rdjson": "review.rdjsonl"}
+
+// Render produces one machine format.
+func Render(format string, res *synthesis.Result, version string) ([]byte, error) {
+	switch format {
+	case "json":
+		return report.JSON(res)
+	case "sarif":
+		return report.SARIF(res, version)
+	case "rdjson":
+		return report.RDJSONL(res)
+	case "markdown":
+		return []byte(report.SynthesisMarkdown(res)), nil
+	}
+	return nil, fmt.Errorf("unknown format %q: use markdown, json, sarif or rdjson", format)
+}
+
+// WriteFormats writes the machine formats into the output directory.
+func WriteFormats(dir string, res *synthesis.Result, formats []string, version string) ([]string, error) {
+	var files []string
+	for _, f := range formats {
+		name, ok := Formats[f]
+		if !ok {
+			continue // markdown is always written
+		}
+		b, err := Render(f, res, version)
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(dir, name)
+		if err := writeFile(path, b); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+func runDebate(ctx context.Context, p *Plan, o *Options, st *stack.Stack, res *synthesis.Result) ([]finding.Report, error, error) {
+	return nil, nil, errors.New("debate mode is not available yet")
+}

@@ -1,0 +1,592 @@
+package review
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/internal/tokens"
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/stack"
+	"github.com/sotlabs/sot/material"
+	"github.com/sotlabs/sot/persona"
+	"github.com/sotlabs/sot/prompt"
+)
+
+// Review modes, after PAW's final-review modes.
+const (
+	ModeSociety     = "society-of-thought" // specialists with distinct methods (default)
+	ModeSingleModel = "single-model"       // one general review prompt to one model
+	ModeMultiModel  = "multi-model"        // the same general prompt to several models, then a synthesis
+)
+
+// Options are the inputs of a review.
+type Options struct {
+	Context Context
+	Mode    string
+
+	// Material: a diff range (or Staged), artifact paths, or freeform
+	// content from a file (Content) or In (Content "-").
+	Diff      string
+	Staged    bool
+	Artifacts []string
+	Content   string
+	In        io.Reader
+	Dir       string // the repository (default ".")
+
+	// Model is the session default; Models the models of multi-model mode.
+	Model  string
+	Models []string
+
+	Config  *config.Config
+	Library *persona.Library
+	// NewStack builds the provider stack, journaling into journal.
+	NewStack func(journal string) (*stack.Stack, error)
+
+	// Seed fixes the order of the triage lead's inputs; nil derives it from
+	// the run id, so a re-run reproduces the synthesis.
+	Seed *int64
+	// MaxPromptTokens overrides the prompt budget derived from the models'
+	// context windows.
+	MaxPromptTokens int
+	// Fresh discards the journal of an earlier run of the same review.
+	Fresh bool
+
+	// Ask questions the user; nil when nobody can be asked.
+	Ask persona.Asker
+	// Events receives task state changes (for live status).
+	Events func(engine.Event)
+	// Warn receives warnings and notes as they happen.
+	Warn func(string)
+	// Progress receives one line per step ("synthesizing ...").
+	Progress func(string)
+}
+
+func (o *Options) warn(format string, args ...any) {
+	if o.Warn != nil {
+		o.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+func (o *Options) progress(format string, args ...any) {
+	if o.Progress != nil {
+		o.Progress(fmt.Sprintf(format, args...))
+	}
+}
+
+// Plan is everything decided before the first model call.
+type Plan struct {
+	RunID     string
+	OutputDir string
+	Mode      string
+	Context   Context
+	Material  *material.Material
+	Chunks    []material.Chunk
+	// Specialists take part; for single- and multi-model modes they are the
+	// general reviewer under one name per model.
+	Specialists        []*persona.Persona
+	Lenses             lensPlan
+	Models             map[string]string // specialist -> model
+	TriageModel        string
+	ContextUsed        string
+	SelectionRationale string
+	Tasks              []*engine.Task
+	taskInfo           map[string]taskInfo
+	Seed               int64
+	Nonce              string
+	PromptBudget       int
+	Warnings           []string
+	// Estimates for --dry-run.
+	InputTokens  int
+	CachedTokens int
+	Cost         float64
+	Unpriced     []string
+}
+
+type taskInfo struct {
+	specialist, lens string
+	chunk            int
+}
+
+// Early outcomes that end a review before any model call.
+var (
+	// ErrNoChanges: the diff is empty.
+	ErrNoChanges = errors.New("no changes to review")
+)
+
+// TrivialError reports a change adaptive selection judged too small.
+type TrivialError struct{ Reason string }
+
+func (e *TrivialError) Error() string {
+	return e.Reason + "; society-of-thought review is not worth it here: review it with --mode single-model, or pass --specialists all to review it anyway"
+}
+
+// Prepare gathers the material and decides the plan.
+func Prepare(ctx context.Context, o *Options) (*Plan, error) {
+	c := o.Context
+	c.Defaults()
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Mode == "" {
+		o.Mode = ModeSociety
+	}
+	if err := oneOf("mode", o.Mode, ModeSociety, ModeSingleModel, ModeMultiModel); err != nil {
+		return nil, err
+	}
+	if err := o.checkInputs(&c); err != nil {
+		return nil, err
+	}
+	m, err := o.gather(ctx, &c)
+	if err != nil {
+		return nil, err
+	}
+	if m.Empty() {
+		return nil, ErrNoChanges
+	}
+	if len(m.Files) == 0 {
+		return nil, fmt.Errorf("every changed file was skipped (%s); nothing is left to review", skippedList(m.Skipped))
+	}
+	def, err := o.Config.ResolveModel(o.Model)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Mode: o.Mode, Context: c, Material: m, TriageModel: def.String()}
+	if c.Coordinates == "" {
+		p.Context.Coordinates = m.Coordinates
+	}
+	if err := p.roster(o, def.String()); err != nil {
+		return nil, err
+	}
+	if err := p.schedule(o); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkInputs rejects contradictory material options.
+func (o *Options) checkInputs(c *Context) error {
+	hasDiff := o.Diff != "" || o.Staged
+	switch {
+	case o.Diff != "" && o.Staged:
+		return &FieldError{"--staged", "cannot be combined with a --diff range; --staged reviews the index against HEAD"}
+	case len(o.Artifacts) > 0 && hasDiff:
+		return &FieldError{"--artifacts", "cannot be combined with --diff or --staged; review one kind of material at a time"}
+	case len(o.Artifacts) > 0 && c.Type == prompt.TypeDiff && o.Context.Type != "":
+		return &FieldError{"type", "is diff, but --artifacts names documents; use --type artifacts"}
+	case len(o.Artifacts) > 0:
+		c.Type = prompt.TypeArtifacts
+	case hasDiff && c.Type != prompt.TypeDiff:
+		return &FieldError{"type", fmt.Sprintf("is %s, but --diff/--staged ask for a diff review", c.Type)}
+	case c.Type == prompt.TypeArtifacts && len(o.Artifacts) == 0:
+		return &FieldError{"--artifacts", "type artifacts needs the documents to review: --artifacts PATH..."}
+	case c.Type == prompt.TypeFreeform && o.Content == "":
+		return &FieldError{"--input", "type freeform needs content: --input FILE, or --input - to read stdin"}
+	case o.Content != "" && c.Type != prompt.TypeFreeform:
+		return &FieldError{"--input", "gives freeform content; add --type freeform"}
+	}
+	if o.Mode != ModeSociety && (o.Context.Specialists != "" || (o.Context.Perspectives != "" && o.Context.Perspectives != "none")) {
+		return &FieldError{"mode", o.Mode + " uses one general reviewer; --specialists and --perspectives apply only to society-of-thought"}
+	}
+	if o.Mode != ModeSociety && c.InteractionMode == Debate {
+		return &FieldError{"interaction_mode", "debate needs specialists; it applies only to society-of-thought"}
+	}
+	if o.Mode != ModeMultiModel && len(o.Models) > 0 {
+		return &FieldError{"--models", "applies only to --mode multi-model; use --specialist-models to give specialists models"}
+	}
+	return nil
+}
+
+func (o *Options) gather(ctx context.Context, c *Context) (*material.Material, error) {
+	switch c.Type {
+	case prompt.TypeDiff:
+		dir := o.Dir
+		if dir == "" {
+			dir = "."
+		}
+		return material.Diff(ctx, material.DiffOptions{Dir: dir, Range: o.Diff, Staged: o.Staged, Untracked: o.Diff == "" && !o.Staged})
+	case prompt.TypeArtifacts:
+		return material.Artifacts(o.Artifacts)
+	}
+	if o.Content == "-" {
+		if o.In == nil {
+			return nil, errors.New("no standard input to read")
+		}
+		return material.Freeform("stdin", o.In)
+	}
+	f, err := os.Open(o.Content)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return material.Freeform(o.Content, f)
+}
+
+func skippedList(s []material.Skipped) string {
+	var parts []string
+	for _, x := range s {
+		parts = append(parts, x.Path+": "+x.Reason)
+	}
+	if len(parts) > 5 {
+		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// roster decides the specialists, lenses and models.
+func (p *Plan) roster(o *Options, def string) error {
+	c := p.Context
+	if p.Mode != ModeSociety {
+		return p.generalRoster(o, def)
+	}
+	sel, _ := persona.ParseSelection(c.Specialists)
+	res, err := o.Library.ResolveSpecialists(persona.ResolveOptions{Selection: sel, Context: c.Context, Type: c.Type, Interactive: c.Interactive, Ask: o.Ask})
+	if err != nil {
+		return err
+	}
+	p.Warnings = append(p.Warnings, res.Warnings...)
+	p.ContextUsed = res.Context
+	specs := res.Specialists
+	if sel.Adaptive > 0 {
+		picked, rationale, trivial := adaptive(specs, sel.Adaptive, p.Material)
+		if len(picked) == 0 {
+			if c.Interactive == persona.InteractiveTrue && o.Ask != nil {
+				choice, err := o.Ask(rationale+". What now?", []string{"proceed with all specialists", "stop"})
+				if err != nil {
+					return err
+				}
+				if choice != "proceed with all specialists" {
+					return persona.ErrAborted
+				}
+				picked, rationale = specs, rationale+"; the user chose to proceed with all specialists"
+			} else if trivial {
+				return &TrivialError{Reason: rationale}
+			} else {
+				return &TrivialError{Reason: "adaptive selection chose no specialist: " + rationale}
+			}
+		}
+		specs, p.SelectionRationale = picked, rationale
+	}
+	p.Specialists = specs
+	lp, warns, err := planLenses(o.Library, c.Perspectives, c.PerspectiveCap, p.Material)
+	if err != nil {
+		return &FieldError{"perspectives", err.Error()}
+	}
+	p.Lenses = lp
+	p.Warnings = append(p.Warnings, warns...)
+	ms, _ := ParseModels(c.SpecialistModels)
+	models, warns := assignModels(specs, ms, def, o.Config)
+	p.Models = models
+	p.Warnings = append(p.Warnings, warns...)
+	return nil
+}
+
+// generalRoster builds the single- and multi-model modes: one general
+// reviewer, once per model.
+func (p *Plan) generalRoster(o *Options, def string) error {
+	models := []string{def}
+	if p.Mode == ModeMultiModel {
+		models = o.Models
+		if len(models) == 0 {
+			ms, _ := ParseModels(p.Context.SpecialistModels)
+			models = ms.Pool
+		}
+		if len(models) < 2 {
+			return &FieldError{"--models", "multi-model mode needs at least two models, e.g. --models openai:gpt-4.1,anthropic:claude-sonnet-4-5"}
+		}
+	}
+	p.Models = map[string]string{}
+	p.Lenses = lensPlan{mode: "none"}
+	p.ContextUsed = "none"
+	for _, m := range models {
+		ref, err := o.Config.ResolveModel(m)
+		if err != nil {
+			return &FieldError{"--models", err.Error()}
+		}
+		g := generalReviewer(modelID(ref.String()))
+		p.Specialists = append(p.Specialists, g)
+		p.Models[g.ID] = ref.String()
+	}
+	return nil
+}
+
+// modelID turns a model reference into a persona name usable in file names.
+func modelID(ref string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(ref) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	id := strings.Trim(b.String(), "-")
+	if len(id) > 60 {
+		id = id[:60]
+	}
+	return "general-" + id
+}
+
+// generalBody is the single persona of single- and multi-model reviews.
+const generalBody = `# General reviewer
+
+## Identity & Narrative Backstory
+You are an experienced senior engineer doing a careful, general review, the kind a trusted colleague gives before a merge.
+
+## Cognitive Strategy
+1. Read the whole material once to understand what it is for.
+2. Go through it again piece by piece, asking of each part whether it is correct, safe, fast enough, tested, and clear to the next person who maintains it.
+3. Report the problems that matter, most severe first, each tied to the lines or section it is about.
+`
+
+func generalReviewer(id string) *persona.Persona {
+	p, _ := persona.Parse(id+".md", []byte(generalBody), persona.Specialist, persona.LevelBuiltin)
+	return p
+}
+
+// schedule computes the run id, the budget, the chunks and the tasks.
+func (p *Plan) schedule(o *Options) error {
+	rules := o.Library.SharedRules()
+	budget := o.MaxPromptTokens
+	if budget == 0 {
+		budget = 1 << 30
+		for _, m := range p.Models {
+			budget = min(budget, llm.ContextWindow(m)-outputReserve)
+		}
+	}
+	p.PromptBudget = budget
+	// The prompt without material, for the largest specialist and lens.
+	probe := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Nonce: strings.Repeat("0", 24), Coordinates: p.Context.Coordinates, OutputDir: "x"}
+	overhead := 0
+	for _, s := range p.Specialists {
+		for _, l := range append([]*persona.Persona{nil}, p.Lenses.lenses...) {
+			c, err := probe.Compose(s, prompt.Options{Lens: l, Round: chunkNote(9, 9)})
+			if err != nil {
+				return err
+			}
+			overhead = max(overhead, c.Tokens)
+		}
+	}
+	room := budget - overhead - 256
+	if room < 500 {
+		return &FieldError{"--max-prompt-tokens", fmt.Sprintf("a prompt budget of %d tokens leaves no room for material (the personas and rules alone take %d)", budget, overhead)}
+	}
+	if p.Material.Tokens() > room {
+		p.Chunks = p.Material.Split(room)
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the material (%d tokens) exceeds the prompt budget; it is split into %d chunks of whole files, and every specialist reviews every chunk", p.Material.Tokens(), len(p.Chunks)))
+	} else {
+		p.Chunks = []material.Chunk{{Index: 0, Files: p.Material.Files, Tokens: p.Material.Tokens()}}
+	}
+	p.RunID = p.runID(o)
+	p.OutputDir = p.Context.OutputDir
+	if p.OutputDir == "" {
+		p.OutputDir = filepath.Join(".sot", "reviews", p.RunID)
+	}
+	st := loadState(p.OutputDir)
+	if st.RunID == p.RunID && !o.Fresh {
+		p.Nonce, p.Seed = st.Nonce, st.Seed
+	} else {
+		p.Nonce = prompt.NewNonce()
+		p.Seed = seedFrom(p.RunID)
+	}
+	if o.Seed != nil {
+		p.Seed = *o.Seed
+	}
+	return p.buildTasks(o, rules)
+}
+
+// outputReserve is left of a model's context window for its answer.
+const outputReserve = 12_000
+
+func chunkNote(i, n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("The material is too large for one prompt, so it is split into %d parts. This is part %d of %d. Review only the files in this part; other reviewers cover the rest.", n, i, n)
+}
+
+// reviewInstructions is the user message of every specialist call.
+const reviewInstructions = `Review the material now. Apply your cognitive strategy step by step, within your domain.
+Answer with one JSON object that matches the schema:
+- "findings": every finding that meets the bar, in the Toulmin format of the rules (finding, severity, confidence, category, grounds, warrant, rebuttal_conditions, suggested_verification), with "file", "start_line" and "end_line" set to the location the grounds cite (use the new-file line numbers printed in the material; 0 when there is none) and "section" for a document section;
+- "examined": what you examined and how; if you report no findings, say specifically why nothing qualified.
+Report nothing you cannot ground in the material.`
+
+func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
+	p.taskInfo = map[string]taskInfo{}
+	p.Tasks = nil
+	p.InputTokens, p.CachedTokens, p.Cost = 0, 0, 0
+	prices := llm.DefaultPrices().Merge(o.Config.Prices)
+	unpriced := map[string]bool{}
+	n := len(p.Chunks)
+	lenses := p.Lenses.lenses
+	if len(lenses) == 0 {
+		lenses = []*persona.Persona{nil}
+	}
+	for _, ch := range p.Chunks {
+		run := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Material: ch.Text(), Nonce: p.Nonce,
+			Coordinates: p.Context.Coordinates, OutputDir: p.OutputDir, Extra: p.extraCoordinates()}
+		shared := map[string]bool{} // provider prefixes already paid for in this chunk
+		for _, s := range p.Specialists {
+			for _, l := range lenses {
+				c, err := run.Compose(s, prompt.Options{Lens: l, Round: chunkNote(ch.Index, n), MaxTokens: p.PromptBudget})
+				if err != nil {
+					return fmt.Errorf("compose the prompt of %s: %w", s.ID, err)
+				}
+				for _, w := range c.Warnings {
+					p.Warnings = append(p.Warnings, w)
+				}
+				lensID := ""
+				if l != nil {
+					lensID = l.ID
+				}
+				label := "review/" + s.ID
+				if lensID != "" {
+					label += "/" + lensID
+				}
+				if n > 1 {
+					label += fmt.Sprintf("/c%d", ch.Index)
+				}
+				model := p.Models[s.ID]
+				t := &engine.Task{ID: label, Group: s.ID, Request: &llm.Request{
+					Model: model, System: c.Text, SharedPrefix: c.SharedPrefix, Label: label,
+					Messages:    []llm.Message{{Role: llm.RoleUser, Content: reviewInstructions}},
+					Temperature: llm.Float(0.3), MaxTokens: 8192,
+					Schema: &llm.Schema{Name: finding.ReportSchemaName, JSON: finding.ReportSchema},
+				}}
+				p.Tasks = append(p.Tasks, t)
+				chunk := 0
+				if n > 1 {
+					chunk = ch.Index
+				}
+				p.taskInfo[t.ID] = taskInfo{s.ID, lensID, chunk}
+				// Estimate: the shared prefix is cached after the first call per provider.
+				in := c.Tokens + tokens.Count(reviewInstructions)
+				cached := 0
+				ref, _ := llm.ParseModel(model)
+				if shared[ref.Provider] && c.SharedPrefix > 0 {
+					cached = tokens.Count(c.Text[:c.SharedPrefix])
+				}
+				shared[ref.Provider] = true
+				p.InputTokens += in
+				p.CachedTokens += cached
+				price, ok := prices.Lookup(model)
+				if !ok {
+					unpriced[model] = true
+				}
+				p.Cost += price.Cost(llm.Usage{InputTokens: in, CachedInputTokens: cached, OutputTokens: estimatedOutput})
+			}
+		}
+	}
+	for m := range unpriced {
+		p.Unpriced = append(p.Unpriced, m)
+	}
+	sort.Strings(p.Unpriced)
+	return nil
+}
+
+// estimatedOutput is the answer length assumed by --dry-run's cost estimate.
+const estimatedOutput = 1500
+
+func (p *Plan) extraCoordinates() map[string]string {
+	if len(p.Material.Skipped) == 0 {
+		return nil
+	}
+	return map[string]string{"Files skipped (not in the material)": skippedList(p.Material.Skipped)}
+}
+
+// runID names a review by what it reviews and how: the same command on the
+// same material gets the same id, so a re-run finds its journal.
+func (p *Plan) runID(o *Options) string {
+	h := sha256.New()
+	w := func(parts ...string) {
+		for _, s := range parts {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+	}
+	w("sot-run-v1", p.Mode, p.Context.Type, p.Context.Framing, p.Context.Coordinates, p.Context.InteractionMode, fmt.Sprint(p.Context.PerspectiveCap))
+	for _, f := range p.Material.Files {
+		w(f.Path, f.Text)
+	}
+	for _, s := range p.Specialists {
+		w(s.ID, s.Body, p.Models[s.ID])
+	}
+	for _, l := range p.Lenses.lenses {
+		w(l.ID, l.Body)
+	}
+	if o.Seed != nil {
+		w(fmt.Sprint(*o.Seed))
+	}
+	return "r" + hex.EncodeToString(h.Sum(nil))[:10]
+}
+
+func seedFrom(runID string) int64 {
+	h := sha256.Sum256([]byte("seed:" + runID))
+	var s int64
+	for _, b := range h[:8] {
+		s = s<<8 | int64(b)
+	}
+	if s < 0 {
+		s = -s
+	}
+	return s
+}
+
+// state is a run's record of the choices a resumed run must repeat.
+type state struct {
+	RunID   string    `json:"run_id"`
+	Nonce   string    `json:"nonce"`
+	Seed    int64     `json:"seed"`
+	Created time.Time `json:"created"`
+}
+
+const stateFile = "run.json"
+
+func loadState(dir string) state {
+	var st state
+	b, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if err == nil {
+		_ = json.Unmarshal(b, &st)
+	}
+	return st
+}
+
+// LensIDs lists the lenses that apply.
+func (p *Plan) LensIDs() []string {
+	var out []string
+	for _, l := range p.Lenses.lenses {
+		out = append(out, l.ID)
+	}
+	return out
+}
+
+// Prompt returns the composed system prompt of one specialist's first task.
+func (p *Plan) Prompt(specialist string) (string, error) {
+	for _, t := range p.Tasks {
+		if t.Group == specialist {
+			return t.Request.System + "\n# User message\n\n" + t.Request.Messages[0].Content + "\n", nil
+		}
+	}
+	return "", fmt.Errorf("--show-prompt %q: no such specialist in this review (taking part: %s)", specialist, strings.Join(p.specialistIDs(), ", "))
+}
+
+func (p *Plan) specialistIDs() []string {
+	var out []string
+	for _, s := range p.Specialists {
+		out = append(out, s.ID)
+	}
+	return out
+}
