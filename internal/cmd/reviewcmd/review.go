@@ -81,6 +81,9 @@ Exit codes: 0 done; 1 findings at or above --fail-on; 2 usage error;
   git show | sot review --type freeform --input - --framing "Review this patch email."
   sot review --dry-run --show-prompt security`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("perspective-cap") && o.Context.PerspectiveCap < 1 {
+				return cmdutil.UsageError("perspective_cap: must be a positive integer, not %d", o.Context.PerspectiveCap)
+			}
 			if len(args) > 0 {
 				if len(o.Artifacts) == 0 && !strings.EqualFold(o.Context.Type, "artifacts") {
 					return cmdutil.UsageError("unexpected arguments %q: to review documents, pass --artifacts PATH...", args)
