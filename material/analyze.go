@@ -257,6 +257,10 @@ func (a *analysis) file(typ string, f File) {
 	if f.Status == StatusRenamed && code && a.renamedCode == "" {
 		a.renamedCode = fmt.Sprintf("%s renamed from %s", f.Path, f.OldPath)
 	}
+	if code && typ == TypeDiff {
+		a.codeAdded += f.Additions
+		a.codeRemoved += f.Deletions
+	}
 	cfAdded := 0
 	for _, l := range splitLines(f.Text) {
 		mark, num, text := parseLine(l)
@@ -264,10 +268,9 @@ func (a *analysis) file(typ string, f File) {
 			continue // context, headers, notes
 		}
 		a.addWords(text)
-		where := fmt.Sprintf("%s line %d", f.Path, num)
+		where := lineRef{f.Path, num}
 		removed := 0
 		if mark == markRemoved {
-			where = f.Path + " (removed line)"
 			removed = 1
 		}
 		lower := strings.ToLower(text)
@@ -287,7 +290,6 @@ func (a *analysis) file(typ string, f File) {
 		cf := isControlFlow(text)
 		switch mark {
 		case markAdded:
-			a.codeAdded++
 			if cf {
 				a.cfAdded++
 				cfAdded++
@@ -296,7 +298,6 @@ func (a *analysis) file(typ string, f File) {
 				a.addedCode = append(a.addedCode, codeLine{t, f.Path})
 			}
 		case markRemoved:
-			a.codeRemoved++
 			if cf {
 				a.cfRemoved++
 			}
@@ -308,6 +309,20 @@ func (a *analysis) file(typ string, f File) {
 	if cfAdded > a.cfExampleCount {
 		a.cfExample, a.cfExampleCount = f.Path, cfAdded
 	}
+}
+
+// lineRef names a line in a reason: "a.go line 12", or "a.go (removed
+// line)" for line 0. It is formatted only when a reason is recorded.
+type lineRef struct {
+	path string
+	line int
+}
+
+func (r lineRef) String() string {
+	if r.line == 0 {
+		return r.path + " (removed line)"
+	}
+	return fmt.Sprintf("%s line %d", r.path, r.line)
 }
 
 // finish applies the rules that weigh the whole change.

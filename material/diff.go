@@ -43,8 +43,11 @@ type DiffOptions struct {
 // funcnameAttributes selects git's built-in hunk-header drivers for
 // languages whose functions are usually indented (methods), so that
 // --function-context shows the enclosing method rather than the whole class.
-// Go and other languages keep git's default, which already finds top-level
-// declarations. The repository's own .gitattributes take precedence.
+// Go and other languages keep git's default, which finds top-level
+// declarations (git's "golang" driver would also match indented closures).
+// It is passed as core.attributesFile for the diff only, in place of the
+// user's global attributes file; the repository's own .gitattributes and
+// .git/info/attributes take precedence over it.
 const funcnameAttributes = `*.py diff=python
 *.rb diff=ruby
 *.rs diff=rust
@@ -67,7 +70,10 @@ const funcnameAttributes = `*.py diff=python
 `
 
 // Diff reads the changes selected by o from git and renders them. Binary,
-// generated, vendored, too large and non-UTF-8 files are listed in Skipped.
+// generated, vendored, too large and non-UTF-8 files are listed in Skipped;
+// besides the naming conventions, the linguist-generated and
+// linguist-vendored attributes of .gitattributes mark files as generated or
+// vendored.
 // An empty diff gives a Material for which Empty reports true.
 func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	dir := o.Dir
@@ -79,7 +85,7 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	}
 	revs := strings.Fields(o.Range)
 	if o.Staged && len(revs) > 0 {
-		return nil, fmt.Errorf("--staged compares the index with HEAD and cannot be combined with the range %q: drop one of them", o.Range)
+		return nil, fmt.Errorf("%w %q: --staged compares the index with HEAD and cannot be combined with a range; drop one of them", ErrBadRange, o.Range)
 	}
 	for _, r := range revs {
 		if strings.HasPrefix(r, "-") {
@@ -140,7 +146,15 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		if err != nil {
 			return nil, err
 		}
+		attrs, err := linguistReasons(ctx, top, paths)
+		if err != nil {
+			return nil, err
+		}
 		for _, p := range paths {
+			if r := attrs[p]; r != "" {
+				d.m.Skipped = append(d.m.Skipped, Skipped{Path: p, Reason: r})
+				continue
+			}
 			d.addUntracked(p)
 		}
 	}
@@ -222,6 +236,21 @@ func (d *differ) addDiff(ctx context.Context, out []byte) error {
 		}
 		fds = append(fds, fd)
 	}
+	paths := make([]string, len(fds))
+	for i, fd := range fds {
+		paths[i] = fd.path()
+	}
+	attrs, err := linguistReasons(ctx, d.top, paths)
+	if err != nil {
+		return err
+	}
+	fds = slices.DeleteFunc(fds, func(fd *fileDiff) bool {
+		if r := attrs[fd.path()]; r != "" {
+			d.m.Skipped = append(d.m.Skipped, Skipped{Path: fd.path(), Reason: r})
+			return true
+		}
+		return false
+	})
 	generated, err := d.generated(ctx, fds)
 	if err != nil {
 		return err
@@ -660,7 +689,7 @@ func renderFileDiff(fd *fileDiff, note string) File {
 			for line := range bodyLines(h.Body) {
 				mark, text := byte(markContext), ""
 				if line != "" {
-					mark, text = line[0], line[1:]
+					mark, text = line[0], strings.TrimPrefix(line[1:], "\ufeff")
 				}
 				switch mark {
 				case '+':

@@ -138,6 +138,10 @@ func TestDiffSkips(t *testing.T) {
 	r.write("big.txt", lines("big", 1, 10))
 	r.write("deleted_long.py", lines("# line", 1, 60))
 	r.write(".gitignore", "ignored.txt\n")
+	r.write(".gitattributes", "schema/*.go linguist-generated\nextern/** linguist-vendored=true\n*.md linguist-generated=false\n")
+	r.write("schema/types.go", "package schema\n")
+	r.write("extern/lib.py", "x = 1\n")
+	r.write("bom.md", "\ufeff# Title\n")
 	r.commit("base")
 
 	r.write("keep.go", "package keep\n\nvar A = 2\n")
@@ -160,6 +164,10 @@ func TestDiffSkips(t *testing.T) {
 	r.write("new_latin1.txt", "\xe9t\xe9\n")
 	r.write("ignored.txt", "secret\n")
 	r.write("node_modules/a/b.js", "x\n")
+	r.write("schema/types.go", "package schema\n\nvar T = 1\n")
+	r.write("extern/lib.py", "x = 2\n")
+	r.write("extern/new.py", "y = 2\n")
+	r.write("bom.md", "\ufeff# Title\n\nText.\n")
 
 	m := r.diff(DiffOptions{Untracked: true, MaxFileBytes: 4096})
 	wantSkipped := map[string]string{
@@ -177,6 +185,9 @@ func TestDiffSkips(t *testing.T) {
 		"newgen.ts":                     "generated file",
 		"new_latin1.txt":                "not UTF-8 text",
 		"node_modules/a/b.js":           "vendored",
+		"schema/types.go":               "generated file",
+		"extern/lib.py":                 "vendored",
+		"extern/new.py":                 "vendored",
 	}
 	got := skippedMap(m)
 	if r := got["big.txt"]; !strings.HasPrefix(r, "diff of ") || !strings.HasSuffix(r, " bytes exceeds the 4 KiB limit") {
@@ -186,7 +197,7 @@ func TestDiffSkips(t *testing.T) {
 	if diff := cmp.Diff(wantSkipped, got); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"deleted_long.py", "keep.go", "new.go"}, m.Paths()); diff != "" {
+	if diff := cmp.Diff([]string{"bom.md", "deleted_long.py", "keep.go", "new.go"}, m.Paths()); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 	del, _ := m.File("deleted_long.py")
@@ -196,6 +207,9 @@ func TestDiffSkips(t *testing.T) {
 	}
 	if del.Deletions != 60 || len(del.Shown) != 0 || len(del.Changed) != 0 {
 		t.Errorf("deleted file: -%d shown %v changed %v", del.Deletions, del.Shown, del.Changed)
+	}
+	if bom, _ := m.File("bom.md"); !strings.Contains(bom.Text, "   1  | # Title\n") {
+		t.Errorf("byte order mark kept:\n%q", bom.Text)
 	}
 	nf, _ := m.File("new.go")
 	if nf.Status != StatusAdded || !slices.Equal(nf.Changed, []LineRange{{1, 3}}) || nf.Additions != 3 {
@@ -279,7 +293,7 @@ func TestDiffErrors(t *testing.T) {
 	}{
 		{"unknown revision", DiffOptions{Dir: r.dir, Range: "nope..main"}, ErrBadRange, "nope..main"},
 		{"option as range", DiffOptions{Dir: r.dir, Range: "--output=/tmp/x"}, ErrBadRange, "looks like an option"},
-		{"staged with range", DiffOptions{Dir: r.dir, Range: "main", Staged: true}, nil, "cannot be combined"},
+		{"staged with range", DiffOptions{Dir: r.dir, Range: "main", Staged: true}, ErrBadRange, "cannot be combined"},
 		{"missing directory", DiffOptions{Dir: filepath.Join(r.dir, "nope")}, os.ErrNotExist, "nope"},
 	}
 	for _, tt := range tests {
@@ -442,5 +456,25 @@ func TestDiffPathsAndModes(t *testing.T) {
 	f, _ = m.File("crlf.txt")
 	if strings.Contains(f.Text, "\r") || !strings.Contains(f.Text, "   2 +| TWO\n") {
 		t.Errorf("CRLF:\n%q", f.Text)
+	}
+}
+
+func TestDiffFunctionContextMethods(t *testing.T) {
+	r := newRepo(t)
+	v1 := "class Store:\n" +
+		"    def get(self, key):\n" + lines("        # get", 1, 20) + "        return self.data[key]\n\n" +
+		"    def put(self, key, value):\n" + lines("        # put", 1, 20) + "        self.data[key] = value\n"
+	r.write("store.py", v1)
+	r.commit("base")
+	r.write("store.py", strings.Replace(v1, "self.data[key] = value", "self.data[key] = validate(value)", 1))
+	f := r.diff(DiffOptions{}).Files[0]
+	// The whole method put, not the whole class: git's python driver finds
+	// the indented def.
+	if strings.Contains(f.Text, "# get 20") || !strings.Contains(f.Text, "def put(self, key, value):") ||
+		!strings.Contains(f.Text, "@@ def get(self, key):") {
+		t.Errorf("function context:\n%s", f.Text)
+	}
+	if !slices.Equal(f.Shown, []LineRange{{25, 46}}) {
+		t.Errorf("Shown = %v", f.Shown)
 	}
 }

@@ -29,7 +29,21 @@ func (e *gitError) Error() string {
 	if msg == "" {
 		msg = e.err.Error()
 	}
-	return fmt.Sprintf("git %s: %s", strings.Join(e.args, " "), msg)
+	return fmt.Sprintf("git %s: %s", subcommand(e.args), msg)
+}
+
+// subcommand returns the git subcommand of args, skipping "-c name=value"
+// and other global options.
+func subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == "-c" || args[i] == "-C":
+			i++
+		case !strings.HasPrefix(args[i], "-"):
+			return args[i]
+		}
+	}
+	return strings.Join(args, " ")
 }
 
 func (e *gitError) Unwrap() error { return e.err }
@@ -183,4 +197,56 @@ func blobHeads(ctx context.Context, top string, oids []string, n int) (map[strin
 		return nil, &gitError{args: []string{"cat-file", "--batch"}, stderr: stderr.String(), err: waitErr}
 	}
 	return heads, nil
+}
+
+// linguistReasons asks git for the linguist-generated and linguist-vendored
+// attributes (the .gitattributes convention GitHub uses to collapse such
+// files) of paths, with one git check-attr, and returns the skip reason of
+// each path that has one set.
+func linguistReasons(ctx context.Context, top string, paths []string) (map[string]string, error) {
+	reasons := make(map[string]string)
+	if len(paths) == 0 {
+		return reasons, nil
+	}
+	cmd := gitCmd(ctx, top, "check-attr", "-z", "--stdin", "linguist-generated", "linguist-vendored")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() {
+		w := bufio.NewWriter(stdin)
+		for _, p := range paths {
+			w.WriteString(p)
+			w.WriteByte(0)
+		}
+		w.Flush()
+		stdin.Close()
+	}()
+	if err := cmd.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &gitError{args: []string{"check-attr"}, stderr: stderr.String(), err: err}
+	}
+	f := strings.Split(stdout.String(), "\x00")
+	for i := 0; i+2 < len(f); i += 3 {
+		p, attr, val := f[i], f[i+1], f[i+2]
+		if val == "unspecified" || val == "unset" || val == "false" {
+			continue
+		}
+		switch attr {
+		case "linguist-generated":
+			reasons[p] = reasonGenerated
+		case "linguist-vendored":
+			if reasons[p] == "" {
+				reasons[p] = reasonVendored
+			}
+		}
+	}
+	return reasons, nil
 }

@@ -114,15 +114,16 @@ func TestLanguage(t *testing.T) {
 	}
 }
 
-// TestDiffLarge reads a 50,000-line change and splits it: every file is
+// TestDiffLarge reads a 50,000-line change (5,000 with -short or -race)
+// and splits it: every file is
 // reviewed or skipped, every line lands in one chunk. It prints the time
 // taken; the lead's benchmark measures it properly.
 func TestDiffLarge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("large diff")
+	files, per := 50, 1000
+	if testing.Short() || raceEnabled {
+		files = 5 // the same code paths, a tenth of the size
 	}
 	r := newRepo(t)
-	const files, per = 50, 1000
 	for i := 0; i < files; i++ {
 		r.write(fmt.Sprintf("pkg%02d/file%02d.go", i%7, i), "package p\n\n"+lines("var before = \"a line that is about to change\" //", 1, per))
 	}
@@ -150,7 +151,7 @@ func TestDiffLarge(t *testing.T) {
 	start = time.Now()
 	s := m.Analyze()
 	analyze := time.Since(start)
-	t.Logf("50k-line diff: read %v (%d tokens), split into %d chunks %v, analyze %v (%v)",
-		read, m.Tokens(), len(chunks), split, analyze, s.Categories)
+	t.Logf("%d-line diff: read %v (%d tokens), split into %d chunks %v, analyze %v (%v)",
+		files*per, read, m.Tokens(), len(chunks), split, analyze, s.Categories)
 	checkSplit(t, m, budget)
 }

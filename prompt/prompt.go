@@ -266,7 +266,10 @@ func (r *Run) build(spec *persona.Persona, o Options, overlay string) (Composed,
 	add(LayerCoordinates, "Review coordinates", r.coordinates(spec.ID, o.Lens))
 	add(LayerRound, "This round", o.Round)
 	c.Text = b.String()
-	c.Tokens = tokens.Count(c.Text)
+	// The sum of the layers' counts: shared layers are counted once a run.
+	for _, l := range c.Layers {
+		c.Tokens += tokens.Count(c.Text[l.Start:l.End])
+	}
 	return c, nil
 }
 

@@ -18,3 +18,17 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestCountMemoizesLargeStrings(t *testing.T) {
+	big := ""
+	for len(big) < 10_000 {
+		big += "func handler(w http.ResponseWriter) { w.WriteHeader(200) }\n"
+	}
+	first := Count(big)
+	if first < 1000 || Count(big) != first {
+		t.Errorf("Count = %d then %d", first, Count(big))
+	}
+	if Count(big+"x") == 0 {
+		t.Error("a different string must be counted anew")
+	}
+}
