@@ -110,6 +110,17 @@ type Composed struct {
 	Tokens   int
 }
 
+// PrefixTokens counts the tokens of the shared prefix.
+func (c Composed) PrefixTokens() int {
+	n := 0
+	for _, l := range c.Layers {
+		if l.End <= c.SharedPrefix {
+			n += tokens.Count(c.Text[l.Start:l.End])
+		}
+	}
+	return n
+}
+
 // Layer returns the text of a named layer, or "".
 func (c Composed) Layer(name string) string {
 	for _, l := range c.Layers {

@@ -79,10 +79,26 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		return nil, fmt.Errorf("review interrupted: %w (run the same command again to continue; finished calls are replayed)", err)
 	}
 
+	// The specialists' files do not depend on the synthesis: write them
+	// while the triage lead thinks.
+	merged := mergeByLens(reports)
+	type written struct {
+		files []string
+		err   error
+	}
+	specFiles := make(chan written, 1)
+	go func() {
+		files, err := writeSpecialists(p.OutputDir, res, merged)
+		specFiles <- written{files, err}
+	}()
 	o.progress("synthesizing %d findings", countFindings(reports))
 	syn, err := p.synthesize(ctx, o, st, reports)
+	sf := <-specFiles
 	if err != nil {
 		return nil, err
+	}
+	if sf.err != nil {
+		return nil, sf.err
 	}
 	res.Items, res.Observations, res.TradeOffs, res.Dissent = syn.Items, syn.Observations, syn.TradeOffs, syn.Dissent
 	res.Trace, res.Narrative, res.InputOrder, res.Rejected = syn.Trace, syn.Narrative, syn.InputOrder, syn.Rejected
@@ -91,12 +107,11 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		res.Notes = append(res.Notes, "the triage lead failed, so overlapping findings were merged by location and disputes settled by evidence alone")
 	}
 	p.usage(res, st, start)
-	merged := mergeByLens(reports)
-	files, err := writeOutputs(p.OutputDir, res, merged)
-	if err != nil {
+	path := filepath.Join(p.OutputDir, "REVIEW-SYNTHESIS.md")
+	if err := writeFile(path, []byte(report.SynthesisMarkdown(res))); err != nil {
 		return nil, err
 	}
-	return &Outcome{Plan: p, Result: res, Reports: merged, Files: files, Stopped: stopped}, nil
+	return &Outcome{Plan: p, Result: res, Reports: merged, Files: append(sf.files, path), Stopped: stopped}, nil
 }
 
 const journalFile = "journal.jsonl"
@@ -244,9 +259,10 @@ func mergeByLens(rs []finding.Report) []finding.Report {
 	return out
 }
 
-// writeOutputs writes REVIEW-*.md, REVIEW-SYNTHESIS.md and the ignore file.
-// Machine formats are written by WriteFormats.
-func writeOutputs(dir string, res *synthesis.Result, reports []finding.Report) ([]string, error) {
+// writeSpecialists writes the ignore file and every REVIEW-<SPECIALIST>.md.
+// REVIEW-SYNTHESIS.md is written after the synthesis, machine formats by
+// WriteFormats.
+func writeSpecialists(dir string, res *synthesis.Result, reports []finding.Report) ([]string, error) {
 	var files []string
 	write := func(path string, data []byte) error {
 		if err := writeFile(path, data); err != nil {
@@ -269,9 +285,6 @@ func writeOutputs(dir string, res *synthesis.Result, reports []finding.Report) (
 		if err := write(path, []byte(report.SpecialistMarkdown(r, res))); err != nil {
 			return nil, err
 		}
-	}
-	if err := write(filepath.Join(dir, "REVIEW-SYNTHESIS.md"), []byte(report.SynthesisMarkdown(res))); err != nil {
-		return nil, err
 	}
 	return files, nil
 }

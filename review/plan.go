@@ -476,8 +476,8 @@ func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 				in := c.Tokens + tokens.Count(reviewInstructions)
 				cached := 0
 				ref, _ := llm.ParseModel(model)
-				if shared[ref.Provider] && c.SharedPrefix > 0 {
-					cached = tokens.Count(c.Text[:c.SharedPrefix])
+				if shared[ref.Provider] {
+					cached = c.PrefixTokens()
 				}
 				shared[ref.Provider] = true
 				p.InputTokens += in
