@@ -191,3 +191,8 @@ func BenchmarkReview50kLines(b *testing.B) {
 	b.ReportMetric(float64(res.Usage.Calls), "calls")
 	b.ReportMetric(float64(ru.Maxrss)/1024, "peak-RSS-MiB")
 }
+
+func benchConfig() *config.Config {
+	cfg := config.Defaults()
+	return &cfg
+}
