@@ -73,6 +73,9 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 			res.Notes = append(res.Notes, "debate needs at least two specialists; with one, the review ran in parallel mode")
 		}
 		results := engine.Run(ctx, st, p.Tasks, o.Events)
+		if err := setupFailure(results); err != nil {
+			return nil, err
+		}
 		reports, stopped = p.collect(results, res)
 	}
 	if err := ctx.Err(); err != nil {
@@ -80,15 +83,20 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	}
 
 	// The specialists' files do not depend on the synthesis: write them
-	// while the triage lead thinks.
-	merged := mergeByLens(reports)
+	// while the triage lead thinks. In a debate they hold the first round's
+	// findings, and each later round is appended.
+	fileReports := reports
+	if p.fileReports != nil {
+		fileReports = p.fileReports
+	}
+	merged := mergeByLens(fileReports)
 	type written struct {
 		files []string
 		err   error
 	}
 	specFiles := make(chan written, 1)
 	go func() {
-		files, err := writeSpecialists(p.OutputDir, res, merged)
+		files, err := writeSpecialists(p.OutputDir, res, merged, p.roundNotes)
 		specFiles <- written{files, err}
 	}()
 	o.progress("synthesizing %d findings", countFindings(reports))
@@ -101,12 +109,19 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		return nil, sf.err
 	}
 	res.Items, res.Observations, res.TradeOffs, res.Dissent = syn.Items, syn.Observations, syn.TradeOffs, syn.Dissent
-	res.Trace, res.Narrative, res.InputOrder, res.Rejected = syn.Trace, syn.Narrative, syn.InputOrder, syn.Rejected
+	res.Trace, res.Narrative, res.InputOrder = syn.Trace, syn.Narrative, syn.InputOrder
+	res.Rejected = append(res.Rejected, syn.Rejected...)
+	if p.debate != nil {
+		p.debate.attach(res)
+	}
 	if syn.TriageError != nil {
 		res.Missing = append(res.Missing, synthesis.Missing{Specialist: "triage-lead", Error: llm.Redact(syn.TriageError.Error())})
 		res.Notes = append(res.Notes, "the triage lead failed, so overlapping findings were merged by location and disputes settled by evidence alone")
 	}
 	p.usage(res, st, start)
+	if err := saveResult(p.OutputDir, res); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(p.OutputDir, "REVIEW-SYNTHESIS.md")
 	if err := writeFile(path, []byte(report.SynthesisMarkdown(res))); err != nil {
 		return nil, err
@@ -115,6 +130,21 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 }
 
 const journalFile = "journal.jsonl"
+
+// setupFailure reports a setup error that failed every call (a missing or
+// rejected key, a bad endpoint): that is not a partial review but a review
+// that could not start.
+func setupFailure(results []engine.Result) error {
+	if len(results) == 0 {
+		return nil
+	}
+	for _, r := range results {
+		if r.Err == nil || !(errors.Is(r.Err, llm.ErrMissingKey) || errors.Is(r.Err, llm.ErrConfig) || errors.Is(r.Err, llm.ErrAuth) || errors.Is(r.Err, llm.ErrUnknownModel)) {
+			return nil
+		}
+	}
+	return fmt.Errorf("no specialist could run: %w", results[0].Err)
+}
 
 func countFindings(rs []finding.Report) int {
 	n := 0
@@ -134,7 +164,8 @@ func (p *Plan) saveState(fresh bool) error {
 			return err
 		}
 	}
-	st := state{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: time.Now().UTC()}
+	st := state{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: time.Now().UTC(),
+		Mode: p.Mode, Context: p.Context, Models: p.Models, TriageModel: p.TriageModel, Lenses: p.LensIDs()}
 	if old.RunID == p.RunID && !old.Created.IsZero() {
 		st.Created = old.Created
 	}
@@ -216,6 +247,11 @@ func (p *Plan) synthesize(ctx context.Context, o *Options, st *stack.Stack, repo
 	if p.Mode == ModeSingleModel {
 		so.Provider = nil // one source has nothing to triage
 	}
+	if o.Ask != nil && p.Context.Interactive != persona.InteractiveFalse {
+		so.Decide = func(_ context.Context, d *synthesis.Dispute, _ *synthesis.Item) (*synthesis.Decision, error) {
+			return decide(p, o, d)
+		}
+	}
 	return synthesis.Synthesize(ctx, ok, so)
 }
 
@@ -262,7 +298,7 @@ func mergeByLens(rs []finding.Report) []finding.Report {
 // writeSpecialists writes the ignore file and every REVIEW-<SPECIALIST>.md.
 // REVIEW-SYNTHESIS.md is written after the synthesis, machine formats by
 // WriteFormats.
-func writeSpecialists(dir string, res *synthesis.Result, reports []finding.Report) ([]string, error) {
+func writeSpecialists(dir string, res *synthesis.Result, reports []finding.Report, rounds map[[2]string]map[int]string) ([]string, error) {
 	var files []string
 	write := func(path string, data []byte) error {
 		if err := writeFile(path, data); err != nil {
@@ -282,7 +318,12 @@ func writeSpecialists(dir string, res *synthesis.Result, reports []finding.Repor
 		if err != nil {
 			return nil, err
 		}
-		if err := write(path, []byte(report.SpecialistMarkdown(r, res))); err != nil {
+		text := report.SpecialistMarkdown(r, res)
+		notes := rounds[[2]string{r.Specialist, r.Lens}]
+		for _, n := range sortedRounds(notes) {
+			text = report.AppendRound(text, n, notes[n])
+		}
+		if err := write(path, []byte(text)); err != nil {
 			return nil, err
 		}
 	}
@@ -337,6 +378,71 @@ func WriteFormats(dir string, res *synthesis.Result, formats []string, version s
 	return files, nil
 }
 
-func runDebate(ctx context.Context, p *Plan, o *Options, st *stack.Stack, res *synthesis.Result) ([]finding.Report, error, error) {
-	return nil, nil, errors.New("debate mode is not available yet")
+
+func sortedRounds(m map[int]string) []int {
+	var out []int
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// resultFile keeps the full result of a run for --resolve and moderator mode.
+const resultFile = "result.json"
+
+func saveResult(dir string, res *synthesis.Result) error {
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, resultFile), append(b, '\n'))
+}
+
+// Run is a finished review loaded from its output directory.
+type Run struct {
+	Dir    string
+	State  state
+	Result *synthesis.Result
+}
+
+// LoadRun reads a finished review. ref is the output directory or a run id
+// under .sot/reviews/.
+func LoadRun(ref string) (*Run, error) {
+	dir := ref
+	if _, err := os.Stat(filepath.Join(dir, resultFile)); err != nil {
+		alt := filepath.Join(".sot", "reviews", ref)
+		if _, err2 := os.Stat(filepath.Join(alt, resultFile)); err2 != nil {
+			return nil, fmt.Errorf("%s is not a finished review: no %s there or in %s (run sot review first)", ref, resultFile, alt)
+		}
+		dir = alt
+	}
+	b, err := os.ReadFile(filepath.Join(dir, resultFile))
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Dir: dir, State: loadState(dir), Result: &synthesis.Result{}}
+	if err := json.Unmarshal(b, r.Result); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, resultFile), err)
+	}
+	return r, nil
+}
+
+// Save rewrites the run's result and REVIEW-SYNTHESIS.md (and review.json
+// when it exists), after resolutions changed them.
+func (r *Run) Save(version string) error {
+	if err := saveResult(r.Dir, r.Result); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(r.Dir, "REVIEW-SYNTHESIS.md"), []byte(report.SynthesisMarkdown(r.Result))); err != nil {
+		return err
+	}
+	for format, name := range Formats {
+		if _, err := os.Stat(filepath.Join(r.Dir, name)); err == nil {
+			if _, err := WriteFormats(r.Dir, r.Result, []string{format}, version); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -113,6 +113,12 @@ type Plan struct {
 	CachedTokens int
 	Cost         float64
 	Unpriced     []string
+
+	// Set by a debate: the first round's reports (for the REVIEW files),
+	// each later round's output per specialist and lens, and the debate.
+	fileReports []finding.Report
+	roundNotes  map[[2]string]map[int]string
+	debate      *debate
 }
 
 type taskInfo struct {
@@ -551,6 +557,12 @@ type state struct {
 	Nonce   string    `json:"nonce"`
 	Seed    int64     `json:"seed"`
 	Created time.Time `json:"created"`
+	// What moderator mode and --resolve need to know about the run.
+	Mode        string            `json:"mode"`
+	Context     Context           `json:"context"`
+	Models      map[string]string `json:"models"`
+	TriageModel string            `json:"triage_model"`
+	Lenses      []string          `json:"lenses,omitempty"`
 }
 
 const stateFile = "run.json"

@@ -47,6 +47,7 @@ type Options struct {
 	Seed            int64
 	MaxPromptTokens int
 	Fresh           bool
+	Resolve         string
 }
 
 // NewCmd returns "sot review".
@@ -122,6 +123,7 @@ Exit codes: 0 done; 1 findings at or above --fail-on; 2 usage error;
 	fl.Int64Var(&o.Seed, "seed", 0, "fix the randomized order of the synthesis inputs (default: derived from the run)")
 	fl.IntVar(&o.MaxPromptTokens, "max-prompt-tokens", 0, "prompt budget per call; larger material is split into chunks (default: from the models' context windows)")
 	fl.BoolVar(&o.Fresh, "fresh", false, "start the run afresh instead of replaying its journal")
+	fl.StringVar(&o.Resolve, "resolve", "", "walk the findings of a finished review (its directory or run id) and record accept, dismiss or defer for each")
 	return cmd
 }
 
@@ -132,6 +134,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
+	if o.Resolve != "" {
+		return resolve(f, o.Resolve)
+	}
 	ro, err := buildOptions(f, o)
 	if err != nil {
 		return err
@@ -167,6 +172,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	d := status.New(f.IO.ErrOut, f.IO.TTY && o.Stdout == "")
 	ro.Events = d.Event
 	out, err := review.Execute(ctx, plan, ro)
+	if errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) {
+		return cmdutil.AsUsage(err)
+	}
 	if err != nil {
 		return err
 	}
@@ -183,7 +191,41 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		f.IO.Out.Write(b)
 	}
 	summarize(human, out)
+	offerModerator(ctx, f, ro, out)
 	return exitCode(out, o.FailOn)
+}
+
+// resolve records outcomes for a finished review's findings.
+func resolve(f *cmdutil.Factory, ref string) error {
+	run, err := review.LoadRun(ref)
+	if err != nil {
+		return cmdutil.AsUsage(err)
+	}
+	n, err := run.Resolve(cmdutil.TerminalAsker(f.IO), f.IO.Out, version.Get().Version)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.Out, "sot: recorded %d resolution(s) in %s/resolutions.jsonl\n", n, run.Dir)
+	return nil
+}
+
+// offerModerator offers moderator mode at the end of an interactive review
+// run on a terminal.
+func offerModerator(ctx context.Context, f *cmdutil.Factory, ro *review.Options, out *review.Outcome) {
+	if ro.Ask == nil || out.Plan.Mode != review.ModeSociety {
+		return
+	}
+	run, err := review.LoadRun(out.Plan.OutputDir)
+	if err != nil || run.ModeratorSkip() != "" {
+		return
+	}
+	choice, err := ro.Ask("Enter moderator mode to question the specialists?", []string{"yes", "no"})
+	if err != nil || choice != "yes" {
+		return
+	}
+	if err := run.Moderate(ctx, review.ModerateOptions{Library: ro.Library, NewStack: ro.NewStack, In: f.IO.In, Out: f.IO.Out}); err != nil {
+		fmt.Fprintln(f.IO.ErrOut, "sot: moderator mode: "+err.Error())
+	}
 }
 
 func without(list []string, x string) []string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sotlabs/sot/internal/cmd/configcmd"
 	"github.com/sotlabs/sot/internal/cmd/doctor"
+	"github.com/sotlabs/sot/internal/cmd/moderate"
 	"github.com/sotlabs/sot/internal/cmd/personas"
 	"github.com/sotlabs/sot/internal/cmd/promptcmd"
 	"github.com/sotlabs/sot/internal/cmd/reviewcmd"
@@ -80,6 +81,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 		personas.NewCmd(f),
 		promptcmd.NewCmd(f),
 		reviewcmd.NewCmd(f),
+		moderate.NewCmd(f),
 	)
 	return cmd
 }
