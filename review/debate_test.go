@@ -1,0 +1,260 @@
+package review
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sotlabs/sot/llm/llmtest"
+	"github.com/sotlabs/sot/synthesis"
+)
+
+// script answers the debate's calls by specialist and round.
+type script struct {
+	// findings[specialist][round] are the findings a specialist reports.
+	findings map[string]map[int][]map[string]any
+	// positions[specialist][round] are its stances, thread id -> stance.
+	positions map[string]map[int]map[string]string
+	// kind is what the lead calls contested threads: factual or trade-off.
+	kind string
+	// quote makes the lead's summary quote this text verbatim.
+	quote string
+}
+
+var (
+	specialistRe = regexp.MustCompile(`# You are the ([a-z-]+) specialist`)
+	roundRe      = regexp.MustCompile(`# Debate round (\d+)`)
+	threadRe     = regexp.MustCompile(`### (T\d+) \(`)
+)
+
+func rawFinding(n int, claim string) map[string]any {
+	return map[string]any{"finding": claim, "severity": "should-fix", "confidence": "HIGH", "category": "c",
+		"grounds": fmt.Sprintf("svc00/handler000.go:%d shows %s", 3+n, claim), "file": "svc00/handler000.go", "start_line": 3 + n, "end_line": 0,
+		"section": "", "warrant": "Because of " + claim, "rebuttal_conditions": "r", "suggested_verification": "v"}
+}
+
+func (s script) respond(rec *llmtest.Recorded) llmtest.Reply {
+	if strings.HasPrefix(rec.System, "You are the triage lead of a debate") {
+		threads := []map[string]any{}
+		kind := s.kind
+		if kind == "" {
+			kind = "none"
+		}
+		for _, m := range threadRe.FindAllStringSubmatch(rec.LastUser(), -1) {
+			summary := "Reviewers weigh the thread; paraphrased."
+			if s.quote != "" {
+				summary = "One reviewer said: " + s.quote
+			}
+			threads = append(threads, map[string]any{"thread_id": m[1], "summary": summary, "open_questions": "", "kind": kind, "decision_axis": "safety against speed"})
+		}
+		return llmtest.Reply{JSON: map[string]any{"overview": "Round summarized.", "perspective_contrasts": "", "threads": threads}}
+	}
+	if strings.HasPrefix(rec.System, "You are the triage lead of a code review") {
+		return llmtest.Reply{JSON: map[string]any{"clusters": []any{}, "narrative": ""}}
+	}
+	spec := specialistRe.FindStringSubmatch(rec.System)[1]
+	round := 1
+	if m := roundRe.FindAllStringSubmatch(rec.System, -1); m != nil {
+		fmt.Sscan(m[len(m)-1][1], &round)
+	}
+	if strings.Contains(rec.System, "# Debate continuation") {
+		round = 9
+	}
+	fs := s.findings[spec][round]
+	if fs == nil {
+		fs = []map[string]any{}
+	}
+	if round == 1 {
+		return llmtest.Reply{JSON: map[string]any{"findings": fs, "examined": "the diff"}}
+	}
+	var pos []map[string]any
+	for id, stance := range s.positions[spec][round] {
+		pos = append(pos, map[string]any{"thread_id": id, "stance": stance, "argument": spec + " argues " + stance, "revised_severity": "unchanged"})
+	}
+	if pos == nil {
+		pos = []map[string]any{}
+	}
+	return llmtest.Reply{JSON: map[string]any{"positions": pos, "findings": fs, "examined": "round"}}
+}
+
+func runDebateScript(t *testing.T, s script, specialists string) (*Outcome, *llmtest.Server) {
+	t.Helper()
+	repo := benchRepo(t, 1, 30)
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: s.respond}}})
+	t.Cleanup(srv.Close)
+	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
+	o.Context.Specialists = specialists
+	o.Context.Perspectives = "none"
+	o.Context.InteractionMode = Debate
+	return runReview(t, o), srv
+}
+
+func threadByID(res *synthesis.Result, id string) *synthesis.Thread {
+	for i := range res.Threads {
+		if res.Threads[i].ID == id {
+			return &res.Threads[i]
+		}
+	}
+	return nil
+}
+
+func TestDebateAgreementInRoundTwo(t *testing.T) {
+	s := script{
+		findings:  map[string]map[int][]map[string]any{"security": {1: {rawFinding(1, "the session token reaches the cookie without any validation step")}}},
+		positions: map[string]map[int]map[string]string{"testing": {2: {"T1": "agree"}, 3: {"T1": "agree"}}, "correctness": {2: {"T1": "agree"}, 3: {"T1": "agree"}}, "security": {2: {"T1": "maintain"}, 3: {"T1": "maintain"}}},
+	}
+	out, _ := runDebateScript(t, s, "security,testing,correctness")
+	res := out.Result
+	th := threadByID(res, "T1")
+	if th == nil || th.State != StateAgreed {
+		t.Fatalf("T1 = %+v, want agreed", th)
+	}
+	if len(th.Rounds) < 2 || th.Rounds[1].Round != 2 || th.Rounds[1].State != StateAgreed {
+		t.Errorf("T1 should be agreed in round 2: %+v", th.Rounds)
+	}
+	if res.Rounds != 3 || !strings.Contains(th.Resolution, "by evidence") {
+		t.Errorf("rounds %d, resolution %q", res.Rounds, th.Resolution)
+	}
+	if res.Mode != Debate {
+		t.Errorf("mode %q", res.Mode)
+	}
+}
+
+func TestDebateTerminatesEarly(t *testing.T) {
+	s := script{findings: map[string]map[int][]map[string]any{"security": {1: {rawFinding(1, "the session token reaches the cookie without any validation step")}}}}
+	out, srv := runDebateScript(t, s, "security,testing,correctness")
+	if out.Result.Rounds != 2 || !strings.Contains(strings.Join(out.Result.Notes, "\n"), "ended after round 2") {
+		t.Errorf("rounds = %d, notes %q; a round with no new thread and no position change ends the debate", out.Result.Rounds, out.Result.Notes)
+	}
+	// 3 sweep calls, 1 summary, 3 round-2 calls, 1 synthesis.
+	if srv.Count() != 8 {
+		t.Errorf("%d calls, want 8", srv.Count())
+	}
+}
+
+func TestDebateContestedThreadsExhaustTheContinuationBudget(t *testing.T) {
+	var fs []map[string]any
+	disagree := map[string]string{}
+	maintain := map[string]string{}
+	for i := 1; i <= 12; i++ {
+		fs = append(fs, rawFinding(i, fmt.Sprintf("handler number %d trusts its caller without a bounds check", i)))
+		disagree[fmt.Sprintf("T%d", i)] = "disagree"
+		maintain[fmt.Sprintf("T%d", i)] = "maintain"
+	}
+	s := script{
+		findings: map[string]map[int][]map[string]any{"security": {1: fs}},
+		positions: map[string]map[int]map[string]string{
+			"testing": {2: disagree, 3: disagree, 9: disagree}, "correctness": {2: disagree, 3: disagree, 9: disagree},
+			"security": {2: maintain, 3: maintain, 9: maintain}},
+		kind: "factual",
+	}
+	out, srv := runDebateScript(t, s, "security,testing,correctness")
+	res := out.Result
+	continuation := 0
+	for _, r := range srv.Requests() {
+		if strings.Contains(r.System, "# Debate continuation") {
+			continuation++
+		}
+	}
+	if continuation != 30 {
+		t.Errorf("%d continuation calls, want exactly the budget of 30", continuation)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	if !strings.Contains(notes, "continuation budget of 30 calls ran out") {
+		t.Errorf("the synthesis must say the budget ran out: %s", notes)
+	}
+	budgetOut := 0
+	for _, th := range res.Threads {
+		if th.State != StateContested {
+			t.Errorf("%s is %s, want contested", th.ID, th.State)
+		}
+		if strings.Contains(th.Resolution, "budget ran out") {
+			budgetOut++
+		}
+	}
+	if budgetOut == 0 {
+		t.Error("no thread records the budget as its resolution")
+	}
+	if len(res.Dissent) == 0 {
+		t.Error("contested threads belong in the Dissent Log")
+	}
+}
+
+func TestDebateTradeOffResolvedByHierarchy(t *testing.T) {
+	s := script{
+		findings: map[string]map[int][]map[string]any{"security": {1: {rawFinding(1, "every request re-validates the session token against the store")}}},
+		positions: map[string]map[int]map[string]string{"performance": {2: {"T1": "disagree"}, 3: {"T1": "disagree"}}, "security": {2: {"T1": "maintain"}, 3: {"T1": "maintain"}}},
+		kind:      "trade-off",
+	}
+	out, _ := runDebateScript(t, s, "security,performance")
+	res := out.Result
+	th := threadByID(res, "T1")
+	if th == nil || th.State != StateTradeOff || !strings.Contains(th.Resolution, "conservative default (priority hierarchy)") {
+		t.Fatalf("T1 = %+v", th)
+	}
+	if len(res.TradeOffs) != 1 {
+		t.Fatalf("%d trade-offs", len(res.TradeOffs))
+	}
+	var it *synthesis.Item
+	for i := range res.Items {
+		if res.Items[i].Decision != nil {
+			it = &res.Items[i]
+		}
+	}
+	if it == nil || it.Decision.By != "priority hierarchy" || !it.Decision.Flagged || !strings.Contains(it.Decision.Choice, "Security") {
+		t.Errorf("the item should carry a flagged hierarchy decision for Security: %+v", it)
+	}
+}
+
+func TestDebateWithOneSpecialistRunsInParallel(t *testing.T) {
+	s := script{findings: map[string]map[int][]map[string]any{"security": {1: {rawFinding(1, "the session token reaches the cookie without any validation step")}}}}
+	out, srv := runDebateScript(t, s, "security")
+	if out.Result.Mode != Parallel || !strings.Contains(strings.Join(out.Result.Notes, "\n"), "debate needs at least two specialists") {
+		t.Errorf("mode %s, notes %q", out.Result.Mode, out.Result.Notes)
+	}
+	if srv.Count() != 2 {
+		t.Errorf("%d calls, want the specialist and the synthesis", srv.Count())
+	}
+}
+
+func TestDebateIsHubAndSpoke(t *testing.T) {
+	secClaim := "the session token reaches the cookie without any validation step"
+	testClaim := "the refresh handler has no test for an expired session token"
+	s := script{
+		findings: map[string]map[int][]map[string]any{
+			"security": {1: {rawFinding(1, secClaim)}},
+			"testing":  {1: {rawFinding(2, testClaim)}},
+		},
+		positions: map[string]map[int]map[string]string{"correctness": {2: {"T1": "agree", "T2": "disagree"}}},
+		quote:     secClaim, // the lead tries to pass a raw finding on
+	}
+	_, srv := runDebateScript(t, s, "security,testing,correctness")
+	raw := map[string][]string{}
+	for spec, rounds := range s.findings {
+		for _, f := range rounds[1] {
+			raw[spec] = append(raw[spec], f["finding"].(string), f["grounds"].(string), f["warrant"].(string))
+		}
+	}
+	checked := 0
+	for _, r := range srv.Requests() {
+		m := specialistRe.FindStringSubmatch(r.System)
+		if m == nil || !roundRe.MatchString(r.System) {
+			continue
+		}
+		checked++
+		for other, texts := range raw {
+			if other == m[1] {
+				continue
+			}
+			for _, text := range texts {
+				if strings.Contains(r.System, text) || strings.Contains(r.LastUser(), text) {
+					t.Errorf("%s's round prompt contains %s's raw finding text %q", m[1], other, text)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no round-2 prompt was checked")
+	}
+}
