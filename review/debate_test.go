@@ -183,7 +183,7 @@ func TestDebateContestedThreadsExhaustTheContinuationBudget(t *testing.T) {
 
 func TestDebateTradeOffResolvedByHierarchy(t *testing.T) {
 	s := script{
-		findings: map[string]map[int][]map[string]any{"security": {1: {rawFinding(1, "every request re-validates the session token against the store")}}},
+		findings:  map[string]map[int][]map[string]any{"security": {1: {rawFinding(1, "every request re-validates the session token against the store")}}},
 		positions: map[string]map[int]map[string]string{"performance": {2: {"T1": "disagree"}, 3: {"T1": "disagree"}}, "security": {2: {"T1": "maintain"}, 3: {"T1": "maintain"}}},
 		kind:      "trade-off",
 	}

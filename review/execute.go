@@ -378,7 +378,6 @@ func WriteFormats(dir string, res *synthesis.Result, formats []string, version s
 	return files, nil
 }
 
-
 func sortedRounds(m map[int]string) []int {
 	var out []int
 	for k := range m {

@@ -417,4 +417,3 @@ func (m *moderator) record(what, asked, answer string) error {
 	}
 	return f.Sync()
 }
-
