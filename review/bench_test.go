@@ -196,3 +196,42 @@ func benchConfig() *config.Config {
 	cfg := config.Defaults()
 	return &cfg
 }
+
+// BenchmarkDebate: a three-round debate of nine specialists against llmtest
+// at 300 ms a call. Each round is two dependent calls (the specialists, then
+// the lead's summary or, after the last round, the synthesis), so the
+// critical path is 3 × 2 × 300 ms. Reported: wall time over the critical
+// path, and the calls made next to the seed's budget (3 rounds × 9
+// specialists + 30 continuation calls).
+func BenchmarkDebate(b *testing.B) {
+	repo := benchRepo(b, 3, 40)
+	srv := llmtest.NewServer(llmtest.Config{Latency: 300 * time.Millisecond, RecordLimit: 64})
+	defer srv.Close()
+	o := benchOptions(b, repo, srv, "openai:gpt-4.1")
+	o.Context.Perspectives = "none"
+	o.Context.InteractionMode = Debate
+	var wall time.Duration
+	var out *Outcome
+	for b.Loop() {
+		start := time.Now()
+		out = runReview(b, o)
+		wall += time.Since(start)
+	}
+	if out.Result.Rounds != 3 {
+		b.Fatalf("the debate ran %d rounds, want 3", out.Result.Rounds)
+	}
+	specialistCalls := 0
+	recs := srv.Requests()
+	for _, r := range recs[len(recs)-out.Result.Usage.Calls:] { // the last run's calls
+		if strings.Contains(r.System, "# You are the ") {
+			specialistCalls++
+		}
+	}
+	critical := 3 * 2 * 300 * time.Millisecond
+	b.ReportMetric(float64(wall)/float64(b.N)/float64(critical), "wall/critical-path")
+	b.ReportMetric(float64(out.Result.Usage.Calls), "calls")
+	b.ReportMetric(float64(specialistCalls), "specialist-calls")
+	b.ReportMetric(float64(3*9+continuationCallLimit), "seed-budget-specialist-calls")
+	b.Logf("calls: %d in all, %d of them by specialists; the seed's budget allows %d specialist calls (3 rounds × 9 + %d continuation) plus the lead's",
+		out.Result.Usage.Calls, specialistCalls, 3*9+continuationCallLimit, continuationCallLimit)
+}
