@@ -475,22 +475,6 @@ func TestAppendRound(t *testing.T) {
 	}
 }
 
-func TestSpecialistFileName(t *testing.T) {
-	for _, tc := range []struct{ specialist, lens, want string }{
-		{"security", "", "REVIEW-SECURITY.md"},
-		{"security", "red-team", "REVIEW-SECURITY-RED-TEAM.md"},
-		{"api_design", "premortem", "REVIEW-API_DESIGN-PREMORTEM.md"},
-		{"../../etc/passwd", "", "REVIEW-ETC-PASSWD.md"},
-		{"a/b", "c\\d", "REVIEW-A-B-C-D.md"},
-		{"", " ", "REVIEW-UNNAMED.md"},
-		{"...", "", "REVIEW-UNNAMED.md"},
-	} {
-		if got := SpecialistFileName(tc.specialist, tc.lens); got != tc.want {
-			t.Errorf("SpecialistFileName(%q, %q) = %q, want %q", tc.specialist, tc.lens, got, tc.want)
-		}
-	}
-}
-
 func TestJSON(t *testing.T) {
 	res := fixture(false)
 	data, err := JSON(res)

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,27 +10,6 @@ import (
 	"github.com/sotlabs/sot/synthesis"
 )
 
-// SpecialistFileName is the file a specialist's review is written to:
-// REVIEW-{SPECIALIST}.md, or REVIEW-{SPECIALIST}-{LENS}.md with a lens.
-// Names are upper-cased and reduced to letters, digits, '-' and '_', so a
-// persona name can never add a path separator or "..".
-func SpecialistFileName(specialist, lens string) string {
-	name := "REVIEW-" + fileToken(specialist)
-	if strings.TrimSpace(lens) != "" {
-		name += "-" + fileToken(lens)
-	}
-	return name + ".md"
-}
-
-var unsafeToken = regexp.MustCompile(`[^A-Za-z0-9_]+`)
-
-func fileToken(s string) string {
-	t := strings.Trim(unsafeToken.ReplaceAllString(s, "-"), "-")
-	if t == "" {
-		return "UNNAMED"
-	}
-	return strings.ToUpper(t)
-}
 
 // SpecialistMarkdown renders one specialist's review (for one lens) as the
 // content of its REVIEW-*.md file: a title, a short header, then every

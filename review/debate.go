@@ -306,39 +306,14 @@ func (d *debate) dispute(t *thread) *synthesis.Dispute {
 		}
 	}
 	for _, p := range disp.Positions {
-		disp.Options = append(disp.Options, fmt.Sprintf("%s (%s)", p.Summary, objectiveName(p.Source)))
+		disp.Options = append(disp.Options, fmt.Sprintf("%s (%s)", p.Summary, synthesis.Objective(p.Source)))
 	}
 	disp.Recommendation = fmt.Sprintf("%s (%s)", best, synthesis.PriorityHierarchy[min(bestRank, len(synthesis.PriorityHierarchy)-1)])
 	disp.HighSignal = sameSpecialistLenses(disp.Positions)
 	return disp
 }
 
-func objectiveRank(source string) int {
-	name := objectiveName(source)
-	for i, q := range synthesis.PriorityHierarchy {
-		if q == name {
-			return i
-		}
-	}
-	return len(synthesis.PriorityHierarchy)
-}
-
-// objectiveName is the quality a source's specialist protects.
-func objectiveName(source string) string {
-	switch strings.SplitN(source, "/", 2)[0] {
-	case "correctness", "assumptions":
-		return "Correctness"
-	case "security":
-		return "Security"
-	case "edge-cases", "release-manager", "testing":
-		return "Reliability"
-	case "performance":
-		return "Performance"
-	case "architecture", "maintainability":
-		return "Maintainability"
-	}
-	return "Developer Experience"
-}
+func objectiveRank(source string) int { return synthesis.Rank(synthesis.Objective(source)) }
 
 func sameSpecialistLenses(ps []synthesis.Position) bool {
 	seen := map[string]string{}

@@ -401,10 +401,10 @@ func tradeOff(c *cluster, pos map[string]position, axis, reason string) *Dispute
 		d.FindingIDs = append(d.FindingIDs, p.FindingID)
 		obj := pos[p.FindingID].objective
 		if obj == "" || obj == "none" {
-			obj = objectiveOf(strings.SplitN(p.Source, "/", 2)[0])
+			obj = Objective(p.Source)
 		}
 		d.Options = append(d.Options, fmt.Sprintf("%s (%s, from %s)", p.Summary, obj, p.FindingID))
-		if r := rank(obj); r < bestRank {
+		if r := Rank(obj); r < bestRank {
 			best, bestRank = fmt.Sprintf("%s (%s)", p.Summary, obj), r
 		}
 	}
@@ -415,7 +415,8 @@ func tradeOff(c *cluster, pos map[string]position, axis, reason string) *Dispute
 	return d
 }
 
-func rank(objective string) int {
+// Rank is an objective's place in the priority hierarchy (0 ranks highest).
+func Rank(objective string) int {
 	for i, q := range PriorityHierarchy {
 		if strings.EqualFold(q, objective) {
 			return i
@@ -424,10 +425,11 @@ func rank(objective string) int {
 	return len(PriorityHierarchy)
 }
 
-// objectiveOf maps a built-in specialist to the quality it protects, for
-// positions whose objective the lead did not name.
-func objectiveOf(specialist string) string {
-	switch specialist {
+// Objective maps a source (a built-in specialist, with or without its lens)
+// to the quality of the priority hierarchy it protects, for positions whose
+// objective nobody named.
+func Objective(source string) string {
+	switch strings.SplitN(source, "/", 2)[0] {
 	case "correctness", "assumptions":
 		return "Correctness"
 	case "security":

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -41,33 +40,33 @@ func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Re
 		if msg == "" {
 			msg = bodyMessage(httpResp)
 		}
-		e.Message = clip(msg)
+		e.Message = llm.Clip(msg)
 		if e.Kind == llm.ErrAuth {
 			e.Message = fmt.Sprintf("the API key was rejected; check %s", p.cfg.APIKeyEnv)
 			if msg != "" {
-				e.Message += " (" + clip(msg) + ")"
+				e.Message += " (" + llm.Clip(msg) + ")"
 			}
 		}
 	case errors.As(err, &apiErr):
 		// An error event inside a stream that had started with 200.
 		e.Kind = kindForType(string(apiErr.Type()))
-		e.Message = clip(apiErr.Message)
+		e.Message = llm.Clip(apiErr.Message)
 		if e.Message == "" {
 			e.Message = "the stream reported an error"
 		}
-	case isTimeout(err):
+	case llm.IsTimeout(err):
 		e.Kind = llm.ErrTimeout
 		e.Message = "no answer in time"
 	case errors.As(err, &broken):
 		e.Kind = llm.ErrBadResponse
-		e.Message = clip(broken.Error())
+		e.Message = llm.Clip(broken.Error())
 	case httpResp != nil:
 		// The answer started but could not be read: cut off, or not JSON.
 		e.Kind = llm.ErrBadResponse
-		e.Message = "could not read the answer: " + clip(err.Error())
+		e.Message = "could not read the answer: " + llm.Clip(err.Error())
 	default:
 		e.Kind = llm.ErrUnavailable
-		e.Message = "could not reach the API: " + clip(transportMessage(err))
+		e.Message = "could not reach the API: " + llm.Clip(llm.TransportMessage(err))
 	}
 	return e
 }
@@ -117,34 +116,4 @@ func bodyMessage(r *http.Response) string {
 		return v.Error.Message
 	}
 	return strings.TrimSpace(string(b))
-}
-
-func isTimeout(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
-
-// transportMessage is the innermost explanation of a connection failure.
-func transportMessage(err error) string {
-	var op *net.OpError
-	if errors.As(err, &op) {
-		return op.Error()
-	}
-	return err.Error()
-}
-
-// clip shortens s to one line of at most 300 bytes.
-func clip(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		cut := 300
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
 }

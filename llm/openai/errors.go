@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -42,19 +41,19 @@ func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Re
 		if msg == "" {
 			msg = bodyMessage(httpResp)
 		}
-		e.Message = clip(msg)
+		e.Message = llm.Clip(msg)
 		if e.Kind == llm.ErrAuth {
 			e.Message = fmt.Sprintf("the API key was rejected; check %s", p.cfg.APIKeyEnv)
 			if msg != "" {
-				e.Message += " (" + clip(msg) + ")"
+				e.Message += " (" + llm.Clip(msg) + ")"
 			}
 		}
 	case errors.As(err, &apiErr):
 		// An error without a response to go with it.
 		e.Status = apiErr.StatusCode
 		e.Kind = llm.KindForStatus(e.Status)
-		e.Message = clip(apiErr.Message)
-	case isTimeout(err):
+		e.Message = llm.Clip(apiErr.Message)
+	case llm.IsTimeout(err):
 		e.Kind = llm.ErrTimeout
 		e.Message = "no answer in time"
 	case errors.As(err, &streamErr):
@@ -63,10 +62,10 @@ func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Re
 	case httpResp != nil:
 		// The answer started but could not be read: cut off, or not JSON.
 		e.Kind = llm.ErrBadResponse
-		e.Message = "could not read the answer: " + clip(err.Error())
+		e.Message = "could not read the answer: " + llm.Clip(err.Error())
 	default:
 		e.Kind = llm.ErrUnavailable
-		e.Message = "could not reach the API: " + clip(transportMessage(err))
+		e.Message = "could not reach the API: " + llm.Clip(llm.TransportMessage(err))
 	}
 	return e
 }
@@ -81,7 +80,7 @@ func streamErrorKind(data []byte) (error, string) {
 		} `json:"error"`
 	}
 	_ = json.Unmarshal(data, &v)
-	msg := clip(v.Error.Message)
+	msg := llm.Clip(v.Error.Message)
 	if msg == "" {
 		msg = "the stream reported an error"
 	}
@@ -128,34 +127,4 @@ func bodyMessage(r *http.Response) string {
 		}
 	}
 	return strings.TrimSpace(string(b))
-}
-
-func isTimeout(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
-
-// transportMessage is the innermost explanation of a connection failure.
-func transportMessage(err error) string {
-	var op *net.OpError
-	if errors.As(err, &op) {
-		return op.Error()
-	}
-	return err.Error()
-}
-
-// clip shortens s to one line of at most 300 bytes.
-func clip(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		cut := 300
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
 }

@@ -201,7 +201,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	if strings.TrimSpace(resp.Text) == "" {
 		switch {
 		case refusal.Len() > 0:
-			return nil, p.badResponse(req, httpResp, "the model refused: "+clip(refusal.String()))
+			return nil, p.badResponse(req, httpResp, "the model refused: "+llm.Clip(refusal.String()))
 		case resp.FinishReason == llm.FinishFilter:
 			return nil, p.badResponse(req, httpResp, "the provider withheld the answer (content filter)")
 		}
