@@ -10,7 +10,6 @@ import (
 	"github.com/sotlabs/sot/synthesis"
 )
 
-
 // SpecialistMarkdown renders one specialist's review (for one lens) as the
 // content of its REVIEW-*.md file: a title, a short header, then every
 // finding in the Toulmin format, must-fix first. A review without findings
