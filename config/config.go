@@ -7,7 +7,6 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -215,8 +214,7 @@ func (c *Config) Validate(src Sources) error {
 
 // CheckURL accepts an absolute http or https URL with a host.
 func CheckURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if _, err := llm.ParseBaseURL(s); err != nil {
 		return fmt.Errorf("%q is not a URL: want an absolute http:// or https:// URL such as http://127.0.0.1:11434", s)
 	}
 	return nil

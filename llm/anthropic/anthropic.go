@@ -15,9 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -78,7 +76,7 @@ func New(cfg Config) (*Provider, error) {
 		cfg.BaseURLEnv = "ANTHROPIC_BASE_URL"
 	}
 	llm.RegisterSecret(cfg.APIKey)
-	u, err := checkBaseURL(cfg.BaseURL)
+	u, err := llm.ParseBaseURL(cfg.BaseURL)
 	if err != nil {
 		return nil, &llm.Error{Provider: cfg.Name, Kind: llm.ErrConfig,
 			Message: fmt.Sprintf("%v; fix %s (for example https://api.anthropic.com)", err, cfg.BaseURLEnv)}
@@ -89,7 +87,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = defaultHTTPClient()
+		hc = llm.NewHTTPClient()
 	}
 	opts := []option.RequestOption{
 		option.WithEnvironmentProduction(),
@@ -109,38 +107,7 @@ func New(cfg Config) (*Provider, error) {
 	return &Provider{cfg: cfg, svc: sdk.NewMessageService(opts...)}, nil
 }
 
-// checkBaseURL parses a base URL; nil means the default.
-func checkBaseURL(raw string) (*url.URL, error) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
-		return nil, nil
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("base URL %q does not parse", raw)
-	}
-	shown := u.Redacted()
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("base URL %q must start with http:// or https://", shown)
-	}
-	if u.Host == "" || u.Hostname() == "" {
-		return nil, fmt.Errorf("base URL %q has no host", shown)
-	}
-	return u, nil
-}
 
-// defaultHTTPClient keeps enough idle connections for sot's parallel calls.
-func defaultHTTPClient() *http.Client {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return &http.Client{}
-	}
-	t = t.Clone()
-	t.MaxIdleConns = 256
-	t.MaxIdleConnsPerHost = 64
-	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	return &http.Client{Transport: t}
-}
 
 // toolSpec is the forced tool that carries a structured answer.
 type toolSpec struct {

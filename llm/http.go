@@ -1,0 +1,47 @@
+package llm
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// ParseBaseURL checks a provider's base URL: an absolute http or https URL
+// with a host. An empty string means the provider's default (nil, nil).
+// Errors never show credentials embedded in the URL.
+func ParseBaseURL(raw string) (*url.URL, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("base URL %q does not parse", raw)
+	}
+	shown := u.Redacted()
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("base URL %q must start with http:// or https://", shown)
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return nil, fmt.Errorf("base URL %q has no host", shown)
+	}
+	return u, nil
+}
+
+// NewHTTPClient returns a client that keeps enough idle connections for
+// sot's parallel calls. It sets no overall timeout: calls are bounded by
+// their contexts.
+func NewHTTPClient() *http.Client {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return &http.Client{}
+	}
+	t = t.Clone()
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 64
+	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return &http.Client{Transport: t}
+}
