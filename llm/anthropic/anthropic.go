@@ -107,8 +107,6 @@ func New(cfg Config) (*Provider, error) {
 	return &Provider{cfg: cfg, svc: sdk.NewMessageService(opts...)}, nil
 }
 
-
-
 // toolSpec is the forced tool that carries a structured answer.
 type toolSpec struct {
 	name string

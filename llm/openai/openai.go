@@ -102,8 +102,6 @@ func New(cfg Config) (*Provider, error) {
 	return p, nil
 }
 
-
-
 // Complete sends req and returns the answer. The call always streams; the
 // text is passed to req.OnDelta as it arrives.
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
