@@ -36,7 +36,8 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-var servers = map[string]*llmtest.Server{}
+// serverKey finds a script's llmtest server in its Env.Values.
+type serverKey struct{}
 
 func setup(env *testscript.Env) error {
 	cfg := llmtest.Config{}
@@ -49,7 +50,7 @@ func setup(env *testscript.Env) error {
 	}
 	srv := llmtest.NewServer(cfg)
 	env.Defer(srv.Close)
-	servers[env.WorkDir] = srv
+	env.Values[serverKey{}] = srv
 	env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 	env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
 	env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
@@ -71,7 +72,7 @@ func setup(env *testscript.Env) error {
 // then one line per request with its model and the start of the last user
 // message. "llmtest-requests count" prints only the count.
 func requestsCmd(ts *testscript.TestScript, neg bool, args []string) {
-	srv := servers[ts.Getenv("WORK")]
+	srv, _ := ts.Value(serverKey{}).(*llmtest.Server)
 	if srv == nil {
 		ts.Fatalf("no llmtest server")
 	}
@@ -101,5 +102,5 @@ func configCmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	cfg, err := llmtest.LoadConfig(ts.MkAbs(args[0]))
 	ts.Check(err)
-	servers[ts.Getenv("WORK")].SetConfig(cfg)
+	ts.Value(serverKey{}).(*llmtest.Server).SetConfig(cfg)
 }
