@@ -258,3 +258,41 @@ func TestDebateIsHubAndSpoke(t *testing.T) {
 		t.Fatal("no round-2 prompt was checked")
 	}
 }
+
+func TestDebateTradeOffAskedInteractively(t *testing.T) {
+	s := script{
+		findings:  map[string]map[int][]map[string]any{"security": {1: {rawFinding(1, "every request re-validates the session token against the store")}}},
+		positions: map[string]map[int]map[string]string{"performance": {2: {"T1": "disagree"}, 3: {"T1": "disagree"}}, "security": {2: {"T1": "maintain"}, 3: {"T1": "maintain"}}},
+		kind:      "trade-off",
+	}
+	repo := benchRepo(t, 1, 30)
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: s.respond}}})
+	t.Cleanup(srv.Close)
+	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
+	o.Context.Specialists, o.Context.Perspectives, o.Context.InteractionMode, o.Context.Interactive = "security,performance", "none", Debate, "smart"
+	var asked []string
+	o.Ask = func(q string, choices []string) (string, error) {
+		asked = append(asked, q)
+		return choices[len(choices)-1], nil // the user sides with performance
+	}
+	out := runReview(t, o)
+	if len(asked) != 1 || !strings.Contains(asked[0], "decision axis: safety against speed") || !strings.Contains(asked[0], "Recommendation (priority hierarchy") {
+		t.Fatalf("smart mode must put the trade-off to the user with its axis and recommendation; asked %q", asked)
+	}
+	th := threadByID(out.Result, "T1")
+	if th == nil || !strings.Contains(th.Resolution, "by a user decision") {
+		t.Fatalf("T1 = %+v", th)
+	}
+	seen := false
+	for _, r := range srv.Requests() {
+		if strings.Contains(r.System, "# Debate round 3") && strings.Contains(r.System, "decided by user") {
+			seen = true
+		}
+	}
+	if !seen {
+		t.Error("the user's decision must reach the next round as context")
+	}
+	if len(out.Result.TradeOffs) != 1 || out.Result.Items[0].Decision == nil || out.Result.Items[0].Decision.By != "user" {
+		t.Errorf("the decision belongs in the finding: %+v", out.Result.Items[0].Decision)
+	}
+}

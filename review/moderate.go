@@ -253,7 +253,7 @@ func (a challengeAnswer) check(f *finding.Finding) error {
 	switch a.Verdict {
 	case "defend":
 		ev := flat(a.NewEvidence)
-		if len(strings.Fields(ev)) < 4 {
+		if len(strings.Fields(ev)) < 5 {
 			return errors.New("a defence must bring new evidence, and none was given")
 		}
 		if strings.Contains(flat(f.Grounds), ev) || strings.Contains(flat(f.Warrant), ev) {
