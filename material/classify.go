@@ -15,7 +15,37 @@ const (
 	reasonLock      = "lock file"
 	reasonVendored  = "vendored"
 	reasonNotUTF8   = "not UTF-8 text"
+	reasonSecret    = "looks like a credentials file; never sent to a model"
 )
+
+// secretNames and secretSuffixes name files that usually hold credentials.
+var (
+	secretNames    = map[string]bool{".env": true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true, ".netrc": true, ".npmrc": true, ".pypirc": true, "credentials.json": true, ".htpasswd": true}
+	secretSuffixes = []string{".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"}
+	// envTemplates are .env variants meant to be committed.
+	envTemplates = []string{"example", "sample", "template", "dist"}
+)
+
+// isSecretFile reports whether a file name suggests credentials.
+func isSecretFile(base string) bool {
+	if secretNames[base] {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(base, ".env."); ok {
+		for _, t := range envTemplates {
+			if rest == t {
+				return false
+			}
+		}
+		return true
+	}
+	for _, s := range secretSuffixes {
+		if strings.HasSuffix(base, s) {
+			return true
+		}
+	}
+	return false
+}
 
 // languages maps lower-cased file extensions to language names.
 var languages = map[string]string{
@@ -88,6 +118,9 @@ func pathSkipReason(p string) string {
 		}
 	}
 	base := strings.ToLower(path.Base(p))
+	if isSecretFile(base) {
+		return reasonSecret
+	}
 	if lockFiles[base] {
 		return reasonLock
 	}

@@ -7,7 +7,9 @@
 package prompt
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -66,6 +68,19 @@ func NewNonce() string {
 		panic("prompt: no randomness: " + err.Error())
 	}
 	return hex.EncodeToString(b)
+}
+
+// NonceFor derives a run's nonce from a secret key and the run id: stable
+// for the same run, so identical reviews send identical prompts (and the
+// response cache can answer them), yet unpredictable to anyone who can
+// write material but cannot read the key. Without a key it is random.
+func NonceFor(key []byte, runID string) string {
+	if len(key) == 0 {
+		return NewNonce()
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("sot-nonce:" + runID))
+	return hex.EncodeToString(m.Sum(nil))[:24]
 }
 
 // Run holds what every persona call of one run shares.

@@ -404,7 +404,7 @@ func (p *Plan) schedule(o *Options) error {
 	if st.RunID == p.RunID && !o.Fresh {
 		p.Nonce, p.Seed = st.Nonce, st.Seed
 	} else {
-		p.Nonce = prompt.NewNonce()
+		p.Nonce = prompt.NonceFor(nonceKey(), p.RunID)
 		p.Seed = seedFrom(p.RunID)
 	}
 	if o.Seed != nil {
@@ -601,4 +601,22 @@ func (p *Plan) specialistIDs() []string {
 		out = append(out, s.ID)
 	}
 	return out
+}
+
+// nonceKey is the user's secret for deriving nonces, created on first use
+// in the user cache directory; nil when it cannot be kept.
+func nonceKey() []byte {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return nil
+	}
+	path := filepath.Join(dir, "sot", "nonce.key")
+	if b, err := os.ReadFile(path); err == nil && len(b) >= 32 {
+		return b
+	}
+	key := []byte(prompt.NewNonce() + prompt.NewNonce())
+	if os.MkdirAll(filepath.Dir(path), 0o700) != nil || os.WriteFile(path, key, 0o600) != nil {
+		return nil
+	}
+	return key
 }

@@ -31,7 +31,7 @@ func gitRepo(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	write(".gitignore", "out*/\n")
+	write(".gitignore", "out*/\n.cache/\n.config/\n")
 	write("app.go", "package app\n\nfunc Add(a, b int) int { return a + b }\n")
 	run("init", "-q", "-b", "main")
 	run("add", ".")

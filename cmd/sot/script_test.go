@@ -70,7 +70,8 @@ func setup(env *testscript.Env) error {
 
 // requestsCmd prints what the script's llmtest server received: the count,
 // then one line per request with its model and the start of the last user
-// message. "llmtest-requests count" prints only the count.
+// message. "llmtest-requests count" prints only the count;
+// "llmtest-requests bodies" prints every request body.
 func requestsCmd(ts *testscript.TestScript, neg bool, args []string) {
 	srv, _ := ts.Value(serverKey{}).(*llmtest.Server)
 	if srv == nil {
@@ -79,6 +80,12 @@ func requestsCmd(ts *testscript.TestScript, neg bool, args []string) {
 	recs := srv.Requests()
 	fmt.Fprintf(ts.Stdout(), "requests: %d\n", len(recs))
 	if len(args) > 0 && args[0] == "count" {
+		return
+	}
+	if len(args) > 0 && args[0] == "bodies" { // every request body, whole
+		for _, r := range recs {
+			fmt.Fprintf(ts.Stdout(), "%s\n", r.Body)
+		}
 		return
 	}
 	for _, r := range recs {
