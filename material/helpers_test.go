@@ -121,11 +121,3 @@ func skippedMap(m *Material) map[string]string {
 	}
 	return out
 }
-
-func filesMap(m *Material) map[string]File {
-	out := make(map[string]File)
-	for _, f := range m.Files {
-		out[f.Path] = f
-	}
-	return out
-}

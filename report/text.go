@@ -154,16 +154,3 @@ func lenses(sources []finding.Finding) []string {
 	}
 	return out
 }
-
-// severityLabel is the heading word for a severity.
-func severityLabel(s finding.Severity) string {
-	switch s {
-	case finding.MustFix:
-		return "Must-Fix"
-	case finding.ShouldFix:
-		return "Should-Fix"
-	case finding.Consider:
-		return "Consider"
-	}
-	return string(s)
-}

@@ -165,7 +165,7 @@ func (m *moderator) handle(ctx context.Context, line string) error {
 	if name, _ := m.specialistIn(line); name != "" {
 		return m.summon(ctx, name, line)
 	}
-	return fmt.Errorf("I did not understand %q; use ask, challenge or deeper, or say done", line)
+	return fmt.Errorf("did not understand %q; use ask, challenge or deeper, or say done", line)
 }
 
 // specialistIn finds the specialist a request names and the rest of it.

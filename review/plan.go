@@ -74,12 +74,6 @@ type Options struct {
 	Progress func(string)
 }
 
-func (o *Options) warn(format string, args ...any) {
-	if o.Warn != nil {
-		o.Warn(fmt.Sprintf(format, args...))
-	}
-}
-
 func (o *Options) progress(format string, args ...any) {
 	if o.Progress != nil {
 		o.Progress(fmt.Sprintf(format, args...))
@@ -451,9 +445,7 @@ func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 				if err != nil {
 					return fmt.Errorf("compose the prompt of %s: %w", s.ID, err)
 				}
-				for _, w := range c.Warnings {
-					p.Warnings = append(p.Warnings, w)
-				}
+				p.Warnings = append(p.Warnings, c.Warnings...)
 				lensID := ""
 				if l != nil {
 					lensID = l.ID

@@ -132,8 +132,7 @@ func clusterFindings(fs []*scored) []*cluster {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
@@ -199,13 +198,4 @@ func (c *cluster) best() *scored {
 		}
 	}
 	return b
-}
-
-// sources counts distinct specialist/lens sources.
-func (c *cluster) sources() int {
-	seen := map[string]bool{}
-	for _, m := range c.members {
-		seen[m.Source()] = true
-	}
-	return len(seen)
 }

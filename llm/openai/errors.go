@@ -58,7 +58,7 @@ func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Re
 		e.Message = "no answer in time"
 	case errors.As(err, &streamErr):
 		// An error event in the middle of the stream.
-		e.Kind, e.Message = streamErrorKind(streamErr.Event.Data)
+		e.Message, e.Kind = streamErrorKind(streamErr.Event.Data)
 	case httpResp != nil:
 		// The answer started but could not be read: cut off, or not JSON.
 		e.Kind = llm.ErrBadResponse
@@ -70,8 +70,8 @@ func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Re
 	return e
 }
 
-// streamErrorKind classifies the error object of an SSE error event.
-func streamErrorKind(data []byte) (error, string) {
+// streamErrorKind reads the message of an SSE error event and classifies it.
+func streamErrorKind(data []byte) (msg string, kind error) {
 	var v struct {
 		Error struct {
 			Message string `json:"message"`
@@ -80,17 +80,17 @@ func streamErrorKind(data []byte) (error, string) {
 		} `json:"error"`
 	}
 	_ = json.Unmarshal(data, &v)
-	msg := llm.Clip(v.Error.Message)
+	msg = llm.Clip(v.Error.Message)
 	if msg == "" {
 		msg = "the stream reported an error"
 	}
 	switch t := v.Error.Type + " " + fmt.Sprint(v.Error.Code); {
 	case strings.Contains(t, "rate_limit") || strings.Contains(t, "requests"):
-		return llm.ErrRateLimited, msg
+		return msg, llm.ErrRateLimited
 	case strings.Contains(t, "invalid_request"):
-		return llm.ErrBadRequest, msg
+		return msg, llm.ErrBadRequest
 	}
-	return llm.ErrUnavailable, msg
+	return msg, llm.ErrUnavailable
 }
 
 func (p *Provider) badResponse(req *llm.Request, httpResp *http.Response, msg string) error {
