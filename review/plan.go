@@ -135,6 +135,7 @@ func (e *TrivialError) Error() string {
 
 // Prepare gathers the material and decides the plan.
 func Prepare(ctx context.Context, o *Options) (*Plan, error) {
+	tokens.Warm() // load the encoding while git works
 	c := o.Context
 	c.Defaults()
 	if err := c.Validate(); err != nil {
