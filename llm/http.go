@@ -45,3 +45,33 @@ func NewHTTPClient() *http.Client {
 	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return &http.Client{Transport: t}
 }
+
+// SetHTTPFailure fills e from a response with an error status: the status,
+// its kind, the Retry-After and a message. A rejected key names keyEnv, the
+// variable it came from.
+func (e *Error) SetHTTPFailure(resp *http.Response, msg, keyEnv string) {
+	e.Status = resp.StatusCode
+	e.Kind = KindForStatus(e.Status)
+	e.RetryAfter = ParseRetryAfter(resp.Header, time.Now())
+	e.Message = Clip(msg)
+	if e.Kind == ErrAuth {
+		e.Message = fmt.Sprintf("the API key was rejected; check %s", keyEnv)
+		if msg != "" {
+			e.Message += " (" + Clip(msg) + ")"
+		}
+	}
+}
+
+// SetTransportFailure fills e for a call that failed without an error
+// status: a timeout, an answer that could not be read (answered), or a
+// connection that never got through.
+func (e *Error) SetTransportFailure(err error, answered bool) {
+	switch {
+	case IsTimeout(err):
+		e.Kind, e.Message = ErrTimeout, "no answer in time"
+	case answered:
+		e.Kind, e.Message = ErrBadResponse, "could not read the answer: "+Clip(err.Error())
+	default:
+		e.Kind, e.Message = ErrUnavailable, "could not reach the API: "+Clip(TransportMessage(err))
+	}
+}

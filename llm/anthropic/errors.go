@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
@@ -30,9 +29,6 @@ func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Re
 	var broken *streamBroken
 	switch {
 	case httpResp != nil && httpResp.StatusCode >= 400:
-		e.Status = httpResp.StatusCode
-		e.Kind = llm.KindForStatus(e.Status)
-		e.RetryAfter = llm.ParseRetryAfter(httpResp.Header, time.Now())
 		msg := ""
 		if errors.As(err, &apiErr) {
 			msg = apiErr.Message
@@ -40,13 +36,7 @@ func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Re
 		if msg == "" {
 			msg = bodyMessage(httpResp)
 		}
-		e.Message = llm.Clip(msg)
-		if e.Kind == llm.ErrAuth {
-			e.Message = fmt.Sprintf("the API key was rejected; check %s", p.cfg.APIKeyEnv)
-			if msg != "" {
-				e.Message += " (" + llm.Clip(msg) + ")"
-			}
-		}
+		e.SetHTTPFailure(httpResp, msg, p.cfg.APIKeyEnv)
 	case errors.As(err, &apiErr):
 		// An error event inside a stream that had started with 200.
 		e.Kind = kindForType(string(apiErr.Type()))
@@ -55,18 +45,14 @@ func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Re
 			e.Message = "the stream reported an error"
 		}
 	case llm.IsTimeout(err):
-		e.Kind = llm.ErrTimeout
-		e.Message = "no answer in time"
+		e.SetTransportFailure(err, false)
 	case errors.As(err, &broken):
 		e.Kind = llm.ErrBadResponse
 		e.Message = llm.Clip(broken.Error())
-	case httpResp != nil:
-		// The answer started but could not be read: cut off, or not JSON.
-		e.Kind = llm.ErrBadResponse
-		e.Message = "could not read the answer: " + llm.Clip(err.Error())
 	default:
-		e.Kind = llm.ErrUnavailable
-		e.Message = "could not reach the API: " + llm.Clip(llm.TransportMessage(err))
+		// The answer started but could not be read (cut off, not JSON), or
+		// the connection never got through.
+		e.SetTransportFailure(err, httpResp != nil)
 	}
 	return e
 }

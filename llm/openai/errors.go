@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -31,9 +30,6 @@ func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Re
 	var streamErr *ssestream.StreamError
 	switch {
 	case httpResp != nil && httpResp.StatusCode >= 400:
-		e.Status = httpResp.StatusCode
-		e.Kind = llm.KindForStatus(e.Status)
-		e.RetryAfter = llm.ParseRetryAfter(httpResp.Header, time.Now())
 		msg := ""
 		if errors.As(err, &apiErr) {
 			msg = apiErr.Message
@@ -41,31 +37,21 @@ func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Re
 		if msg == "" {
 			msg = bodyMessage(httpResp)
 		}
-		e.Message = llm.Clip(msg)
-		if e.Kind == llm.ErrAuth {
-			e.Message = fmt.Sprintf("the API key was rejected; check %s", p.cfg.APIKeyEnv)
-			if msg != "" {
-				e.Message += " (" + llm.Clip(msg) + ")"
-			}
-		}
+		e.SetHTTPFailure(httpResp, msg, p.cfg.APIKeyEnv)
 	case errors.As(err, &apiErr):
 		// An error without a response to go with it.
 		e.Status = apiErr.StatusCode
 		e.Kind = llm.KindForStatus(e.Status)
 		e.Message = llm.Clip(apiErr.Message)
 	case llm.IsTimeout(err):
-		e.Kind = llm.ErrTimeout
-		e.Message = "no answer in time"
+		e.SetTransportFailure(err, false)
 	case errors.As(err, &streamErr):
 		// An error event in the middle of the stream.
 		e.Message, e.Kind = streamErrorKind(streamErr.Event.Data)
-	case httpResp != nil:
-		// The answer started but could not be read: cut off, or not JSON.
-		e.Kind = llm.ErrBadResponse
-		e.Message = "could not read the answer: " + llm.Clip(err.Error())
 	default:
-		e.Kind = llm.ErrUnavailable
-		e.Message = "could not reach the API: " + llm.Clip(llm.TransportMessage(err))
+		// The answer started but could not be read (cut off, not JSON), or
+		// the connection never got through.
+		e.SetTransportFailure(err, httpResp != nil)
 	}
 	return e
 }
