@@ -1,7 +1,9 @@
 package llm
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -74,4 +76,33 @@ func (e *Error) SetTransportFailure(err error, answered bool) {
 	default:
 		e.Kind, e.Message = ErrUnavailable, "could not reach the API: "+Clip(TransportMessage(err))
 	}
+}
+
+// BodyMessage reads the message of an error body that the SDK could not
+// decode: error.message of a JSON body (or error as a string), else
+// the text itself.
+func BodyMessage(r *http.Response) string {
+	if r.Body == nil {
+		return ""
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+	if err != nil {
+		return ""
+	}
+	var v struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(b, &v) == nil && len(v.Error) > 0 {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(v.Error, &inner) == nil && inner.Message != "" {
+			return inner.Message
+		}
+		var s string
+		if json.Unmarshal(v.Error, &s) == nil {
+			return s
+		}
+	}
+	return strings.TrimSpace(string(b))
 }

@@ -433,14 +433,7 @@ func (w *mdWriter) tradeOffs() {
 		if i > 0 {
 			w.blank()
 		}
-		title := one(d.ID)
-		if a := one(d.Axis); a != "" {
-			title = strings.TrimSpace(title + ": " + a)
-		}
-		if title == "" {
-			title = "Trade-off"
-		}
-		w.line("### %s", title)
+		w.line("### %s", heading(d.ID, d.Axis, "Trade-off"))
 		w.blank()
 		affected := w.itemsFor(d.ID)
 		if len(affected) > 0 {
@@ -606,14 +599,7 @@ func (w *mdWriter) debateTrace() {
 		if i > 0 {
 			w.blank()
 		}
-		title := one(t.ID)
-		if c := one(t.Claim); c != "" {
-			title = strings.TrimSpace(title + ": " + c)
-		}
-		if title == "" {
-			title = "Thread"
-		}
-		w.line("### %s", title)
+		w.line("### %s", heading(t.ID, t.Claim, "Thread"))
 		w.blank()
 		initial := orCode(t.FindingID)
 		if s := one(t.Source); s != "" {
@@ -673,4 +659,16 @@ func (w *mdWriter) trace() {
 			w.line("- %s", orNone(x))
 		}
 	}
+}
+
+// heading is "ID: text" on one line, or fallback when both are empty.
+func heading(id, text, fallback string) string {
+	title := one(id)
+	if t := one(text); t != "" {
+		title = strings.TrimSpace(title + ": " + t)
+	}
+	if title == "" {
+		return fallback
+	}
+	return title
 }

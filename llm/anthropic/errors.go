@@ -2,12 +2,9 @@ package anthropic
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
@@ -34,7 +31,7 @@ func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Re
 			msg = apiErr.Message
 		}
 		if msg == "" {
-			msg = bodyMessage(httpResp)
+			msg = llm.BodyMessage(httpResp)
 		}
 		e.SetHTTPFailure(httpResp, msg, p.cfg.APIKeyEnv)
 	case errors.As(err, &apiErr):
@@ -81,25 +78,4 @@ func (p *Provider) badResponse(req *llm.Request, httpResp *http.Response, msg st
 		e.RequestID = httpResp.Header.Get("request-id")
 	}
 	return e
-}
-
-// bodyMessage reads the message of an error body that the SDK could not
-// decode: error.message of a JSON body, else the start of the text.
-func bodyMessage(r *http.Response) string {
-	if r.Body == nil {
-		return ""
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
-	if err != nil {
-		return ""
-	}
-	var v struct {
-		Error struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(b, &v) == nil && v.Error.Message != "" {
-		return v.Error.Message
-	}
-	return strings.TrimSpace(string(b))
 }

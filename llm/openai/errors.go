@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
@@ -35,7 +34,7 @@ func (p *Provider) fail(ctx context.Context, req *llm.Request, httpResp *http.Re
 			msg = apiErr.Message
 		}
 		if msg == "" {
-			msg = bodyMessage(httpResp)
+			msg = llm.BodyMessage(httpResp)
 		}
 		e.SetHTTPFailure(httpResp, msg, p.cfg.APIKeyEnv)
 	case errors.As(err, &apiErr):
@@ -85,32 +84,4 @@ func (p *Provider) badResponse(req *llm.Request, httpResp *http.Response, msg st
 		e.RequestID = httpResp.Header.Get("x-request-id")
 	}
 	return e
-}
-
-// bodyMessage reads the message of an error body that the SDK could not
-// decode: error.message of a JSON body, else the start of the text.
-func bodyMessage(r *http.Response) string {
-	if r.Body == nil {
-		return ""
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
-	if err != nil {
-		return ""
-	}
-	var v struct {
-		Error json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(b, &v) == nil && len(v.Error) > 0 {
-		var inner struct {
-			Message string `json:"message"`
-		}
-		if json.Unmarshal(v.Error, &inner) == nil && inner.Message != "" {
-			return inner.Message
-		}
-		var s string
-		if json.Unmarshal(v.Error, &s) == nil {
-			return s
-		}
-	}
-	return strings.TrimSpace(string(b))
 }
