@@ -63,7 +63,6 @@ func Artifacts(paths []string) (*Material, error) {
 	}
 	slices.SortStableFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortStableFunc(m.Skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
-	countTokens(m.Files)
 	m.Coordinates = strings.Join(coords, ", ")
 	return m, nil
 }
@@ -214,7 +213,6 @@ func Freeform(name string, r io.Reader) (*Material, error) {
 	}
 	p := filepath.ToSlash(name)
 	f := renderText(p, data)
-	finish(&f)
 	return &Material{Type: TypeFreeform, Coordinates: p, Files: []File{f}}, nil
 }
 

@@ -71,7 +71,7 @@ func TestArtifacts(t *testing.T) {
 	if b.Text != "## docs/b.md\n   1 | # B\n   2 |\n   3 | Second.\n" {
 		t.Errorf("CRLF not normalised:\n%q", b.Text)
 	}
-	if b.Language != "markdown" || !slices.Equal(b.Shown, []LineRange{{1, 3}}) || len(b.Changed) != 0 || b.Tokens == 0 {
+	if b.Language != "markdown" || !slices.Equal(b.Shown, []LineRange{{1, 3}}) || len(b.Changed) != 0 || m.Tokens() == 0 {
 		t.Errorf("docs/b.md: %+v", b)
 	}
 	if !m.IsShown("docs/b.md", 3) || m.IsShown("docs/b.md", 4) || m.IsChanged("docs/b.md", 1) {
@@ -125,7 +125,7 @@ func TestFreeform(t *testing.T) {
 	if m.Type != TypeFreeform || m.Coordinates != "stdin" || m.Text() != want {
 		t.Errorf("got %q %q\n%q", m.Type, m.Coordinates, m.Text())
 	}
-	if f := m.Files[0]; f.Language != "" || !m.IsShown("stdin", 2) || f.Tokens == 0 {
+	if f := m.Files[0]; f.Language != "" || !m.IsShown("stdin", 2) || m.Tokens() == 0 || m.Files[0].Tokens != m.Tokens() {
 		t.Errorf("file %+v", f)
 	}
 	m, err = Freeform("notes/essay.md", strings.NewReader("# Essay\n"))

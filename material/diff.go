@@ -92,7 +92,7 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 			return nil, fmt.Errorf("%w %q: %q looks like an option, not a revision; give revisions such as main..feature", ErrBadRange, o.Range, r)
 		}
 	}
-	top, err := repoTop(ctx, dir)
+	top, head, err := repoTop(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	case o.Staged:
 		d.revArgs = []string{"--cached"}
 		d.m.Coordinates = "git diff --cached (staged changes)"
-		if !hasHead(ctx, top) {
+		if !head {
 			d.revArgs = append(d.revArgs, emptyTreeID(ctx, top))
 			d.m.Coordinates = "git diff --cached (staged changes; no commits yet)"
 		}
@@ -113,7 +113,7 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		d.worktree = len(revs) == 1 && !strings.Contains(revs[0], "..") && !strings.Contains(revs[0], "^!")
 	default:
 		d.worktree = true
-		if hasHead(ctx, top) {
+		if head {
 			d.revArgs = []string{"HEAD"}
 			d.m.Coordinates = "git diff HEAD (working tree)"
 		} else {
@@ -130,35 +130,49 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		defer os.Remove(f.Name())
 	}
 
+	// Untracked files are listed (and their attributes read) while git
+	// diffs the tracked ones.
+	type listing struct {
+		paths []string
+		attrs map[string]string
+		err   error
+	}
+	var others chan listing
+	if o.Untracked && len(revs) == 0 && !o.Staged {
+		others = make(chan listing, 1)
+		go func() {
+			var l listing
+			if l.paths, l.err = untracked(ctx, top); l.err == nil {
+				l.attrs, l.err = linguistReasons(ctx, top, l.paths)
+			}
+			others <- l
+		}()
+	}
 	out, err := runGit(ctx, top, d.args("--function-context")...)
+	if err == nil {
+		err = d.addDiff(ctx, out)
+	}
+	var l listing
+	if others != nil {
+		l = <-others
+	}
 	if err != nil {
 		var ge *gitError
-		if len(revs) > 0 && errors.As(err, &ge) {
+		if len(revs) > 0 && errors.As(err, &ge) && slices.Contains(ge.args, "diff") {
 			return nil, fmt.Errorf("%w %q: %s; check that the revisions exist (git log --oneline)", ErrBadRange, o.Range, firstLine(ge.stderr))
 		}
 		return nil, err
 	}
-	if err := d.addDiff(ctx, out); err != nil {
-		return nil, err
+	if l.err != nil {
+		return nil, l.err
 	}
-	if o.Untracked && len(revs) == 0 && !o.Staged {
-		paths, err := untracked(ctx, top)
-		if err != nil {
-			return nil, err
+	for _, p := range l.paths {
+		if r := l.attrs[p]; r != "" {
+			d.m.Skipped = append(d.m.Skipped, Skipped{Path: p, Reason: r})
+			continue
 		}
-		attrs, err := linguistReasons(ctx, top, paths)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range paths {
-			if r := attrs[p]; r != "" {
-				d.m.Skipped = append(d.m.Skipped, Skipped{Path: p, Reason: r})
-				continue
-			}
-			d.addUntracked(p)
-		}
+		d.addUntracked(p)
 	}
-	countTokens(d.m.Files)
 	slices.SortStableFunc(d.m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortStableFunc(d.m.Skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
 	return d.m, nil
@@ -265,10 +279,19 @@ func (d *differ) addDiff(ctx context.Context, out []byte) error {
 		files = append(files, renderFileDiff(fd, ""))
 		kept = append(kept, fd)
 	}
-	countTokens(files)
+	// Only a file longer in bytes than the limit can be over it in tokens
+	// (a token is at least one byte), so small files are not tokenized.
+	var big []int
 	for i, fd := range kept {
-		if f := files[i]; f.Tokens > functionContextTokens && narrowable(fd, f) {
-			if f2, ok := d.narrow(ctx, fd); ok {
+		if len(files[i].Text) > functionContextTokens && narrowable(fd, files[i]) {
+			big = append(big, i)
+		}
+	}
+	counts := countAll(len(big), func(k int) string { return files[big[k]].Text })
+	for k, i := range big {
+		files[i].Tokens = counts[k]
+		if counts[k] > functionContextTokens {
+			if f2, ok := d.narrow(ctx, kept[i]); ok {
 				files[i] = f2
 			}
 		}
@@ -306,9 +329,7 @@ func (d *differ) narrow(ctx context.Context, fd *fileDiff) (File, bool) {
 		nfd := parseSegment(seg)
 		if nfd.err == nil && nfd.newPath == fd.newPath && nfd.oldPath == fd.oldPath {
 			note := fmt.Sprintf("context: 8 lines around each change (whole functions would exceed %d tokens)", functionContextTokens)
-			f := renderFileDiff(nfd, note)
-			finish(&f)
-			return f, true
+			return renderFileDiff(nfd, note), true
 		}
 	}
 	return File{}, false

@@ -86,33 +86,41 @@ func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	return stdout.Bytes(), nil
 }
 
-// repoTop returns the top directory of the work tree containing dir.
-func repoTop(ctx context.Context, dir string) (string, error) {
+// repoTop returns the top directory of the work tree containing dir, and
+// whether the repository has a commit checked out, with one git process.
+func repoTop(ctx context.Context, dir string) (top string, head bool, err error) {
 	if fi, err := os.Stat(dir); err != nil {
-		return "", fmt.Errorf("reading %s: %w", dir, err)
+		return "", false, fmt.Errorf("reading %s: %w", dir, err)
 	} else if !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a directory: %w", dir, ErrNotRepo)
+		return "", false, fmt.Errorf("%s is not a directory: %w", dir, ErrNotRepo)
 	}
-	out, err := runGit(ctx, dir, "rev-parse", "--show-toplevel")
-	if err != nil {
-		var ge *gitError
-		if errors.As(err, &ge) && (strings.Contains(ge.stderr, "not a git repository") ||
-			strings.Contains(ge.stderr, "must be run in a work tree")) {
-			return "", fmt.Errorf("%s: %w", dir, ErrNotRepo)
+	// With --verify --quiet, a missing HEAD exits 1 after the top directory
+	// is printed; any other failure exits 128.
+	args := []string{"rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD^{commit}"}
+	cmd := gitCmd(ctx, dir, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case runErr == nil:
+		head = true
+	case errors.As(runErr, &exit) && exit.ExitCode() == 1:
+	case ctx.Err() != nil:
+		return "", false, ctx.Err()
+	case errors.Is(runErr, exec.ErrNotFound):
+		return "", false, fmt.Errorf("git is not installed or not on PATH: install git, or review files with --artifacts or text with --type freeform: %w", runErr)
+	default:
+		if strings.Contains(stderr.String(), "not a git repository") || strings.Contains(stderr.String(), "must be run in a work tree") {
+			return "", false, fmt.Errorf("%s: %w", dir, ErrNotRepo)
 		}
-		return "", err
+		return "", false, &gitError{args: args, stderr: stderr.String(), err: runErr}
 	}
-	top := strings.TrimSpace(string(out))
-	if top == "" {
-		return "", fmt.Errorf("%s: %w", dir, ErrNotRepo)
+	top, _, _ = strings.Cut(stdout.String(), "\n")
+	if top = strings.TrimSpace(top); top == "" {
+		return "", false, fmt.Errorf("%s: %w", dir, ErrNotRepo)
 	}
-	return top, nil
-}
-
-// hasHead reports whether the repository has a commit checked out.
-func hasHead(ctx context.Context, top string) bool {
-	_, err := runGit(ctx, top, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	return err == nil
+	return top, head, nil
 }
 
 // untracked lists untracked, non-ignored files relative to top.

@@ -71,7 +71,7 @@ type File struct {
 	// with "@@ section" lines starting each hunk; artifact and freeform lines
 	// look like "  12 | text".
 	Text      string
-	Tokens    int // tokens.Count(Text)
+	Tokens    int // tokens.Count(Text); 0 until Material.Tokens or Split counts it
 	Additions int
 	Deletions int
 	Changed   []LineRange // new-file line ranges that were added or modified (diff only)
@@ -107,8 +107,23 @@ func (m *Material) Empty() bool { return len(m.Files) == 0 && len(m.Skipped) == 
 func (m *Material) Text() string { return joinFiles(m.Files) }
 
 // Tokens returns the sum of the files' token counts. It may differ from
-// tokens.Count(m.Text()) by a few tokens at the file boundaries.
-func (m *Material) Tokens() int { return sumTokens(m.Files) }
+// tokens.Count(m.Text()) by a few tokens at the file boundaries. The files
+// are counted on first use, which loads the tokenizer: a caller that only
+// needs to know whether the material fits compares Bytes first, since no
+// text has more tokens than bytes.
+func (m *Material) Tokens() int {
+	countTokens(m.Files)
+	return sumTokens(m.Files)
+}
+
+// Bytes returns the size of the files' text, an upper bound of Tokens.
+func (m *Material) Bytes() int {
+	n := 0
+	for _, f := range m.Files {
+		n += len(f.Text)
+	}
+	return n
+}
 
 // Paths returns the paths of the files in order.
 func (m *Material) Paths() []string {
@@ -216,9 +231,6 @@ func sumTokens(files []File) int {
 	}
 	return n
 }
-
-// finish computes the token count of f.
-func finish(f *File) { f.Tokens = tokens.Count(f.Text) }
 
 // countTokens sets the token count of every file whose count is not set
 // yet, counting files concurrently: tokenizing dominates the cost of

@@ -49,6 +49,7 @@ func (m *Material) Split(budget int) []Chunk {
 	if len(m.Files) == 0 {
 		return nil
 	}
+	countTokens(m.Files)
 	files := slices.Clone(m.Files)
 	slices.SortStableFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	if budget <= 0 || sumTokens(files) <= budget {

@@ -147,12 +147,10 @@ func checkSplit(t *testing.T, m *Material, budget int) {
 
 func TestSplitKeepsDirectoriesTogether(t *testing.T) {
 	mk := func(p string, n int) File {
-		f := renderText(p, []byte(lines("some words here", 1, n)))
-		finish(&f)
-		return f
+		return renderText(p, []byte(lines("some words here", 1, n)))
 	}
 	m := &Material{Type: TypeArtifacts, Files: []File{mk("b/2.md", 10), mk("a/1.md", 10), mk("b/1.md", 10), mk("a/2.md", 10)}}
-	per := m.Files[0].Tokens
+	per := m.Tokens() / 4
 	chunks := m.Split(2*per + 1)
 	var got [][]string
 	for _, c := range chunks {
@@ -183,7 +181,8 @@ func TestSplitHunkParts(t *testing.T) {
 	if n := strings.Count(f.Text, "\n@@"); n != 3 {
 		t.Fatalf("%d hunks, want 3:\n%s", n, f.Text)
 	}
-	chunks := m.Split(f.Tokens/2 + 20)
+	half := m.Tokens()/2 + 20
+	chunks := m.Split(half)
 	if len(chunks) < 2 {
 		t.Fatalf("%d chunks", len(chunks))
 	}
@@ -206,7 +205,7 @@ func TestSplitHunkParts(t *testing.T) {
 			}
 		}
 	}
-	checkSplit(t, m, f.Tokens/2+20)
+	checkSplit(t, m, half)
 	if got := slices.Collect(func(yield func(string) bool) {
 		for _, c := range chunks {
 			for _, p := range c.Paths() {

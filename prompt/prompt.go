@@ -122,7 +122,17 @@ type Composed struct {
 	Layers       []Layer
 	// Warnings say what was truncated.
 	Warnings []string
-	Tokens   int
+}
+
+// Tokens counts the tokens of the prompt as the sum of its layers' counts
+// (the layers every specialist shares are counted once a process). It loads
+// the tokenizer on first use.
+func (c Composed) Tokens() int {
+	n := 0
+	for _, l := range c.Layers {
+		n += tokens.Count(c.Text[l.Start:l.End])
+	}
+	return n
 }
 
 // PrefixTokens counts the tokens of the shared prefix.
@@ -227,14 +237,20 @@ func (r *Run) Compose(spec *persona.Persona, o Options) (Composed, error) {
 		overlay = strings.ReplaceAll(o.Lens.Section("Overlay Template"), "{specialist}", spec.ID)
 	}
 	c, err := r.build(spec, o, overlay)
-	if err != nil || o.MaxTokens <= 0 || c.Tokens <= o.MaxTokens {
+	// A text has no more tokens than bytes: a prompt that fits in bytes is
+	// not tokenized.
+	if err != nil || o.MaxTokens <= 0 || len(c.Text) <= o.MaxTokens {
 		return c, err
+	}
+	total := c.Tokens()
+	if total <= o.MaxTokens {
+		return c, nil
 	}
 	lensTokens := tokens.Count(c.Layer(LayerLens))
 	if lensTokens == 0 {
-		return c, fmt.Errorf("%w: %d tokens, budget %d", ErrTooLarge, c.Tokens, o.MaxTokens)
+		return c, fmt.Errorf("%w: %d tokens, budget %d", ErrTooLarge, total, o.MaxTokens)
 	}
-	room := o.MaxTokens - (c.Tokens - lensTokens) - 16 // 16: the layer's heading
+	room := o.MaxTokens - (total - lensTokens) - 16 // 16: the layer's heading
 	words := strings.Fields(overlay)
 	for len(words) > 0 && tokens.Count(strings.Join(words, " ")+" …") > room {
 		words = words[:len(words)*9/10]
@@ -247,8 +263,8 @@ func (r *Run) Compose(spec *persona.Persona, o Options) (Composed, error) {
 	if err != nil {
 		return c, err
 	}
-	if c.Tokens > o.MaxTokens {
-		return c, fmt.Errorf("%w: %d tokens even without the lens overlay, budget %d", ErrTooLarge, c.Tokens, o.MaxTokens)
+	if total = c.Tokens(); total > o.MaxTokens {
+		return c, fmt.Errorf("%w: %d tokens even without the lens overlay, budget %d", ErrTooLarge, total, o.MaxTokens)
 	}
 	c.Warnings = append(c.Warnings, fmt.Sprintf("the %s lens overlay for %s was truncated to fit the prompt budget of %d tokens", o.Lens.ID, spec.ID, o.MaxTokens))
 	return c, nil
@@ -292,10 +308,6 @@ func (r *Run) build(spec *persona.Persona, o Options, overlay string) (Composed,
 	add(LayerCoordinates, "Review coordinates", r.coordinates(spec.ID, o.Lens))
 	add(LayerRound, "This round", o.Round)
 	c.Text = b.String()
-	// The sum of the layers' counts: shared layers are counted once a run.
-	for _, l := range c.Layers {
-		c.Tokens += tokens.Count(c.Text[l.Start:l.End])
-	}
 	return c, nil
 }
 

@@ -229,10 +229,10 @@ func TestBudgetTruncatesLensFirst(t *testing.T) {
 		wantErr error
 		warn    bool
 	}{
-		{"fits", full.Tokens, nil, false},
-		{"lens cut", full.Tokens - 40, nil, true},
-		{"lens dropped", bare.Tokens + 12, nil, true},
-		{"material must be split", bare.Tokens - 50, ErrTooLarge, false},
+		{"fits", full.Tokens(), nil, false},
+		{"lens cut", full.Tokens() - 40, nil, true},
+		{"lens dropped", bare.Tokens() + 12, nil, true},
+		{"material must be split", bare.Tokens() - 50, ErrTooLarge, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,8 +243,8 @@ func TestBudgetTruncatesLensFirst(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if c.Tokens > tt.budget {
-				t.Errorf("%d tokens over the budget %d", c.Tokens, tt.budget)
+			if c.Tokens() > tt.budget {
+				t.Errorf("%d tokens over the budget %d", c.Tokens(), tt.budget)
 			}
 			if (len(c.Warnings) > 0) != tt.warn {
 				t.Errorf("warnings = %v, want a warning: %v", c.Warnings, tt.warn)

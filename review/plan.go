@@ -102,11 +102,6 @@ type Plan struct {
 	Nonce              string
 	PromptBudget       int
 	Warnings           []string
-	// Estimates for --dry-run.
-	InputTokens  int
-	CachedTokens int
-	Cost         float64
-	Unpriced     []string
 
 	// Set by a debate: the first round's reports (for the REVIEW files),
 	// each later round's output per specialist and lens, and the debate.
@@ -118,6 +113,7 @@ type Plan struct {
 type taskInfo struct {
 	specialist, lens string
 	chunk            int
+	prompt           prompt.Composed // for Estimate
 }
 
 // Early outcomes that end a review before any model call.
@@ -135,7 +131,6 @@ func (e *TrivialError) Error() string {
 
 // Prepare gathers the material and decides the plan.
 func Prepare(ctx context.Context, o *Options) (*Plan, error) {
-	tokens.Warm() // load the encoding while git works
 	c := o.Context
 	c.Defaults()
 	if err := c.Validate(); err != nil {
@@ -369,26 +364,38 @@ func (p *Plan) schedule(o *Options) error {
 	}
 	p.PromptBudget = budget
 	// The prompt without material, for the largest specialist and lens.
+	// A text has no more tokens than bytes, so when the material fits the
+	// room left in bytes nothing needs tokenizing: a run whose material is
+	// far from the budget never loads the tokenizer.
 	probe := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Nonce: strings.Repeat("0", 24), Coordinates: p.Context.Coordinates, OutputDir: "x"}
-	overhead := 0
+	var probes []prompt.Composed
+	overheadBytes := 0
 	for _, s := range p.Specialists {
 		for _, l := range append([]*persona.Persona{nil}, p.Lenses.lenses...) {
 			c, err := probe.Compose(s, prompt.Options{Lens: l, Round: chunkNote(9, 9)})
 			if err != nil {
 				return err
 			}
-			overhead = max(overhead, c.Tokens)
+			probes = append(probes, c)
+			overheadBytes = max(overheadBytes, len(c.Text))
 		}
 	}
-	room := budget - overhead - 256
-	if room < 500 {
-		return &FieldError{"--max-prompt-tokens", fmt.Sprintf("a prompt budget of %d tokens leaves no room for material (the personas and rules alone take %d)", budget, overhead)}
-	}
-	if p.Material.Tokens() > room {
-		p.Chunks = p.Material.Split(room)
-		p.Warnings = append(p.Warnings, fmt.Sprintf("the material (%d tokens) exceeds the prompt budget; it is split into %d chunks of whole files, and every specialist reviews every chunk", p.Material.Tokens(), len(p.Chunks)))
-	} else {
-		p.Chunks = []material.Chunk{{Index: 0, Files: p.Material.Files, Tokens: p.Material.Tokens()}}
+	p.Chunks = []material.Chunk{{Index: 0, Files: p.Material.Files}}
+	if roomBytes := budget - overheadBytes - 256; roomBytes < 500 || p.Material.Bytes() > roomBytes {
+		overhead := 0
+		for _, c := range probes {
+			overhead = max(overhead, c.Tokens())
+		}
+		room := budget - overhead - 256
+		if room < 500 {
+			return &FieldError{"--max-prompt-tokens", fmt.Sprintf("a prompt budget of %d tokens leaves no room for material (the personas and rules alone take %d)", budget, overhead)}
+		}
+		if total := p.Material.Tokens(); total > room {
+			p.Chunks = p.Material.Split(room)
+			p.Warnings = append(p.Warnings, fmt.Sprintf("the material (%d tokens) exceeds the prompt budget; it is split into %d chunks of whole files, and every specialist reviews every chunk", total, len(p.Chunks)))
+		} else {
+			p.Chunks[0].Tokens = total
+		}
 	}
 	p.RunID = p.runID(o)
 	p.OutputDir = p.Context.OutputDir
@@ -428,9 +435,6 @@ Report nothing you cannot ground in the material.`
 func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 	p.taskInfo = map[string]taskInfo{}
 	p.Tasks = nil
-	p.InputTokens, p.CachedTokens, p.Cost = 0, 0, 0
-	prices := llm.DefaultPrices().Merge(o.Config.Prices)
-	unpriced := map[string]bool{}
 	n := len(p.Chunks)
 	lenses := p.Lenses.lenses
 	if len(lenses) == 0 {
@@ -439,7 +443,6 @@ func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 	for _, ch := range p.Chunks {
 		run := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Material: ch.Text(), Nonce: p.Nonce,
 			Coordinates: p.Context.Coordinates, OutputDir: p.OutputDir, Extra: p.extraCoordinates()}
-		shared := map[string]bool{} // provider prefixes already paid for in this chunk
 		for _, s := range p.Specialists {
 			for _, l := range lenses {
 				c, err := run.Compose(s, prompt.Options{Lens: l, Round: chunkNote(ch.Index, n), MaxTokens: p.PromptBudget})
@@ -458,9 +461,8 @@ func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 				if n > 1 {
 					label += fmt.Sprintf("/c%d", ch.Index)
 				}
-				model := p.Models[s.ID]
 				t := &engine.Task{ID: label, Group: s.ID, Request: &llm.Request{
-					Model: model, System: c.Text, SharedPrefix: c.SharedPrefix, Label: label,
+					Model: p.Models[s.ID], System: c.Text, SharedPrefix: c.SharedPrefix, Label: label,
 					Messages:    []llm.Message{{Role: llm.RoleUser, Content: reviewInstructions}},
 					Temperature: llm.Float(0.3), MaxTokens: 8192,
 					Schema: &llm.Schema{Name: finding.ReportSchemaName, JSON: finding.ReportSchema},
@@ -470,30 +472,55 @@ func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 				if n > 1 {
 					chunk = ch.Index
 				}
-				p.taskInfo[t.ID] = taskInfo{s.ID, lensID, chunk}
-				// Estimate: the shared prefix is cached after the first call per provider.
-				in := c.Tokens + tokens.Count(reviewInstructions)
-				cached := 0
-				ref, _ := llm.ParseModel(model)
-				if shared[ref.Provider] {
-					cached = c.PrefixTokens()
-				}
-				shared[ref.Provider] = true
-				p.InputTokens += in
-				p.CachedTokens += cached
-				price, ok := prices.Lookup(model)
-				if !ok {
-					unpriced[model] = true
-				}
-				p.Cost += price.Cost(llm.Usage{InputTokens: in, CachedInputTokens: cached, OutputTokens: estimatedOutput})
+				p.taskInfo[t.ID] = taskInfo{s.ID, lensID, chunk, c}
 			}
 		}
 	}
-	for m := range unpriced {
-		p.Unpriced = append(p.Unpriced, m)
-	}
-	sort.Strings(p.Unpriced)
 	return nil
+}
+
+// Estimate is what a plan's specialist calls are expected to send and cost.
+type Estimate struct {
+	InputTokens  int
+	CachedTokens int // of InputTokens, sent as a shared prefix after the first call per provider
+	Cost         float64
+	Unpriced     []string // models with no known price, left out of Cost
+	// OutputPerCall is the answer length Cost assumes.
+	OutputPerCall int
+}
+
+// Estimate counts the tokens of every task's prompt (which loads the
+// tokenizer) and prices them, assuming estimatedOutput tokens an answer.
+func (p *Plan) Estimate(o *Options) Estimate {
+	e := Estimate{OutputPerCall: estimatedOutput}
+	prices := llm.DefaultPrices().Merge(o.Config.Prices)
+	unpriced := map[string]bool{}
+	shared := map[[2]string]bool{} // (chunk, provider) prefixes already paid for
+	instructions := tokens.Count(reviewInstructions)
+	for _, t := range p.Tasks {
+		info := p.taskInfo[t.ID]
+		model := t.Request.Model
+		in := info.prompt.Tokens() + instructions
+		cached := 0
+		ref, _ := llm.ParseModel(model)
+		key := [2]string{fmt.Sprint(info.chunk), ref.Provider}
+		if shared[key] {
+			cached = info.prompt.PrefixTokens()
+		}
+		shared[key] = true
+		e.InputTokens += in
+		e.CachedTokens += cached
+		price, ok := prices.Lookup(model)
+		if !ok {
+			unpriced[model] = true
+		}
+		e.Cost += price.Cost(llm.Usage{InputTokens: in, CachedInputTokens: cached, OutputTokens: estimatedOutput})
+	}
+	for m := range unpriced {
+		e.Unpriced = append(e.Unpriced, m)
+	}
+	sort.Strings(e.Unpriced)
+	return e
 }
 
 // estimatedOutput is the answer length assumed by --dry-run's cost estimate.

@@ -26,7 +26,7 @@ type memoKey struct {
 }
 
 // memoMin is the size from which counts are remembered.
-const memoMin = 256
+const memoMin = 64
 
 // Count returns the number of tokens in s. If the encoding cannot be loaded
 // it falls back to one token per four bytes.

@@ -47,8 +47,8 @@ type openaiDialect struct{}
 type oaiRequest struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
+		Role    string `json:"role"`
+		Content any    `json:"content"`
 	} `json:"messages"`
 	Temperature         *float64 `json:"temperature"`
 	MaxTokens           *int     `json:"max_tokens"`
@@ -108,7 +108,8 @@ func (openaiDialect) parse(body []byte, rec *Recorded) (*call, error) {
 	var system []string
 	size := 0
 	for _, m := range req.Messages {
-		size += len(m.Content) + len(m.Role) + 3
+		text, _ := m.Content.(string)
+		size += len(text) + len(m.Role) + 3
 	}
 	var prompt bytes.Buffer
 	prompt.Grow(size)
@@ -136,29 +137,28 @@ func (openaiDialect) parse(body []byte, rec *Recorded) (*call, error) {
 }
 
 // partsText reads message content: a string, or an array of parts whose text
-// is joined with "\n".
-func partsText(raw json.RawMessage) (string, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+// is joined with "\n". The content arrives decoded as a generic value, so a
+// large system prompt is scanned once, not once more as raw JSON.
+func partsText(content any) (string, error) {
+	switch v := content.(type) {
+	case nil:
 		return "", nil
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return s, err
-	case '[':
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(raw, &parts); err != nil {
-			return "", err
-		}
-		texts := make([]string, 0, len(parts))
-		for _, p := range parts {
-			if p.Type == "text" || p.Type == "input_text" || p.Type == "output_text" {
-				texts = append(texts, p.Text)
+	case string:
+		return v, nil
+	case []any:
+		texts := make([]string, 0, len(v))
+		for i, p := range v {
+			part, ok := p.(map[string]any)
+			if !ok {
+				return "", fmt.Errorf("part %d is not an object", i)
+			}
+			switch part["type"] {
+			case "text", "input_text", "output_text":
+				text, ok := part["text"].(string)
+				if !ok && part["text"] != nil {
+					return "", fmt.Errorf("part %d: text must be a string", i)
+				}
+				texts = append(texts, text)
 			}
 		}
 		return strings.Join(texts, "\n"), nil

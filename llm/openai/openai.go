@@ -212,7 +212,7 @@ func (p *Provider) params(req *llm.Request) (sdk.ChatCompletionNewParams, error)
 	}
 	params.StreamOptions.IncludeUsage = sdk.Bool(true)
 	if s := req.Schema; s != nil {
-		if !json.Valid(s.JSON) {
+		if !StrictCompatible(s.JSON) && !json.Valid(s.JSON) { // a strict-compatible schema is valid JSON
 			return params, &llm.Error{Provider: p.cfg.Name, Model: req.Model, Kind: llm.ErrBadRequest,
 				Message: "the response schema is not valid JSON"}
 		}

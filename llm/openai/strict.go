@@ -2,7 +2,12 @@ package openai
 
 import (
 	"encoding/json"
+	"sync"
 )
+
+// strictMemo remembers the answer per schema text: a review sends the same
+// schema with every call.
+var strictMemo sync.Map // string -> bool
 
 // StrictCompatible reports whether OpenAI's strict structured-output mode
 // accepts schema: the root is an object, and every object schema in it
@@ -10,6 +15,15 @@ import (
 // additionalProperties to false and lists all of its properties in required.
 // Sending strict:true with any other schema is an error at the API.
 func StrictCompatible(schema json.RawMessage) bool {
+	if v, ok := strictMemo.Load(string(schema)); ok {
+		return v.(bool)
+	}
+	ok := strictCompatible(schema)
+	strictMemo.Store(string(schema), ok)
+	return ok
+}
+
+func strictCompatible(schema json.RawMessage) bool {
 	var root any
 	if err := json.Unmarshal(schema, &root); err != nil {
 		return false

@@ -121,7 +121,7 @@ func Run(f *cmdutil.Factory, o *Options) error {
 			SharedPrefix int      `json:"shared_prefix_bytes"`
 			Layers       []layer  `json:"layers"`
 			Warnings     []string `json:"warnings,omitempty"`
-		}{c.Text, c.Tokens, c.SharedPrefix, layers, c.Warnings})
+		}{c.Text, c.Tokens(), c.SharedPrefix, layers, c.Warnings})
 	case o.Layers:
 		tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "LAYER\tBYTES\tTOKENS\tSHARED BY ALL SPECIALISTS")
@@ -132,7 +132,7 @@ func Run(f *cmdutil.Factory, o *Options) error {
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", l.Name, l.Bytes, l.Tokens, shared)
 		}
-		fmt.Fprintf(tw, "total\t%d\t%d\t\n", len(c.Text), c.Tokens)
+		fmt.Fprintf(tw, "total\t%d\t%d\t\n", len(c.Text), c.Tokens())
 		return tw.Flush()
 	}
 	_, err = io.WriteString(f.IO.Out, c.Text)

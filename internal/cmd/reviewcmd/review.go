@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sotlabs/sot/internal/tokens"
 	"io"
 	"os"
 	"os/signal"
@@ -148,6 +149,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	ro.Warn = func(s string) { fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+s) }
 	ro.Progress = func(s string) { fmt.Fprintln(f.IO.ErrOut, "sot: "+s) }
 
+	if o.DryRun {
+		tokens.Warm() // the estimate counts tokens: load the encoding while git works
+	}
 	plan, err := review.Prepare(ctx, ro)
 	var trivial *review.TrivialError
 	switch {
@@ -167,7 +171,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	printAssignments(f.IO.ErrOut, plan)
 	if o.DryRun {
-		return printPlan(f, human, plan, o)
+		return printPlan(f, human, plan, plan.Estimate(ro), o)
 	}
 	d := status.New(f.IO.ErrOut, f.IO.TTY && o.Stdout == "")
 	ro.Events = d.Event
@@ -334,7 +338,7 @@ func printAssignments(w io.Writer, p *review.Plan) {
 	fmt.Fprintf(w, "sot: run %s: models %s; synthesis %s\n", p.RunID, strings.Join(parts, ", "), p.TriageModel)
 }
 
-func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, o *Options) error {
+func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, est review.Estimate, o *Options) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Run\t%s\n", p.RunID)
 	fmt.Fprintf(tw, "Output\t%s\n", p.OutputDir)
@@ -354,10 +358,10 @@ func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, o *Options) erro
 	}
 	fmt.Fprintf(tw, "Lenses\t%s\n", lenses)
 	fmt.Fprintf(tw, "Calls\t%d specialist call(s) + 1 synthesis call\n", len(p.Tasks))
-	fmt.Fprintf(tw, "Input tokens\t~%d (~%d of them cacheable as a shared prefix)\n", p.InputTokens, p.CachedTokens)
-	cost := fmt.Sprintf("~$%.4f (assuming %d output tokens a call)", p.Cost, 1500)
-	if len(p.Unpriced) > 0 {
-		cost += "; no price known for " + strings.Join(p.Unpriced, ", ")
+	fmt.Fprintf(tw, "Input tokens\t~%d (~%d of them cacheable as a shared prefix)\n", est.InputTokens, est.CachedTokens)
+	cost := fmt.Sprintf("~$%.4f (assuming %d output tokens a call)", est.Cost, est.OutputPerCall)
+	if len(est.Unpriced) > 0 {
+		cost += "; no price known for " + strings.Join(est.Unpriced, ", ")
 	}
 	fmt.Fprintf(tw, "Cost\t%s\n", cost)
 	if err := tw.Flush(); err != nil {
