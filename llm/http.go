@@ -44,6 +44,9 @@ func NewHTTPClient() *http.Client {
 	t = t.Clone()
 	t.MaxIdleConns = 256
 	t.MaxIdleConnsPerHost = 64
+	// A prompt is tens of kilobytes: write it in one go rather than in
+	// 4 KiB pieces (one system call each).
+	t.WriteBufferSize = 64 << 10
 	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return &http.Client{Transport: t}
 }

@@ -17,7 +17,7 @@ const keyVersion = "sot-request-v2"
 // length prefixes in a fixed order, so no two requests share a key by
 // accident of concatenation, and no prompt is re-encoded to compute it.
 func (r *Request) Key() string {
-	h := sha256.New()
+	h := keyHash{Hash: sha256.New(), buf: make([]byte, 1<<10)}
 	str(h, keyVersion)
 	str(h, r.Model)
 	str(h, r.System)
@@ -44,13 +44,22 @@ func (r *Request) Key() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func num(h hash.Hash, v uint64) {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], v)
-	h.Write(b[:])
+// keyHash feeds strings to the hash through one reused buffer instead of
+// copying each prompt.
+type keyHash struct {
+	hash.Hash
+	buf []byte
 }
 
-func str(h hash.Hash, s string) {
+func num(h keyHash, v uint64) {
+	h.Write(binary.LittleEndian.AppendUint64(h.buf[:0], v))
+}
+
+func str(h keyHash, s string) {
 	num(h, uint64(len(s)))
-	h.Write([]byte(s))
+	for len(s) > 0 {
+		n := copy(h.buf, s)
+		h.Write(h.buf[:n])
+		s = s[n:]
+	}
 }

@@ -3,6 +3,8 @@ package material
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -92,20 +94,28 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 			return nil, fmt.Errorf("%w %q: %q looks like an option, not a revision; give revisions such as main..feature", ErrBadRange, o.Range, r)
 		}
 	}
-	top, head, err := repoTop(ctx, dir)
-	if err != nil {
-		return nil, err
+	// git runs three commands at once: rev-parse finds the top of the work
+	// tree and whether HEAD exists, while the diff (assuming HEAD exists,
+	// which is nearly always so) and the listing of untracked files run
+	// from dir. Only a repository without commits diffs a second time.
+	var repo struct {
+		top  string
+		head bool
+		err  error
 	}
+	repoDone := make(chan struct{})
+	go func() {
+		defer close(repoDone)
+		repo.top, repo.head, repo.err = repoTop(ctx, dir)
+	}()
 
-	d := &differ{top: top, max: o.MaxFileBytes, m: &Material{Type: TypeDiff}}
+	d := &differ{max: o.MaxFileBytes, m: &Material{Type: TypeDiff}}
+	attrFile, cleanup := attributesFile()
+	defer cleanup()
+	d.attrFile = attrFile
 	switch {
 	case o.Staged:
 		d.revArgs = []string{"--cached"}
-		d.m.Coordinates = "git diff --cached (staged changes)"
-		if !head {
-			d.revArgs = append(d.revArgs, emptyTreeID(ctx, top))
-			d.m.Coordinates = "git diff --cached (staged changes; no commits yet)"
-		}
 	case len(revs) > 0:
 		d.revArgs = revs
 		d.m.Coordinates = "git diff " + strings.Join(revs, " ")
@@ -113,21 +123,7 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		d.worktree = len(revs) == 1 && !strings.Contains(revs[0], "..") && !strings.Contains(revs[0], "^!")
 	default:
 		d.worktree = true
-		if head {
-			d.revArgs = []string{"HEAD"}
-			d.m.Coordinates = "git diff HEAD (working tree)"
-		} else {
-			d.revArgs = []string{emptyTreeID(ctx, top)}
-			d.m.Coordinates = "git diff (working tree; no commits yet)"
-		}
-	}
-
-	if f, err := os.CreateTemp("", "sot-attributes-*"); err == nil {
-		_, werr := f.WriteString(funcnameAttributes)
-		if cerr := f.Close(); werr == nil && cerr == nil {
-			d.attrFile = f.Name()
-		}
-		defer os.Remove(f.Name())
+		d.revArgs = []string{"HEAD"}
 	}
 
 	// Untracked files are listed (and their attributes read) while git
@@ -142,13 +138,35 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		others = make(chan listing, 1)
 		go func() {
 			var l listing
-			if l.paths, l.err = untracked(ctx, top); l.err == nil {
-				l.attrs, l.err = linguistReasons(ctx, top, l.paths)
+			l.paths, l.err = untracked(ctx, dir)
+			<-repoDone
+			if l.err == nil && repo.err == nil {
+				l.attrs, l.err = linguistReasons(ctx, repo.top, l.paths)
 			}
 			others <- l
 		}()
 	}
-	out, err := runGit(ctx, top, d.args("--function-context")...)
+	out, err := runGit(ctx, dir, d.args("--function-context")...)
+	<-repoDone
+	if repo.err != nil {
+		return nil, repo.err
+	}
+	d.top = repo.top
+	switch {
+	case o.Staged && repo.head:
+		d.m.Coordinates = "git diff --cached (staged changes)"
+	case o.Staged:
+		d.revArgs = append(d.revArgs, emptyTreeID(ctx, d.top))
+		d.m.Coordinates = "git diff --cached (staged changes; no commits yet)"
+		out, err = runGit(ctx, d.top, d.args("--function-context")...)
+	case len(revs) > 0:
+	case repo.head:
+		d.m.Coordinates = "git diff HEAD (working tree)"
+	default:
+		d.revArgs = []string{emptyTreeID(ctx, d.top)}
+		d.m.Coordinates = "git diff (working tree; no commits yet)"
+		out, err = runGit(ctx, d.top, d.args("--function-context")...)
+	}
 	if err == nil {
 		err = d.addDiff(ctx, out)
 	}
@@ -189,6 +207,42 @@ func emptyTreeID(ctx context.Context, top string) string {
 		}
 	}
 	return emptyTree
+}
+
+// attributesFile returns the path of a file holding funcnameAttributes and
+// a function that removes it if it is temporary. The file is kept in the
+// user cache directory under a name derived from its content, so a run
+// normally finds it there and writes nothing.
+func attributesFile() (string, func()) {
+	sum := sha256.Sum256([]byte(funcnameAttributes))
+	if dir, err := os.UserCacheDir(); err == nil {
+		path := filepath.Join(dir, "sot", "funcname-"+hex.EncodeToString(sum[:6])+".gitattributes")
+		if b, err := os.ReadFile(path); err == nil && string(b) == funcnameAttributes {
+			return path, func() {}
+		}
+		if os.MkdirAll(filepath.Dir(path), 0o700) == nil {
+			// Written under a temporary name and renamed, so a concurrent
+			// run never reads half of it.
+			if f, err := os.CreateTemp(filepath.Dir(path), "funcname-*.tmp"); err == nil {
+				_, werr := f.WriteString(funcnameAttributes)
+				cerr := f.Close()
+				if werr == nil && cerr == nil && os.Rename(f.Name(), path) == nil {
+					return path, func() {}
+				}
+				os.Remove(f.Name())
+			}
+		}
+	}
+	f, err := os.CreateTemp("", "sot-attributes-*")
+	if err != nil {
+		return "", func() {} // git's default hunk headers
+	}
+	_, werr := f.WriteString(funcnameAttributes)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return "", func() {}
+	}
+	return f.Name(), func() { os.Remove(f.Name()) }
 }
 
 // differ builds the Material of one Diff call.

@@ -384,6 +384,14 @@ func TestDiffEmpty(t *testing.T) {
 	if err != nil || !slices.Equal(m.Paths(), []string{"a.go"}) {
 		t.Errorf("from a subdirectory: %v %v", m.Paths(), err)
 	}
+	// Untracked files anywhere in the work tree, too.
+	r.write("other/new.go", "package other\n")
+	r.write("sub/new.go", "package b\n")
+	o.Untracked = true
+	m, err = Diff(context.Background(), o)
+	if err != nil || !slices.Equal(m.Paths(), []string{"a.go", "other/new.go", "sub/new.go"}) {
+		t.Errorf("untracked from a subdirectory: %v %v", m.Paths(), err)
+	}
 }
 
 func TestDiffFunctionContextFallback(t *testing.T) {

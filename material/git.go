@@ -123,9 +123,10 @@ func repoTop(ctx context.Context, dir string) (top string, head bool, err error)
 	return top, head, nil
 }
 
-// untracked lists untracked, non-ignored files relative to top.
-func untracked(ctx context.Context, top string) ([]string, error) {
-	out, err := runGit(ctx, top, "ls-files", "--others", "--exclude-standard", "-z")
+// untracked lists the untracked, non-ignored files of the whole work tree
+// containing dir, relative to its top.
+func untracked(ctx context.Context, dir string) ([]string, error) {
+	out, err := runGit(ctx, dir, "ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--", ":/")
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/persona"
@@ -93,6 +94,18 @@ type Run struct {
 	Coordinates string            // what is reviewed: a diff range, paths, a description
 	OutputDir   string            // where the review files go
 	Extra       map[string]string // further coordinates (e.g. "Files skipped"), printed sorted
+
+	// The prefix is built once for all the prompts of a run, and again
+	// only if a field it depends on changes.
+	mu     sync.Mutex
+	cached *prefix
+}
+
+type prefix struct {
+	typ, framing, material, nonce string
+	rules                         *persona.Persona
+	text                          string
+	layers                        []Layer
 }
 
 // Layer names, for inspection.
@@ -197,25 +210,41 @@ func rulesAndFormat(rules *persona.Persona) (string, string) {
 // Prefix is the part of every prompt that is the same for every specialist
 // that takes the shared rules: rules, preamble and fenced material.
 func (r *Run) Prefix() (string, []Layer, error) {
-	var b strings.Builder
-	var layers []Layer
-	add := func(name, heading, text string) {
-		if text == "" {
-			return
-		}
-		start := b.Len()
-		b.WriteString("# " + heading + "\n\n" + text + "\n\n")
-		layers = append(layers, Layer{name, start, b.Len()})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.cached; c != nil && c.typ == r.Type && c.framing == r.Framing && c.material == r.Material && c.nonce == r.Nonce && c.rules == r.SharedRules {
+		return c.text, c.layers, nil
 	}
 	rules, _ := rulesAndFormat(r.SharedRules)
 	pre, err := Preamble(r.Type, r.Framing)
 	if err != nil {
 		return "", nil, err
 	}
+	var b strings.Builder
+	var layers []Layer
+	fenced := Fence(r.Material, r.Nonce)
+	b.Grow(len(rules) + len(pre) + len(fenced) + 128)
+	add := func(name, heading, text string) {
+		if text != "" {
+			layers = append(layers, writeLayer(&b, name, heading, text))
+		}
+	}
 	add(LayerRules, "Rules for every reviewer", rules)
 	add(LayerPreamble, "What you are reviewing", pre)
-	add(LayerMaterial, "Material under review", Fence(r.Material, r.Nonce))
-	return b.String(), layers, nil
+	add(LayerMaterial, "Material under review", fenced)
+	r.cached = &prefix{typ: r.Type, framing: r.Framing, material: r.Material, nonce: r.Nonce, rules: r.SharedRules, text: b.String(), layers: layers}
+	return r.cached.text, layers, nil
+}
+
+// writeLayer writes one "# heading" section and returns its extent.
+func writeLayer(b *strings.Builder, name, heading, text string) Layer {
+	start := b.Len()
+	b.WriteString("# ")
+	b.WriteString(heading)
+	b.WriteString("\n\n")
+	b.WriteString(text)
+	b.WriteString("\n\n")
+	return Layer{name, start, b.Len()}
 }
 
 // Fence wraps untrusted material between marker lines carrying the nonce,
@@ -278,6 +307,7 @@ func (r *Run) build(spec *persona.Persona, o Options, overlay string) (Composed,
 	}
 	c := Composed{}
 	var b strings.Builder
+	b.Grow(len(prefix) + len(spec.Body) + len(overlay) + 4096)
 	shared := !spec.Meta.SharedRulesIncluded
 	for _, l := range layers {
 		if l.Name == LayerRules && !shared {
@@ -291,12 +321,9 @@ func (r *Run) build(spec *persona.Persona, o Options, overlay string) (Composed,
 		c.SharedPrefix = b.Len()
 	}
 	add := func(name, heading, text string) {
-		if strings.TrimSpace(text) == "" {
-			return
+		if text = strings.TrimSpace(text); text != "" {
+			c.Layers = append(c.Layers, writeLayer(&b, name, heading, text))
 		}
-		start := b.Len()
-		b.WriteString("# " + heading + "\n\n" + strings.TrimSpace(text) + "\n\n")
-		c.Layers = append(c.Layers, Layer{name, start, b.Len()})
 	}
 	add(LayerSpecialist, "You are the "+spec.ID+" specialist", withoutTitle(spec.Body))
 	if o.Lens != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sotlabs/sot/llm/middleware"
 	"os"
 	"path/filepath"
 	"sort"
@@ -50,13 +51,16 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err := os.MkdirAll(p.OutputDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create the output directory: %w", err)
 	}
-	if err := p.saveState(o.Fresh); err != nil {
-		return nil, err
-	}
-	st, err := o.NewStack(filepath.Join(p.OutputDir, journalFile))
+	j, err := p.openJournal(o.Fresh)
 	if err != nil {
 		return nil, err
 	}
+	st, err := o.NewStack("")
+	if err != nil {
+		j.Close()
+		return nil, err
+	}
+	st.UseJournal(j)
 	defer st.Close()
 
 	res := p.result()
@@ -119,11 +123,15 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		res.Notes = append(res.Notes, "the triage lead failed, so overlapping findings were merged by location and disputes settled by evidence alone")
 	}
 	p.usage(res, st, start)
-	if err := saveResult(p.OutputDir, res); err != nil {
-		return nil, err
-	}
+	// The two files do not depend on each other: write them at once.
+	saved := make(chan error, 1)
+	go func() { saved <- saveResult(p.OutputDir, res) }()
 	path := filepath.Join(p.OutputDir, "REVIEW-SYNTHESIS.md")
-	if err := writeFile(path, []byte(report.SynthesisMarkdown(res))); err != nil {
+	err = writeFile(path, []byte(report.SynthesisMarkdown(res)))
+	if serr := <-saved; err == nil {
+		err = serr
+	}
+	if err != nil {
 		return nil, err
 	}
 	return &Outcome{Plan: p, Result: res, Reports: merged, Files: append(sf.files, path), Stopped: stopped}, nil
@@ -154,23 +162,33 @@ func countFindings(rs []finding.Report) int {
 	return n
 }
 
-// saveState records the run's nonce and seed, so a re-run sends identical
-// prompts; a run with different inputs in the same directory starts a new
-// journal.
-func (p *Plan) saveState(fresh bool) error {
+// openJournal records the run's state (its nonce and seed, so a re-run
+// sends identical prompts) and opens its journal. A re-run of the same run
+// replays the journal; a new run, or a fresh one, starts an empty journal
+// in the background, and the state is written before its first record.
+func (p *Plan) openJournal(fresh bool) (*middleware.Journal, error) {
 	old := loadState(p.OutputDir)
-	if old.RunID != p.RunID || fresh {
-		if err := os.Remove(filepath.Join(p.OutputDir, journalFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-	}
 	st := state{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: time.Now().UTC(),
 		Mode: p.Mode, Context: p.Context, Models: p.Models, TriageModel: p.TriageModel, Lenses: p.LensIDs()}
-	if old.RunID == p.RunID && !old.Created.IsZero() {
-		st.Created = old.Created
+	path := filepath.Join(p.OutputDir, journalFile)
+	if old.RunID == p.RunID && !fresh {
+		if !old.Created.IsZero() {
+			st.Created = old.Created
+		}
+		if err := st.save(p.OutputDir); err != nil {
+			return nil, err
+		}
+		return middleware.OpenJournal(path)
 	}
+	return middleware.CreateJournal(path, func() error { return st.save(p.OutputDir) }), nil
+}
+
+func (st state) save(dir string) error {
 	b, _ := json.MarshalIndent(st, "", "  ")
-	return os.WriteFile(filepath.Join(p.OutputDir, stateFile), append(b, '\n'), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, stateFile), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("record the run's state: %w", err)
+	}
+	return nil
 }
 
 // result starts the Result with what the plan decided.

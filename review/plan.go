@@ -52,7 +52,8 @@ type Options struct {
 
 	Config  *config.Config
 	Library *persona.Library
-	// NewStack builds the provider stack, journaling into journal.
+	// NewStack builds the provider stack, journaling into journal; Execute
+	// passes "" and attaches the run's journal itself.
 	NewStack func(journal string) (*stack.Stack, error)
 
 	// Seed fixes the order of the triage lead's inputs; nil derives it from

@@ -49,7 +49,8 @@ var knownFaults = map[FaultKind]bool{
 // Config is everything the server does. The zero value answers every request
 // at once: structured requests with an instance of their schema, others with "ok".
 type Config struct {
-	// Latency delays every answer; LatencyJitter adds a random 0..jitter.
+	// Latency delays every answer, counted from the request's arrival;
+	// LatencyJitter adds a random 0..jitter.
 	Latency       time.Duration `yaml:"latency"`
 	LatencyJitter time.Duration `yaml:"latency_jitter"`
 	// Seed seeds the random numbers behind jitter and fault rates.

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"math"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // maxDepth bounds recursion through $ref and nesting.
@@ -20,6 +22,21 @@ const maxDepth = 24
 // minItems/maxItems, uniqueItems, minimum/maximum (and their exclusive
 // forms), multipleOf, minLength/maxLength and common string formats.
 func Instance(schema json.RawMessage) (json.RawMessage, error) {
+	if v, ok := instances.Load(string(schema)); ok {
+		return slices.Clone(v.(json.RawMessage)), nil
+	}
+	inst, err := instance(schema)
+	if err == nil {
+		instances.Store(string(schema), slices.Clone(inst))
+	}
+	return inst, err
+}
+
+// instances remembers the instance of each schema: the instance depends on
+// nothing else, and a run sends the same schema with every call.
+var instances sync.Map // schema text -> json.RawMessage
+
+func instance(schema json.RawMessage) (json.RawMessage, error) {
 	root, err := decodeSchema(schema)
 	if err != nil {
 		return nil, err

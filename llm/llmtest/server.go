@@ -382,7 +382,7 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, provider stri
 	d := dialectFor(provider)
 	id := s.ids.Add(1)
 	rec := &Recorded{Time: arrival, Method: r.Method, Path: r.URL.Path, Provider: provider, Header: r.Header.Clone()}
-	body, readErr := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	body, readErr := readBody(w, r)
 	rec.Body = body
 	var c *call
 	var parseErr error
@@ -510,7 +510,9 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, provider stri
 		return
 	}
 
-	if !s.sleep(r.Context(), latency) {
+	// Latency counts from the request's arrival: reading and parsing it is
+	// part of the simulated model's time, as it is at a real provider.
+	if !s.sleep(r.Context(), latency-time.Since(arrival)) {
 		s.abort(rec, fault)
 	}
 
@@ -575,26 +577,43 @@ func leaving(w http.ResponseWriter) {
 	}
 }
 
-// writeEvents writes an SSE body event by event, flushing after each.
+// readBody reads a request body of at most maxBody bytes, in one
+// allocation when the client sent its length.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	var buf bytes.Buffer
+	if n := r.ContentLength; n > 0 && n <= maxBody {
+		buf.Grow(int(n) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBody))
+	return buf.Bytes(), err
+}
+
+// writeEvents writes an SSE body in two writes: every event but the last,
+// then the last. The answer is complete before it is sent, so writing each
+// event on its own would only cost the client and the server wake-ups.
 func writeEvents(w http.ResponseWriter, out []byte) {
 	f, _ := w.(http.Flusher)
-	for len(out) > 0 {
-		i := bytes.Index(out, []byte("\n\n"))
-		if i < 0 {
-			i = len(out)
-		} else {
-			i += 2
-		}
-		if i == len(out) || len(bytes.TrimSpace(out[i:])) == 0 {
-			leaving(w)
-		}
-		if _, err := w.Write(out[:i]); err != nil {
+	body := bytes.TrimRight(out, "\n")
+	cut := bytes.LastIndex(body, []byte("\n\n"))
+	if cut < 0 {
+		cut = 0
+	} else {
+		cut += 2
+	}
+	if cut > 0 {
+		if _, err := w.Write(out[:cut]); err != nil {
 			return
 		}
 		if f != nil {
 			f.Flush()
 		}
-		out = out[i:]
+	}
+	leaving(w)
+	if _, err := w.Write(out[cut:]); err != nil {
+		return
+	}
+	if f != nil {
+		f.Flush()
 	}
 }
 

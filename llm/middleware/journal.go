@@ -35,6 +35,10 @@ type record struct {
 // had finished instead of paying for it again.
 type Journal struct {
 	path string
+	// ready is closed once the file can take records; openErr is set if
+	// it cannot (CreateJournal prepares the file in the background).
+	ready   chan struct{}
+	openErr error
 
 	mu      sync.Mutex
 	f       *os.File
@@ -61,8 +65,9 @@ func OpenJournal(path string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
-	j := &Journal{path: path, f: f, pending: map[string][]*llm.Response{}}
-	j.synced.L = &j.mu
+	j := newJournal(path)
+	j.f = f
+	close(j.ready)
 	good, err := j.load()
 	if err != nil {
 		f.Close()
@@ -78,6 +83,40 @@ func OpenJournal(path string) (*Journal, error) {
 		return nil, err
 	}
 	return j, nil
+}
+
+func newJournal(path string) *Journal {
+	j := &Journal{path: path, ready: make(chan struct{}), pending: map[string][]*llm.Response{}}
+	j.synced.L = &j.mu
+	return j
+}
+
+// CreateJournal starts an empty journal at path, discarding any journal
+// there, without making its caller wait for the disk: in the background the
+// file is created or truncated, then prepare (if set) runs, for whatever
+// must be on disk before the first record, such as the caller's own record
+// of the run. Append waits for both and fails with their error.
+func CreateJournal(path string, prepare func() error) *Journal {
+	j := newJournal(path)
+	go func() {
+		defer close(j.ready)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			j.openErr = fmt.Errorf("create journal directory: %w", err)
+			return
+		}
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			j.openErr = fmt.Errorf("create journal: %w", err)
+			return
+		}
+		j.mu.Lock()
+		j.f = f
+		j.mu.Unlock()
+		if prepare != nil {
+			j.openErr = prepare()
+		}
+	}()
+	return j
 }
 
 // load reads every complete record and returns the offset after the last one.
@@ -134,6 +173,10 @@ func (j *Journal) take(key string) (*llm.Response, bool) {
 // appends share one fsync (group commit), so a parallel run does not queue
 // behind the disk.
 func (j *Journal) Append(req *llm.Request, resp *llm.Response) error {
+	<-j.ready
+	if j.openErr != nil {
+		return j.openErr
+	}
 	b, err := json.Marshal(record{V: journalVersion, Key: req.Key(), Label: req.Label, Model: req.Model, At: time.Now().UTC(), Response: resp})
 	if err != nil {
 		return err
@@ -172,6 +215,7 @@ func (j *Journal) Append(req *llm.Request, resp *llm.Response) error {
 
 // Close closes the journal file.
 func (j *Journal) Close() error {
+	<-j.ready
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for j.syncing {

@@ -1,6 +1,8 @@
 package middleware
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,6 +48,49 @@ func TestJournalReplaysFinishedCalls(t *testing.T) {
 	complete(t, j2.Wrap(p), ask(0)) // a third ask(0) was never journaled
 	if srv.Count() != before+1 {
 		t.Error("a call beyond the journal must go to the provider")
+	}
+}
+
+func TestCreateJournalStartsAfresh(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	path := filepath.Join(dir, "journal.jsonl")
+	p, srv := backend(t, llmtest.Config{})
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	complete(t, j.Wrap(p), ask(1))
+	j.Close()
+
+	// The state file must be on disk before the first new record.
+	state := filepath.Join(dir, "state.json")
+	j2 := CreateJournal(path, func() error { return os.WriteFile(state, []byte("{}"), 0o600) })
+	before := srv.Count()
+	r := complete(t, j2.Wrap(p), ask(1))
+	if r.Source == llm.SourceJournal || srv.Count() != before+1 {
+		t.Error("a created journal replayed a record of the journal it replaced")
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Errorf("prepare did not run before the first record: %v", err)
+	}
+	j2.Close()
+	j3, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j3.Close()
+	if loaded, _, _ := j3.Stats(); loaded != 1 {
+		t.Errorf("the new journal holds %d records, want only its own 1", loaded)
+	}
+}
+
+func TestCreateJournalReportsPrepareFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	p, _ := backend(t, llmtest.Config{})
+	j := CreateJournal(path, func() error { return errors.New("disk full") })
+	defer j.Close()
+	if _, err := j.Wrap(p).Complete(context.Background(), ask(1)); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("err = %v; a call that cannot be journaled must fail with the reason", err)
 	}
 }
 

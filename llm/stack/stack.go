@@ -53,6 +53,14 @@ func (s *Stack) Close() error {
 	return nil
 }
 
+// UseJournal puts j in front of the stack (replacing no journal: build the
+// stack without JournalPath to use it), so every finished call is recorded
+// there and recorded calls are replayed.
+func (s *Stack) UseJournal(j *middleware.Journal) {
+	s.Journal = j
+	s.Provider = j.Wrap(s.Provider)
+}
+
 // New builds the stack for cfg.
 func New(cfg *config.Config, opts Options) (*Stack, error) {
 	if opts.Logger == nil {
@@ -92,8 +100,9 @@ func New(cfg *config.Config, opts Options) (*Stack, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.Journal = j
-		p = j.Wrap(p)
+		s.Provider = p
+		s.UseJournal(j)
+		return s, nil
 	}
 	s.Provider = p
 	return s, nil
