@@ -57,9 +57,14 @@ func benchRepo(tb testing.TB, files, lines int) string {
 
 func benchOptions(tb testing.TB, repo string, srv *llmtest.Server, model string) *Options {
 	tb.Helper()
+	return benchOptionsAt(tb, repo, srv.OpenAIBaseURL(), model)
+}
+
+func benchOptionsAt(tb testing.TB, repo, baseURL, model string) *Options {
+	tb.Helper()
 	cfg := config.Defaults()
 	p := cfg.Providers["openai"]
-	p.BaseURL = srv.OpenAIBaseURL()
+	p.BaseURL = baseURL
 	p.Concurrency = 32 // enough for 9 specialists × 2 lenses at once
 	cfg.Providers["openai"] = p
 	cfg.Cache.Disabled = true
@@ -98,15 +103,14 @@ func runReview(tb testing.TB, o *Options) *Outcome {
 }
 
 // BenchmarkReviewParallel: nine specialists × two lenses plus the synthesis
-// against llmtest at 300 ms a call. The critical path is two dependent calls
-// (a specialist, then the triage lead): 600 ms. Reported: the wall time of
-// the whole review (git diff, prompt composition, calls, synthesis, files)
-// over the critical path, and the same for the phase that makes the calls.
+// against llmtest at 300 ms a call, served by a process of its own. The
+// critical path is two dependent calls (a specialist, then the triage
+// lead): 600 ms. Reported: the wall time of the whole review (git diff,
+// prompt composition, calls, synthesis, files) over the critical path, and
+// the same for the phase that makes the calls.
 func BenchmarkReviewParallel(b *testing.B) {
 	repo := benchRepo(b, 3, 40)
-	srv := llmtest.NewServer(llmtest.Config{Latency: 300 * time.Millisecond, RecordLimit: 64})
-	defer srv.Close()
-	o := benchOptions(b, repo, srv, "openai:gpt-4.1")
+	o := benchOptionsAt(b, repo, providerProcess(b, 300*time.Millisecond), "openai:gpt-4.1")
 	o.Context.Perspectives = "premortem,red-team"
 	var wall, exec time.Duration
 	var calls int
