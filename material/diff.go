@@ -94,19 +94,17 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 			return nil, fmt.Errorf("%w %q: %q looks like an option, not a revision; give revisions such as main..feature", ErrBadRange, o.Range, r)
 		}
 	}
-	// git runs three commands at once: rev-parse finds the top of the work
-	// tree and whether HEAD exists, while the diff (assuming HEAD exists,
-	// which is nearly always so) and the listing of untracked files run
-	// from dir. Only a repository without commits diffs a second time.
-	var repo struct {
-		top  string
-		head bool
-		err  error
-	}
+	// git works on three fronts at once: rev-parse finds the top of the
+	// work tree and whether HEAD exists, while the diff (assuming HEAD
+	// exists, which is nearly always so) and the listing of untracked files
+	// (piped into check-attr) run from dir. Only a repository without
+	// commits diffs a second time.
+	var repo repoInfo
+	var repoErr error
 	repoDone := make(chan struct{})
 	go func() {
 		defer close(repoDone)
-		repo.top, repo.head, repo.err = repoTop(ctx, dir)
+		repo, repoErr = repoTop(ctx, dir)
 	}()
 
 	d := &differ{max: o.MaxFileBytes, m: &Material{Type: TypeDiff}}
@@ -138,18 +136,14 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		others = make(chan listing, 1)
 		go func() {
 			var l listing
-			l.paths, l.err = untracked(ctx, dir)
-			<-repoDone
-			if l.err == nil && repo.err == nil {
-				l.attrs, l.err = linguistReasons(ctx, repo.top, l.paths)
-			}
+			l.paths, l.attrs, l.err = untracked(ctx, dir)
 			others <- l
 		}()
 	}
 	out, err := runGit(ctx, dir, d.args("--function-context")...)
 	<-repoDone
-	if repo.err != nil {
-		return nil, repo.err
+	if repoErr != nil {
+		return nil, repoErr
 	}
 	d.top = repo.top
 	switch {
@@ -186,10 +180,10 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	}
 	for _, p := range l.paths {
 		if r := l.attrs[p]; r != "" {
-			d.m.Skipped = append(d.m.Skipped, Skipped{Path: p, Reason: r})
+			d.m.Skipped = append(d.m.Skipped, Skipped{Path: repo.fromTop(p), Reason: r})
 			continue
 		}
-		d.addUntracked(p)
+		d.addUntracked(repo.fromTop(p))
 	}
 	slices.SortStableFunc(d.m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortStableFunc(d.m.Skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"strconv"
 	"strings"
 )
@@ -86,57 +87,100 @@ func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	return stdout.Bytes(), nil
 }
 
-// repoTop returns the top directory of the work tree containing dir, and
-// whether the repository has a commit checked out, with one git process.
-func repoTop(ctx context.Context, dir string) (top string, head bool, err error) {
+// repoInfo is where a directory sits in its repository.
+type repoInfo struct {
+	top    string // the top directory of the work tree
+	prefix string // the directory relative to top, "" or ending in "/"
+	head   bool   // a commit is checked out
+}
+
+// repoTop finds the work tree containing dir, with one git process.
+func repoTop(ctx context.Context, dir string) (repoInfo, error) {
 	if fi, err := os.Stat(dir); err != nil {
-		return "", false, fmt.Errorf("reading %s: %w", dir, err)
+		return repoInfo{}, fmt.Errorf("reading %s: %w", dir, err)
 	} else if !fi.IsDir() {
-		return "", false, fmt.Errorf("%s is not a directory: %w", dir, ErrNotRepo)
+		return repoInfo{}, fmt.Errorf("%s is not a directory: %w", dir, ErrNotRepo)
 	}
 	// With --verify --quiet, a missing HEAD exits 1 after the top directory
-	// is printed; any other failure exits 128.
-	args := []string{"rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD^{commit}"}
+	// and the prefix are printed; any other failure exits 128.
+	args := []string{"rev-parse", "--show-toplevel", "--show-prefix", "--verify", "--quiet", "HEAD^{commit}"}
 	cmd := gitCmd(ctx, dir, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
+	var info repoInfo
 	var exit *exec.ExitError
 	switch {
 	case runErr == nil:
-		head = true
+		info.head = true
 	case errors.As(runErr, &exit) && exit.ExitCode() == 1:
 	case ctx.Err() != nil:
-		return "", false, ctx.Err()
+		return info, ctx.Err()
 	case errors.Is(runErr, exec.ErrNotFound):
-		return "", false, fmt.Errorf("git is not installed or not on PATH: install git, or review files with --artifacts or text with --type freeform: %w", runErr)
+		return info, fmt.Errorf("git is not installed or not on PATH: install git, or review files with --artifacts or text with --type freeform: %w", runErr)
 	default:
 		if strings.Contains(stderr.String(), "not a git repository") || strings.Contains(stderr.String(), "must be run in a work tree") {
-			return "", false, fmt.Errorf("%s: %w", dir, ErrNotRepo)
+			return info, fmt.Errorf("%s: %w", dir, ErrNotRepo)
 		}
-		return "", false, &gitError{args: args, stderr: stderr.String(), err: runErr}
+		return info, &gitError{args: args, stderr: stderr.String(), err: runErr}
 	}
-	top, _, _ = strings.Cut(stdout.String(), "\n")
-	if top = strings.TrimSpace(top); top == "" {
-		return "", false, fmt.Errorf("%s: %w", dir, ErrNotRepo)
+	lines := strings.SplitN(stdout.String(), "\n", 3)
+	if info.top = strings.TrimSpace(lines[0]); info.top == "" || len(lines) < 2 {
+		return info, fmt.Errorf("%s: %w", dir, ErrNotRepo)
 	}
-	return top, head, nil
+	info.prefix = lines[1]
+	return info, nil
 }
 
+// fromTop turns a path relative to the directory into one relative to the
+// top of the work tree.
+func (r repoInfo) fromTop(p string) string { return path.Clean(r.prefix + p) }
+
 // untracked lists the untracked, non-ignored files of the whole work tree
-// containing dir, relative to its top.
-func untracked(ctx context.Context, dir string) ([]string, error) {
-	out, err := runGit(ctx, dir, "ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--", ":/")
+// containing dir, relative to dir, with the skip reasons their
+// linguist-generated and linguist-vendored attributes give. git ls-files
+// feeds git check-attr through a pipe, so both run at once.
+func untracked(ctx context.Context, dir string) ([]string, map[string]string, error) {
+	ls := gitCmd(ctx, dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ":/")
+	ca := gitCmd(ctx, dir, attrArgs...)
+	pr, pw, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var paths []string
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p != "" && !strings.HasSuffix(p, "/") { // "dir/" is a nested repository
-			paths = append(paths, p)
+	var out, lsErr, caErr bytes.Buffer
+	ls.Stdout, ls.Stderr = pw, &lsErr
+	ca.Stdin, ca.Stdout, ca.Stderr = pr, &out, &caErr
+	err = ls.Start()
+	if err == nil {
+		if err = ca.Start(); err != nil {
+			_ = ls.Process.Kill()
+			_ = ls.Wait()
 		}
 	}
-	return paths, nil
+	pw.Close()
+	pr.Close()
+	if err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, nil, fmt.Errorf("git is not installed or not on PATH: install git, or review files with --artifacts or text with --type freeform: %w", err)
+		}
+		return nil, nil, err
+	}
+	lsWait, caWait := ls.Wait(), ca.Wait()
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil, ctx.Err()
+	case lsWait != nil:
+		return nil, nil, &gitError{args: []string{"ls-files"}, stderr: lsErr.String(), err: lsWait}
+	case caWait != nil:
+		return nil, nil, &gitError{args: []string{"check-attr"}, stderr: caErr.String(), err: caWait}
+	}
+	var paths []string
+	reasons := parseAttrs(out.String(), func(p string) {
+		if !strings.HasSuffix(p, "/") { // "dir/" is a nested repository
+			paths = append(paths, p)
+		}
+	})
+	return paths, reasons, nil
 }
 
 // blobHeads reads the first n lines of each blob in oids with one
@@ -208,16 +252,19 @@ func blobHeads(ctx context.Context, top string, oids []string, n int) (map[strin
 	return heads, nil
 }
 
+// attrArgs asks git check-attr for the attributes that mark files as
+// generated or vendored (the .gitattributes convention GitHub uses to
+// collapse such files), for NUL-separated paths on standard input.
+var attrArgs = []string{"check-attr", "-z", "--stdin", "linguist-generated", "linguist-vendored"}
+
 // linguistReasons asks git for the linguist-generated and linguist-vendored
-// attributes (the .gitattributes convention GitHub uses to collapse such
-// files) of paths, with one git check-attr, and returns the skip reason of
-// each path that has one set.
+// attributes of paths, with one git check-attr, and returns the skip reason
+// of each path that has one set.
 func linguistReasons(ctx context.Context, top string, paths []string) (map[string]string, error) {
-	reasons := make(map[string]string)
 	if len(paths) == 0 {
-		return reasons, nil
+		return map[string]string{}, nil
 	}
-	cmd := gitCmd(ctx, top, "check-attr", "-z", "--stdin", "linguist-generated", "linguist-vendored")
+	cmd := gitCmd(ctx, top, attrArgs...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -242,9 +289,21 @@ func linguistReasons(ctx context.Context, top string, paths []string) (map[strin
 		}
 		return nil, &gitError{args: []string{"check-attr"}, stderr: stderr.String(), err: err}
 	}
-	f := strings.Split(stdout.String(), "\x00")
+	return parseAttrs(stdout.String(), nil), nil
+}
+
+// parseAttrs reads git check-attr -z output: the skip reason of each path
+// with an attribute set. each, if set, sees every path once, in order.
+func parseAttrs(out string, each func(path string)) map[string]string {
+	reasons := make(map[string]string)
+	f := strings.Split(out, "\x00")
+	last := ""
 	for i := 0; i+2 < len(f); i += 3 {
 		p, attr, val := f[i], f[i+1], f[i+2]
+		if each != nil && p != last {
+			each(p)
+			last = p
+		}
 		if val == "unspecified" || val == "unset" || val == "false" {
 			continue
 		}
@@ -257,5 +316,5 @@ func linguistReasons(ctx context.Context, top string, paths []string) (map[strin
 			}
 		}
 	}
-	return reasons, nil
+	return reasons
 }
