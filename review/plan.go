@@ -364,10 +364,40 @@ func (p *Plan) schedule(o *Options) error {
 		}
 	}
 	p.PromptBudget = budget
-	// The prompt without material, for the largest specialist and lens.
-	// A text has no more tokens than bytes, so when the material fits the
-	// room left in bytes nothing needs tokenizing: a run whose material is
-	// far from the budget never loads the tokenizer.
+	p.RunID = p.runID(o)
+	p.OutputDir = p.Context.OutputDir
+	if p.OutputDir == "" {
+		p.OutputDir = filepath.Join(".sot", "reviews", p.RunID)
+	}
+	st := loadState(p.OutputDir)
+	if st.RunID == p.RunID && !o.Fresh {
+		p.Nonce, p.Seed = st.Nonce, st.Seed
+	} else {
+		p.Nonce = prompt.NonceFor(nonceKey(), p.RunID)
+		p.Seed = seedFrom(p.RunID)
+	}
+	if o.Seed != nil {
+		p.Seed = *o.Seed
+	}
+	// A text has no more tokens than bytes: when every prompt with the whole
+	// material fits the budget in bytes (with room to spare), nothing needs
+	// tokenizing, and a run far from its budget never loads the tokenizer.
+	p.Chunks = []material.Chunk{{Index: 0, Files: p.Material.Files}}
+	warnings := len(p.Warnings)
+	if p.Material.Bytes()+256+500 <= budget {
+		if err := p.buildTasks(o, rules); err == nil {
+			longest := 0
+			for _, t := range p.Tasks {
+				longest = max(longest, len(t.Request.System))
+			}
+			if longest+256+500 <= budget {
+				return nil
+			}
+		}
+	}
+	p.Warnings = p.Warnings[:warnings]
+	// Otherwise the chunks are cut by tokens: the prompt without material,
+	// for the largest specialist and lens, leaves the room for material.
 	probe := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Nonce: strings.Repeat("0", 24), Coordinates: p.Context.Coordinates, OutputDir: "x"}
 	var probes []prompt.Composed
 	overheadBytes := 0
@@ -397,21 +427,6 @@ func (p *Plan) schedule(o *Options) error {
 		} else {
 			p.Chunks[0].Tokens = total
 		}
-	}
-	p.RunID = p.runID(o)
-	p.OutputDir = p.Context.OutputDir
-	if p.OutputDir == "" {
-		p.OutputDir = filepath.Join(".sot", "reviews", p.RunID)
-	}
-	st := loadState(p.OutputDir)
-	if st.RunID == p.RunID && !o.Fresh {
-		p.Nonce, p.Seed = st.Nonce, st.Seed
-	} else {
-		p.Nonce = prompt.NonceFor(nonceKey(), p.RunID)
-		p.Seed = seedFrom(p.RunID)
-	}
-	if o.Seed != nil {
-		p.Seed = *o.Seed
 	}
 	return p.buildTasks(o, rules)
 }
