@@ -1,0 +1,98 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sotlabs/sot/internal/tokens"
+	"github.com/sotlabs/sot/llm/llmtest"
+)
+
+// A diff larger than the prompt budget is split into chunks of whole files;
+// every specialist reviews every chunk, nothing is cut, and every changed
+// file ends up reviewed.
+func TestReviewSplitsMaterialOverTheBudget(t *testing.T) {
+	repo := benchRepo(t, 6, 60)
+	srv := llmtest.NewServer(llmtest.Config{RecordLimit: 64})
+	defer srv.Close()
+	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
+	o.Context.Specialists = "security,testing"
+	o.Context.Perspectives = "none"
+	ctx := context.Background()
+
+	whole, err := Prepare(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Chunks) != 1 || len(whole.Tasks) != 2 {
+		t.Fatalf("with the model's own budget: %d chunks, %d tasks; want 1 and 2", len(whole.Chunks), len(whole.Tasks))
+	}
+	longest := 0
+	for _, task := range whole.Tasks {
+		longest = max(longest, tokens.Count(task.Request.System))
+	}
+	o.MaxPromptTokens = longest - whole.Material.Tokens()/2 // room for about half the material
+
+	p, err := Prepare(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Chunks) < 2 {
+		t.Fatalf("%d chunk(s) under a budget of %d tokens; want the material split", len(p.Chunks), o.MaxPromptTokens)
+	}
+	if !slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "split into") }) {
+		t.Errorf("no warning says the material was split: %q", p.Warnings)
+	}
+	if want := 2 * len(p.Chunks); len(p.Tasks) != want {
+		t.Errorf("%d tasks, want %d (each specialist on each chunk)", len(p.Tasks), want)
+	}
+	var inChunks []string
+	for _, ch := range p.Chunks {
+		inChunks = append(inChunks, ch.Paths()...)
+	}
+	slices.Sort(inChunks)
+	if want := p.Material.Paths(); !slices.Equal(inChunks, want) {
+		t.Errorf("files in the chunks %v, want every file once: %v", inChunks, want)
+	}
+	for _, task := range p.Tasks {
+		if n := tokens.Count(task.Request.System); n > o.MaxPromptTokens {
+			t.Errorf("%s: a prompt of %d tokens over the budget of %d", task.ID, n, o.MaxPromptTokens)
+		}
+	}
+
+	out, err := Execute(ctx, p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.Result
+	if res.Partial() || res.Chunks != len(p.Chunks) || res.Usage.Calls != len(p.Tasks)+1 {
+		t.Errorf("partial %v, chunks %d, calls %d; want a whole review of %d chunks in %d calls", res.Partial(), res.Chunks, res.Usage.Calls, len(p.Chunks), len(p.Tasks)+1)
+	}
+	reviewed := slices.Sorted(slices.Values(res.Reviewed))
+	if want := p.Material.Paths(); !slices.Equal(reviewed, want) {
+		t.Errorf("reviewed %v, want %v", reviewed, want)
+	}
+}
+
+// A budget that cannot hold the personas and rules is a usage error naming
+// the option, not a review of nothing.
+func TestReviewRejectsABudgetWithNoRoom(t *testing.T) {
+	repo := benchRepo(t, 1, 20)
+	srv := llmtest.NewServer(llmtest.Config{})
+	defer srv.Close()
+	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
+	o.Context.Specialists = "security"
+	o.Context.Perspectives = "none"
+	o.MaxPromptTokens = 800
+	_, err := Prepare(context.Background(), o)
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "--max-prompt-tokens" {
+		t.Fatalf("err = %v; want a --max-prompt-tokens field error", err)
+	}
+	if srv.Count() != 0 {
+		t.Errorf("%d model calls for a plan that cannot run", srv.Count())
+	}
+}
