@@ -53,9 +53,8 @@ func (s *Stack) Close() error {
 	return nil
 }
 
-// UseJournal puts j in front of the stack (replacing no journal: build the
-// stack without JournalPath to use it), so every finished call is recorded
-// there and recorded calls are replayed.
+// UseJournal puts j in front of a stack built without JournalPath, so every
+// finished call is recorded there and recorded calls are replayed.
 func (s *Stack) UseJournal(j *middleware.Journal) {
 	s.Journal = j
 	s.Provider = j.Wrap(s.Provider)
