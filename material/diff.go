@@ -214,29 +214,37 @@ func attributesFile() (string, func()) {
 		if b, err := os.ReadFile(path); err == nil && string(b) == funcnameAttributes {
 			return path, func() {}
 		}
+		// Written under a temporary name and renamed, so a concurrent run
+		// never reads half of it.
 		if os.MkdirAll(filepath.Dir(path), 0o700) == nil {
-			// Written under a temporary name and renamed, so a concurrent
-			// run never reads half of it.
-			if f, err := os.CreateTemp(filepath.Dir(path), "funcname-*.tmp"); err == nil {
-				_, werr := f.WriteString(funcnameAttributes)
-				cerr := f.Close()
-				if werr == nil && cerr == nil && os.Rename(f.Name(), path) == nil {
+			if tmp, err := writeTemp(filepath.Dir(path), "funcname-*.tmp"); err == nil {
+				if os.Rename(tmp, path) == nil {
 					return path, func() {}
 				}
-				os.Remove(f.Name())
+				os.Remove(tmp)
 			}
 		}
 	}
-	f, err := os.CreateTemp("", "sot-attributes-*")
+	tmp, err := writeTemp("", "sot-attributes-*")
 	if err != nil {
 		return "", func() {} // git's default hunk headers
+	}
+	return tmp, func() { os.Remove(tmp) }
+}
+
+// writeTemp writes funcnameAttributes to a new temporary file in dir and
+// returns its name.
+func writeTemp(dir, pattern string) (string, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", err
 	}
 	_, werr := f.WriteString(funcnameAttributes)
 	if cerr := f.Close(); werr != nil || cerr != nil {
 		os.Remove(f.Name())
-		return "", func() {}
+		return "", errors.Join(werr, cerr)
 	}
-	return f.Name(), func() { os.Remove(f.Name()) }
+	return f.Name(), nil
 }
 
 // differ builds the Material of one Diff call.

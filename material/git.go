@@ -69,6 +69,11 @@ func gitCmd(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// errNoGit says what to do when git cannot be found.
+func errNoGit(err error) error {
+	return fmt.Errorf("git is not installed or not on PATH: install git, or review files with --artifacts or text with --type freeform: %w", err)
+}
+
 // runGit runs git in dir and returns its standard output.
 func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := gitCmd(ctx, dir, args...)
@@ -80,7 +85,7 @@ func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 			return nil, ctx.Err()
 		}
 		if errors.Is(err, exec.ErrNotFound) {
-			return nil, fmt.Errorf("git is not installed or not on PATH: install git, or review files with --artifacts or text with --type freeform: %w", err)
+			return nil, errNoGit(err)
 		}
 		return nil, &gitError{args: args, stderr: stderr.String(), err: err}
 	}
@@ -117,7 +122,7 @@ func repoTop(ctx context.Context, dir string) (repoInfo, error) {
 	case ctx.Err() != nil:
 		return info, ctx.Err()
 	case errors.Is(runErr, exec.ErrNotFound):
-		return info, fmt.Errorf("git is not installed or not on PATH: install git, or review files with --artifacts or text with --type freeform: %w", runErr)
+		return info, errNoGit(runErr)
 	default:
 		if strings.Contains(stderr.String(), "not a git repository") || strings.Contains(stderr.String(), "must be run in a work tree") {
 			return info, fmt.Errorf("%s: %w", dir, ErrNotRepo)
@@ -161,7 +166,7 @@ func untracked(ctx context.Context, dir string) ([]string, map[string]string, er
 	pr.Close()
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
-			return nil, nil, fmt.Errorf("git is not installed or not on PATH: install git, or review files with --artifacts or text with --type freeform: %w", err)
+			return nil, nil, errNoGit(err)
 		}
 		return nil, nil, err
 	}

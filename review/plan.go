@@ -411,7 +411,6 @@ func (p *Plan) schedule(o *Options) error {
 			overheadBytes = max(overheadBytes, len(c.Text))
 		}
 	}
-	p.Chunks = []material.Chunk{{Index: 0, Files: p.Material.Files}}
 	if roomBytes := budget - overheadBytes - 256; roomBytes < 500 || p.Material.Bytes() > roomBytes {
 		overhead := 0
 		for _, c := range probes {
@@ -511,7 +510,11 @@ func (p *Plan) Estimate(o *Options) Estimate {
 	e := Estimate{OutputPerCall: estimatedOutput}
 	prices := llm.DefaultPrices().Merge(o.Config.Prices)
 	unpriced := map[string]bool{}
-	shared := map[[2]string]bool{} // (chunk, provider) prefixes already paid for
+	type prefixKey struct {
+		chunk    int
+		provider string
+	}
+	shared := map[prefixKey]bool{} // prefixes already paid for
 	instructions := tokens.Count(reviewInstructions)
 	for _, t := range p.Tasks {
 		info := p.taskInfo[t.ID]
@@ -519,7 +522,7 @@ func (p *Plan) Estimate(o *Options) Estimate {
 		in := info.prompt.Tokens() + instructions
 		cached := 0
 		ref, _ := llm.ParseModel(model)
-		key := [2]string{fmt.Sprint(info.chunk), ref.Provider}
+		key := prefixKey{info.chunk, ref.Provider}
 		if shared[key] {
 			cached = info.prompt.PrefixTokens()
 		}
