@@ -73,8 +73,15 @@ func Run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			emit(Event{Task: t, State: Running})
-			resp, err := p.Complete(ctx, t.Request)
+			// Running is reported when the provider's limits let the call
+			// through, not when it starts waiting for a slot; a call answered
+			// from the journal or cache is reported running as it finishes.
+			var started sync.Once
+			running := func() { started.Do(func() { emit(Event{Task: t, State: Running}) }) }
+			req := t.Request.Clone()
+			req.OnStart = running
+			resp, err := p.Complete(ctx, req)
+			running()
 			results[i] = Result{Task: t, Resp: resp, Err: err}
 			if err != nil {
 				emit(Event{Task: t, State: Failed, Err: err})

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
+	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/llm/openai"
 )
 
@@ -40,5 +42,55 @@ func TestRunReportsEveryStateAndKeepsOrder(t *testing.T) {
 		if fmt.Sprint(seen[r.Task.ID]) != fmt.Sprint(want) {
 			t.Errorf("%s states %v, want %v", r.Task.ID, seen[r.Task.ID], want)
 		}
+	}
+}
+
+// A task waiting for a provider slot is still queued: with one slot, the
+// display never shows more than one call running.
+func TestRunReportsRunningOnlyOnceAdmitted(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Latency: 20 * time.Millisecond})
+	defer srv.Close()
+	backend, err := openai.New(openai.Config{Name: "openai", BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-engine-0123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := middleware.Limit(backend, 1, 0)
+	var tasks []*Task
+	for i := range 4 {
+		tasks = append(tasks, &Task{ID: fmt.Sprintf("t%d", i), Group: "g", Request: &llm.Request{Model: "openai:gpt-4.1",
+			Messages: []llm.Message{{Role: llm.RoleUser, Content: fmt.Sprintf("task %d", i)}}}})
+	}
+	running, most := 0, 0
+	states := map[string][]State{}
+	Run(context.Background(), p, tasks, func(e Event) {
+		states[e.Task.ID] = append(states[e.Task.ID], e.State)
+		switch e.State {
+		case Running:
+			running++
+			most = max(most, running)
+		case Done, Failed:
+			running--
+		}
+	})
+	if most != 1 {
+		t.Errorf("%d calls were reported running at once behind a limit of 1", most)
+	}
+	for id, s := range states {
+		if fmt.Sprint(s) != fmt.Sprint([]State{Queued, Running, Done}) {
+			t.Errorf("%s went through %v", id, s)
+		}
+	}
+}
+
+// A call that never reaches the limiter (answered by a provider without
+// one, as the journal and cache answer) is still reported running once.
+func TestRunReportsRunningWithoutLimiter(t *testing.T) {
+	p := llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Text: "ok"}, nil
+	})
+	var got []State
+	Run(context.Background(), p, []*Task{{ID: "t", Group: "g", Request: &llm.Request{}}}, func(e Event) { got = append(got, e.State) })
+	if fmt.Sprint(got) != fmt.Sprint([]State{Queued, Running, Done}) {
+		t.Errorf("states %v", got)
 	}
 }

@@ -62,6 +62,10 @@ type Request struct {
 	// OnDelta, when set, receives the answer text as it streams in. A retried
 	// call may deliver the beginning of an answer twice.
 	OnDelta func(text string) `json:"-"`
+	// OnStart, when set, is called each time an attempt of the call is let
+	// through the provider's concurrency and rate limits, just before it is
+	// sent. A call answered from the journal or the cache never starts.
+	OnStart func() `json:"-"`
 }
 
 // Usage is the token usage of one call.

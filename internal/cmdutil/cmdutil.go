@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"golang.org/x/term"
 )
 
 // Exit codes. CI acts on these.
@@ -23,20 +25,25 @@ type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
-	// TTY reports whether Out is a terminal (live status lines, colour).
+	// TTY reports whether Out is a terminal.
 	TTY bool
+	// ErrTTY reports whether ErrOut is a terminal (live status lines).
+	ErrTTY bool
 	// InTTY reports whether In is a terminal (interactive prompts).
 	InTTY bool
 }
 
 // System returns the process's streams.
 func System() *IOStreams {
-	return &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, TTY: isTerminal(os.Stdout), InTTY: isTerminal(os.Stdin)}
+	return &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		TTY: isTerminal(os.Stdout), ErrTTY: isTerminal(os.Stderr), InTTY: isTerminal(os.Stdin)}
 }
 
+// isTerminal asks the terminal driver, not the file mode: /dev/null is a
+// character device too, and a job run with </dev/null (cron, CI, ssh -n)
+// must never be taken for a person at a keyboard.
 func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return term.IsTerminal(int(f.Fd()))
 }
 
 // ExitError carries an exit code other than 1. A nil Err exits silently.

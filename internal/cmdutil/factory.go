@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -19,8 +20,9 @@ type Factory struct {
 	Getenv func(string) string
 	// Loader collects the configuration layers; the root command adds flags.
 	Loader *config.Loader
-	// Logger writes diagnostics to ErrOut.
-	Logger *slog.Logger
+	// Logger writes diagnostics to ErrOut, at LogLevel and above.
+	Logger   *slog.Logger
+	LogLevel slog.Level
 
 	once sync.Once
 	cfg  *config.Config
@@ -39,9 +41,17 @@ func New() *Factory {
 	return &Factory{
 		IO:     io,
 		Getenv: os.Getenv,
-		Loader: &config.Loader{Getenv: os.Getenv},
-		Logger: slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Loader:   &config.Loader{Getenv: os.Getenv},
+		Logger:   slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		LogLevel: slog.LevelWarn,
 	}
+}
+
+// LogTo sends diagnostics to w from now on, at LogLevel; a live status
+// display passes itself, so that log lines never tear its lines.
+func (f *Factory) LogTo(w io.Writer) {
+	f.Logger = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: f.LogLevel}))
+	slog.SetDefault(f.Logger)
 }
 
 // Config loads the merged configuration once. A configuration problem is a

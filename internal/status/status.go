@@ -102,6 +102,26 @@ func firstLine(s string) string {
 	return s
 }
 
+// Write prints p (a log line, a warning) above the live lines, which are
+// drawn again below it, so messages during a run never tear the display.
+// Without a terminal it writes p through.
+func (d *Display) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.tty {
+		return d.out.Write(p)
+	}
+	if d.drawn > 0 {
+		fmt.Fprintf(d.out, "\x1b[%dA\x1b[J", d.drawn)
+		d.drawn = 0
+	}
+	n, err := d.out.Write(p)
+	if len(d.order) > 0 {
+		d.redraw()
+	}
+	return n, err
+}
+
 // redraw rewrites every group's line in place.
 func (d *Display) redraw() {
 	if d.drawn > 0 {

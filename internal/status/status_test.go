@@ -47,3 +47,38 @@ func TestLiveLines(t *testing.T) {
 		t.Error("a running line should appear")
 	}
 }
+
+// A log line written during a run appears above the live lines, which are
+// drawn again in full below it.
+func TestLiveLinesSurviveLogLines(t *testing.T) {
+	var b bytes.Buffer
+	d := New(&b, true)
+	sec := &engine.Task{ID: "review/security", Group: "security"}
+	tst := &engine.Task{ID: "review/testing", Group: "testing"}
+	d.Event(engine.Event{Task: sec, State: engine.Queued})
+	d.Event(engine.Event{Task: tst, State: engine.Queued})
+	b.Reset()
+	d.Write([]byte("level=WARN msg=retrying\n"))
+	out := b.String()
+	want := "\x1b[2A\x1b[J" + "level=WARN msg=retrying\n"
+	if !strings.HasPrefix(out, want) {
+		t.Fatalf("the live lines were not cleared before the log line:\n%q", out)
+	}
+	rest := out[len(want):]
+	if strings.Count(rest, "\x1b[2K") != 2 || !strings.Contains(rest, "security  queued") || !strings.Contains(rest, "testing   queued") {
+		t.Errorf("the live lines were not drawn again below the log line:\n%q", rest)
+	}
+	b.Reset()
+	d.Event(engine.Event{Task: sec, State: engine.Running})
+	if !strings.HasPrefix(b.String(), "\x1b[2A") {
+		t.Errorf("the next frame does not redraw the two lines in place:\n%q", b.String())
+	}
+}
+
+func TestPlainWriteIsPassedThrough(t *testing.T) {
+	var b bytes.Buffer
+	New(&b, false).Write([]byte("sot: warning: x\n"))
+	if b.String() != "sot: warning: x\n" {
+		t.Errorf("got %q", b.String())
+	}
+}

@@ -34,6 +34,9 @@ func Limit(next llm.Provider, concurrency, rpm int) llm.Provider {
 				return nil, err
 			}
 		}
+		if req.OnStart != nil {
+			req.OnStart()
+		}
 		return next.Complete(ctx, req)
 	})
 }

@@ -146,8 +146,11 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if o.Stdout != "" {
 		human = f.IO.ErrOut
 	}
-	ro.Warn = func(s string) { fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+s) }
-	ro.Progress = func(s string) { fmt.Fprintln(f.IO.ErrOut, "sot: "+s) }
+	// Messages go to stderr; while the live status lines are on screen,
+	// through the display, which keeps them intact.
+	errOut := f.IO.ErrOut
+	ro.Warn = func(s string) { fmt.Fprintln(errOut, "sot: warning: "+s) }
+	ro.Progress = func(s string) { fmt.Fprintln(errOut, "sot: "+s) }
 
 	if o.DryRun {
 		tokens.Warm() // the estimate counts tokens: load the encoding while git works
@@ -173,8 +176,12 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if o.DryRun {
 		return printPlan(f, human, plan, plan.Estimate(ro), o)
 	}
-	d := status.New(f.IO.ErrOut, f.IO.TTY && o.Stdout == "")
+	d := status.New(f.IO.ErrOut, f.IO.ErrTTY)
 	ro.Events = d.Event
+	if f.IO.ErrTTY {
+		errOut = d
+		f.LogTo(d)
+	}
 	out, err := review.Execute(ctx, plan, ro)
 	if errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) {
 		return cmdutil.AsUsage(err)

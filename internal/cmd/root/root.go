@@ -90,7 +90,8 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 func (g *globalFlags) apply(cmd *cobra.Command, f *cmdutil.Factory) error {
 	fl := cmd.Flags()
 	if g.verbose {
-		f.Logger = slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		f.LogLevel = slog.LevelDebug
+		f.LogTo(f.IO.ErrOut)
 	}
 	slog.SetDefault(f.Logger)
 	set := func(name, key, value string) {
