@@ -39,8 +39,8 @@ func New() *Factory {
 	io := System()
 	llm.RegisterEnvSecrets()
 	return &Factory{
-		IO:     io,
-		Getenv: os.Getenv,
+		IO:       io,
+		Getenv:   os.Getenv,
 		Loader:   &config.Loader{Getenv: os.Getenv},
 		Logger:   slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		LogLevel: slog.LevelWarn,
