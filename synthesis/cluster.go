@@ -186,16 +186,25 @@ func clusterFindings(fs []*scored) []*cluster {
 }
 
 // best is the member with the highest score; ties go to the more severe,
-// then to the lower ID, so the choice is deterministic.
+// then to the lower ID, so the choice does not depend on the members' order.
 func (c *cluster) best() *scored {
 	b := c.members[0]
 	for _, m := range c.members[1:] {
-		switch {
-		case m.score > b.score:
-			b = m
-		case m.score == b.score && m.Severity.Rank() > b.Severity.Rank():
+		if outranks(m, b) {
 			b = m
 		}
 	}
 	return b
+}
+
+// outranks orders findings by evidence: higher score first, then the more
+// severe, then the lower ID.
+func outranks(a, b *scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	if ra, rb := a.Severity.Rank(), b.Severity.Rank(); ra != rb {
+		return ra > rb
+	}
+	return a.ID < b.ID
 }

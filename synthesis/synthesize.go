@@ -380,7 +380,7 @@ func factualDispute(c *cluster, pos map[string]position, reason string) (*Disput
 	}
 	sort.Strings(d.FindingIDs)
 	ms := append([]*scored(nil), c.members...)
-	sort.SliceStable(ms, func(i, j int) bool { return ms[i].score > ms[j].score })
+	sort.Slice(ms, func(i, j int) bool { return outranks(ms[i], ms[j]) })
 	if ms[0].score-ms[1].score >= 0.15 {
 		d.Resolution = fmt.Sprintf("settled by evidence: %s (%s, %s grounding) outweighs the other position(s)", ms[0].ID, ms[0].Confidence, ms[0].tier)
 	} else {

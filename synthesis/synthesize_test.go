@@ -263,3 +263,47 @@ func TestTriageFailureFallsBack(t *testing.T) {
 		t.Errorf("a failed triage lead should be reported and the findings kept: err %v, items %d", s.TriageError, len(s.Items))
 	}
 }
+
+// TestItemsDoNotDependOnSeed checks that the randomized presentation order
+// changes only what the triage lead sees, never which source leads a merged
+// item: score ties go to the more severe source, then to the lower ID.
+func TestItemsDoNotDependOnSeed(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        []finding.Report
+		wantClaim string
+	}{
+		{"equal score and severity: the lower id leads", reports(
+			f("security.1", "security", "", finding.ShouldFix, finding.High, "auth/session.go", 41, "The refresh token from the query string is written to the cookie unchecked."),
+			f("correctness.1", "correctness", "", finding.ShouldFix, finding.High, "auth/session.go", 42, "The refresh token read from the query string reaches the cookie unchecked."),
+			f("testing.1", "testing", "", finding.ShouldFix, finding.High, "auth/session.go", 43, "The refresh token copied from the query string into the cookie is unchecked."),
+		), "The refresh token read from the query string reaches the cookie unchecked."},
+		{"equal score: the more severe leads", reports(
+			f("a.1", "correctness", "", finding.ShouldFix, finding.High, "api/routes.go", 12, "The route table keeps a stale handler after reload."),
+			f("b.1", "testing", "", finding.MustFix, finding.High, "api/routes.go", 12, "The route table keeps the stale handler after a reload."),
+		), "The route table keeps the stale handler after a reload."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var first string
+			for seed := int64(0); seed < 40; seed++ {
+				s, err := Synthesize(context.Background(), tt.in, Options{Type: "diff", Anchor: diffAnchor{}, Seed: seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(s.Items) != 1 {
+					t.Fatalf("seed %d: %d items, want one merged item", seed, len(s.Items))
+				}
+				got := s.Items[0].Claim + " | " + strings.Join(s.Items[0].SourceIDs(), ",")
+				if seed == 0 {
+					first = got
+					if s.Items[0].Claim != tt.wantClaim {
+						t.Errorf("claim %q, want %q", s.Items[0].Claim, tt.wantClaim)
+					}
+				} else if got != first {
+					t.Fatalf("seed %d gives %q, seed 0 gave %q", seed, got, first)
+				}
+			}
+		})
+	}
+}

@@ -86,16 +86,21 @@ Give every position the quality objective it protects, from: Correctness, Securi
 Judge by evidence (grounding, confidence, rebuttal conditions), never by how many reviewers said something.
 Write the narrative last: three to six sentences on what matters most, citing finding ids in square brackets.`
 
-// presented is the randomized order in which findings reach the lead.
+// presentOrder is the randomized order in which findings reach the lead. It
+// returns shuffled copies of the clusters and leaves the clusters it is given
+// untouched, so nothing downstream (which source leads a merged item, for
+// one) depends on the seed.
 func presentOrder(clusters []*cluster, seed int64) ([]*cluster, []string) {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x736f74))
-	cs := append([]*cluster(nil), clusters...)
+	cs := make([]*cluster, len(clusters))
+	for i, c := range clusters {
+		cs[i] = &cluster{id: c.id, members: append([]*scored(nil), c.members...)}
+	}
 	r.Shuffle(len(cs), func(i, j int) { cs[i], cs[j] = cs[j], cs[i] })
 	var order []string
 	for _, c := range cs {
-		ms := append([]*scored(nil), c.members...)
+		ms := c.members
 		r.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
-		c.members = ms
 		for _, m := range ms {
 			order = append(order, m.ID)
 		}
