@@ -20,8 +20,10 @@ type Anchor interface {
 }
 
 // Tier decides a finding's grounding. For a diff: Direct when it cites a
-// changed line, Inferential when it cites the diff's files or context lines
-// but no changed line, Contextual when it cites nothing in the material. For
+// changed line; Inferential when it cites lines the diff shows (context
+// lines) but no changed line, or names a changed file without lines;
+// Contextual otherwise, including lines of a changed file that the diff
+// neither changes nor shows. For
 // documents and freeform text, which have no changed lines: Direct when it
 // cites a line or section of the material, Inferential when it names a
 // reviewed file only, Contextual otherwise.
@@ -47,12 +49,17 @@ func Tier(f *finding.Finding, a Anchor, reviewType string) Grounding {
 		end = loc.StartLine + 500 // a claim about a whole file is not line-precise
 	}
 	if reviewType == "diff" {
+		shown := false
 		for l := loc.StartLine; l <= end; l++ {
 			if a.IsChanged(loc.File, l) {
 				return Direct
 			}
+			shown = shown || a.IsShown(loc.File, l)
 		}
-		return Inferential
+		if shown {
+			return Inferential
+		}
+		return Contextual
 	}
 	for l := loc.StartLine; l <= end; l++ {
 		if a.IsShown(loc.File, l) {

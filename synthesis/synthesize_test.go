@@ -307,3 +307,35 @@ func TestItemsDoNotDependOnSeed(t *testing.T) {
 		})
 	}
 }
+
+func TestTier(t *testing.T) {
+	at := func(file string, start, end int, section string) *finding.Finding {
+		return &finding.Finding{Location: finding.Location{File: file, StartLine: start, EndLine: end, Section: section}}
+	}
+	tests := []struct {
+		name       string
+		f          *finding.Finding
+		reviewType string
+		want       Grounding
+	}{
+		{"diff: a changed line", at("auth/session.go", 42, 0, ""), "diff", Direct},
+		{"diff: a range reaching a changed line", at("auth/session.go", 38, 41, ""), "diff", Direct},
+		{"diff: a context line", at("auth/session.go", 50, 0, ""), "diff", Inferential},
+		{"diff: a changed file without lines", at("auth/session.go", 0, 0, ""), "diff", Inferential},
+		{"diff: a line of a changed file far from any hunk", at("auth/session.go", 300, 0, ""), "diff", Contextual},
+		{"diff: a range outside what is shown", at("api/routes.go", 200, 240, ""), "diff", Contextual},
+		{"diff: a file not in the diff", at("internal/db/pool.go", 5, 0, ""), "diff", Contextual},
+		{"diff: no location", at("", 0, 0, ""), "diff", Contextual},
+		{"artifacts: a shown line", at("auth/session.go", 45, 0, ""), "artifacts", Direct},
+		{"artifacts: a section", at("auth/session.go", 0, 0, "Rollout"), "artifacts", Direct},
+		{"artifacts: a section without a file", at("", 0, 0, "Rollout"), "artifacts", Inferential},
+		{"artifacts: a line not shown", at("auth/session.go", 300, 0, ""), "artifacts", Inferential},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Tier(tt.f, diffAnchor{}, tt.reviewType); got != tt.want {
+				t.Errorf("Tier = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
