@@ -139,6 +139,18 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 
 const journalFile = "journal.jsonl"
 
+// ensureIgnore writes a .gitignore of "*" into the output directory unless
+// one is there: the review's files are local scratch, never to be committed.
+func ensureIgnore(dir string) error {
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(ignore, []byte("*\n"), 0o644); err != nil {
+			return fmt.Errorf("write the output directory's .gitignore: %w", err)
+		}
+	}
+	return nil
+}
+
 // setupFailure reports a setup error that failed every call (a missing or
 // rejected key, a bad endpoint): that is not a partial review but a review
 // that could not start.
@@ -183,7 +195,13 @@ func (p *Plan) openJournal(fresh bool) (*middleware.Journal, error) {
 	return middleware.CreateJournal(path, func() error { return st.save(p.OutputDir) }), nil
 }
 
+// save writes the run's state, after the output directory's ignore file:
+// the run's files must never show up as changes in the next review's diff,
+// or an interrupted run could not be resumed under the same id.
 func (st state) save(dir string) error {
+	if err := ensureIgnore(dir); err != nil {
+		return err
+	}
 	b, _ := json.MarshalIndent(st, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, stateFile), append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("record the run's state: %w", err)
@@ -313,7 +331,7 @@ func mergeByLens(rs []finding.Report) []finding.Report {
 	return out
 }
 
-// writeSpecialists writes the ignore file and every REVIEW-<SPECIALIST>.md.
+// writeSpecialists writes every REVIEW-<SPECIALIST>.md.
 // REVIEW-SYNTHESIS.md is written after the synthesis, machine formats by
 // WriteFormats.
 func writeSpecialists(dir string, res *synthesis.Result, reports []finding.Report, rounds map[[2]string]map[int]string) ([]string, error) {
@@ -324,12 +342,6 @@ func writeSpecialists(dir string, res *synthesis.Result, reports []finding.Repor
 		}
 		files = append(files, path)
 		return nil
-	}
-	ignore := filepath.Join(dir, ".gitignore")
-	if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
-		if err := os.WriteFile(ignore, []byte("*\n"), 0o644); err != nil {
-			return nil, err
-		}
 	}
 	for _, r := range reports {
 		path, err := persona.ReviewFile(dir, r.Specialist, r.Lens)
