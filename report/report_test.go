@@ -246,6 +246,9 @@ func TestTradeOffsAndDissent(t *testing.T) {
 	for _, s := range []string{
 		"### D1 (factual dispute) — high-signal perspective disagreement",
 		"- **High-signal perspective disagreement**:",
+		// Both positions, each with the perspective it came from.
+		"  - security/premortem (`security.premortem.3`): The key must include the tenant id.",
+		"  - security/red-team (`security.red-team.2`): Caches are per tenant, so the key is safe.",
 		"- **Resolution**: **unresolved** — Both sides cite code",
 		"### D2 (trade-off)\n",
 		"- **Resolution**: Decided by the priority hierarchy",

@@ -128,12 +128,20 @@ func words(s string) map[string]bool {
 	return out
 }
 
+// otherLens reports whether two findings are by one specialist under
+// different lenses.
+func otherLens(a, b *scored) bool {
+	return a.Specialist != "" && a.Specialist == b.Specialist && a.Lens != b.Lens
+}
+
 // textThreshold is the claim similarity above which two findings are taken
 // to be about the same thing even without overlapping locations.
 const textThreshold = 0.5
 
-// Cluster groups findings: first by file and overlapping line ranges, then
-// by the similarity of their claims. The result is deterministic.
+// clusterFindings groups findings: first by file and overlapping line
+// ranges (with claims sharing some words, unless the two are lenses of one
+// specialist), then by the similarity of their claims. The result is
+// deterministic.
 func clusterFindings(fs []*scored) []*cluster {
 	parent := make([]int, len(fs))
 	for i := range parent {
@@ -161,7 +169,11 @@ func clusterFindings(fs []*scored) []*cluster {
 			sameLines := a.Location.File != "" && a.Location.StartLine > 0 && a.Location.Overlaps(b.Location)
 			// Overlapping lines make a candidate; the claims must still share
 			// some meaning, or two unrelated problems in one function merge.
-			if sameLines && similarity(a.words, b.words) >= 0.15 {
+			// Two lenses of one specialist on the same lines are the same
+			// method applied to the same code, so they are put side by side
+			// however they word it; the triage lead may still call them
+			// distinct.
+			if sameLines && (similarity(a.words, b.words) >= 0.15 || otherLens(a, b)) {
 				union(i, j)
 				continue
 			}

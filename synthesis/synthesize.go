@@ -199,7 +199,7 @@ func Synthesize(ctx context.Context, reports []finding.Report, o Options) (*Synt
 			items = append(items, it)
 		case RelTradeOff:
 			it := itemFrom(c.members, "", "")
-			d := tradeOff(c, v.positions, v.axis, v.reason)
+			d, lensConflictNote := tradeOff(c, v.positions, v.axis, v.reason)
 			it.Dispute = d
 			if o.Decide != nil {
 				dec, err := o.Decide(ctx, d, &it.Item)
@@ -213,6 +213,9 @@ func Synthesize(ctx context.Context, reports []finding.Report, o Options) (*Synt
 					Reason: "no one was asked, so the quality that ranks higher in " + strings.Join(PriorityHierarchy, " > ") + " wins", Flagged: true}
 			}
 			d.Resolution = "decided by " + it.Decision.By + ": " + it.Decision.Choice
+			if lensConflictNote != "" {
+				d.Resolution += "; " + lensConflictNote
+			}
 			it.trace = "trade-off " + d.Resolution
 			items = append(items, it)
 		}
@@ -329,52 +332,72 @@ func positionsOf(c *cluster, pos map[string]position) []Position {
 	return out
 }
 
-// highSignal reports whether two lenses of one specialist are on different sides.
+// lensConflict finds two findings in a cluster by one specialist under
+// different lenses that are on different sides: they rate the problem at
+// different severities, or, in a trade-off, the triage lead gave their
+// positions different quality objectives. It returns the first such pair in
+// member order, or nils. Two lenses that merely both appear, agreeing, are
+// no conflict.
+func lensConflict(c *cluster, pos map[string]position) (*scored, *scored) {
+	for i, a := range c.members {
+		for _, b := range c.members[i+1:] {
+			if a.Specialist != b.Specialist || a.Lens == b.Lens {
+				continue
+			}
+			if a.Severity != b.Severity {
+				return a, b
+			}
+			oa, ob := pos[a.ID].objective, pos[b.ID].objective
+			if oa != "" && ob != "" && oa != "none" && ob != "none" && !strings.EqualFold(oa, ob) {
+				return a, b
+			}
+		}
+	}
+	return nil, nil
+}
+
+// highSignal reports whether two lenses of one specialist are on different
+// sides, judged by severity alone.
 func highSignal(c *cluster) bool {
-	lenses := map[string]map[string]bool{}
-	for _, m := range c.members {
-		if lenses[m.Specialist] == nil {
-			lenses[m.Specialist] = map[string]bool{}
+	a, _ := lensConflict(c, nil)
+	return a != nil
+}
+
+// lensNote describes a conflict between two lenses of one specialist, with
+// each side's perspective, for a dispute's resolution.
+func lensNote(a, b *scored, pos map[string]position) string {
+	side := func(m *scored) string {
+		s := fmt.Sprintf("%s rates it %s", m.Source(), m.Severity)
+		if o := pos[m.ID].objective; o != "" && o != "none" {
+			s += " for " + o
 		}
-		lenses[m.Specialist][m.Lens] = true
+		return s
 	}
-	for _, ls := range lenses {
-		if len(ls) > 1 {
-			return true
-		}
-	}
-	return false
+	return fmt.Sprintf("high-signal perspective disagreement within %s: %s, %s", a.Specialist, side(a), side(b))
 }
 
 // lensDissent records an agreement cluster in which two lenses of one
 // specialist still rate the problem differently.
 func lensDissent(c *cluster) *Dispute {
-	bySpec := map[string][]*scored{}
+	a, b := lensConflict(c, nil)
+	if a == nil {
+		return nil
+	}
+	d := &Dispute{Kind: Factual, Positions: positionsOf(c, nil), HighSignal: true,
+		Resolution: fmt.Sprintf("merged; the perspectives disagree on severity (%s says %s, %s says %s), the better-evidenced rating is used", a.Source(), a.Severity, b.Source(), b.Severity)}
 	for _, m := range c.members {
-		bySpec[m.Specialist] = append(bySpec[m.Specialist], m)
+		d.FindingIDs = append(d.FindingIDs, m.ID)
 	}
-	for _, ms := range bySpec {
-		for i := range ms {
-			for j := i + 1; j < len(ms); j++ {
-				if ms[i].Lens != ms[j].Lens && ms[i].Severity != ms[j].Severity {
-					d := &Dispute{Kind: Factual, Positions: positionsOf(c, nil), HighSignal: true,
-						Resolution: fmt.Sprintf("merged; the perspectives disagree on severity (%s says %s, %s says %s), the better-evidenced rating is used", ms[i].Source(), ms[i].Severity, ms[j].Source(), ms[j].Severity)}
-					for _, m := range c.members {
-						d.FindingIDs = append(d.FindingIDs, m.ID)
-					}
-					sort.Strings(d.FindingIDs)
-					return d
-				}
-			}
-		}
-	}
-	return nil
+	sort.Strings(d.FindingIDs)
+	return d
 }
 
 // factualDispute settles a factual dispute by evidence: the position with the
 // highest score wins if it is clearly ahead; otherwise it stays unresolved.
 func factualDispute(c *cluster, pos map[string]position, reason string) (*Dispute, *scored) {
-	d := &Dispute{Kind: Factual, Positions: positionsOf(c, pos), HighSignal: highSignal(c)}
+	d := &Dispute{Kind: Factual, Positions: positionsOf(c, pos)}
+	la, lb := lensConflict(c, nil)
+	d.HighSignal = la != nil
 	for _, m := range c.members {
 		d.FindingIDs = append(d.FindingIDs, m.ID)
 	}
@@ -387,15 +410,23 @@ func factualDispute(c *cluster, pos map[string]position, reason string) (*Disput
 		d.Unresolved = true
 		d.Resolution = "unresolved: the positions have comparable evidence; both are kept"
 	}
+	if la != nil {
+		d.Resolution += "; " + lensNote(la, lb, pos)
+	}
 	if reason != "" {
 		d.Resolution += ". Triage lead: " + reason
 	}
 	return d, ms[0]
 }
 
-// tradeOff builds a trade-off and recommends by the priority hierarchy.
-func tradeOff(c *cluster, pos map[string]position, axis, reason string) *Dispute {
-	d := &Dispute{Kind: TradeOff, Positions: positionsOf(c, pos), Axis: axis, HighSignal: highSignal(c)}
+// tradeOff builds a trade-off and recommends by the priority hierarchy. note
+// describes a disagreement between two lenses of one specialist, if any.
+func tradeOff(c *cluster, pos map[string]position, axis, reason string) (d *Dispute, note string) {
+	d = &Dispute{Kind: TradeOff, Positions: positionsOf(c, pos), Axis: axis}
+	if la, lb := lensConflict(c, pos); la != nil {
+		d.HighSignal = true
+		note = lensNote(la, lb, pos)
+	}
 	best, bestRank := "", len(PriorityHierarchy)+1
 	for _, p := range d.Positions {
 		d.FindingIDs = append(d.FindingIDs, p.FindingID)
@@ -412,7 +443,7 @@ func tradeOff(c *cluster, pos map[string]position, axis, reason string) *Dispute
 		d.Axis = reason
 	}
 	d.Recommendation = best
-	return d
+	return d, note
 }
 
 // Rank is an objective's place in the priority hierarchy (0 ranks highest).

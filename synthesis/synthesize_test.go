@@ -339,3 +339,110 @@ func TestTier(t *testing.T) {
 		})
 	}
 }
+
+func TestHighSignal(t *testing.T) {
+	m := func(id, spec, lens string, sev finding.Severity) *scored {
+		x := f(id, spec, lens, sev, finding.High, "auth/session.go", 41, "claim of "+id)
+		return &scored{Finding: x}
+	}
+	tests := []struct {
+		name    string
+		members []*scored
+		want    bool
+	}{
+		{"two lenses of one specialist agree on severity", []*scored{
+			m("security.baseline.1", "security", "baseline", finding.MustFix),
+			m("security.red-team.1", "security", "red-team", finding.MustFix)}, false},
+		{"two lenses of one specialist rate it differently", []*scored{
+			m("security.baseline.1", "security", "baseline", finding.Consider),
+			m("security.red-team.1", "security", "red-team", finding.MustFix)}, true},
+		{"different specialists rate it differently", []*scored{
+			m("correctness.1", "correctness", "", finding.Consider),
+			m("security.1", "security", "", finding.MustFix)}, false},
+		{"one lens twice at different severities", []*scored{
+			m("security.red-team.1", "security", "red-team", finding.Consider),
+			m("security.red-team.2", "security", "red-team", finding.MustFix)}, false},
+		{"lenses agree, another specialist dissents", []*scored{
+			m("correctness.1", "correctness", "", finding.Consider),
+			m("security.baseline.1", "security", "baseline", finding.ShouldFix),
+			m("security.premortem.1", "security", "premortem", finding.ShouldFix)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := highSignal(&cluster{members: tt.members}); got != tt.want {
+				t.Errorf("highSignal = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLensesOfOneSpecialistCluster(t *testing.T) {
+	tests := []struct {
+		name     string
+		a, b     finding.Finding
+		clusters int
+	}{
+		{"same specialist, different lenses, overlapping lines, different words",
+			f("security.baseline.1", "security", "baseline", finding.Consider, finding.Medium, "auth/session.go", 41, "The refresh token is copied into the cookie."),
+			f("security.red-team.1", "security", "red-team", finding.MustFix, finding.High, "auth/session.go", 41, "An attacker plants credentials through a crafted link."), 1},
+		{"different specialists, overlapping lines, different words",
+			f("correctness.1", "correctness", "", finding.Consider, finding.Medium, "auth/session.go", 41, "The refresh token is copied into the cookie."),
+			f("security.1", "security", "", finding.MustFix, finding.High, "auth/session.go", 41, "An attacker plants credentials through a crafted link."), 2},
+		{"same specialist and lens, overlapping lines, different words",
+			f("security.red-team.1", "security", "red-team", finding.Consider, finding.Medium, "auth/session.go", 41, "The refresh token is copied into the cookie."),
+			f("security.red-team.2", "security", "red-team", finding.MustFix, finding.High, "auth/session.go", 41, "An attacker plants credentials through a crafted link."), 2},
+		{"same specialist, different lenses, lines apart",
+			f("security.baseline.1", "security", "baseline", finding.Consider, finding.Medium, "auth/session.go", 41, "The refresh token is copied into the cookie."),
+			f("security.red-team.1", "security", "red-team", finding.MustFix, finding.High, "auth/session.go", 55, "An attacker plants credentials through a crafted link."), 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := []*scored{{Finding: tt.a, words: words(tt.a.Claim)}, {Finding: tt.b, words: words(tt.b.Claim)}}
+			if got := len(clusterFindings(fs)); got != tt.clusters {
+				t.Errorf("%d clusters, want %d", got, tt.clusters)
+			}
+		})
+	}
+}
+
+func TestAgreeingLensesAreNotHighSignal(t *testing.T) {
+	base := f("security.baseline.1", "security", "baseline", finding.MustFix, finding.High, "api/routes.go", 12, "The route handler returns the wrong status code for missing routes.")
+	red := f("security.red-team.1", "security", "red-team", finding.MustFix, finding.High, "api/routes.go", 12, "The route handler returns the wrong status code, which leaks which routes exist.")
+	other := f("testing.1", "testing", "", finding.Consider, finding.Low, "api/routes.go", 12, "The route handler returns the correct status code for missing routes.")
+	redLow := red
+	redLow.Severity = finding.Consider
+	tests := []struct {
+		name     string
+		in       []finding.Report
+		relation string
+		want     bool
+	}{
+		{"factual dispute, the lenses on the same side", reports(base, red, other), RelFactual, false},
+		{"factual dispute, the lenses on different sides", reports(base, redLow, other), RelFactual, true},
+		{"trade-off, the lenses on the same side", reports(base, red, other), RelTradeOff, false},
+		{"agreement, the lenses agree", reports(base, red), RelAgreement, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ids []string
+			for _, r := range tt.in {
+				for _, x := range r.Findings {
+					ids = append(ids, x.ID)
+				}
+			}
+			p, _ := triage(t, map[string]any{"clusters": []any{map[string]any{"cluster_id": "C1", "relation": tt.relation, "finding_ids": ids,
+				"merged_claim": "", "reason": "", "positions": []any{}, "decision_axis": ""}}, "narrative": ""})
+			s, err := Synthesize(context.Background(), tt.in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := false
+			for _, d := range s.Dissent {
+				got = got || d.HighSignal
+			}
+			if got != tt.want {
+				t.Errorf("high-signal %v, want %v; dissent %+v", got, tt.want, s.Dissent)
+			}
+		})
+	}
+}
