@@ -155,11 +155,7 @@ func Synthesize(ctx context.Context, reports []finding.Report, o Options) (*Synt
 		verdicts[c.id] = v
 	}
 
-	known2 := map[string]bool{}
-	for id := range known {
-		known2[id] = true
-	}
-	narrative, rej := checkNarrative(answer.Narrative, known2)
+	narrative, rej := checkNarrative(answer.Narrative, known)
 	out.Narrative = narrative
 	out.Rejected = append(out.Rejected, rej...)
 

@@ -2,6 +2,7 @@ package synthesis
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -442,6 +443,152 @@ func TestAgreeingLensesAreNotHighSignal(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("high-signal %v, want %v; dissent %+v", got, tt.want, s.Dissent)
+			}
+		})
+	}
+}
+
+func TestGroundedKeepsPolarity(t *testing.T) {
+	src := func(id, claim, grounds string) *scored {
+		x := finding.Finding{ID: id, Claim: claim, Grounds: grounds, Warrant: "Attackers control the query string."}
+		return &scored{Finding: x, words: words(claim)}
+	}
+	notValidated := []*scored{
+		src("security.1", "The token is not validated before it is written to the cookie.", "session.go:41 copies the token into the cookie."),
+		src("correctness.1", "The token isn't validated before the cookie is set.", "Nothing checks the token at session.go:42."),
+	}
+	validated := []*scored{
+		src("security.1", "The token is validated before it is written to the cookie.", "session.go:41 calls Validate on the token."),
+	}
+	tests := []struct {
+		name    string
+		claim   string
+		sources []*scored
+		want    bool
+	}{
+		{"same words, opposite polarity", "The token is validated before it is written to the cookie, so there is no problem.", notValidated, false},
+		{"negation dropped", "The token is validated before it is written to the cookie.", notValidated, false},
+		{"negation kept", "The token is not validated before it is written to the cookie.", notValidated, true},
+		{"another negation form, same polarity", "The token is never validated before it is written to the cookie.", notValidated, true},
+		{"negation added", "The token is not validated before it is written to the cookie.", validated, false},
+		{"matching positive claim", "The token is validated before it is written to the cookie.", validated, true},
+		{"invented claim", "The database migration drops the users table without a backup.", notValidated, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := grounded(tt.claim, tt.sources); got != tt.want {
+				t.Errorf("grounded(%q) = %v, want %v", tt.claim, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestGroundWords(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"The token is not validated.", []string{"not_validat", "token"}},
+		{"There is no problem here", []string{"here", "not_problem"}},
+		{"It doesn't check, the token", []string{"not_check", "token"}},
+		{"Without validation the cookie cannot be trusted", []string{"cooki", "not_trust", "not_validation"}},
+		{"No. Tokens leak", []string{"leak", "token"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			var got []string
+			for w := range groundWords(tt.in) {
+				got = append(got, w)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("groundWords(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNarrativeEnforced(t *testing.T) {
+	known := map[string]*scored{}
+	for _, x := range []finding.Finding{
+		{ID: "security.red-team.1", Specialist: "security", Lens: "red-team", Claim: "The logger writes passwords to the access log in plain text.",
+			Grounds: "log.go:12 logs the whole request body.", Warrant: "Log files are readable by operators."},
+		{ID: "security.baseline.2", Specialist: "security", Lens: "baseline", Claim: "The session cookie lacks the Secure flag.",
+			Grounds: "session.go:41 sets the cookie without Secure.", Warrant: "The cookie travels over plain HTTP."},
+		{ID: "correctness.1", Specialist: "correctness", Claim: "The retry loop never stops when the upstream keeps failing.",
+			Grounds: "retry.go:40 loops without an attempt limit.", Warrant: "A dead upstream pins a goroutine."},
+		{ID: "testing.1", Specialist: "testing", Claim: "The retry loop is validated by a test.",
+			Grounds: "retry_test.go covers the loop.", Warrant: "Tests catch regressions."},
+	} {
+		known[x.ID] = &scored{Finding: x, words: words(x.Claim)}
+	}
+	tests := []struct {
+		name     string
+		sentence string
+		kept     bool
+		reason   string
+	}{
+		{"cites a real finding and says what it says", "Passwords leak into the access log [security.red-team.1].", true, ""},
+		{"several ids, commas", "The security perspectives flag plain-text passwords in the log and a cookie without the Secure flag [security.red-team.1, security.baseline.2].", true, ""},
+		{"several ids, semicolons and spaces", "Passwords reach the log; the cookie lacks Secure [security.red-team.1; security.baseline.2 correctness.1].", true, ""},
+		{"ids in separate brackets", "Passwords reach the log [security.red-team.1] and the cookie lacks Secure [security.baseline.2].", true, ""},
+		{"only narrative words", "Security and correctness reviewers agree this is must-fix [security.red-team.1, correctness.1].", true, ""},
+		{"one of several ids invented", "Passwords leak [security.red-team.1, security.baseline.4].", false, "cites security.baseline.4, which no specialist reported"},
+		{"an item id is not a finding id", "See [S9].", false, "cites S9, which no specialist reported"},
+		{"no citation", "The SQL query in db.go is injectable.", false, "cites no finding"},
+		{"real id, unsupported content", "The SQL query in the database layer is injectable by crafted input [security.red-team.1].", false, "do not say"},
+		{"real id, opposite polarity", "The retry loop stops when the upstream keeps failing [correctness.1].", false, "contradicts"},
+		{"support must come from the cited finding", "The retry loop never stops when the upstream keeps failing [security.baseline.2].", false, "do not say"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kept, rejected := checkNarrative(tt.sentence, known)
+			if (kept != "") != tt.kept {
+				t.Fatalf("kept %q, rejected %q; want kept=%v", kept, rejected, tt.kept)
+			}
+			if !tt.kept && (len(rejected) != 1 || !strings.Contains(rejected[0], tt.reason)) {
+				t.Errorf("rejections %q, want one saying %q", rejected, tt.reason)
+			}
+			if tt.kept && len(rejected) != 0 {
+				t.Errorf("kept sentence also rejected: %q", rejected)
+			}
+		})
+	}
+}
+
+// TestNarrativeThroughSynthesis runs the narrative rules end to end, with
+// the triage lead's answer coming over the wire.
+func TestNarrativeThroughSynthesis(t *testing.T) {
+	in := reports(
+		f("security.red-team.1", "security", "red-team", finding.MustFix, finding.High, "auth/session.go", 41, "The refresh token from the query string is written to the cookie unchecked."),
+		f("security.baseline.1", "security", "baseline", finding.ShouldFix, finding.Medium, "api/routes.go", 12, "The logger writes passwords to the access log."),
+	)
+	tests := []struct {
+		name      string
+		narrative string
+		kept      string
+		rejected  string
+	}{
+		{"a good sentence stays", "The refresh token from the query string reaches the cookie unchecked [security.red-team.1].",
+			"The refresh token from the query string reaches the cookie unchecked [security.red-team.1].", ""},
+		{"one invented id among real ones", "Passwords leak to the access log [security.baseline.1, security.baseline.4].", "", "cites security.baseline.4"},
+		{"an id that is no finding", "See [S9].", "", "cites S9"},
+		{"no citation", "The SQL query in db.go is injectable.", "", "cites no finding"},
+		{"a real id, content nobody stated", "The SQL query in db.go is injectable [security.red-team.1].", "", "do not say"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, _ := triage(t, map[string]any{"clusters": []any{}, "narrative": tt.narrative})
+			s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Narrative != tt.kept {
+				t.Errorf("narrative %q, want %q", s.Narrative, tt.kept)
+			}
+			rej := strings.Join(s.Rejected, "\n")
+			if (tt.rejected == "") != (rej == "") || !strings.Contains(rej, tt.rejected) {
+				t.Errorf("rejected %q, want one saying %q", rej, tt.rejected)
 			}
 		})
 	}

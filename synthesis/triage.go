@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"regexp"
 	"strings"
 )
 
@@ -148,54 +147,6 @@ func triagePrompt(cs []*cluster) string {
 }
 
 func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// grounded reports whether a merged claim says only what its sources say:
-// most of its meaningful words must come from the sources' claims and grounds.
-func grounded(claim string, sources []*scored) bool {
-	cw := words(claim)
-	if len(cw) == 0 {
-		return false
-	}
-	pool := map[string]bool{}
-	for _, s := range sources {
-		for w := range s.words {
-			pool[w] = true
-		}
-		for w := range words(s.Grounds + " " + s.Warrant) {
-			pool[w] = true
-		}
-	}
-	in := 0
-	for w := range cw {
-		if pool[w] {
-			in++
-		}
-	}
-	return float64(in)/float64(len(cw)) >= 0.7
-}
-
-// idRef finds finding ids cited in a narrative: "[security.2]", "[security.red-team.c2.3]".
-var idRef = regexp.MustCompile(`\[([a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.\d+)\]`)
-
-// checkNarrative drops sentences that cite findings that do not exist.
-func checkNarrative(text string, known map[string]bool) (string, []string) {
-	var kept, rejected []string
-	for _, s := range splitSentences(text) {
-		bad := ""
-		for _, m := range idRef.FindAllStringSubmatch(s, -1) {
-			if !known[m[1]] {
-				bad = m[1]
-				break
-			}
-		}
-		if bad != "" {
-			rejected = append(rejected, fmt.Sprintf("narrative sentence dropped: it cites %s, which no specialist reported: %q", bad, s))
-			continue
-		}
-		kept = append(kept, s)
-	}
-	return strings.Join(kept, " "), rejected
-}
 
 func splitSentences(text string) []string {
 	var out []string
