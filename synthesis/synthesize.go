@@ -91,10 +91,12 @@ func Synthesize(ctx context.Context, reports []finding.Report, o Options) (*Synt
 
 	byCluster := map[string]*cluster{}
 	known := map[string]*scored{}
+	clusterOf := map[string]string{} // finding id -> cluster id
 	for _, c := range clusters {
 		byCluster[c.id] = c
 		for _, m := range c.members {
 			known[m.ID] = m
+			clusterOf[m.ID] = c.id
 		}
 	}
 	decided := map[string]bool{}
@@ -121,15 +123,24 @@ func Synthesize(ctx context.Context, reports []finding.Report, o Options) (*Synt
 			member[m.ID] = true
 		}
 		valid := 0
+		var elsewhere []string // ids of findings in other clusters
 		for _, id := range a.FindingIDs {
-			if member[id] {
+			switch other, ok := clusterOf[id]; {
+			case member[id]:
 				valid++
-			} else {
-				out.Rejected = append(out.Rejected, fmt.Sprintf("cluster %s: reference to %q dropped: no such finding in the cluster", c.id, id))
+			case ok:
+				elsewhere = append(elsewhere, id+" of "+other)
+				out.Rejected = append(out.Rejected, fmt.Sprintf("cluster %s: reference to %q dropped: that finding belongs to cluster %s", c.id, id, other))
+			default:
+				out.Rejected = append(out.Rejected, fmt.Sprintf("cluster %s: reference to %q dropped: no specialist made such a finding", c.id, id))
 			}
 		}
 		if valid == 0 {
-			out.Rejected = append(out.Rejected, fmt.Sprintf("triage item for cluster %s dropped: it references no finding a specialist made", c.id))
+			if len(elsewhere) > 0 {
+				out.Rejected = append(out.Rejected, fmt.Sprintf("triage item for cluster %s dropped: it cites findings of another cluster (%s) and none of its own", c.id, strings.Join(elsewhere, ", ")))
+			} else {
+				out.Rejected = append(out.Rejected, fmt.Sprintf("triage item for cluster %s dropped: it cites no finding any specialist made", c.id))
+			}
 			continue
 		}
 		v := verdict{rel: a.Relation, reason: flat(a.Reason), axis: flat(a.DecisionAxis), positions: map[string]position{}}

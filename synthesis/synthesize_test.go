@@ -134,7 +134,7 @@ func TestTriageCannotInventFindings(t *testing.T) {
 		t.Errorf("%d items; the item that cites only an unknown finding must not add one", len(s.Items))
 	}
 	rej := strings.Join(s.Rejected, "\n")
-	for _, want := range []string{"states what no specialist said", "references no finding", "no such cluster", "cites security.7"} {
+	for _, want := range []string{"states what no specialist said", "cites no finding any specialist made", "no such cluster", "cites security.7"} {
 		if !strings.Contains(rej, want) {
 			t.Errorf("rejections lack %q:\n%s", want, rej)
 		}
@@ -589,6 +589,44 @@ func TestNarrativeThroughSynthesis(t *testing.T) {
 			rej := strings.Join(s.Rejected, "\n")
 			if (tt.rejected == "") != (rej == "") || !strings.Contains(rej, tt.rejected) {
 				t.Errorf("rejected %q, want one saying %q", rej, tt.rejected)
+			}
+		})
+	}
+}
+
+func TestTriageItemRejections(t *testing.T) {
+	in := reports(
+		f("security.1", "security", "", finding.MustFix, finding.High, "auth/session.go", 41, "The refresh token from the query string is written to the cookie unchecked."),
+		f("correctness.1", "correctness", "", finding.ShouldFix, finding.Medium, "auth/session.go", 42, "The refresh token read from the query string reaches the cookie without validation."),
+		f("edge-cases.1", "edge-cases", "", finding.ShouldFix, finding.Medium, "api/routes.go", 12, "An empty route list panics at startup."),
+		f("testing.1", "testing", "", finding.Consider, finding.Medium, "api/routes.go", 12, "An empty route list makes startup panic, and no test covers it."),
+	)
+	tests := []struct {
+		name string
+		ids  []string
+		want string
+		not  string
+	}{
+		{"ids of another cluster", []string{"edge-cases.1", "testing.1"}, "cites findings of another cluster (edge-cases.1 of C2, testing.1 of C2)", "no finding any specialist made"},
+		{"ids nobody reported", []string{"performance.9"}, "cites no finding any specialist made", "another cluster"},
+		{"a mix of both", []string{"performance.9", "testing.1"}, "cites findings of another cluster (testing.1 of C2)", "no finding any specialist made"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, _ := triage(t, map[string]any{"clusters": []any{map[string]any{"cluster_id": "C1", "relation": "agreement", "finding_ids": tt.ids,
+				"merged_claim": "", "reason": "", "positions": []any{}, "decision_axis": ""}}, "narrative": ""})
+			s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var item string
+			for _, r := range s.Rejected {
+				if strings.HasPrefix(r, "triage item for cluster C1 dropped") {
+					item = r
+				}
+			}
+			if !strings.Contains(item, tt.want) || strings.Contains(item, tt.not) {
+				t.Errorf("rejection %q, want it to say %q and not %q (all: %q)", item, tt.want, tt.not, s.Rejected)
 			}
 		})
 	}
