@@ -200,7 +200,7 @@ func Synthesize(ctx context.Context, reports []finding.Report, o Options) (*Synt
 				it.Severity = mostSevere(c.members)
 				it.trace = "factual dispute unresolved: kept at the most severe position"
 			} else {
-				it.Claim, it.Severity, it.Confidence = winner.Claim, winner.Severity, winner.Confidence
+				it.Claim, it.Severity, it.Confidence, it.Lead = winner.Claim, winner.Severity, winner.Confidence, winner.ID
 				it.trace = "factual dispute settled by evidence in favour of " + winner.ID
 			}
 			items = append(items, it)
@@ -276,7 +276,7 @@ func itemFrom(ms []*scored, claim, trace string) built {
 	c := &cluster{members: ms}
 	b := c.best()
 	it := built{Item: Item{Claim: b.Claim, Severity: b.Severity, Confidence: b.Confidence, Grounding: b.tier, Score: b.score,
-		Location: b.Location, Category: b.Category}, trace: trace}
+		Location: b.Location, Category: b.Category, Lead: b.ID}, trace: trace}
 	if claim != "" {
 		it.Claim = claim
 	}

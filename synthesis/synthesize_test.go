@@ -631,3 +631,39 @@ func TestTriageItemRejections(t *testing.T) {
 		})
 	}
 }
+
+func TestLeadIsTheBestSource(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []finding.Report
+		want string
+	}{
+		{"the higher score leads, not the first id", reports(
+			f("correctness.1", "correctness", "", finding.ShouldFix, finding.Low, "auth/session.go", 42, "The refresh token read from the query string reaches the cookie unchecked."),
+			f("security.1", "security", "", finding.MustFix, finding.High, "auth/session.go", 41, "The refresh token from the query string is written to the cookie unchecked.")), "security.1"},
+		{"a single finding leads itself", reports(
+			f("testing.1", "testing", "", finding.Consider, finding.Low, "api/routes.go", 12, "No test covers the empty route list.")), "testing.1"},
+		{"ties go to the lower id", reports(
+			f("security.1", "security", "", finding.ShouldFix, finding.High, "auth/session.go", 41, "The refresh token from the query string is written to the cookie unchecked."),
+			f("correctness.1", "correctness", "", finding.ShouldFix, finding.High, "auth/session.go", 42, "The refresh token read from the query string reaches the cookie unchecked.")), "correctness.1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Synthesize(context.Background(), tt.in, Options{Type: "diff", Anchor: diffAnchor{}, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			it := s.Items[0]
+			if it.Lead != tt.want || it.LeadSource() == nil || it.LeadSource().ID != tt.want {
+				t.Errorf("lead %q (source %+v), want %s", it.Lead, it.LeadSource(), tt.want)
+			}
+		})
+	}
+	legacy := Item{Sources: []finding.Finding{{ID: "a.1"}, {ID: "b.1"}}}
+	if legacy.LeadSource().ID != "a.1" {
+		t.Error("an item without Lead falls back to its first source")
+	}
+	if (&Item{}).LeadSource() != nil {
+		t.Error("an item without sources has no lead")
+	}
+}

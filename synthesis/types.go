@@ -35,6 +35,13 @@ type Item struct {
 	Category string           `json:"category,omitempty"`
 	// Sources are the specialist findings merged into this item.
 	Sources []finding.Finding `json:"sources"`
+	// Lead is the ID of the source the item follows: the best-scoring one
+	// (the winner of a dispute settled by evidence), whose severity,
+	// confidence and location the item carries, and whose claim it states
+	// unless the triage lead merged the wording. Empty in results written
+	// before the field existed; LeadSource then falls back to the first
+	// source.
+	Lead string `json:"lead_finding,omitempty"`
 	// Chain is the reasoning shown for an inferential item.
 	Chain string `json:"chain,omitempty"`
 	// Dispute is set when the sources disagreed.
@@ -52,6 +59,20 @@ func (it *Item) SourceIDs() []string {
 		ids[i] = s.ID
 	}
 	return ids
+}
+
+// LeadSource is the source named by Lead, or the first source when Lead is
+// empty or names none of them; nil for an item without sources.
+func (it *Item) LeadSource() *finding.Finding {
+	for i := range it.Sources {
+		if it.Lead != "" && it.Sources[i].ID == it.Lead {
+			return &it.Sources[i]
+		}
+	}
+	if len(it.Sources) > 0 {
+		return &it.Sources[0]
+	}
+	return nil
 }
 
 // DisputeKind says what a disagreement is.
