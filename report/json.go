@@ -118,21 +118,22 @@ func located(res *synthesis.Result) (in []*synthesis.Item, without int) {
 }
 
 // ruleSpecialist is the specialist an item is filed under in SARIF and
-// rdjsonl: its first source's.
+// rdjsonl: the specialist of the source that leads it (Item.LeadSource).
 func ruleSpecialist(it *synthesis.Item) string {
-	if len(it.Sources) > 0 && one(it.Sources[0].Specialist) != "" {
-		return one(it.Sources[0].Specialist)
+	if l := it.LeadSource(); l != nil && one(l.Specialist) != "" {
+		return one(l.Specialist)
 	}
 	return "unattributed"
 }
 
 // message is the plain-text message of a located item: the claim, the
-// first source's grounds and every source.
+// source that leads it with its grounds, and every source.
 func message(it *synthesis.Item) string {
 	s := one(it.Claim)
-	if len(it.Sources) > 0 {
-		if g := one(it.Sources[0].Grounds); g != "" {
-			s += " — " + g
+	if l := it.LeadSource(); l != nil {
+		s += " — " + one(l.Source()) + " (" + one(l.ID) + ")"
+		if g := one(l.Grounds); g != "" {
+			s += ": " + g
 		}
 		s += " Sources: " + sourceList(it.Sources) + "."
 	}

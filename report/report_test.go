@@ -818,3 +818,110 @@ func TestRDJSONL(t *testing.T) {
 		t.Errorf("empty result: %q", out)
 	}
 }
+
+func TestSARIFRulePerSpecialist(t *testing.T) {
+	located := func(id string, sev finding.Severity, src ...finding.Finding) synthesis.Item {
+		return synthesis.Item{ID: id, Claim: src[0].Claim, Severity: sev, Confidence: finding.High, Grounding: synthesis.Direct,
+			Location: src[0].Location, Sources: src}
+	}
+	tests := []struct {
+		name        string
+		specialists []string
+		items       []synthesis.Item
+		want        []string // rule id=level
+	}{
+		{"a specialist without results still gets a rule", []string{"correctness", "security", "testing"},
+			[]synthesis.Item{located("S1", finding.MustFix, fTokenCompare)},
+			[]string{"correctness=note", "security=error", "testing=note"}},
+		{"no results at all", []string{"performance", "security"}, nil,
+			[]string{"performance=note", "security=note"}},
+		{"a source outside the listed specialists keeps its rule", []string{"security"},
+			[]synthesis.Item{located("S1", finding.ShouldFix, fBuffer)},
+			[]string{"performance=warning", "security=note"}},
+		{"blank and repeated names are one rule or none", []string{"security", " ", "security"},
+			[]synthesis.Item{located("S1", finding.Consider, fLogURL)},
+			[]string{"security=note"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := SARIF(&synthesis.Result{Specialists: tt.specialists, Items: tt.items}, "1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc sarifDoc
+			if err := json.Unmarshal(data, &doc); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range doc.Runs[0].Tool.Driver.Rules {
+				got = append(got, r.ID+"="+r.DefaultConfiguration.Level)
+				if r.Name == "" || r.ShortDescription.Text == "" || len(r.Properties.Tags) == 0 {
+					t.Errorf("rule %s incomplete: %+v", r.ID, r)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("rules %q, want %q", got, tt.want)
+			}
+			for _, r := range doc.Runs[0].Results {
+				if rules := doc.Runs[0].Tool.Driver.Rules; r.RuleIndex >= len(rules) || rules[r.RuleIndex].ID != r.RuleID {
+					t.Errorf("result ruleIndex %d does not name rule %s", r.RuleIndex, r.RuleID)
+				}
+			}
+		})
+	}
+}
+
+// TestLeadSourceAttribution checks that SARIF and rdjsonl file an item under
+// the source that leads it, with that source's grounds, rather than under
+// the alphabetically first source.
+func TestLeadSourceAttribution(t *testing.T) {
+	item := func(lead string) synthesis.Item {
+		// Sources sorted by id, as the synthesis writes them: correctness
+		// comes first, the better-scored security finding leads.
+		return synthesis.Item{ID: "S1", Claim: fTokenCompare.Claim, Severity: finding.MustFix, Confidence: finding.High,
+			Grounding: synthesis.Direct, Location: fTokenCompare.Location, Sources: []finding.Finding{fTokenCompare2, fTokenCompare}, Lead: lead}
+	}
+	tests := []struct {
+		name                 string
+		it                   synthesis.Item
+		rule, grounds, claim string
+	}{
+		{"the lead is not the first source", item("security.red-team.1"), "security", fTokenCompare.Grounds, "security/red-team (security.red-team.1)"},
+		{"the lead is the first source", item("correctness.1"), "correctness", fTokenCompare2.Grounds, "correctness (correctness.1)"},
+		{"no lead recorded: the first source", item(""), "correctness", fTokenCompare2.Grounds, "correctness (correctness.1)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &synthesis.Result{Specialists: []string{"correctness", "security"}, Items: []synthesis.Item{tt.it}}
+			data, err := SARIF(res, "1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc sarifDoc
+			if err := json.Unmarshal(data, &doc); err != nil {
+				t.Fatal(err)
+			}
+			r := doc.Runs[0].Results[0]
+			if r.RuleID != tt.rule {
+				t.Errorf("SARIF rule %s, want %s", r.RuleID, tt.rule)
+			}
+			if !strings.Contains(r.Message.Text, tt.grounds) || !strings.Contains(r.Message.Text, tt.claim) {
+				t.Errorf("SARIF message %q lacks the lead's grounds %q or attribution %q", r.Message.Text, tt.grounds, tt.claim)
+			}
+			if fp := Fingerprint(tt.rule, tt.it.Location.File, tt.it.Claim); r.PartialFingerprints[FingerprintKey] != fp {
+				t.Error("the fingerprint is not the lead specialist's")
+			}
+			line, err := RDJSONL(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d rdDoc
+			if err := json.Unmarshal(line, &d); err != nil {
+				t.Fatal(err)
+			}
+			if d.Code.Value != tt.rule+"/must-fix" || !strings.Contains(d.Message, tt.grounds) || !strings.Contains(d.Message, tt.claim) {
+				t.Errorf("rdjsonl %+v: want code %s/must-fix and the lead's grounds and attribution", d, tt.rule)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -131,8 +132,9 @@ func levelRank(l string) int {
 }
 
 // SARIF renders res as a SARIF 2.1.0 log (review.sarif) with one run: a
-// rule per specialist that has results, and a result per actionable item
-// that points at a file. Items without a file, missing parts of a partial
+// rule per specialist that took part (res.Specialists, and any other
+// specialist an item is filed under), and a result per actionable item
+// that points at a file, filed under the specialist of its lead source. Items without a file, missing parts of a partial
 // review and skipped files are reported as tool execution notifications;
 // observations are not results, being beyond the change.
 func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
@@ -141,10 +143,15 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 	}
 	items, without := located(res)
 
-	// One rule per specialist with results, by name; its default level is
-	// the most severe of its results.
+	// One rule per specialist, by name; its default level is the most
+	// severe of its results, "note" when it has none.
 	ruleLevel := map[string]string{}
 	ruleTags := map[string]map[string]bool{}
+	for _, sp := range res.Specialists {
+		if sp = one(sp); sp != "" {
+			ruleLevel[sp] = ""
+		}
+	}
 	for _, it := range items {
 		sp := ruleSpecialist(it)
 		if lv, seen := SARIFLevel(it.Severity), ruleLevel[sp]; seen == "" || levelRank(lv) > levelRank(seen) {
@@ -175,7 +182,7 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 			ShortDescription: sarifText{Text: fmt.Sprintf("Findings of the %s specialist", sp)},
 			FullDescription: sarifText{Text: fmt.Sprintf("Findings raised by the %s specialist persona in a sot society-of-thought review, "+
 				"merged with every source attributed and checked for grounding in the change.", sp)},
-			DefaultConfiguration: sarifRuleConf{Level: ruleLevel[sp]},
+			DefaultConfiguration: sarifRuleConf{Level: cmp.Or(ruleLevel[sp], "note")},
 			Properties:           map[string]any{"tags": tags},
 		}
 	}
@@ -193,6 +200,9 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 			"confidence": string(it.Confidence),
 			"grounding":  string(it.Grounding),
 			"sources":    nonNil(it.SourceIDs()),
+		}
+		if l := it.LeadSource(); l != nil && l.ID != "" {
+			props["lead"] = l.ID
 		}
 		if ls := lenses(it.Sources); len(ls) > 0 {
 			props["perspective"] = strings.Join(ls, ", ")
