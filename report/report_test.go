@@ -925,3 +925,37 @@ func TestLeadSourceAttribution(t *testing.T) {
 		})
 	}
 }
+
+func TestSummaryMode(t *testing.T) {
+	tests := []struct {
+		name       string
+		reviewMode string
+		mode       string
+		models     map[string]string
+		want       string
+	}{
+		{"society of thought by default", "", "parallel", nil, "- Mode: society-of-thought (parallel)\n"},
+		{"society of thought in debate", "society-of-thought", "debate", nil, "- Mode: society-of-thought (debate)\n"},
+		{"single model", "single-model", "parallel", map[string]string{"general-openai-gpt-4-1": "openai:gpt-4.1"}, "- Mode: single-model\n"},
+		{"multi model", "multi-model", "parallel", map[string]string{
+			"general-openai-gpt-4-1":              "openai:gpt-4.1",
+			"general-anthropic-claude-sonnet-4-5": "anthropic:claude-sonnet-4-5",
+			"general-openai-o3":                   "openai:o3",
+		}, "- Mode: multi-model (3 models)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &synthesis.Result{ReviewMode: tt.reviewMode, Mode: tt.mode, Models: tt.models}
+			for s := range tt.models {
+				res.Specialists = append(res.Specialists, s)
+			}
+			md := SynthesisMarkdown(res)
+			if !strings.Contains(md, tt.want) {
+				t.Errorf("summary lacks %q:\n%s", tt.want, sectionBody(md, SectionSummary))
+			}
+			if tt.reviewMode != "" && tt.reviewMode != "society-of-thought" && strings.Contains(md, "society-of-thought") {
+				t.Errorf("a %s run is described as society-of-thought", tt.reviewMode)
+			}
+		})
+	}
+}

@@ -253,6 +253,9 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 	}
 
 	props := map[string]any{"mode": res.Mode}
+	if res.ReviewMode != "" {
+		props["reviewMode"] = res.ReviewMode
+	}
 	if res.RunID != "" {
 		props["runId"] = res.RunID
 	}

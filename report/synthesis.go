@@ -99,11 +99,7 @@ func (w *mdWriter) summary() {
 			w.line("  - %s: %s", missingName(m), orNone(m.Error))
 		}
 	}
-	mode := r.Mode
-	if mode == "" {
-		mode = "parallel"
-	}
-	w.line("- Mode: society-of-thought (%s)", one(mode))
+	w.line("- Mode: %s", reviewMode(r))
 	w.line("- Specialists: %s", orNone(joinOne(r.Specialists)))
 	w.line("- Context: %s", orNone(r.Context))
 	w.line("- Perspectives: %s", orNone(joinOne(r.Perspectives)))
@@ -170,6 +166,31 @@ func (w *mdWriter) summary() {
 		w.line("Triage lead's summary:")
 		w.blank()
 		w.b.WriteString(quote("", r.Narrative))
+	}
+}
+
+// reviewMode describes how the review was done: "society-of-thought
+// (parallel)", "single-model" or "multi-model (3 models)".
+func reviewMode(r *synthesis.Result) string {
+	switch m := one(r.ReviewMode); m {
+	case "", synthesis.ReviewSociety:
+		mode := one(r.Mode)
+		if mode == "" {
+			mode = "parallel"
+		}
+		return synthesis.ReviewSociety + " (" + mode + ")"
+	case synthesis.ReviewMultiModel:
+		models := map[string]bool{}
+		for _, ref := range r.Models {
+			models[ref] = true
+		}
+		n := len(models)
+		if n == 0 {
+			n = len(r.Specialists)
+		}
+		return fmt.Sprintf("%s (%s)", m, plural(n, "model", "models"))
+	default:
+		return m
 	}
 }
 

@@ -3,7 +3,11 @@ package synthesis
 // Result is everything a review produced: what REVIEW-SYNTHESIS.md, the JSON,
 // SARIF and rdjson outputs and the terminal summary are rendered from.
 type Result struct {
-	RunID       string `json:"run_id"`
+	RunID string `json:"run_id"`
+	// ReviewMode is how the review was done: ReviewSociety (also when
+	// empty), ReviewSingleModel or ReviewMultiModel. Mode is the interaction
+	// mode within it.
+	ReviewMode  string `json:"review_mode,omitempty"`
 	Mode        string `json:"mode"` // parallel or debate
 	Type        string `json:"type"` // diff, artifacts or freeform
 	Coordinates string `json:"coordinates"`
@@ -46,6 +50,13 @@ type Result struct {
 	Notes    []string      `json:"notes,omitempty"`
 	Usage    Usage         `json:"usage"`
 }
+
+// Review modes of Result.ReviewMode.
+const (
+	ReviewSociety     = "society-of-thought" // specialists and lenses, then the triage lead
+	ReviewSingleModel = "single-model"       // one general review by one model
+	ReviewMultiModel  = "multi-model"        // one general review per model, then a synthesis
+)
 
 // Partial reports whether some part of the review is missing.
 func (r *Result) Partial() bool { return len(r.Missing) > 0 }
