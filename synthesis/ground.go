@@ -27,8 +27,10 @@ const (
 )
 
 // negators make the next meaningful word negative. Words ending in "n't"
-// (isn't, doesn't, can't) are negators too.
-var negators = map[string]bool{"not": true, "no": true, "never": true, "without": true, "cannot": true}
+// (isn't, doesn't, can't) are negators too, and so is the prefix "non"
+// (non-constant); "no" joined by a hyphen (no-op) is not, and "not only"
+// negates nothing.
+var negators = map[string]bool{"not": true, "no": true, "never": true, "without": true, "cannot": true, "non": true}
 
 // groundWords returns the meaningful words of s for the grounding checks:
 // lower-cased, stop words and words of two letters or fewer dropped, crudely
@@ -39,14 +41,18 @@ func groundWords(s string) map[string]bool {
 	out := map[string]bool{}
 	negated := false
 	var tok strings.Builder
-	flush := func() {
+	flush := func(sep rune) {
 		t := strings.Trim(tok.String(), "'")
 		tok.Reset()
 		if t == "" {
 			return
 		}
-		if negators[t] || strings.HasSuffix(t, "n't") {
+		if (negators[t] && !(t == "no" && sep == '-')) || strings.HasSuffix(t, "n't") {
 			negated = true
+			return
+		}
+		if t == "only" {
+			negated = false
 			return
 		}
 		if i := strings.IndexByte(t, '\''); i >= 0 {
@@ -68,13 +74,13 @@ func groundWords(s string) map[string]bool {
 		case r == '\'' || r == '’':
 			tok.WriteByte('\'')
 		case strings.ContainsRune(".,;:!?()", r):
-			flush()
+			flush(r)
 			negated = false // a negation does not reach past punctuation
 		default:
-			flush()
+			flush(r)
 		}
 	}
-	flush()
+	flush(0)
 	return out
 }
 

@@ -493,6 +493,9 @@ func TestGroundWords(t *testing.T) {
 		{"It doesn't check, the token", []string{"not_check", "token"}},
 		{"Without validation the cookie cannot be trusted", []string{"cooki", "not_trust", "not_validation"}},
 		{"No. Tokens leak", []string{"leak", "token"}},
+		{"Tokens are compared in non-constant time", []string{"compar", "not_constant", "time", "token"}},
+		{"The handler is a no-op here", []string{"handler", "here"}},
+		{"Not only the token leaks", []string{"leak", "token"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
