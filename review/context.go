@@ -181,15 +181,28 @@ func LoadFile(path string) (Context, error) {
 	if err != nil {
 		return c, fmt.Errorf("read review context: %w", err)
 	}
+	// A cap of 0 would read as "not set" once decoded; note whether the
+	// file wrote one, so that it is rejected rather than defaulted.
+	var cap struct {
+		PerspectiveCap *int `yaml:"perspective_cap" json:"perspective_cap"`
+	}
 	if strings.HasSuffix(strings.ToLower(path), ".json") {
 		dec := json.NewDecoder(strings.NewReader(string(data)))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
 			return c, fmt.Errorf("%s: %w", path, err)
 		}
-		return c, nil
+		_ = json.Unmarshal(data, &cap)
+	} else {
+		if err := yamlfile.Decode(path, data, &c, true, 0); err != nil {
+			return c, err
+		}
+		_ = yamlfile.Decode(path, data, &cap, false, 0)
 	}
-	return c, yamlfile.Decode(path, data, &c, true, 0)
+	if cap.PerspectiveCap != nil && *cap.PerspectiveCap < 1 {
+		return c, &FieldError{"perspective_cap", fmt.Sprintf("%s sets it to %d; it must be a positive integer", path, *cap.PerspectiveCap)}
+	}
+	return c, nil
 }
 
 // wcLine matches "Key: value" lines of a WorkflowContext.md, with or without
@@ -203,6 +216,8 @@ type Workflow struct {
 	WorkID string
 	// Mode is society-of-thought, single-model or multi-model.
 	Mode string
+	// Models are the Final Review Models, for multi-model mode.
+	Models []string
 	// Context holds the Final Review fields; OutputDir defaults to
 	// .paw/work/<work-id>/reviews/.
 	Context Context
@@ -234,6 +249,12 @@ func LoadWorkflow(path string) (Workflow, error) {
 			w.WorkID = val
 		case "final review mode":
 			w.Mode = strings.ToLower(val)
+		case "final review models":
+			for _, m := range strings.Split(val, ",") {
+				if m = strings.TrimSpace(m); m != "" && !strings.EqualFold(m, "none") {
+					w.Models = append(w.Models, m)
+				}
+			}
 		case "final review specialists":
 			set("specialists", &w.Context.Specialists)
 		case "final review interaction mode":
@@ -246,8 +267,8 @@ func LoadWorkflow(path string) (Workflow, error) {
 			set("perspectives", &w.Context.Perspectives)
 		case "final review perspective cap":
 			n, err := strconv.Atoi(val)
-			if err != nil {
-				return w, fmt.Errorf("%s:%d: Final Review Perspective Cap %q is not a number", path, line, val)
+			if err != nil || n < 1 {
+				return w, fmt.Errorf("%s:%d: Final Review Perspective Cap %q is not a positive integer", path, line, val)
 			}
 			w.Context.PerspectiveCap = n
 			w.Set["perspective_cap"] = true

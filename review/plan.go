@@ -123,6 +123,15 @@ var (
 	ErrNoChanges = errors.New("no changes to review")
 )
 
+// NothingReviewableError reports material whose every file was skipped
+// (binary, generated, vendored, too large, ...): no model is called, and the
+// caller must not present this as a clean review.
+type NothingReviewableError struct{ Skipped []material.Skipped }
+
+func (e *NothingReviewableError) Error() string {
+	return fmt.Sprintf("nothing could be reviewed: every changed file was skipped (%s)", skippedList(e.Skipped))
+}
+
 // TrivialError reports a change adaptive selection judged too small.
 type TrivialError struct{ Reason string }
 
@@ -154,7 +163,7 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		return nil, ErrNoChanges
 	}
 	if len(m.Files) == 0 {
-		return nil, fmt.Errorf("every changed file was skipped (%s); nothing is left to review", skippedList(m.Skipped))
+		return nil, &NothingReviewableError{Skipped: m.Skipped}
 	}
 	def, err := o.Config.ResolveModel(o.Model)
 	if err != nil {
@@ -177,6 +186,12 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 func (o *Options) checkInputs(c *Context) error {
 	hasDiff := o.Diff != "" || o.Staged
 	switch {
+	case o.Content != "" && hasDiff:
+		return &FieldError{"--input", "cannot be combined with --diff or --staged; review one kind of material at a time"}
+	case o.Content != "" && len(o.Artifacts) > 0:
+		return &FieldError{"--input", "cannot be combined with --artifacts; review one kind of material at a time"}
+	case len(o.Artifacts) > 0 && c.Type == prompt.TypeFreeform:
+		return &FieldError{"type", "is freeform, but --artifacts names documents; use --type artifacts, or --input FILE for freeform content"}
 	case o.Diff != "" && o.Staged:
 		return &FieldError{"--staged", "cannot be combined with a --diff range; --staged reviews the index against HEAD"}
 	case len(o.Artifacts) > 0 && hasDiff:
@@ -225,7 +240,7 @@ func (o *Options) gather(ctx context.Context, c *Context) (*material.Material, e
 	}
 	f, err := os.Open(o.Content)
 	if err != nil {
-		return nil, err
+		return nil, &FieldError{"--input", fmt.Sprintf("cannot read the freeform content: %v", err)}
 	}
 	defer f.Close()
 	return material.Freeform(o.Content, f)
@@ -368,6 +383,9 @@ func (p *Plan) schedule(o *Options) error {
 	p.OutputDir = p.Context.OutputDir
 	if p.OutputDir == "" {
 		p.OutputDir = filepath.Join(".sot", "reviews", p.RunID)
+	}
+	if fi, err := os.Stat(p.OutputDir); err == nil && !fi.IsDir() {
+		return &FieldError{"output_dir", fmt.Sprintf("%s is a file; name a directory (it is created if missing)", p.OutputDir)}
 	}
 	st := loadState(p.OutputDir)
 	if st.RunID == p.RunID && !o.Fresh {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,6 +35,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"llmtest-requests": requestsCmd,
 			"llmtest-config":   configCmd,
+			"exits":            exitsCmd,
 		},
 	})
 }
@@ -110,4 +114,28 @@ func configCmd(ts *testscript.TestScript, neg bool, args []string) {
 	cfg, err := llmtest.LoadConfig(ts.MkAbs(args[0]))
 	ts.Check(err)
 	ts.Value(serverKey{}).(*llmtest.Server).SetConfig(cfg)
+}
+
+// exitsCmd runs a command and checks its exit code, which CI acts on:
+// "exits 2 sot review --type poem". Its output is kept for stdout and
+// stderr checks, as exec's is.
+func exitsCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE command [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: %q is not an exit code", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
 }

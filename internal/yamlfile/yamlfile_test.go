@@ -2,6 +2,7 @@ package yamlfile
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -18,7 +19,7 @@ func TestDecodeReportsPosition(t *testing.T) {
 		line, col  int
 		msgContain string
 	}{
-		{"type mismatch", "name: x\ncount: many\n", false, 0, 2, 8, ""},
+		{"type mismatch", "name: x\ncount: many\n", false, 0, 2, 8, "got text where a whole number is needed"},
 		{"unknown key when strict", "name: x\ncolour: red\n", true, 0, 2, 1, "colour"},
 		{"offset for frontmatter", "name: x\ncount: [\n", false, 1, 3, 0, ""},
 	}
@@ -32,6 +33,9 @@ func TestDecodeReportsPosition(t *testing.T) {
 			}
 			if e.File != "f.yaml" || e.Line != tt.line || (tt.col != 0 && e.Column != tt.col) {
 				t.Errorf("got %s, want f.yaml:%d:%d", e, tt.line, tt.col)
+			}
+			if !strings.Contains(e.Msg, tt.msgContain) || strings.Contains(e.Msg, "Go struct") {
+				t.Errorf("message %q should say %q in the file's terms", e.Msg, tt.msgContain)
 			}
 		})
 	}

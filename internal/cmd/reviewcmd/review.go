@@ -73,8 +73,10 @@ PAW WorkflowContext.md (--workflow-context); flags win over files.
 Running the same command again after a crash or Ctrl-C continues the run:
 finished model calls are replayed from the run's journal, not paid for again.
 
-Exit codes: 0 done; 1 findings at or above --fail-on; 2 usage error;
-3 partial review (some specialist or step failed; the synthesis lists it).`,
+Exit codes: 0 done (or nothing changed); 1 findings at or above --fail-on,
+which wins over 3 so a partial review never hides a must-fix; 2 usage
+error; 3 partial review (some specialist or step failed, and the synthesis
+lists it) or nothing reviewable (every changed file was skipped).`,
 		Example: `  sot review                                   # working tree against HEAD
   sot review --diff main...HEAD --format sarif --fail-on must-fix
   sot review --staged --specialists security,testing --perspectives none
@@ -157,10 +159,17 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	plan, err := review.Prepare(ctx, ro)
 	var trivial *review.TrivialError
+	var nothing *review.NothingReviewableError
 	switch {
 	case errors.Is(err, review.ErrNoChanges):
 		fmt.Fprintln(human, "sot: no changes to review; no model was called")
 		return nil
+	case errors.As(err, &nothing):
+		fmt.Fprintf(human, "sot: nothing could be reviewed: every changed file was skipped; no model was called\n")
+		for _, s := range nothing.Skipped {
+			fmt.Fprintf(human, "  - %s: %s\n", s.Path, s.Reason)
+		}
+		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("no changed file could be reviewed (%d skipped)", len(nothing.Skipped))}
 	case errors.As(err, &trivial):
 		fmt.Fprintln(human, "sot: "+trivial.Error())
 		return nil
@@ -266,10 +275,23 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		if err != nil {
 			return nil, cmdutil.AsUsage(err)
 		}
-		c.Merge(wf.Context)
 		if mode == "" {
 			mode = wf.Mode
 		}
+		wc := wf.Context
+		if mode == review.ModeSingleModel || mode == review.ModeMultiModel {
+			// A WorkflowContext.md carries the Final Review fields of every
+			// mode; those of society-of-thought do not apply here.
+			// Multi-model takes its models from Final Review Models, or else
+			// from the pool of Final Review Specialist Models.
+			wc.Specialists, wc.Perspectives, wc.InteractionMode = "", "", ""
+			if mode == review.ModeSingleModel {
+				wc.SpecialistModels = ""
+			} else if len(o.Models) == 0 {
+				o.Models = wf.Models
+			}
+		}
+		c.Merge(wc)
 	}
 	for _, fm := range o.Formats {
 		if _, ok := review.Formats[fm]; !ok && fm != "markdown" {
