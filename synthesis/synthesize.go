@@ -363,13 +363,6 @@ func lensConflict(c *cluster, pos map[string]position) (*scored, *scored) {
 	return nil, nil
 }
 
-// highSignal reports whether two lenses of one specialist are on different
-// sides, judged by severity alone.
-func highSignal(c *cluster) bool {
-	a, _ := lensConflict(c, nil)
-	return a != nil
-}
-
 // lensNote describes a conflict between two lenses of one specialist, with
 // each side's perspective, for a dispute's resolution.
 func lensNote(a, b *scored, pos map[string]position) string {

@@ -370,8 +370,8 @@ func TestHighSignal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := highSignal(&cluster{members: tt.members}); got != tt.want {
-				t.Errorf("highSignal = %v, want %v", got, tt.want)
+			if a, _ := lensConflict(&cluster{members: tt.members}, nil); (a != nil) != tt.want {
+				t.Errorf("lens conflict %v, want %v", a != nil, tt.want)
 			}
 		})
 	}
