@@ -102,7 +102,7 @@ func runDebate(ctx context.Context, p *Plan, o *Options, st *stack.Stack, res *s
 		d.debaters = append(d.debaters, db)
 		d.bySource[db.source()] = db
 	}
-	results := engine.Run(ctx, st, p.Tasks, o.Events)
+	results := p.runTasks(ctx, st, p.Tasks, o, res)
 	if err := setupFailure(results); err != nil {
 		return nil, nil, err
 	}

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sotlabs/sot/engine"
@@ -76,7 +78,7 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 			res.Mode = Parallel
 			res.Notes = append(res.Notes, "debate needs at least two specialists; with one, the review ran in parallel mode")
 		}
-		results := engine.Run(ctx, st, p.Tasks, o.Events)
+		results := p.runTasks(ctx, st, p.Tasks, o, res)
 		if err := setupFailure(results); err != nil {
 			return nil, err
 		}
@@ -139,6 +141,64 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 
 const journalFile = "journal.jsonl"
 
+// runTasks runs the first round of specialist calls. A call whose model
+// turned out to be unusable (no key, a rejected key, a model the provider
+// does not serve) runs once more on the session default, with a warning,
+// as seed 002 asks of an unavailable model; the specialist keeps the
+// default for the rest of the run.
+func (p *Plan) runTasks(ctx context.Context, st *stack.Stack, tasks []*engine.Task, o *Options, res *synthesis.Result) []engine.Result {
+	results := engine.Run(ctx, st, tasks, o.Events)
+	var again []*engine.Task
+	var at []int
+	warned := map[string]bool{}
+	for i, r := range results {
+		m := r.Task.Request.Model
+		if r.Err == nil || m == p.TriageModel || !unusable(r.Err) {
+			continue
+		}
+		if !warned[r.Task.Group] {
+			warned[r.Task.Group] = true
+			msg := fmt.Sprintf("model %q for %s is unavailable (%s); using the session default %s", m, r.Task.Group, llm.Redact(firstLine(r.Err.Error())), p.TriageModel)
+			o.warn(msg)
+			res.Notes = append(res.Notes, msg)
+		}
+		r.Task.Request.Model = p.TriageModel
+		p.Models[r.Task.Group] = p.TriageModel
+		again, at = append(again, r.Task), append(at, i)
+	}
+	if len(again) == 0 {
+		return results
+	}
+	// Moderator mode summons specialists on the models the run used: record
+	// them once the run's own record is on disk.
+	if st.Journal != nil {
+		_ = st.Journal.Ready()
+	}
+	if state := loadState(p.OutputDir); state.RunID == p.RunID {
+		state.Models = p.Models
+		if err := state.save(p.OutputDir); err != nil {
+			o.warn(err.Error())
+		}
+	}
+	for k, r := range engine.Run(ctx, st, again, o.Events) {
+		results[at[k]] = r
+	}
+	return results
+}
+
+// unusable reports errors that say a model cannot be used at all, as
+// opposed to a call that failed.
+func unusable(err error) bool {
+	return errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) || errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrUnknownModel)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
 // ensureIgnore writes a .gitignore of "*" into the output directory unless
 // one is there: the review's files are local scratch, never to be committed.
 func ensureIgnore(dir string) error {
@@ -159,7 +219,7 @@ func setupFailure(results []engine.Result) error {
 		return nil
 	}
 	for _, r := range results {
-		if r.Err == nil || !(errors.Is(r.Err, llm.ErrMissingKey) || errors.Is(r.Err, llm.ErrConfig) || errors.Is(r.Err, llm.ErrAuth) || errors.Is(r.Err, llm.ErrUnknownModel)) {
+		if r.Err == nil || !unusable(r.Err) {
 			return nil
 		}
 	}
@@ -181,7 +241,7 @@ func countFindings(rs []finding.Report) int {
 func (p *Plan) openJournal(fresh bool) (*middleware.Journal, error) {
 	old := loadState(p.OutputDir)
 	st := state{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: time.Now().UTC(),
-		Mode: p.Mode, Context: p.Context, Models: p.Models, TriageModel: p.TriageModel, Lenses: p.LensIDs()}
+		Mode: p.Mode, Context: p.Context, Models: maps.Clone(p.Models), TriageModel: p.TriageModel, Lenses: p.LensIDs()}
 	path := filepath.Join(p.OutputDir, journalFile)
 	if old.RunID == p.RunID && !fresh {
 		if !old.Created.IsZero() {

@@ -52,6 +52,9 @@ type Options struct {
 
 	Config  *config.Config
 	Library *persona.Library
+	// Getenv reads the providers' keys, to tell before any call which
+	// assigned models cannot be used (default os.Getenv).
+	Getenv func(string) string
 	// NewStack builds the provider stack, journaling into journal; Execute
 	// passes "" and attaches the run's journal itself.
 	NewStack func(journal string) (*stack.Stack, error)
@@ -73,6 +76,12 @@ type Options struct {
 	Warn func(string)
 	// Progress receives one line per step ("synthesizing ...").
 	Progress func(string)
+}
+
+func (o *Options) warn(s string) {
+	if o.Warn != nil {
+		o.Warn(s)
+	}
 }
 
 func (o *Options) progress(format string, args ...any) {
@@ -302,7 +311,30 @@ func (p *Plan) roster(o *Options, def string) error {
 	models, warns := assignModels(specs, ms, def, o.Config)
 	p.Models = models
 	p.Warnings = append(p.Warnings, warns...)
+	p.Warnings = append(p.Warnings, p.dropKeyless(o, def)...)
 	return nil
+}
+
+// dropKeyless moves specialists whose assigned model's provider has no API
+// key to the session default, with a warning, before anything is printed
+// or sent: seed 002 asks for that fallback for an unavailable model.
+func (p *Plan) dropKeyless(o *Options, def string) []string {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var warns []string
+	for _, s := range p.Specialists {
+		m := p.Models[s.ID]
+		if m == def {
+			continue
+		}
+		if err := stack.MissingKey(o.Config, getenv, m); err != nil {
+			warns = append(warns, fmt.Sprintf("model %q for %s is unavailable (%v); using the session default %s", m, s.ID, err, def))
+			p.Models[s.ID] = def
+		}
+	}
+	return warns
 }
 
 // generalRoster builds the single- and multi-model modes: one general

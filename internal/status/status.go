@@ -23,6 +23,9 @@ type Display struct {
 	groups map[string]*group
 	order  []string
 	drawn  int
+	// failed holds the tasks whose last attempt failed: one queued again
+	// (on another model, say) is no longer counted as a failure.
+	failed map[string]bool
 }
 
 type group struct {
@@ -34,7 +37,7 @@ type group struct {
 
 // New returns a display writing to out; tty selects live redrawing.
 func New(out io.Writer, tty bool) *Display {
-	return &Display{out: out, tty: tty, groups: map[string]*group{}}
+	return &Display{out: out, tty: tty, groups: map[string]*group{}, failed: map[string]bool{}}
 }
 
 // Event takes one engine event.
@@ -50,6 +53,11 @@ func (d *Display) Event(e engine.Event) {
 	switch e.State {
 	case engine.Queued:
 		g.queued++
+		if d.failed[e.Task.ID] {
+			delete(d.failed, e.Task.ID)
+			g.failed--
+			g.lastErr = ""
+		}
 	case engine.Running:
 		g.queued--
 		g.running++
@@ -66,6 +74,7 @@ func (d *Display) Event(e engine.Event) {
 	case engine.Failed:
 		g.running--
 		g.failed++
+		d.failed[e.Task.ID] = true
 		g.lastErr = firstLine(e.Err.Error())
 		if !d.tty {
 			fmt.Fprintf(d.out, "sot: %s failed: %s\n", e.Task.ID, g.lastErr)

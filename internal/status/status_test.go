@@ -82,3 +82,22 @@ func TestPlainWriteIsPassedThrough(t *testing.T) {
 		t.Errorf("got %q", b.String())
 	}
 }
+
+// A failed call that is queued again (the specialist moved to the session
+// default model) counts once, by its last outcome.
+func TestRetriedTaskCountsByItsLastOutcome(t *testing.T) {
+	var b bytes.Buffer
+	d := New(&b, true)
+	sec := &engine.Task{ID: "review/security", Group: "security"}
+	d.Event(engine.Event{Task: sec, State: engine.Queued})
+	d.Event(engine.Event{Task: sec, State: engine.Running})
+	d.Event(engine.Event{Task: sec, State: engine.Failed, Err: errors.New("unknown model")})
+	d.Event(engine.Event{Task: sec, State: engine.Queued})
+	d.Event(engine.Event{Task: sec, State: engine.Running})
+	d.Event(engine.Event{Task: sec, State: engine.Done, Resp: &llm.Response{JSON: json.RawMessage(`{"findings":[]}`)}})
+	out := b.String()
+	last := out[strings.LastIndex(out, "\x1b[1A"):]
+	if !strings.Contains(last, "security  done: no findings") {
+		t.Errorf("final frame:\n%q", last)
+	}
+}

@@ -148,6 +148,13 @@ func (j *Journal) load() (int64, error) {
 // Path is where the journal lives.
 func (j *Journal) Path() string { return j.path }
 
+// Ready waits until the journal is open (and a created journal's prepare
+// step has run) and returns what went wrong, if anything.
+func (j *Journal) Ready() error {
+	<-j.ready
+	return j.openErr
+}
+
 // Stats reports how many records were loaded at open, written since, and
 // replayed instead of being sent again.
 func (j *Journal) Stats() (loaded, written, replayed int) {

@@ -112,10 +112,7 @@ func New(cfg *config.Config, opts Options) (*Stack, error) {
 // every call with that error, so unused providers never block a run.
 func backend(cfg *config.Config, name string, opts Options) llm.Provider {
 	pc := cfg.Providers[name]
-	key := pc.APIKey
-	if key == "" && pc.APIKeyEnv != "" {
-		key = opts.Getenv(pc.APIKeyEnv)
-	}
+	key := apiKey(pc, opts.Getenv)
 	llm.RegisterSecret(key)
 	var (
 		p   llm.Provider
@@ -172,4 +169,38 @@ func backend(cfg *config.Config, name string, opts Options) llm.Provider {
 	return middleware.Retry(middleware.Limit(p, conc, pc.RPM), middleware.RetryOptions{
 		MaxAttempts: attempts, AttemptTimeout: timeout, Logger: opts.Logger,
 	})
+}
+
+// apiKey is a provider's key: written in the configuration, or read from
+// the variable it names.
+func apiKey(pc config.Provider, getenv func(string) string) string {
+	if pc.APIKey == "" && pc.APIKeyEnv != "" {
+		return getenv(pc.APIKeyEnv)
+	}
+	return pc.APIKey
+}
+
+// MissingKey reports, without a request, whether the provider of model
+// needs an API key it does not have: an OpenAI or Anthropic provider at its
+// public endpoint with no key. The error wraps llm.ErrMissingKey and names
+// the variable to set.
+func MissingKey(cfg *config.Config, getenv func(string) string, model string) error {
+	ref, err := cfg.ResolveModel(model)
+	if err != nil {
+		return err
+	}
+	pc := cfg.Providers[ref.Provider]
+	switch cfg.ProviderType(ref.Provider) {
+	case llm.ProviderOpenAI, llm.ProviderAnthropic:
+	default:
+		return nil
+	}
+	if pc.BaseURL != "" || strings.TrimSpace(apiKey(pc, getenv)) != "" {
+		return nil
+	}
+	env := pc.APIKeyEnv
+	if env == "" {
+		env = "providers." + ref.Provider + ".api_key_env"
+	}
+	return fmt.Errorf("%w for %s: set %s", llm.ErrMissingKey, ref.Provider, env)
 }

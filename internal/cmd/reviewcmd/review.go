@@ -323,7 +323,7 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		return nil, err
 	}
 	ro := &review.Options{Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts,
-		Content: o.Input, In: f.IO.In, Dir: f.WorkDir(), Config: cfg, Library: lib, MaxPromptTokens: o.MaxPromptTokens, Fresh: o.Fresh}
+		Content: o.Input, In: f.IO.In, Dir: f.WorkDir(), Config: cfg, Library: lib, Getenv: f.Getenv, MaxPromptTokens: o.MaxPromptTokens, Fresh: o.Fresh}
 	if o.Seed != 0 {
 		seed := o.Seed
 		ro.Seed = &seed
