@@ -284,14 +284,9 @@ func (p *Plan) roster(o *Options, def string) error {
 		picked, rationale, trivial := adaptive(specs, sel.Adaptive, p.Material)
 		if len(picked) == 0 {
 			if c.Interactive == persona.InteractiveTrue && o.Ask != nil {
-				choice, err := o.Ask(rationale+". What now?", []string{"proceed with all specialists", "stop"})
-				if err != nil {
+				if picked, rationale, err = askSelection(o.Ask, specs, rationale); err != nil {
 					return err
 				}
-				if choice != "proceed with all specialists" {
-					return persona.ErrAborted
-				}
-				picked, rationale = specs, rationale+"; the user chose to proceed with all specialists"
 			} else if trivial {
 				return &TrivialError{Reason: rationale}
 			} else {
@@ -335,6 +330,60 @@ func (p *Plan) dropKeyless(o *Options, def string) []string {
 		}
 	}
 	return warns
+}
+
+// Choices when adaptive selection picks nobody and the user can be asked.
+const (
+	choiceAll    = "proceed with all specialists"
+	choiceSome   = "name the specialists to include"
+	choiceReport = "stop and report it"
+)
+
+// askSelection lets the user settle an adaptive selection that picked
+// nobody: all specialists, the ones they name, or stop.
+func askSelection(ask persona.Asker, pool []*persona.Persona, why string) ([]*persona.Persona, string, error) {
+	choice, err := ask(why+". What now?", []string{choiceAll, choiceSome, choiceReport})
+	if err != nil {
+		return nil, "", err
+	}
+	switch choice {
+	case choiceAll:
+		return pool, why + "; the user chose to proceed with all specialists", nil
+	case choiceSome:
+		byID := map[string]*persona.Persona{}
+		var ids []string
+		for _, p := range pool {
+			byID[p.ID] = p
+			ids = append(ids, p.ID)
+		}
+		note := ""
+		for {
+			answer, err := ask(note+"Specialists to include, comma separated ("+strings.Join(ids, ", ")+"); empty to stop:", nil)
+			if err != nil {
+				return nil, "", err
+			}
+			var picked []*persona.Persona
+			var names, unknown []string
+			for _, n := range strings.Split(answer, ",") {
+				n = strings.ToLower(strings.TrimSpace(n))
+				switch p, ok := byID[n]; {
+				case n == "":
+				case ok:
+					picked, names = append(picked, p), append(names, n)
+				default:
+					unknown = append(unknown, n)
+				}
+			}
+			if len(unknown) == 0 && len(picked) > 0 {
+				return picked, why + "; the user chose " + strings.Join(names, ", "), nil
+			}
+			if strings.TrimSpace(answer) == "" {
+				return nil, "", persona.ErrAborted
+			}
+			note = fmt.Sprintf("Not among them: %s. ", strings.Join(unknown, ", "))
+		}
+	}
+	return nil, "", persona.ErrAborted
 }
 
 // generalRoster builds the single- and multi-model modes: one general
