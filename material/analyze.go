@@ -55,6 +55,7 @@ func (s Signals) Has(c string) bool { return slices.Contains(s.Categories, c) }
 //   - config: a configuration file changed (YAML, JSON, TOML, INI, .env,
 //     HCL/Terraform, Dockerfile, CI workflows), tests excepted.
 //   - dependencies: a manifest (go.mod, package.json, requirements*.txt,
+//     constraints*.txt,
 //     pyproject.toml, Cargo.toml, Gemfile, pom.xml, build.gradle, ...) or a
 //     lock file changed, skipped lock files included.
 //   - operational: deployment and operations files changed: deploy/, k8s/,
@@ -207,7 +208,7 @@ func (a *analysis) path(p string) {
 	if !test && (configLanguages[lang] || workflow) && !isLockFile(p) && !depManifests[base] {
 		a.note(CategoryConfig, "%s changed", p)
 	}
-	if depManifests[base] || strings.HasPrefix(base, "requirements") && strings.HasSuffix(base, ".txt") || isLockFile(p) {
+	if depManifests[base] || isRequirementsFile(p) || isLockFile(p) {
 		a.note(CategoryDependencies, "%s changed", p)
 	}
 	ops := workflow || compose || lang == "dockerfile" || lang == "terraform" || lang == "sql" || base == "procfile" ||

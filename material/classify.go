@@ -235,8 +235,13 @@ var docLanguages = map[string]bool{
 }
 
 // isDocPath reports whether p is documentation (Markdown, reST, AsciiDoc,
-// plain text, or an extensionless README/LICENSE-style file).
+// plain text, or an extensionless README/LICENSE-style file). Python
+// dependency lists (requirements*.txt, constraints*.txt) are text files
+// but not documentation.
 func isDocPath(p string) bool {
+	if isRequirementsFile(p) {
+		return false
+	}
 	if docLanguages[Language(p)] {
 		return true
 	}
@@ -260,4 +265,12 @@ var configLanguages = map[string]bool{
 func isCodePath(p string) bool {
 	l := Language(p)
 	return l != "" && !docLanguages[l] && !configLanguages[l] && l != "gitignore" && l != "go-mod"
+}
+
+// isRequirementsFile reports whether p is a pip requirements or
+// constraints file (requirements.txt, requirements-dev.txt,
+// constraints.txt, ...).
+func isRequirementsFile(p string) bool {
+	base := strings.ToLower(path.Base(p))
+	return strings.HasSuffix(base, ".txt") && (strings.HasPrefix(base, "requirements") || strings.HasPrefix(base, "constraints"))
 }
