@@ -43,8 +43,10 @@ func TestReviewSplitsMaterialOverTheBudget(t *testing.T) {
 	if len(p.Chunks) < 2 {
 		t.Fatalf("%d chunk(s) under a budget of %d tokens; want the material split", len(p.Chunks), o.MaxPromptTokens)
 	}
-	if !slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "split into") }) {
-		t.Errorf("no warning says the material was split: %q", p.Warnings)
+	if !slices.ContainsFunc(p.Warnings, func(w string) bool {
+		return strings.Contains(w, "split into") && strings.HasSuffix(strings.SplitN(w, "chunks of ", 2)[1], "whole files, and every specialist reviews every chunk")
+	}) {
+		t.Errorf("no warning says the material was split into whole files: %q", p.Warnings)
 	}
 	if want := 2 * len(p.Chunks); len(p.Tasks) != want {
 		t.Errorf("%d tasks, want %d (each specialist on each chunk)", len(p.Tasks), want)
@@ -94,5 +96,31 @@ func TestReviewRejectsABudgetWithNoRoom(t *testing.T) {
 	}
 	if srv.Count() != 0 {
 		t.Errorf("%d model calls for a plan that cannot run", srv.Count())
+	}
+}
+
+// A single file too large for one prompt is cut into parts, and the warning
+// says so rather than claiming whole files.
+func TestReviewSaysWhenAFileIsCutIntoParts(t *testing.T) {
+	repo := benchRepo(t, 1, 600)
+	srv := llmtest.NewServer(llmtest.Config{})
+	defer srv.Close()
+	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
+	o.Context.Specialists = "security"
+	o.Context.Perspectives = "none"
+	whole, err := Prepare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.MaxPromptTokens = tokens.Count(whole.Tasks[0].Request.System) - whole.Material.Tokens()/2
+	p, err := Prepare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Chunks) < 2 {
+		t.Fatalf("%d chunk(s); want the file cut into parts", len(p.Chunks))
+	}
+	if !slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "cut into parts") }) {
+		t.Errorf("the warning does not say a file was cut into parts: %q", p.Warnings)
 	}
 }

@@ -33,6 +33,9 @@ type Outcome struct {
 	Files []string
 	// Stopped is set when a budget ended the run early.
 	Stopped error
+	// Completed counts the specialist reviews (one per specialist, lens and
+	// chunk) that came back; 0 means no specialist reviewed anything.
+	Completed int
 }
 
 // anchor lets synthesis check grounding against the material.
@@ -136,7 +139,13 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Outcome{Plan: p, Result: res, Reports: merged, Files: append(sf.files, path), Stopped: stopped}, nil
+	completed := 0
+	for _, r := range reports {
+		if r.Error == "" {
+			completed++
+		}
+	}
+	return &Outcome{Plan: p, Result: res, Reports: merged, Files: append(sf.files, path), Stopped: stopped, Completed: completed}, nil
 }
 
 const journalFile = "journal.jsonl"

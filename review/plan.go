@@ -521,12 +521,29 @@ func (p *Plan) schedule(o *Options) error {
 		}
 		if total := p.Material.Tokens(); total > room {
 			p.Chunks = p.Material.Split(room)
-			p.Warnings = append(p.Warnings, fmt.Sprintf("the material (%d tokens) exceeds the prompt budget; it is split into %d chunks of whole files, and every specialist reviews every chunk", total, len(p.Chunks)))
+			how := "whole files"
+			if splitsAFile(p.Chunks) {
+				how = "whole files, a file too large for one prompt cut into parts at hunk or line boundaries"
+			}
+			p.Warnings = append(p.Warnings, fmt.Sprintf("the material (%d tokens) exceeds the prompt budget; it is split into %d chunks of %s, and every specialist reviews every chunk", total, len(p.Chunks), how))
 		} else {
 			p.Chunks[0].Tokens = total
 		}
 	}
 	return p.buildTasks(o, rules)
+}
+
+// splitsAFile reports whether some chunk holds only part of a file.
+func splitsAFile(chunks []material.Chunk) bool {
+	for _, c := range chunks {
+		paths := c.Paths() // without the part suffixes
+		for i, f := range c.Files {
+			if f.Path != paths[i] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // outputReserve is left of a model's context window for its answer.

@@ -73,10 +73,11 @@ PAW WorkflowContext.md (--workflow-context); flags win over files.
 Running the same command again after a crash or Ctrl-C continues the run:
 finished model calls are replayed from the run's journal, not paid for again.
 
-Exit codes: 0 done (or nothing changed); 1 findings at or above --fail-on,
-which wins over 3 so a partial review never hides a must-fix; 2 usage
-error; 3 partial review (some specialist or step failed, and the synthesis
-lists it) or nothing reviewable (every changed file was skipped).`,
+Exit codes: 0 done (or nothing changed); 1 findings at or above --fail-on
+(which wins over 3, so a partial review never hides a must-fix), or no
+specialist call succeeded; 2 usage error; 3 partial review (some
+specialist or step failed, and the synthesis lists it) or nothing
+reviewable (every changed file was skipped).`,
 		Example: `  sot review                                   # working tree against HEAD
   sot review --diff main...HEAD --format sarif --fail-on must-fix
   sot review --staged --specialists security,testing --perspectives none
@@ -440,8 +441,12 @@ func summarize(w io.Writer, out *review.Outcome) {
 	fmt.Fprintf(w, "sot: wrote %s\n", out.Plan.OutputDir+"/REVIEW-SYNTHESIS.md")
 }
 
-// exitCode: findings at --fail-on win (1), then a partial review (3).
+// exitCode: a review in which no specialist came back failed (1); then
+// findings at --fail-on (1) win over a partial review (3).
 func exitCode(out *review.Outcome, failOn string) error {
+	if out.Completed == 0 && out.Stopped == nil {
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("the review failed: none of the %d specialist call(s) succeeded (see REVIEW-SYNTHESIS.md)", len(out.Plan.Tasks))}
+	}
 	if failOn != "never" {
 		sev, _ := finding.ParseSeverity(failOn)
 		if n := report.Summarize(out.Result).AtLeast(sev); n > 0 {
