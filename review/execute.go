@@ -281,7 +281,7 @@ func (st state) save(dir string) error {
 // result starts the Result with what the plan decided.
 func (p *Plan) result() *synthesis.Result {
 	res := &synthesis.Result{
-		RunID: p.RunID, Mode: p.Context.InteractionMode, Type: p.Context.Type, Coordinates: p.Context.Coordinates,
+		RunID: p.RunID, Mode: p.Context.InteractionMode, ReviewMode: p.Mode, Type: p.Context.Type, Coordinates: p.Context.Coordinates,
 		Models: p.Models, Context: p.ContextUsed, SelectionRationale: p.SelectionRationale,
 		PerspectiveCap: p.Context.PerspectiveCap, PerspectiveMode: p.Lenses.mode, PerspectiveRationale: p.Lenses.rationale,
 		PerspectivesSkipped: p.Lenses.skipped, Seed: p.Seed, Reviewed: p.Material.Paths(), Notes: append([]string(nil), p.Warnings...),

@@ -23,13 +23,14 @@ import (
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/prompt"
+	"github.com/sotlabs/sot/synthesis"
 )
 
 // Review modes, after PAW's final-review modes.
 const (
-	ModeSociety     = "society-of-thought" // specialists with distinct methods (default)
-	ModeSingleModel = "single-model"       // one general review prompt to one model
-	ModeMultiModel  = "multi-model"        // the same general prompt to several models, then a synthesis
+	ModeSociety     = synthesis.ReviewSociety     // specialists with distinct methods (default)
+	ModeSingleModel = synthesis.ReviewSingleModel // one general review prompt to one model
+	ModeMultiModel  = synthesis.ReviewMultiModel  // the same general prompt to several models, then a synthesis
 )
 
 // Options are the inputs of a review.
