@@ -2,6 +2,7 @@ package material
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -28,6 +29,22 @@ const (
 // maxKeywords caps Signals.Keywords.
 const maxKeywords = 200
 
+// minProseLines is the minimum relevance of prose: in documentation files
+// (Markdown, reST, AsciiDoc, text), the line rules of trust-boundary,
+// data-handling and api-surface must match on at least this many lines
+// before the category counts. One passing mention of a token or of
+// serialization in a README is not a signal; a document that keeps
+// returning to it is.
+const minProseLines = 2
+
+// Evidence weights: a file that a path rule or a code pattern puts in a
+// category weighs strongWeight; a file that only mentions it (a security
+// word in code, or prose in a document) weighs weakWeight.
+const (
+	strongWeight = 1.0
+	weakWeight   = 0.5
+)
+
 // Signals describes a change for selecting specialists and lenses. Every
 // category comes with a reason naming an example file, so that a selection
 // can be explained.
@@ -37,6 +54,12 @@ type Signals struct {
 	Categories []string          // sorted; see Analyze
 	Reasons    map[string]string // category -> "config: deploy/k8s.yaml changed"
 	Keywords   map[string]int    // lower-cased words on changed lines -> occurrences (the 200 most frequent)
+	// Evidence maps each category to the files that carry it and how
+	// strongly: 1 when a path rule or a code pattern puts the file in the
+	// category (a handler, a Dockerfile, go.mod), 0.5 when the file only
+	// mentions it (a security word in code, prose in a document). See
+	// Strength.
+	Evidence map[string]map[string]float64
 	// Files counts the files touched, skipped ones included; Additions and
 	// Deletions count the lines of the reviewed files.
 	Files, Additions, Deletions        int
@@ -45,6 +68,24 @@ type Signals struct {
 
 // Has reports whether the change falls in category c.
 func (s Signals) Has(c string) bool { return slices.Contains(s.Categories, c) }
+
+// Strength says how strongly the change carries any of the categories:
+// the sum over the files that carry one of them of the file's strongest
+// evidence (see Evidence), so that a file in two of the categories counts
+// once. It is 0 when the change carries none of them.
+func (s Signals) Strength(cats ...string) float64 {
+	best := make(map[string]float64)
+	for _, c := range cats {
+		for p, w := range s.Evidence[c] {
+			best[p] = max(best[p], w)
+		}
+	}
+	var sum float64
+	for _, p := range slices.Sorted(maps.Keys(best)) {
+		sum += best[p]
+	}
+	return sum
+}
 
 // Analyze describes the change with deterministic heuristics. The lines it
 // reads are the changed (added and removed) lines of a diff, or every line
@@ -82,13 +123,19 @@ func (s Signals) Has(c string) bool { return slices.Contains(s.Categories, c) }
 //   - docs: every file is documentation (Markdown, reST, AsciiDoc, text,
 //     README/LICENSE-style names).
 //   - deletion: a file was deleted.
+//
+// The line rules (trust-boundary, data-handling, api-surface) read the
+// lines of documentation files as prose: there a category needs matches
+// on minProseLines lines. Configuration, dependencies and operations are
+// decided by file paths only, never by words.
 func (m *Material) Analyze() Signals {
 	s := Signals{
 		Languages: make(map[string]int),
 		Reasons:   make(map[string]string),
 		Keywords:  make(map[string]int),
+		Evidence:  make(map[string]map[string]float64),
 	}
-	a := &analysis{s: &s, dirs: make(map[string]bool), removedSet: make(map[string]int)}
+	a := &analysis{s: &s, dirs: make(map[string]bool), removedSet: make(map[string]int), prose: make(map[string]*proseHits)}
 	allDocs := true
 	for _, f := range m.Files {
 		a.file(m.Type, f)
@@ -112,6 +159,12 @@ func (m *Material) Analyze() Signals {
 			example = m.Skipped[0].Path
 		}
 		a.note(CategoryDocs, "only documentation changed (%s)", example)
+		for _, f := range m.Files {
+			a.evidence(CategoryDocs, f.Path, strongWeight)
+		}
+		for _, sk := range m.Skipped {
+			a.evidence(CategoryDocs, sk.Path, strongWeight)
+		}
 	}
 	a.finish()
 	for d := range a.dirs {
@@ -144,6 +197,59 @@ type analysis struct {
 	addedCode              []codeLine     // trimmed added code lines
 
 	rank map[string]int // category -> rank of its reason
+
+	cfFiles   map[string]bool       // files with added control-flow lines
+	prose     map[string]*proseHits // category -> matches in documentation
+	renamedTo string                // the renamed code file of renamedCode
+}
+
+// proseHits are the matches of a line rule in documentation files, which
+// count only once there are minProseLines of them.
+type proseHits struct {
+	lines  int
+	files  map[string]bool
+	rank   int
+	reason string
+}
+
+// evidence records that file p carries category cat with weight w; the
+// strongest weight stays.
+func (a *analysis) evidence(cat, p string, w float64) {
+	e := a.s.Evidence[cat]
+	if e == nil {
+		e = make(map[string]float64)
+		a.s.Evidence[cat] = e
+	}
+	e[p] = max(e[p], w)
+}
+
+// noteFile records a category with its reason and file p as its evidence.
+func (a *analysis) noteFile(cat, p string, w float64, rank int, format string, args ...any) {
+	a.noteRank(cat, rank, format, args...)
+	a.evidence(cat, p, w)
+}
+
+// lineHit records a line rule's match on a line of file p: at once for
+// code and configuration, and as a prose hit for documentation.
+func (a *analysis) lineHit(cat, p string, prose, weak bool, rank int, format string, args ...any) {
+	if !prose {
+		w := strongWeight
+		if weak {
+			w = weakWeight
+		}
+		a.noteFile(cat, p, w, rank, format, args...)
+		return
+	}
+	h := a.prose[cat]
+	if h == nil {
+		h = &proseHits{files: make(map[string]bool), rank: rank + 1}
+		a.prose[cat] = h
+	}
+	h.lines++
+	h.files[p] = true
+	if rank < h.rank {
+		h.rank, h.reason = rank, fmt.Sprintf(format, args...)
+	}
 }
 
 type codeLine struct{ text, path string }
@@ -200,16 +306,16 @@ func (a *analysis) path(p string) {
 	dirs := strings.Split(path.Dir(lp), "/")
 	test := isTestPath(p)
 	if test {
-		a.note(CategoryTests, "%s changed", p)
+		a.noteFile(CategoryTests, p, strongWeight, 0, "%s changed", p)
 	}
 	workflow := strings.HasPrefix(lp, ".github/workflows/") || base == ".gitlab-ci.yml" || base == "jenkinsfile" ||
 		strings.HasPrefix(lp, ".circleci/") || base == "azure-pipelines.yml" || base == ".travis.yml"
 	compose := strings.HasPrefix(base, "docker-compose") || strings.HasPrefix(base, "compose.y")
 	if !test && (configLanguages[lang] || workflow) && !isLockFile(p) && !depManifests[base] {
-		a.note(CategoryConfig, "%s changed", p)
+		a.noteFile(CategoryConfig, p, strongWeight, 0, "%s changed", p)
 	}
 	if depManifests[base] || isRequirementsFile(p) || isLockFile(p) {
-		a.note(CategoryDependencies, "%s changed", p)
+		a.noteFile(CategoryDependencies, p, strongWeight, 0, "%s changed", p)
 	}
 	ops := workflow || compose || lang == "dockerfile" || lang == "terraform" || lang == "sql" || base == "procfile" ||
 		strings.HasSuffix(base, ".service")
@@ -217,7 +323,7 @@ func (a *analysis) path(p string) {
 		ops = ops || opsDirs[d]
 	}
 	if ops {
-		a.note(CategoryOperational, "%s changed", p)
+		a.noteFile(CategoryOperational, p, strongWeight, 0, "%s changed", p)
 	}
 	data := lang == "sql" || lang == "protobuf" || strings.HasSuffix(base, ".avsc") || strings.HasPrefix(base, "schema.") ||
 		base == "models.py" || base == "schema.prisma"
@@ -225,11 +331,11 @@ func (a *analysis) path(p string) {
 		data = data || dataDirs[d]
 	}
 	if data {
-		a.note(CategoryDataHandling, "%s changed", p)
+		a.noteFile(CategoryDataHandling, p, strongWeight, 0, "%s changed", p)
 	}
 	if !test && (lang == "protobuf" || lang == "graphql" || strings.HasSuffix(base, ".thrift") || strings.HasSuffix(base, ".d.ts") ||
 		strings.HasPrefix(base, "openapi") || strings.HasPrefix(base, "swagger")) {
-		a.note(CategoryAPISurface, "%s changed", p)
+		a.noteFile(CategoryAPISurface, p, strongWeight, 0, "%s changed", p)
 	}
 }
 
@@ -253,11 +359,13 @@ func (a *analysis) file(typ string, f File) {
 		s.CodeFilesChanged++
 	}
 	if f.Status == StatusDeleted {
-		a.note(CategoryDeletion, "%s deleted", f.Path)
+		a.noteFile(CategoryDeletion, f.Path, strongWeight, 0, "%s deleted", f.Path)
 	}
 	if f.Status == StatusRenamed && code && a.renamedCode == "" {
 		a.renamedCode = fmt.Sprintf("%s renamed from %s", f.Path, f.OldPath)
+		a.renamedTo = f.Path
 	}
+	prose := isDocPath(f.Path)
 	if code && typ == TypeDiff {
 		a.codeAdded += f.Additions
 		a.codeRemoved += f.Deletions
@@ -276,13 +384,13 @@ func (a *analysis) file(typ string, f File) {
 		}
 		lower := strings.ToLower(text)
 		if what, rank := trustMatch(text, lower); what != "" {
-			a.noteRank(CategoryTrustBoundary, 2*rank+removed, "%s %s", where, what)
+			a.lineHit(CategoryTrustBoundary, f.Path, prose, rank > 0, 2*rank+removed, "%s %s", where, what)
 		}
 		if dataRule.match(text, lower) {
-			a.noteRank(CategoryDataHandling, 2+removed, "%s %s", where, dataRule.what)
+			a.lineHit(CategoryDataHandling, f.Path, prose, false, 2+removed, "%s %s", where, dataRule.what)
 		}
 		if !test && (apiLine(f.Language, text) || routeRule.match(text, lower)) {
-			a.noteRank(CategoryAPISurface, 2+removed, "%s changes an exported declaration or route", where)
+			a.lineHit(CategoryAPISurface, f.Path, prose, false, 2+removed, "%s changes an exported declaration or route", where)
 		}
 		if !code || typ != TypeDiff {
 			continue
@@ -294,6 +402,10 @@ func (a *analysis) file(typ string, f File) {
 			if cf {
 				a.cfAdded++
 				cfAdded++
+				if a.cfFiles == nil {
+					a.cfFiles = make(map[string]bool)
+				}
+				a.cfFiles[f.Path] = true
 			}
 			if t != "" {
 				a.addedCode = append(a.addedCode, codeLine{t, f.Path})
@@ -328,16 +440,32 @@ func (r lineRef) String() string {
 
 // finish applies the rules that weigh the whole change.
 func (a *analysis) finish() {
+	for _, cat := range slices.Sorted(maps.Keys(a.prose)) {
+		h := a.prose[cat]
+		if h.lines < minProseLines {
+			continue
+		}
+		// A reason from code outranks one from prose.
+		a.noteRank(cat, 100+h.rank, "%s (and %d more line(s) of documentation)", h.reason, h.lines-1)
+		for p := range h.files {
+			a.evidence(cat, p, weakWeight)
+		}
+	}
 	if a.cfAdded > a.cfRemoved {
 		a.note(CategoryNewLogic, "%d added control-flow lines against %d removed (most in %s)", a.cfAdded, a.cfRemoved, a.cfExample)
+		for p := range a.cfFiles {
+			a.evidence(CategoryNewLogic, p, strongWeight)
+		}
 	}
 	lo, hi := min(a.codeAdded, a.codeRemoved), max(a.codeAdded, a.codeRemoved)
 	balanced := hi == 0 || float64(lo) >= 0.6*float64(hi)
 	moved, example := 0, ""
+	movedTo := make(map[string]bool)
 	for _, l := range a.addedCode {
 		if a.removedSet[l.text] > 0 {
 			a.removedSet[l.text]--
 			moved++
+			movedTo[l.path] = true
 			if example == "" {
 				example = l.path
 			}
@@ -345,9 +473,12 @@ func (a *analysis) finish() {
 	}
 	switch {
 	case a.renamedCode != "" && balanced:
-		a.note(CategoryRefactor, "%s", a.renamedCode)
+		a.noteFile(CategoryRefactor, a.renamedTo, strongWeight, 0, "%s", a.renamedCode)
 	case balanced && len(a.addedCode) > 0 && 2*moved >= len(a.addedCode):
 		a.note(CategoryRefactor, "%d of %d added code lines move existing lines (e.g. into %s)", moved, len(a.addedCode), example)
+		for p := range movedTo {
+			a.evidence(CategoryRefactor, p, strongWeight)
+		}
 	}
 }
 

@@ -64,6 +64,31 @@ func TestAnalyze(t *testing.T) {
 			keywords:   []string{"words", "tool", "guide"},
 		},
 		{
+			// One passing mention in prose is no signal.
+			name:       "documentation mentioning a token once",
+			before:     files{"README.md": "# X\n"},
+			after:      files{"README.md": "# X\n\nSet the token and the config path before you start.\n"},
+			categories: []string{"docs"},
+			dirs:       []string{"."},
+			keywords:   []string{"token", "config"},
+		},
+		{
+			name:       "documentation about sessions",
+			before:     files{"docs/auth.md": "# Auth\n"},
+			after:      files{"docs/auth.md": "# Auth\n\nThe session cookie is renewed on every request.\nA stolen session token can be revoked.\n"},
+			categories: []string{"docs", "trust-boundary"},
+			reasons:    map[string]string{"trust-boundary": "docs/auth.md line 3 mentions session (and 1 more line(s) of documentation)"},
+			dirs:       []string{"docs"},
+		},
+		{
+			name:       "requirements are dependencies, not documentation",
+			before:     files{"requirements.txt": "flask==2.0\n"},
+			after:      files{"requirements.txt": "flask==2.1\n"},
+			categories: []string{"dependencies"},
+			reasons:    map[string]string{"dependencies": "dependencies: requirements.txt changed"},
+			dirs:       []string{"."},
+		},
+		{
 			name:       "rename refactor",
 			before:     files{"pkg/util.go": "package pkg\n\nfunc helper(x int) int {\n\treturn x * 2\n}\n\n" + lines("// other", 1, 10)},
 			after:      files{"pkg/helpers.go": "package pkg\n\nfunc helper(y int) int {\n\treturn y * 2\n}\n\n" + lines("// other", 1, 10)},
@@ -172,9 +197,13 @@ func TestAnalyzeCounts(t *testing.T) {
 		CodeFilesChanged: 2,
 	}
 	got := s
-	got.Categories, got.Reasons, got.Keywords = nil, nil, nil
+	got.Categories, got.Reasons, got.Keywords, got.Evidence = nil, nil, nil, nil
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	wantEvidence := map[string]map[string]float64{"api-surface": {"a.go": 1, "web/app.ts": 1}, "tests": {"a_test.go": 1}}
+	if diff := cmp.Diff(wantEvidence, s.Evidence); diff != "" {
+		t.Errorf("evidence (-want +got):\n%s", diff)
 	}
 	if !s.Has(CategoryAPISurface) || !s.Has(CategoryTests) || s.Has(CategoryDocs) {
 		t.Errorf("categories %v", s.Categories)
@@ -219,6 +248,34 @@ func TestSplitIdentifier(t *testing.T) {
 	} {
 		if diff := cmp.Diff(want, splitIdentifier(in)); diff != "" {
 			t.Errorf("splitIdentifier(%q) (-want +got):\n%s", in, diff)
+		}
+	}
+}
+
+func TestStrength(t *testing.T) {
+	r := newRepo(t)
+	r.write("go.mod", "module x\n\ngo 1.22\n")
+	r.write("main.go", "package main\n")
+	r.commit("base")
+	r.write("go.mod", "module x\n\ngo 1.23\n\nrequire golang.org/x/crypto v0.17.0\n")
+	r.write("Dockerfile", "FROM golang:1.23\nRUN go build ./...\n")
+	s := r.diff(DiffOptions{Untracked: true}).Analyze()
+	tests := []struct {
+		cats []string
+		want float64
+	}{
+		// go.mod only mentions crypto: a weak trust signal.
+		{[]string{CategoryTrustBoundary}, 0.5},
+		{[]string{CategoryTrustBoundary, CategoryAPISurface, CategoryDataHandling}, 0.5},
+		// The Dockerfile is config and operational, but counts once.
+		{[]string{CategoryConfig, CategoryOperational}, 1},
+		{[]string{CategoryOperational, CategoryDependencies, CategoryConfig, CategoryDataHandling, CategoryDeletion}, 2},
+		{[]string{CategoryTests}, 0},
+		{nil, 0},
+	}
+	for _, tt := range tests {
+		if got := s.Strength(tt.cats...); got != tt.want {
+			t.Errorf("Strength(%v) = %v, want %v (evidence %v)", tt.cats, got, tt.want, s.Evidence)
 		}
 	}
 }
