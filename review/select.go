@@ -27,6 +27,15 @@ var affinity = map[string][]string{
 	"docs":           {"assumptions", "architecture"},
 }
 
+// minRelevance is the score a specialist needs to be picked by adaptive
+// selection. A change category the specialist serves scores 2, a file
+// pattern among its signals that a changed file matches scores 1, and
+// each signal word scores a third per mention, up to 1. So one category
+// or one file pattern is enough, and words are enough once they add up to
+// three mentions; a single passing word (a "config" in a README) is not,
+// and the pick is not padded with such specialists to reach N.
+const minRelevance = 1.0
+
 // scoreSpecialist rates how relevant a specialist is to a change, and says why.
 func scoreSpecialist(p *persona.Persona, sig material.Signals, files []string) (float64, []string) {
 	var score float64
@@ -62,15 +71,19 @@ func scoreSpecialist(p *persona.Persona, sig material.Signals, files []string) (
 	return score, why
 }
 
-// adaptive picks the n most relevant specialists. It returns the pick, the
-// rationale, and whether the change was judged trivial (then the pick is
-// empty and the caller decides).
+// adaptive picks up to n specialists, the most relevant to the change
+// whose score reaches minRelevance. It returns the pick, the rationale, and
+// whether the change was judged trivial (then the pick is empty and the
+// caller decides). The trivial check comes first, whatever n is; an n that
+// covers the whole roster then takes every specialist. When fewer than n
+// specialists are relevant, the rationale says so ("3 requested, 2
+// relevant").
 func adaptive(pool []*persona.Persona, n int, m *material.Material) ([]*persona.Persona, string, bool) {
-	if n >= len(pool) {
-		return pool, fmt.Sprintf("adaptive:%d asks for at least the whole roster of %d, so every specialist takes part", n, len(pool)), false
-	}
 	if trivial, reason := m.IsTrivial(); trivial {
 		return nil, "the change is trivial: " + reason, true
+	}
+	if n >= len(pool) {
+		return pool, fmt.Sprintf("adaptive:%d asks for at least the whole roster of %d, so every specialist takes part", n, len(pool)), false
 	}
 	sig := m.Analyze()
 	type cand struct {
@@ -81,7 +94,7 @@ func adaptive(pool []*persona.Persona, n int, m *material.Material) ([]*persona.
 	var cs []cand
 	for _, p := range pool {
 		s, why := scoreSpecialist(p, sig, m.Paths())
-		if s > 0 {
+		if s >= minRelevance {
 			cs = append(cs, cand{p, s, why})
 		}
 	}
@@ -110,6 +123,9 @@ func adaptive(pool []*persona.Persona, n int, m *material.Material) ([]*persona.
 		}
 	}
 	rationale := "Selected " + strings.Join(names, "; ")
+	if len(cs) < n {
+		rationale += fmt.Sprintf(" (%d requested, %d relevant: no other specialist reached the minimum relevance)", n, len(cs))
+	}
 	if len(reasons) > 0 {
 		rationale += " — the change: " + strings.Join(reasons, "; ")
 	}
@@ -139,6 +155,12 @@ type lensPlan struct {
 
 // planLenses applies the perspectives field: none, auto (by the change's
 // signals), or a list; perspective_cap bounds the lenses per specialist.
+// A list keeps its order, so the cap keeps the lenses named first; auto
+// ranks the qualifying lenses by relevance to the change (see autoLenses)
+// and the cap keeps the most relevant. Lenses dropped by the cap are
+// recorded as skipped "over the perspective cap"; under auto, lenses that
+// did not qualify are recorded as below the relevance threshold. Unknown
+// names in a list come back as warnings and are skipped.
 func planLenses(lib *persona.Library, spec string, capN int, m *material.Material) (lensPlan, []string, error) {
 	all, auto, warnings, err := lib.ResolveLenses(spec)
 	if err != nil {
@@ -154,10 +176,21 @@ func planLenses(lib *persona.Library, spec string, capN int, m *material.Materia
 		chosen, lp.rationale = autoLenses(all, m)
 	}
 	if len(chosen) > capN {
+		reason := fmt.Sprintf(": over the perspective cap of %d", capN)
+		if auto {
+			reason += ", less relevant to this change than the lenses kept"
+		}
+		var kept []string
+		for _, l := range chosen[:capN] {
+			kept = append(kept, l.ID)
+		}
 		for _, l := range chosen[capN:] {
-			lp.skipped = append(lp.skipped, l.ID+": over the perspective cap of "+fmt.Sprint(capN))
+			lp.skipped = append(lp.skipped, l.ID+reason)
 		}
 		chosen = chosen[:capN]
+		if auto {
+			lp.rationale += fmt.Sprintf("; the perspective cap of %d keeps %s", capN, strings.Join(kept, ", "))
+		}
 	}
 	if auto {
 		for _, l := range all {
@@ -188,37 +221,71 @@ func containsSkipped(s []string, id string) bool {
 	return false
 }
 
+// Lens types, from a lens file's "Lens Type" section.
+const (
+	lensAdversarial = "adversarial"
+	lensTemporal    = "temporal"
+	lensBaseline    = "baseline"
+)
+
+// lensCategories are the change categories that call for each lens type
+// (seed 002, Perspective Auto-Selection): adversarial lenses for trust
+// boundaries, external interfaces and data handling; temporal lenses for
+// operational, dependency, configuration and long-lived changes.
+var lensCategories = map[string][]string{
+	lensAdversarial: {material.CategoryTrustBoundary, material.CategoryAPISurface, material.CategoryDataHandling},
+	lensTemporal: {material.CategoryOperational, material.CategoryDependencies, material.CategoryConfig,
+		material.CategoryDataHandling, material.CategoryDeletion},
+}
+
 // autoLenses picks lenses from the change's signals: adversarial lenses for
 // trust boundaries, external interfaces and data handling; temporal lenses
-// for operational, dependency, configuration and long-lived changes; the
-// baseline lens when nothing qualifies.
+// for operational, dependency, configuration and long-lived changes, and
+// for plans (artifacts and freeform material); the baseline lens when
+// nothing qualifies.
+//
+// The qualifying lenses come back most relevant first. A lens type's
+// relevance is the strength of its categories' signals
+// (material.Signals.Strength: the files that carry them, a file whose only
+// evidence is a passing mention counting half); a plan without temporal
+// signals gives temporal lenses one point per document. Ties go to the
+// adversarial type, then lenses sort by name.
 func autoLenses(all []*persona.Persona, m *material.Material) ([]*persona.Persona, string) {
 	sig := m.Analyze()
 	byType := map[string][]*persona.Persona{}
 	for _, l := range all {
-		t := strings.ToLower(strings.Fields(l.Section("Lens Type") + " baseline")[0])
+		t := strings.ToLower(strings.Fields(l.Section("Lens Type") + " " + lensBaseline)[0])
 		byType[t] = append(byType[t], l)
 	}
+	type qualified struct {
+		typ       string
+		relevance float64
+		why       string
+	}
+	var qs []qualified
+	if hit := anyOf(sig, lensCategories[lensAdversarial]...); hit != "" {
+		qs = append(qs, qualified{lensAdversarial, sig.Strength(lensCategories[lensAdversarial]...), "adversarial lenses because " + sig.Reasons[hit]})
+	}
+	if hit := anyOf(sig, lensCategories[lensTemporal]...); hit != "" {
+		qs = append(qs, qualified{lensTemporal, sig.Strength(lensCategories[lensTemporal]...), "temporal lenses because " + sig.Reasons[hit]})
+	} else if m.Type != material.TypeDiff {
+		qs = append(qs, qualified{lensTemporal, float64(len(m.Files)), "temporal lenses because the material is a plan whose consequences come later"})
+	}
+	// Stable: the adversarial type, appended first, wins ties.
+	sort.SliceStable(qs, func(i, j int) bool { return qs[i].relevance > qs[j].relevance })
 	var chosen []*persona.Persona
 	var why []string
-	if hit := anyOf(sig, "trust-boundary", "api-surface", "data-handling"); hit != "" {
-		chosen = append(chosen, byType["adversarial"]...)
-		why = append(why, "adversarial lenses because "+sig.Reasons[hit])
-	}
-	temporal := anyOf(sig, "operational", "dependencies", "config", "data-handling", "deletion")
-	if temporal == "" && m.Type != material.TypeDiff {
-		temporal = "plans" // design documents describe what will happen later
-	}
-	if temporal != "" {
-		chosen = append(chosen, byType["temporal"]...)
-		if r := sig.Reasons[temporal]; r != "" {
-			why = append(why, "temporal lenses because "+r)
-		} else {
-			why = append(why, "temporal lenses because the material is a plan whose consequences come later")
+	for _, q := range qs {
+		ls := append([]*persona.Persona(nil), byType[q.typ]...)
+		if len(ls) == 0 {
+			continue
 		}
+		sort.Slice(ls, func(i, j int) bool { return ls[i].ID < ls[j].ID })
+		chosen = append(chosen, ls...)
+		why = append(why, fmt.Sprintf("%s (relevance %g)", q.why, q.relevance))
 	}
 	if len(chosen) == 0 {
-		return byType["baseline"], "no perspective met the relevance threshold, so the baseline lens applies"
+		return byType[lensBaseline], "no perspective met the relevance threshold, so the baseline lens applies"
 	}
 	return chosen, strings.Join(why, "; ")
 }
