@@ -576,10 +576,8 @@ func (s fileScan) smallTextEdit() bool {
 			return false
 		}
 	}
+	// A line that is all comment is left to the comment-only rule.
 	commentsInert := !s.data && !s.multiline && !s.toolComments
-	if commentsInert && a.comment && b.comment {
-		return editDistance(ra, rb, 3) <= 3
-	}
 	if commentsInert && inTrailingComment(s.syn, a.text, p) && inTrailingComment(s.syn, b.text, p) {
 		return editDistance(ra, rb, 3) <= 3
 	}

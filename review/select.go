@@ -108,7 +108,7 @@ func adaptive(pool []*persona.Persona, n int, m *material.Material) ([]*persona.
 		cs = cs[:n]
 	}
 	if len(cs) == 0 {
-		return nil, "no specialist matched the change's signals", false
+		return nil, "no specialist matched the change's signals with the minimum relevance (a change category it serves, a file pattern it names, or three mentions of its signal words)", false
 	}
 	var names []string
 	var picked []*persona.Persona
