@@ -24,6 +24,7 @@ const (
 	CategoryTrustBoundary = "trust-boundary"
 	CategoryDocs          = "docs"
 	CategoryDeletion      = "deletion"
+	CategoryBehaviour     = "behaviour-change"
 )
 
 // maxKeywords caps Signals.Keywords.
@@ -123,6 +124,14 @@ func (s Signals) Strength(cats ...string) float64 {
 //   - docs: every file is documentation (Markdown, reST, AsciiDoc, text,
 //     README/LICENSE-style names).
 //   - deletion: a file was deleted.
+//   - behaviour-change: lines of non-test code other than comments and
+//     blank lines were added or removed. Every such change could alter
+//     behaviour; it is the weakest category, there so that an ordinary
+//     code change is never judged to concern nobody.
+//
+// Data-handling also covers lines that read or write files or read the
+// environment (os.WriteFile, open(..., "w"), fs.writeFile, os.Getenv,
+// process.env, ...).
 //
 // The line rules (trust-boundary, data-handling, api-surface) read the
 // lines of documentation files as prose: there a category needs matches
@@ -199,6 +208,7 @@ type analysis struct {
 	rank map[string]int // category -> rank of its reason
 
 	cfFiles   map[string]bool       // files with added control-flow lines
+	behaviour map[string]int        // non-test code file -> changed code lines
 	prose     map[string]*proseHits // category -> matches in documentation
 	renamedTo string                // the renamed code file of renamedCode
 }
@@ -388,6 +398,8 @@ func (a *analysis) file(typ string, f File) {
 		}
 		if dataRule.match(text, lower) {
 			a.lineHit(CategoryDataHandling, f.Path, prose, false, 2+removed, "%s %s", where, dataRule.what)
+		} else if ioRule.match(text, lower) {
+			a.lineHit(CategoryDataHandling, f.Path, prose, false, 3+removed, "%s %s", where, ioRule.what)
 		}
 		if !test && (apiLine(f.Language, text) || routeRule.match(text, lower)) {
 			a.lineHit(CategoryAPISurface, f.Path, prose, false, 2+removed, "%s changes an exported declaration or route", where)
@@ -410,6 +422,7 @@ func (a *analysis) file(typ string, f File) {
 			if t != "" {
 				a.addedCode = append(a.addedCode, codeLine{t, f.Path})
 			}
+			a.codeLine(f.Path, t)
 		case markRemoved:
 			if cf {
 				a.cfRemoved++
@@ -417,11 +430,25 @@ func (a *analysis) file(typ string, f File) {
 			if t != "" {
 				a.removedSet[t]++
 			}
+			a.codeLine(f.Path, t)
 		}
 	}
 	if cfAdded > a.cfExampleCount {
 		a.cfExample, a.cfExampleCount = f.Path, cfAdded
 	}
+}
+
+// codeLine counts a changed line of non-test code toward behaviour-change
+// unless it is blank or, by its first characters, a comment.
+func (a *analysis) codeLine(p, t string) {
+	if t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "/*") ||
+		strings.HasPrefix(t, "*") || strings.HasPrefix(t, "--") {
+		return
+	}
+	if a.behaviour == nil {
+		a.behaviour = make(map[string]int)
+	}
+	a.behaviour[p]++
 }
 
 // lineRef names a line in a reason: "a.go line 12", or "a.go (removed
@@ -450,6 +477,17 @@ func (a *analysis) finish() {
 		for p := range h.files {
 			a.evidence(cat, p, weakWeight)
 		}
+	}
+	if len(a.behaviour) > 0 {
+		n, example := 0, ""
+		for _, p := range slices.Sorted(maps.Keys(a.behaviour)) {
+			n += a.behaviour[p]
+			if example == "" || a.behaviour[p] > a.behaviour[example] {
+				example = p
+			}
+			a.evidence(CategoryBehaviour, p, weakWeight)
+		}
+		a.note(CategoryBehaviour, "%d changed line(s) of code (most in %s)", n, example)
 	}
 	if a.cfAdded > a.cfRemoved {
 		a.note(CategoryNewLogic, "%d added control-flow lines against %d removed (most in %s)", a.cfAdded, a.cfRemoved, a.cfExample)
@@ -538,6 +576,11 @@ var (
 		"cipher": true, "encrypt": true, "decrypt": true, "encryption": true, "hmac": true, "signature": true,
 		"tls": true, "certificate": true, "apikey": true, "bcrypt": true, "scrypt": true, "argon2": true,
 		"upload": true, "uploads": true, "multipart": true, "sudo": true, "sql": true,
+	}
+	ioRule = lineRule{
+		keys: []string{"file", "getenv", "environ", "env", "open(", "os.create", "os.remove", "os.rename", "os.mkdir", "fs."},
+		re:   regexp.MustCompile(`\bos\.(WriteFile|ReadFile|Create|CreateTemp|OpenFile|Remove|RemoveAll|Rename|Mkdir|MkdirAll|Getenv|LookupEnv|Setenv|Environ)\b|\bioutil\.(WriteFile|ReadFile)\b|\bopen\([^)]*,\s*['"][rwa]b?\+?['"]|\bfs\.(writeFile|readFile|appendFile|unlink|rename|mkdir)(Sync)?\b|\bprocess\.env\b|\bos\.environ\b|\bSystem\.getenv\b|\bFiles\.(write|readAllLines|readString|writeString|delete)\b|\bstd::fs::|\bgetenv\(`),
+		what: "reads or writes files or the environment",
 	}
 	dataRule = lineRule{
 		keys: []string{"table", "index", "column", "json", "yaml", "proto.", "pickle", "encoding/", "database/sql",

@@ -26,7 +26,7 @@ func TestAnalyze(t *testing.T) {
 				"auth/session.go":      sessionV2 + "\n// Revoke ends every session of a user.\nfunc Revoke(w http.ResponseWriter, r *http.Request) {\n\tfor _, s := range sessions(r) {\n\t\tif s.Active {\n\t\t\ts.End()\n\t\t}\n\t}\n}\n",
 				"auth/session_test.go": "package auth\n\nimport \"testing\"\n\nfunc TestRevoke(t *testing.T) {\n\tif false {\n\t\tt.Fatal()\n\t}\n}\n",
 			},
-			categories: []string{"api-surface", "new-logic", "tests", "trust-boundary"},
+			categories: []string{"api-surface", "behaviour-change", "new-logic", "tests", "trust-boundary"},
 			reasons: map[string]string{
 				"trust-boundary": "trust-boundary: auth/session.go line 13 reads request parameters",
 				"api-surface":    "auth/session.go line",
@@ -93,7 +93,7 @@ func TestAnalyze(t *testing.T) {
 			before:     files{"pkg/util.go": "package pkg\n\nfunc helper(x int) int {\n\treturn x * 2\n}\n\n" + lines("// other", 1, 10)},
 			after:      files{"pkg/helpers.go": "package pkg\n\nfunc helper(y int) int {\n\treturn y * 2\n}\n\n" + lines("// other", 1, 10)},
 			moves:      [][2]string{{"pkg/util.go", "pkg/helpers.go"}},
-			categories: []string{"refactor"},
+			categories: []string{"behaviour-change", "refactor"},
 			reasons:    map[string]string{"refactor": "refactor: pkg/helpers.go renamed from pkg/util.go"},
 			dirs:       []string{"pkg"},
 		},
@@ -107,16 +107,29 @@ func TestAnalyze(t *testing.T) {
 				"a.go": "package p\n",
 				"b.go": "package p\n\nfunc one() int {\n\tx := compute()\n\ty := transform(x)\n\treturn y\n}\n",
 			},
-			categories: []string{"refactor"},
+			categories: []string{"behaviour-change", "refactor"},
 			reasons:    map[string]string{"refactor": "5 of 5 added code lines move existing lines (e.g. into b.go)"},
 			dirs:       []string{"."},
+		},
+		{
+			// No control flow, no route, no SQL: still a code change, and it
+			// reads the environment and writes a file.
+			name:       "environment and file writes",
+			before:     files{"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n"},
+			after:      files{"main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\tname := os.Getenv(\"NAME\")\n\tfmt.Println(\"hi \" + name)\n\tos.WriteFile(\"/tmp/x\", []byte(name), 0644)\n}\n"},
+			categories: []string{"behaviour-change", "data-handling"},
+			reasons: map[string]string{
+				"behaviour-change": "changed line(s) of code (most in main.go)",
+				"data-handling":    "main.go line 9 reads or writes files or the environment",
+			},
+			dirs: []string{"."},
 		},
 		{
 			name:   "deleted file and migration",
 			before: files{"legacy/old.go": "package legacy\n\nfunc Old() {}\n"},
 			after:  files{"legacy/old.go": "", "db/migrations/002_users.sql": "CREATE TABLE users (\n  id INTEGER PRIMARY KEY,\n  password_hash TEXT NOT NULL\n);\n"},
 			// Removing an exported function changes the API.
-			categories: []string{"api-surface", "data-handling", "deletion", "operational", "trust-boundary"},
+			categories: []string{"api-surface", "behaviour-change", "data-handling", "deletion", "operational", "trust-boundary"},
 			reasons: map[string]string{
 				"deletion":       "deletion: legacy/old.go deleted",
 				"api-surface":    "legacy/old.go (removed line)",
@@ -201,7 +214,7 @@ func TestAnalyzeCounts(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("counts (-want +got):\n%s", diff)
 	}
-	wantEvidence := map[string]map[string]float64{"api-surface": {"a.go": 1, "web/app.ts": 1}, "tests": {"a_test.go": 1}}
+	wantEvidence := map[string]map[string]float64{"api-surface": {"a.go": 1, "web/app.ts": 1}, "behaviour-change": {"a.go": 0.5, "web/app.ts": 0.5}, "tests": {"a_test.go": 1}}
 	if diff := cmp.Diff(wantEvidence, s.Evidence); diff != "" {
 		t.Errorf("evidence (-want +got):\n%s", diff)
 	}

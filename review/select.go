@@ -25,10 +25,16 @@ var affinity = map[string][]string{
 	"tests":          {"testing"},
 	"deletion":       {"release-manager", "maintainability"},
 	"docs":           {"assumptions", "architecture"},
+	// The weakest category: any change to code. It counts only when the
+	// change has no other category, so that an ordinary code change still
+	// concerns correctness and testing without changing any other pick.
+	material.CategoryBehaviour: {"correctness", "testing"},
 }
 
 // minRelevance is the score a specialist needs to be picked by adaptive
-// selection. A change category the specialist serves scores 2, a file
+// selection. A change category the specialist serves scores 2 (for
+// behaviour-change, which every code change has, only when the change has
+// no other category), a file
 // pattern among its signals that a changed file matches scores 1, and
 // each signal word scores a third per mention, up to 1. So one category
 // or one file pattern is enough, and words are enough once they add up to
@@ -41,6 +47,9 @@ func scoreSpecialist(p *persona.Persona, sig material.Signals, files []string) (
 	var score float64
 	var why []string
 	for _, c := range sig.Categories {
+		if c == material.CategoryBehaviour && len(sig.Categories) > 1 {
+			continue
+		}
 		for _, id := range affinity[c] {
 			if id == p.ID {
 				score += 2

@@ -147,6 +147,17 @@ func TestAdaptive(t *testing.T) {
 		{name: "trust boundary", material: func(t *testing.T) *material.Material {
 			return changeMaterial(t, nil, files{"api/lookup.go": handler})
 		}, n: 3, must: []string{"security"}, size: 3, rationale: []string{"security (trust-boundary", "trust-boundary: api/lookup.go line 6 handles HTTP requests"}},
+		// A plain code change with no control flow, route or SQL still
+		// concerns somebody: it reads the environment and writes a file.
+		{name: "plain code change", material: func(t *testing.T) *material.Material {
+			return changeMaterial(t, files{"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n"},
+				files{"main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\tname := os.Getenv(\"NAME\")\n\tos.WriteFile(\"/tmp/x\", []byte(name), 0o644)\n\tfmt.Println(\"hi \" + name)\n}\n"})
+		}, n: 3, picked: []string{"correctness", "edge-cases", "security"}, size: 3, rationale: []string{"data-handling: main.go line"}},
+		// With nothing but behaviour-change, correctness and testing are
+		// the ones concerned.
+		{name: "only a code change", material: func(t *testing.T) *material.Material {
+			return changeMaterial(t, files{"calc.go": "package calc\n\nfunc double(x int) int { return x * 2 }\n"}, files{"calc.go": "package calc\n\nfunc double(x int) int { return x * 3 }\n"})
+		}, n: 3, picked: []string{"correctness", "testing"}, size: 2, rationale: []string{"3 requested, 2 relevant", "behaviour-change: "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
