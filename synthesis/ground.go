@@ -2,7 +2,9 @@ package synthesis
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -246,7 +248,7 @@ func narrativeProblem(s string, known map[string]*scored, vocab map[string]bool)
 		return ""
 	}
 	share, contra := support(ws, poolOf(cited))
-	list := strings.Join(sortedIDs(seen), ", ")
+	list := strings.Join(slices.Sorted(maps.Keys(seen)), ", ")
 	if len(contra) > 0 {
 		return fmt.Sprintf("it contradicts the findings it cites (%s), reversing the negation of %s", list, strings.Join(contra, ", "))
 	}
@@ -255,13 +257,4 @@ func narrativeProblem(s string, known map[string]*scored, vocab map[string]bool)
 			list, share*100, narrativeSupport*100)
 	}
 	return ""
-}
-
-func sortedIDs(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for id := range set {
-		out = append(out, id)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -348,7 +348,7 @@ func positionsOf(c *cluster, pos map[string]position) []Position {
 func lensConflict(c *cluster, pos map[string]position) (*scored, *scored) {
 	for i, a := range c.members {
 		for _, b := range c.members[i+1:] {
-			if a.Specialist != b.Specialist || a.Lens == b.Lens {
+			if !otherLens(a, b) {
 				continue
 			}
 			if a.Severity != b.Severity {
