@@ -622,7 +622,8 @@ func TestPrefixCacheWarmup(t *testing.T) {
 }
 
 func TestMaxConcurrent(t *testing.T) {
-	s := newServer(t, Config{Latency: 100 * time.Millisecond})
+	// Long enough that five calls started together overlap on a busy machine.
+	s := newServer(t, Config{Latency: 400 * time.Millisecond})
 	var wg sync.WaitGroup
 	for i := 0; i < 5; i++ {
 		wg.Add(1)
