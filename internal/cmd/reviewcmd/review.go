@@ -5,6 +5,7 @@ package reviewcmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -120,7 +121,7 @@ reviewable (every changed file was skipped).`,
 	fl.StringSliceVar(&o.Artifacts, "artifacts", nil, "documents or directories to review (sets --type artifacts)")
 	fl.StringVar(&o.Input, "input", "", "freeform content: a file, or - for stdin")
 	fl.StringSliceVar(&o.Formats, "format", nil, "machine outputs besides markdown: json, sarif, rdjson (repeatable)")
-	fl.StringVar(&o.Stdout, "stdout", "", "print one format (markdown, json, sarif, rdjson) to stdout instead of its file; status goes to stderr")
+	fl.StringVar(&o.Stdout, "stdout", "", "print one format (markdown, json, sarif, rdjson) to stdout instead of its file; status goes to stderr; with --dry-run, json prints the plan")
 	fl.StringVar(&o.FailOn, "fail-on", "never", "exit 1 when findings at or above this severity exist: must-fix, should-fix, consider or never")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "print the plan (specialists, lenses, models, calls, estimated tokens and cost) and call no model")
 	fl.StringVar(&o.ShowPrompt, "show-prompt", "", "with --dry-run, also print the composed prompt of this specialist")
@@ -312,6 +313,9 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	if o.ShowPrompt != "" && !o.DryRun {
 		return nil, cmdutil.UsageError("--show-prompt works with --dry-run")
 	}
+	if o.DryRun && o.Stdout != "" && o.Stdout != "json" {
+		return nil, cmdutil.UsageError("--stdout %s with --dry-run: a dry run writes no review; use --stdout json for the plan as JSON", o.Stdout)
+	}
 	if o.MaxPromptTokens < 0 {
 		return nil, cmdutil.UsageError("--max-prompt-tokens must be positive")
 	}
@@ -369,6 +373,9 @@ func printAssignments(w io.Writer, p *review.Plan) {
 }
 
 func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, est review.Estimate, o *Options) error {
+	if o.Stdout == "json" {
+		return printPlanJSON(f.IO.Out, p, est, o)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Run\t%s\n", p.RunID)
 	fmt.Fprintf(tw, "Output\t%s\n", p.OutputDir)
@@ -387,7 +394,11 @@ func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, est review.Estim
 		lenses = strings.Join(ls, ", ")
 	}
 	fmt.Fprintf(tw, "Lenses\t%s\n", lenses)
-	fmt.Fprintf(tw, "Calls\t%d specialist call(s) + 1 synthesis call\n", len(p.Tasks))
+	calls := fmt.Sprintf("%d specialist call(s) + 1 synthesis call", len(p.Tasks))
+	if n := p.DebateCallsMax(); n > 0 {
+		calls += fmt.Sprintf(" + up to %d debate call(s) after the first round (not in the estimate below)", n)
+	}
+	fmt.Fprintf(tw, "Calls\t%s\n", calls)
 	fmt.Fprintf(tw, "Input tokens\t~%d (~%d of them cacheable as a shared prefix)\n", est.InputTokens, est.CachedTokens)
 	cost := fmt.Sprintf("~$%.4f (assuming %d output tokens a call)", est.Cost, est.OutputPerCall)
 	if len(est.Unpriced) > 0 {
@@ -405,6 +416,30 @@ func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, est review.Estim
 		fmt.Fprintf(w, "\n--- prompt of %s ---\n%s", o.ShowPrompt, text)
 	}
 	return nil
+}
+
+// printPlanJSON writes the plan of a dry run as one JSON document, with the
+// composed prompt of --show-prompt's specialist when asked for.
+func printPlanJSON(w io.Writer, p *review.Plan, est review.Estimate, o *Options) error {
+	doc := struct {
+		review.PlanSummary
+		Prompt *shownPrompt `json:"prompt,omitempty"`
+	}{PlanSummary: p.Summary(est)}
+	if o.ShowPrompt != "" {
+		text, err := p.Prompt(o.ShowPrompt)
+		if err != nil {
+			return cmdutil.AsUsage(err)
+		}
+		doc.Prompt = &shownPrompt{Specialist: o.ShowPrompt, Text: text}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+type shownPrompt struct {
+	Specialist string `json:"specialist"`
+	Text       string `json:"text"`
 }
 
 func summarize(w io.Writer, out *review.Outcome) {

@@ -1,0 +1,92 @@
+package review
+
+import (
+	"slices"
+)
+
+// PlanSummary is what --dry-run reports, in a shape meant for machines: a CI
+// job can read the calls and the estimated cost before it pays for a run.
+type PlanSummary struct {
+	RunID              string              `json:"run_id"`
+	OutputDir          string              `json:"output_dir"`
+	ReviewMode         string              `json:"review_mode"`
+	Mode               string              `json:"mode"` // parallel or debate
+	Type               string              `json:"type"`
+	Coordinates        string              `json:"coordinates"`
+	Files              []string            `json:"files"`
+	Skipped            []SkippedFile       `json:"skipped"`
+	Chunks             int                 `json:"chunks"`
+	Specialists        []PlannedSpecialist `json:"specialists"`
+	SelectionRationale string              `json:"selection_rationale,omitempty"`
+	SynthesisModel     string              `json:"synthesis_model"`
+	SpecialistCalls    int                 `json:"specialist_calls"`
+	SynthesisCalls     int                 `json:"synthesis_calls"`
+	// DebateCallsMax bounds the calls a debate adds after the first round
+	// (the hub's summaries, later rounds and continuations); 0 in parallel mode.
+	DebateCallsMax int          `json:"debate_calls_max"`
+	Estimate       PlanEstimate `json:"estimate"`
+	Warnings       []string     `json:"warnings,omitempty"`
+}
+
+// SkippedFile is a changed file left out of the review, and why.
+type SkippedFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// PlannedSpecialist is one specialist of the plan with its model and the
+// lenses it runs under (empty when lenses do not apply).
+type PlannedSpecialist struct {
+	ID     string   `json:"id"`
+	Model  string   `json:"model"`
+	Lenses []string `json:"lenses"`
+}
+
+// PlanEstimate is the Estimate in JSON.
+type PlanEstimate struct {
+	InputTokens         int      `json:"input_tokens"`
+	CachedInputTokens   int      `json:"cached_input_tokens"`
+	OutputTokensPerCall int      `json:"output_tokens_per_call"`
+	CostUSD             float64  `json:"cost_usd"`
+	Unpriced            []string `json:"unpriced_models,omitempty"`
+}
+
+// Summary describes the plan and its estimate for --dry-run.
+func (p *Plan) Summary(est Estimate) PlanSummary {
+	s := PlanSummary{
+		RunID: p.RunID, OutputDir: p.OutputDir, ReviewMode: p.Mode, Mode: p.Context.InteractionMode,
+		Type: p.Context.Type, Coordinates: p.Context.Coordinates, Files: []string{}, Skipped: []SkippedFile{},
+		Chunks: len(p.Chunks), SelectionRationale: p.SelectionRationale, SynthesisModel: p.TriageModel,
+		SpecialistCalls: len(p.Tasks), SynthesisCalls: 1, DebateCallsMax: p.DebateCallsMax(), Warnings: p.Warnings,
+		Estimate: PlanEstimate{InputTokens: est.InputTokens, CachedInputTokens: est.CachedTokens,
+			OutputTokensPerCall: est.OutputPerCall, CostUSD: est.Cost, Unpriced: est.Unpriced},
+	}
+	for _, f := range p.Material.Files {
+		s.Files = append(s.Files, f.Path)
+	}
+	for _, k := range p.Material.Skipped {
+		s.Skipped = append(s.Skipped, SkippedFile{Path: k.Path, Reason: k.Reason})
+	}
+	lenses := map[string][]string{}
+	for _, t := range p.Tasks {
+		info := p.taskInfo[t.ID]
+		if info.lens != "" && !slices.Contains(lenses[info.specialist], info.lens) {
+			lenses[info.specialist] = append(lenses[info.specialist], info.lens)
+		}
+	}
+	for _, sp := range p.Specialists {
+		s.Specialists = append(s.Specialists, PlannedSpecialist{ID: sp.ID, Model: p.Models[sp.ID], Lenses: append([]string{}, lenses[sp.ID]...)})
+	}
+	return s
+}
+
+// DebateCallsMax is the most calls a debate can add after its first round:
+// per later round, one hub summary and one call per specialist and lens,
+// then the continuation budget. It is 0 outside debate mode. Estimate
+// prices the first round's calls only.
+func (p *Plan) DebateCallsMax() int {
+	if p.Context.InteractionMode != Debate {
+		return 0
+	}
+	return (maxRounds-1)*(1+len(p.Tasks)) + continuationCallLimit
+}
