@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -473,7 +474,17 @@ func summarize(w io.Writer, out *review.Outcome) {
 	if out.Stopped != nil {
 		fmt.Fprintln(w, "sot: "+out.Stopped.Error())
 	}
-	fmt.Fprintf(w, "sot: wrote %s\n", out.Plan.OutputDir+"/REVIEW-SYNTHESIS.md")
+	var machine []string
+	for _, f := range out.Files {
+		if b := filepath.Base(f); strings.HasPrefix(b, "review.") {
+			machine = append(machine, b)
+		}
+	}
+	also := ""
+	if len(machine) > 0 {
+		also = " (and " + strings.Join(machine, ", ") + ")"
+	}
+	fmt.Fprintf(w, "sot: wrote %s%s\n", filepath.Join(out.Plan.OutputDir, "REVIEW-SYNTHESIS.md"), also)
 }
 
 // exitCode: a review in which no specialist came back failed (1); then
