@@ -128,7 +128,7 @@ reviewable (every changed file was skipped).`,
 	fl.StringVar(&o.ShowPrompt, "show-prompt", "", "with --dry-run, also print the composed prompt of this specialist")
 	fl.Int64Var(&o.Seed, "seed", 0, "fix the randomized order of the synthesis inputs (default: derived from the run)")
 	fl.IntVar(&o.MaxPromptTokens, "max-prompt-tokens", 0, "prompt budget per call; larger material is split into chunks (default: from the models' context windows)")
-	fl.BoolVar(&o.Fresh, "fresh", false, "start the run afresh instead of replaying its journal")
+	fl.BoolVar(&o.Fresh, "fresh", false, "start the run afresh instead of replaying its journal (the response cache still answers; add --no-cache to call the models again)")
 	fl.StringVar(&o.Resolve, "resolve", "", "walk the findings of a finished review (its directory or run id) and record accept, dismiss or defer for each")
 	return cmd
 }
