@@ -71,7 +71,7 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	res := p.result()
 	var reports []finding.Report
 	var stopped error
-	if p.Context.InteractionMode == Debate && len(p.Specialists) > 1 {
+	if p.Debates() {
 		reports, stopped, err = runDebate(ctx, p, o, st, res)
 		if err != nil {
 			return nil, err

@@ -186,6 +186,9 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	if err := p.roster(o, def.String()); err != nil {
 		return nil, err
 	}
+	if c.InteractionMode == Debate && !p.Debates() {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("debate needs at least two specialists; with only %s, the review runs in parallel mode", strings.Join(p.specialistIDs(), ", ")))
+	}
 	if err := p.schedule(o); err != nil {
 		return nil, err
 	}

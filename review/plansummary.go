@@ -54,7 +54,7 @@ type PlanEstimate struct {
 // Summary describes the plan and its estimate for --dry-run.
 func (p *Plan) Summary(est Estimate) PlanSummary {
 	s := PlanSummary{
-		RunID: p.RunID, OutputDir: p.OutputDir, ReviewMode: p.Mode, Mode: p.Context.InteractionMode,
+		RunID: p.RunID, OutputDir: p.OutputDir, ReviewMode: p.Mode, Mode: p.EffectiveMode(),
 		Type: p.Context.Type, Coordinates: p.Context.Coordinates, Files: []string{}, Skipped: []SkippedFile{},
 		Chunks: len(p.Chunks), SelectionRationale: p.SelectionRationale, SynthesisModel: p.TriageModel,
 		SpecialistCalls: len(p.Tasks), SynthesisCalls: 1, DebateCallsMax: p.DebateCallsMax(), Warnings: p.Warnings,
@@ -82,11 +82,27 @@ func (p *Plan) Summary(est Estimate) PlanSummary {
 
 // DebateCallsMax is the most calls a debate can add after its first round:
 // per later round, one hub summary and one call per specialist and lens,
-// then the continuation budget. It is 0 outside debate mode. Estimate
+// then the continuation budget. It is 0 when the review does not debate. Estimate
 // prices the first round's calls only.
 func (p *Plan) DebateCallsMax() int {
-	if p.Context.InteractionMode != Debate {
+	if !p.Debates() {
 		return 0
 	}
 	return (maxRounds-1)*(1+len(p.Tasks)) + continuationCallLimit
+}
+
+// Debates reports whether the review runs as a debate: debate mode was asked
+// for and at least two specialists take part (seed 002: with one, the
+// review runs in parallel mode).
+func (p *Plan) Debates() bool {
+	return p.Context.InteractionMode == Debate && len(p.Specialists) > 1
+}
+
+// EffectiveMode is the interaction mode the review runs in: parallel or
+// debate.
+func (p *Plan) EffectiveMode() string {
+	if p.Debates() {
+		return Debate
+	}
+	return Parallel
 }

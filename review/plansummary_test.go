@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,6 +26,7 @@ func TestPlanSummary(t *testing.T) {
 	}{
 		{"parallel with lenses", Parallel, 0, "premortem,red-team", []string{"premortem", "red-team"}, "security,testing"},
 		{"debate without lenses", Debate, 2*(1+2) + continuationCallLimit, "none", []string{}, "security,testing"},
+		{"debate of one specialist runs in parallel", Debate, 0, "none", []string{}, "security"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,17 +39,21 @@ func TestPlanSummary(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := p.Summary(p.Estimate(o))
-			if len(s.Files) != 3 || s.Chunks != 1 || s.Type != "diff" || s.Mode != tt.mode {
+			wantMode := tt.mode
+			if tt.wantDebate == 0 {
+				wantMode = Parallel
+			}
+			if len(s.Files) != 3 || s.Chunks != 1 || s.Type != "diff" || s.Mode != wantMode {
 				t.Errorf("files %v, chunks %d, type %q, mode %q", s.Files, s.Chunks, s.Type, s.Mode)
 			}
-			want := []PlannedSpecialist{
-				{ID: "security", Model: "openai:gpt-4.1", Lenses: tt.wantLenses},
-				{ID: "testing", Model: "openai:gpt-4.1", Lenses: tt.wantLenses},
+			var want []PlannedSpecialist
+			for _, id := range strings.Split(tt.specialists, ",") {
+				want = append(want, PlannedSpecialist{ID: id, Model: "openai:gpt-4.1", Lenses: tt.wantLenses})
 			}
 			if d := cmp.Diff(want, s.Specialists); d != "" {
 				t.Errorf("specialists (-want +got):\n%s", d)
 			}
-			if want := 2 * max(1, len(tt.wantLenses)); s.SpecialistCalls != want || s.SynthesisCalls != 1 {
+			if want := len(want) * max(1, len(tt.wantLenses)); s.SpecialistCalls != want || s.SynthesisCalls != 1 {
 				t.Errorf("calls %d + %d, want %d + 1", s.SpecialistCalls, s.SynthesisCalls, want)
 			}
 			if s.DebateCallsMax != tt.wantDebate {

@@ -380,7 +380,11 @@ func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, est review.Estim
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Run\t%s\n", p.RunID)
 	fmt.Fprintf(tw, "Output\t%s\n", p.OutputDir)
-	fmt.Fprintf(tw, "Mode\t%s, %s\n", p.Mode, p.Context.InteractionMode)
+	mode := p.EffectiveMode()
+	if mode != p.Context.InteractionMode {
+		mode += " (debate needs at least two specialists)"
+	}
+	fmt.Fprintf(tw, "Mode\t%s, %s\n", p.Mode, mode)
 	fmt.Fprintf(tw, "Material\t%s: %d file(s), %d skipped, %d chunk(s)\n", p.Context.Coordinates, len(p.Material.Files), len(p.Material.Skipped), len(p.Chunks))
 	var specs []string
 	for _, s := range p.Specialists {
