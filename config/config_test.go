@@ -172,3 +172,24 @@ func toString(v any) string {
 	s, _ := v.(string)
 	return s
 }
+
+func TestIsSecret(t *testing.T) {
+	tests := []struct {
+		key  string
+		want bool
+	}{
+		{"providers.openai.api_key", true},
+		{"providers.x.auth_token", true},
+		{"providers.x.token", true},
+		{"providers.x.client_secret", true},
+		{"providers.x.password", true},
+		{"budget.max_tokens", false}, // a count, not a credential
+		{"providers.openai.api_key_env", false},
+		{"providers.ollama.base_url", false},
+	}
+	for _, tt := range tests {
+		if got := isSecret(tt.key); got != tt.want {
+			t.Errorf("isSecret(%q) = %v, want %v", tt.key, got, tt.want)
+		}
+	}
+}

@@ -289,10 +289,17 @@ func unflatten(flat map[string]any) map[string]any {
 	return root
 }
 
-// secretKeys are config keys whose values are never shown.
+// isSecret reports whether a config key holds a credential, whose value is
+// never shown. It judges the key's last segment, so that a setting such as
+// budget.max_tokens (a count) is shown while an api_key or an auth_token is
+// not.
 func isSecret(key string) bool {
 	k := strings.ToLower(key)
-	return strings.HasSuffix(k, ".api_key") || strings.Contains(k, "token") || strings.Contains(k, "secret") || strings.Contains(k, "password")
+	if i := strings.LastIndexByte(k, '.'); i >= 0 {
+		k = k[i+1:]
+	}
+	return k == "api_key" || k == "token" || strings.HasSuffix(k, "_token") ||
+		strings.Contains(k, "secret") || strings.Contains(k, "password")
 }
 
 // Values lists every setting of cfg with its source, sorted by key, with
