@@ -1,6 +1,6 @@
 module github.com/sotlabs/sot
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.13.0

@@ -39,8 +39,9 @@ type Value struct {
 	Source string `json:"source"`
 }
 
-// Loader merges configuration layers. Create one with NewLoader, add flags
-// with Set, then call Load.
+// Loader merges configuration layers. Declare one with the directories and
+// files to read (the zero value reads the defaults), add flags with Set,
+// then call Load.
 type Loader struct {
 	// WorkDir is where the search for .sot/config.yaml starts (default: cwd).
 	WorkDir string

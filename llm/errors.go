@@ -8,7 +8,9 @@ import (
 )
 
 // Sentinel errors. Every error a provider returns wraps exactly one of these,
-// so callers can branch with errors.Is.
+// so callers can branch with errors.Is, except when the caller's context
+// ends: then the error wraps context.Canceled or context.DeadlineExceeded
+// (and, when a retry was pending, the last provider error too).
 var (
 	// ErrAuth: the provider rejected the credentials (401, 403).
 	ErrAuth = errors.New("authentication failed")

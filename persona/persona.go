@@ -22,10 +22,10 @@ type Kind string
 // Persona kinds.
 const (
 	Specialist  Kind = "specialist"   // reviews material by one method (seeds 001, 002)
-	Lens        Kind = "lens"         // a perspective overlay on a specialist (seed 002)
-	Role        Kind = "role"         // a cognitive perspective role (seed 000)
-	Debater     Kind = "debater"      // argues a stance (seed 003)
-	Observer    Kind = "observer"     // picks branch questions from a bias (seed 003)
+	Lens        Kind = "lens"         // a perspective overlay on a specialist
+	Role        Kind = "role"         // a cognitive perspective role for questions over a corpus
+	Debater     Kind = "debater"      // argues a stance in a philosophical debate
+	Observer    Kind = "observer"     // picks branch questions from a bias
 	SharedRules Kind = "shared-rules" // rules every specialist follows
 )
 

@@ -1,7 +1,8 @@
 // Package prompt composes the system prompt of every persona call from its
-// layers, in the order seed 002 gives: shared rules, the context preamble,
-// the material under review (fenced as data), the specialist, the lens
-// overlay and the review coordinates. Everything up to and including the
+// layers, in this order: shared rules, the context preamble, the material
+// under review (fenced as data), the specialist, the lens overlay, the output
+// format and the review coordinates (then, in a debate, the round's context).
+// Everything up to and including the
 // material is byte-identical for every specialist of a run, so providers'
 // prompt caches bill the material once.
 package prompt

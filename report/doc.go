@@ -1,7 +1,7 @@
 // Package report renders a review's results: the per-specialist
 // REVIEW-{SPECIALIST}[-{LENS}].md files, REVIEW-SYNTHESIS.md with the
-// sections seed 002 specifies, and the machine formats CI systems read
-// (one JSON document, SARIF 2.1.0 for code scanning, and reviewdog's
+// sections PAW's final review specifies, and the machine formats CI systems
+// read (one JSON document, SARIF 2.1.0 for code scanning, and reviewdog's
 // rdjsonl). Every function is pure and deterministic: the same input
 // renders the same bytes, so a resumed run writes what an uninterrupted
 // one would have written.

@@ -10,7 +10,8 @@ import (
 	"github.com/sotlabs/sot/synthesis"
 )
 
-// Section headings of REVIEW-SYNTHESIS.md, in order (seed 002).
+// Section headings of REVIEW-SYNTHESIS.md, in order (PAW's final-review
+// synthesis format).
 const (
 	SectionSummary      = "Review Summary"
 	SectionDiversity    = "Perspective Diversity"

@@ -25,7 +25,7 @@ const (
 	Debate   = "debate"
 )
 
-// Context is the review context of seed 002's input contract: what to
+// Context is the review context of PAW's input contract: what to
 // review and how to orchestrate it.
 type Context struct {
 	// Type is diff, artifacts or freeform.

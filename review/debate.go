@@ -16,7 +16,7 @@ import (
 	"github.com/sotlabs/sot/synthesis"
 )
 
-// Debate limits, from seed 002.
+// Debate limits, from PAW's debate mode.
 const (
 	maxRounds             = 3  // global rounds, the parallel sweep included
 	maxExtraExchanges     = 2  // per contested thread after the global rounds
@@ -88,7 +88,7 @@ type debate struct {
 	calls     int // continuation calls made
 }
 
-// runDebate runs seed 002's threaded debate: round 1 is the parallel sweep;
+// runDebate runs the threaded debate: round 1 is the parallel sweep;
 // after each round the triage lead summarizes by thread, and that summary is
 // all the specialists see of each other in the next round (hub and spoke).
 // Rounds stop early when nothing changes, and never exceed three; threads

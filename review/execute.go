@@ -153,7 +153,7 @@ const journalFile = "journal.jsonl"
 // runTasks runs the first round of specialist calls. A call whose model
 // turned out to be unusable (no key, a rejected key, a model the provider
 // does not serve) runs once more on the session default, with a warning,
-// as seed 002 asks of an unavailable model; the specialist keeps the
+// as PAW asks of an unavailable model; the specialist keeps the
 // default for the rest of the run.
 func (p *Plan) runTasks(ctx context.Context, st *stack.Stack, tasks []*engine.Task, o *Options, res *synthesis.Result) []engine.Result {
 	results := engine.Run(ctx, st, tasks, o.Events)
@@ -283,8 +283,8 @@ func (p *Plan) result() *synthesis.Result {
 	res := &synthesis.Result{
 		RunID: p.RunID, Mode: p.Context.InteractionMode, ReviewMode: p.Mode, Type: p.Context.Type, Coordinates: p.Context.Coordinates,
 		Models: p.Models, Context: p.ContextUsed, SelectionRationale: p.SelectionRationale,
-		PerspectiveCap: p.Context.PerspectiveCap, PerspectiveMode: p.Lenses.mode, PerspectiveRationale: p.Lenses.rationale,
-		PerspectivesSkipped: p.Lenses.skipped, Seed: p.Seed, Reviewed: p.Material.Paths(), Notes: append([]string(nil), p.Warnings...),
+		PerspectiveCap: p.Context.PerspectiveCap, PerspectiveMode: p.lenses.mode, PerspectiveRationale: p.lenses.rationale,
+		PerspectivesSkipped: p.lenses.skipped, Seed: p.Seed, Reviewed: p.Material.Paths(), Notes: append([]string(nil), p.Warnings...),
 	}
 	if p.Mode != ModeSociety {
 		res.Notes = append(res.Notes, "mode "+p.Mode+": a general reviewer instead of specialists")
@@ -292,9 +292,9 @@ func (p *Plan) result() *synthesis.Result {
 	for _, s := range p.Specialists {
 		res.Specialists = append(res.Specialists, s.ID)
 	}
-	if len(p.Lenses.lenses) > 0 {
+	if len(p.lenses.lenses) > 0 {
 		res.PerspectiveMap = map[string][]string{}
-		for _, l := range p.Lenses.lenses {
+		for _, l := range p.lenses.lenses {
 			res.Perspectives = append(res.Perspectives, l.ID)
 			res.PerspectiveMap[l.ID] = res.Specialists
 		}
@@ -500,7 +500,7 @@ func saveResult(dir string, res *synthesis.Result) error {
 // Run is a finished review loaded from its output directory.
 type Run struct {
 	Dir    string
-	State  state
+	state  state
 	Result *synthesis.Result
 }
 
@@ -519,7 +519,7 @@ func LoadRun(ref string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Dir: dir, State: loadState(dir), Result: &synthesis.Result{}}
+	r := &Run{Dir: dir, state: loadState(dir), Result: &synthesis.Result{}}
 	if err := json.Unmarshal(b, r.Result); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, resultFile), err)
 	}

@@ -33,16 +33,16 @@ type ModerateOptions struct {
 }
 
 // ModeratorSkip says why moderator mode does not apply to a run, or "".
-// Seed 002: skip it when interactive is false, when there are no findings,
+// PAW's rule: skip it when interactive is false, when there are no findings,
 // and in smart mode when every finding is consider-tier.
 func (r *Run) ModeratorSkip() string {
 	res := r.Result
 	switch {
-	case r.State.Context.Interactive == persona.InteractiveFalse:
+	case r.state.Context.Interactive == persona.InteractiveFalse:
 		return "the review ran with interactive false"
 	case len(res.Items) == 0:
 		return "the review has no findings"
-	case r.State.Context.Interactive == persona.InteractiveSmart:
+	case r.state.Context.Interactive == persona.InteractiveSmart:
 		for _, it := range res.Items {
 			if it.Severity != finding.Consider {
 				return ""
@@ -183,13 +183,13 @@ func (m *moderator) specialistIn(s string) (string, string) {
 // system composes a specialist's prompt for moderator mode: its persona,
 // the shared rules, the preamble, the coordinates and the synthesis.
 func (m *moderator) system(spec *persona.Persona, focus string, extra string) (string, error) {
-	c := m.r.State.Context
+	c := m.r.state.Context
 	material := "The material itself is not repeated here; the review's synthesis follows as context.\n\n" + m.synth
 	if extra != "" {
 		material = extra + "\n\n" + material
 	}
 	run := &prompt.Run{Type: c.Type, Framing: c.Framing, SharedRules: m.o.Library.SharedRules(), Material: material,
-		Nonce: m.r.State.Nonce, Coordinates: c.Coordinates, OutputDir: m.r.Dir}
+		Nonce: m.r.state.Nonce, Coordinates: c.Coordinates, OutputDir: m.r.Dir}
 	comp, err := run.Compose(spec, prompt.Options{Round: "Moderator mode: the user now talks to you directly. " + focus})
 	if err != nil {
 		return "", err
@@ -342,7 +342,7 @@ func (m *moderator) deeper(ctx context.Context, area, name string) error {
 	extra := ""
 	if fi, err := os.Stat(area); err == nil && !fi.IsDir() {
 		if mat, err := material.Artifacts([]string{area}); err == nil {
-			extra = "The user points at this file:\n\n" + prompt.Fence(mat.Text(), m.r.State.Nonce)
+			extra = "The user points at this file:\n\n" + prompt.Fence(mat.Text(), m.r.state.Nonce)
 		}
 	}
 	if name == "" {
@@ -393,10 +393,10 @@ func (m *moderator) relevant(text string) string {
 }
 
 func (m *moderator) modelOf(name string) string {
-	if model := m.r.State.Models[name]; model != "" {
+	if model := m.r.state.Models[name]; model != "" {
 		return model
 	}
-	return m.r.State.TriageModel
+	return m.r.state.TriageModel
 }
 
 // record appends an exchange to MODERATOR.md.

@@ -102,7 +102,7 @@ type Plan struct {
 	// Specialists take part; for single- and multi-model modes they are the
 	// general reviewer under one name per model.
 	Specialists        []*persona.Persona
-	Lenses             lensPlan
+	lenses             lensPlan
 	Models             map[string]string // specialist -> model
 	TriageModel        string
 	ContextUsed        string
@@ -304,7 +304,7 @@ func (p *Plan) roster(o *Options, def string) error {
 	if err != nil {
 		return &FieldError{"perspectives", err.Error()}
 	}
-	p.Lenses = lp
+	p.lenses = lp
 	p.Warnings = append(p.Warnings, warns...)
 	ms, _ := ParseModels(c.SpecialistModels)
 	models, warns := assignModels(specs, ms, def, o.Config)
@@ -316,7 +316,7 @@ func (p *Plan) roster(o *Options, def string) error {
 
 // dropKeyless moves specialists whose assigned model's provider has no API
 // key to the session default, with a warning, before anything is printed
-// or sent: seed 002 asks for that fallback for an unavailable model.
+// or sent: PAW asks for that fallback for an unavailable model.
 func (p *Plan) dropKeyless(o *Options, def string) []string {
 	getenv := o.Getenv
 	if getenv == nil {
@@ -405,7 +405,7 @@ func (p *Plan) generalRoster(o *Options, def string) error {
 		}
 	}
 	p.Models = map[string]string{}
-	p.Lenses = lensPlan{mode: "none"}
+	p.lenses = lensPlan{mode: "none"}
 	p.ContextUsed = "none"
 	for _, m := range models {
 		ref, err := o.Config.ResolveModel(m)
@@ -505,7 +505,7 @@ func (p *Plan) schedule(o *Options) error {
 	var probes []prompt.Composed
 	overheadBytes := 0
 	for _, s := range p.Specialists {
-		for _, l := range append([]*persona.Persona{nil}, p.Lenses.lenses...) {
+		for _, l := range append([]*persona.Persona{nil}, p.lenses.lenses...) {
 			c, err := probe.Compose(s, prompt.Options{Lens: l, Round: chunkNote(9, 9)})
 			if err != nil {
 				return err
@@ -571,7 +571,7 @@ func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 	p.taskInfo = map[string]taskInfo{}
 	p.Tasks = nil
 	n := len(p.Chunks)
-	lenses := p.Lenses.lenses
+	lenses := p.lenses.lenses
 	if len(lenses) == 0 {
 		lenses = []*persona.Persona{nil}
 	}
@@ -689,7 +689,7 @@ func (p *Plan) runID(o *Options) string {
 	for _, s := range p.Specialists {
 		w(s.ID, s.Body, p.Models[s.ID])
 	}
-	for _, l := range p.Lenses.lenses {
+	for _, l := range p.lenses.lenses {
 		w(l.ID, l.Body)
 	}
 	if o.Seed != nil {
@@ -738,7 +738,7 @@ func loadState(dir string) state {
 // LensIDs lists the lenses that apply.
 func (p *Plan) LensIDs() []string {
 	var out []string
-	for _, l := range p.Lenses.lenses {
+	for _, l := range p.lenses.lenses {
 		out = append(out, l.ID)
 	}
 	return out

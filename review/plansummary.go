@@ -92,8 +92,8 @@ func (p *Plan) DebateCallsMax() int {
 }
 
 // Debates reports whether the review runs as a debate: debate mode was asked
-// for and at least two specialists take part (seed 002: with one, the
-// review runs in parallel mode).
+// for and at least two specialists take part (with one, there is nobody to
+// argue with, and the review runs in parallel mode).
 func (p *Plan) Debates() bool {
 	return p.Context.InteractionMode == Debate && len(p.Specialists) > 1
 }

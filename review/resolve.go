@@ -52,7 +52,7 @@ func autoAccept(it *synthesis.Item) bool {
 // resolved are left alone, so an interrupted walk can be resumed. In smart
 // mode the findings smart mode trusts are accepted without asking.
 func (r *Run) Resolve(ask persona.Asker, out io.Writer, version string) (int, error) {
-	smart := r.State.Context.Interactive == persona.InteractiveSmart
+	smart := r.state.Context.Interactive == persona.InteractiveSmart
 	f, err := os.OpenFile(filepath.Join(r.Dir, resolutionsFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return 0, err

@@ -238,7 +238,7 @@ const (
 )
 
 // lensCategories are the change categories that call for each lens type
-// (seed 002, Perspective Auto-Selection): adversarial lenses for trust
+// (PAW's perspective auto-selection): adversarial lenses for trust
 // boundaries, external interfaces and data handling; temporal lenses for
 // operational, dependency, configuration and long-lived changes.
 var lensCategories = map[string][]string{
@@ -308,7 +308,7 @@ func anyOf(sig material.Signals, cats ...string) string {
 	return ""
 }
 
-// assignModels follows seed 002's precedence: the specialist's frontmatter
+// assignModels follows PAW's precedence: the specialist's frontmatter
 // model, a pinned pair, the pool round-robin over the unpinned specialists
 // sorted by name, then the session default. A model that cannot be resolved
 // falls back to the default with a warning.

@@ -98,6 +98,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	if err != nil {
 		return nil, p.fail(req, llm.ErrConfig, err.Error(), nil)
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
@@ -116,10 +117,12 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	case err == nil:
 	case errors.Is(err, exec.ErrNotFound):
 		return nil, p.fail(req, llm.ErrConfig, fmt.Sprintf("program %q not found on PATH; install it or set providers.command.program", args[0]), err)
+	case parent.Err() != nil:
+		// The caller cancelled or its own deadline passed: report that, as
+		// the HTTP backends do, not the command's timeout.
+		return nil, parent.Err()
 	case ctx.Err() == context.DeadlineExceeded:
 		return nil, p.fail(req, llm.ErrTimeout, fmt.Sprintf("%q ran longer than %s", args[0], p.cfg.Timeout), err)
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
 	default:
 		return nil, p.fail(req, llm.ErrUnavailable, fmt.Sprintf("%q failed (%v): %s", args[0], err, tail(stderr.String())), nil)
 	}

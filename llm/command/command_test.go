@@ -148,6 +148,18 @@ func TestCommandFailures(t *testing.T) {
 	}
 }
 
+// When the caller's deadline passes first, the error is the caller's, not
+// the command's own timeout.
+func TestCommandCallerDeadline(t *testing.T) {
+	p := newProvider(t, 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := p.Complete(ctx, &llm.Request{Model: "command:sleep", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, llm.ErrTimeout) || strings.Contains(fmt.Sprint(err), "ran longer than") {
+		t.Errorf("err = %v, want the caller's deadline", err)
+	}
+}
+
 func TestCommandLineReference(t *testing.T) {
 	exe, _ := os.Executable()
 	p := New(Config{Env: append(os.Environ(), "SOT_FAKE_LLM=1")})

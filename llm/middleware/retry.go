@@ -80,7 +80,7 @@ func Retry(next llm.Provider, opts RetryOptions) llm.Provider {
 			select {
 			case <-ctx.Done():
 				t.Stop()
-				return nil, fmt.Errorf("%w (while waiting to retry after: %v)", ctx.Err(), err)
+				return nil, fmt.Errorf("%w (while waiting to retry after: %w)", ctx.Err(), err)
 			case <-t.C:
 			}
 		}

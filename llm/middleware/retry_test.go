@@ -106,6 +106,11 @@ func TestRetryStopsWhenTheCallerCancels(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the caller's deadline", err)
 	}
+	// The provider's error is kept too: what was being retried, and why.
+	var pe *llm.Error
+	if !errors.Is(err, llm.ErrRateLimited) || !errors.As(err, &pe) || pe.Status != 429 {
+		t.Errorf("err = %v, want it to wrap the 429 it was waiting out", err)
+	}
 }
 
 func TestLimitBoundsConcurrency(t *testing.T) {

@@ -38,11 +38,12 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "prompt --specialist NAME [--lens NAME] --type diff|artifacts|freeform",
 		Short: "Print the prompt one specialist would receive, without calling a model",
-		Long: `Print the system prompt one specialist would receive. It is composed from
-five layers, in this order: the shared rules, the context preamble for the
-review type, the material under review (fenced as data, once, so every
-specialist shares the same prefix), the specialist, the lens overlay, and the
-review coordinates. --layers prints the layers and their token counts instead.`,
+		Long: `Print the system prompt one specialist would receive. Its layers come in
+this order: the shared rules, the context preamble for the review type, the
+material under review (fenced as data, once, so every specialist shares the
+same prefix), the specialist, the lens overlay (when a lens is given), the
+output format, and the review coordinates. --layers prints the layers and
+their token counts instead.`,
 		Example: `  git diff | sot prompt --specialist security --type diff --material -
   sot prompt --specialist assumptions --lens premortem --type artifacts --material docs/design.md
   sot prompt --specialist testing --type freeform --framing "Review this runbook." --layers`,

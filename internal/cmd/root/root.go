@@ -40,11 +40,10 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sot <command>",
 		Short: "Society of Thought: several LLM personas review, argue and synthesize",
-		Long: `sot puts one piece of material (a code diff, design documents, a question
-over documents, a passage) in front of several LLM personas that each reason
-in a different way, lets them work in parallel or argue in rounds, measures
-where they agree and clash, and writes one synthesis that keeps the dissent
-visible.
+		Long: `sot puts one piece of material (a code diff, design documents or any
+text) in front of several LLM personas that each reason in a different way,
+lets them work in parallel or argue in rounds, measures where they agree and
+clash, and writes one synthesis that keeps the dissent visible.
 
 Models are named provider:model: openai:gpt-4.1, anthropic:claude-sonnet-4-5,
 ollama:qwen2.5, command:llm-model-name. Set the session default with
