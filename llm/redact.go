@@ -33,12 +33,14 @@ func RegisterSecret(s string) {
 	secrets = append(secrets, s)
 }
 
-// SecretEnv lists environment variables that hold credentials.
-var SecretEnv = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SOT_API_KEY"}
+// secretEnv lists the environment variables of the built-in providers'
+// credentials (keys named by a provider's api_key_env are registered when the
+// provider is built).
+var secretEnv = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
 
 // RegisterEnvSecrets registers the values of the known credential variables.
 func RegisterEnvSecrets() {
-	for _, k := range SecretEnv {
+	for _, k := range secretEnv {
 		RegisterSecret(os.Getenv(k))
 	}
 }
