@@ -195,7 +195,7 @@ func TestContextFiltering(t *testing.T) {
 		{"zero match, smart: other context", ResolveOptions{Type: "diff", Context: "legal", Interactive: "smart", Ask: other}, "legal,pricing", "business", nil, ""},
 		{"zero match, no terminal", ResolveOptions{Type: "diff", Context: "legal", Interactive: "smart"}, "", "", ErrNeedsDecision, ""},
 		{"unknown names skipped", ResolveOptions{Selection: Selection{Names: []string{"security", "wizardry"}}}, "security", "none", nil, "unknown specialist \"wizardry\" skipped"},
-		{"no known names: fall back to built-ins", ResolveOptions{Selection: Selection{Names: []string{"wizardry"}}}, "architecture,assumptions,correctness,edge-cases,maintainability,performance,release-manager,security,testing", "none", nil, "falling back to the built-in specialists"},
+		{"no known names: an error, not a paid fallback", ResolveOptions{Selection: Selection{Names: []string{"wizardry"}}}, "", "", ErrNoSuchSpecialist, `wizardry (unknown specialist "wizardry" skipped`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,6 +204,9 @@ func TestContextFiltering(t *testing.T) {
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("err = %v, want %v", err, tt.wantErr)
+				}
+				if !strings.Contains(err.Error(), tt.wantWarn) {
+					t.Errorf("err = %q, want it to say %q", err, tt.wantWarn)
 				}
 				return
 			}

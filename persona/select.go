@@ -79,6 +79,12 @@ var ErrAborted = errors.New("aborted by the user")
 // no terminal to ask on.
 var ErrNeedsDecision = errors.New("a decision is needed and no terminal is attached")
 
+// ErrNoSuchSpecialist reports an explicit list of specialists none of which
+// could be used (unknown names, unreadable or malformed files). Running
+// other specialists instead would spend money on a review nobody asked for,
+// so it is an error, not a fallback.
+var ErrNoSuchSpecialist = errors.New("none of the named specialists exist")
+
 // Asker puts a question to the user. With choices it returns one of them;
 // without, it returns free text.
 type Asker func(question string, choices []string) (string, error)
@@ -115,9 +121,11 @@ const (
 )
 
 // ResolveSpecialists applies discovery's resolution rules: an explicit list
-// resolves only its names (unknown ones are skipped with a warning) and is
-// not filtered by context; all and adaptive take every specialist and filter
-// by context. An empty roster falls back to the built-ins with a warning.
+// resolves only its names (unknown ones are skipped with a warning, and a
+// list of which none resolves is ErrNoSuchSpecialist) and is not filtered by
+// context; all and adaptive take every specialist and filter by context.
+// When discovery finds no specialist at all, the built-ins are used with a
+// warning.
 func (l *Library) ResolveSpecialists(o ResolveOptions) (*Resolution, error) {
 	r := &Resolution{Context: "none", Adaptive: o.Selection.Adaptive}
 	warn := func(format string, args ...any) { r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...)) }
@@ -144,8 +152,8 @@ func (l *Library) ResolveSpecialists(o ResolveOptions) (*Resolution, error) {
 			r.Specialists = append(r.Specialists, p)
 		}
 		if len(r.Specialists) == 0 {
-			warn("none of the named specialists exist; falling back to the built-in specialists")
-			r.Specialists = l.Builtins(Specialist)
+			return nil, fmt.Errorf("%w: %s (%s); known specialists: %s", ErrNoSuchSpecialist,
+				strings.Join(o.Selection.Names, ", "), strings.Join(r.Warnings, "; "), strings.Join(ids(l.List(Specialist)), ", "))
 		}
 		return r, nil
 	}
