@@ -14,6 +14,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/sotlabs/sot/internal/yamlfile"
+	"github.com/sotlabs/sot/llm"
 )
 
 // sep joins the parts of a flattened key internally; keys such as model
@@ -326,6 +327,8 @@ func Values(cfg *Config, src Sources) ([]Value, error) {
 		}
 		if isSecret(key) {
 			v = "[REDACTED]"
+		} else if str, ok := v.(string); ok {
+			v = llm.Redact(str) // a password in a base URL, a key pasted in the wrong field
 		}
 		vals = append(vals, Value{Key: key, Value: v, Source: src.Of(key)})
 	}

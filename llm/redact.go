@@ -45,8 +45,8 @@ func RegisterEnvSecrets() {
 	}
 }
 
-// Redact replaces every registered secret, and anything shaped like an API
-// key, with "[REDACTED]".
+// Redact replaces every registered secret, anything shaped like an API key,
+// and the password of a URL with "[REDACTED]".
 func Redact(s string) string {
 	secretsMu.RLock()
 	for _, v := range secrets {
@@ -55,5 +55,10 @@ func Redact(s string) string {
 		}
 	}
 	secretsMu.RUnlock()
-	return keyPattern.ReplaceAllString(s, "[REDACTED]")
+	s = keyPattern.ReplaceAllString(s, "[REDACTED]")
+	return userinfoPattern.ReplaceAllString(s, "${1}[REDACTED]@")
 }
+
+// userinfoPattern matches the password of a URL's user information, as in
+// https://user:password@host/.
+var userinfoPattern = regexp.MustCompile(`(://[^/\s:@]+:)[^@\s/]+@`)

@@ -147,7 +147,7 @@ func check(ctx context.Context, p llm.Provider, cfg *config.Config, ref llm.Mode
 		Label:       "doctor/plain",
 	})
 	if err != nil {
-		c.Error, c.Hint = err.Error(), hint(err, cfg, ref)
+		c.Error, c.Hint = llm.Redact(err.Error()), llm.Redact(hint(err, cfg, ref))
 		return c
 	}
 	c.LatencyMS, c.Usage = resp.Latency.Milliseconds(), resp.Usage
@@ -161,7 +161,7 @@ func check(ctx context.Context, p llm.Provider, cfg *config.Config, ref llm.Mode
 		Label:       "doctor/structured",
 	})
 	if err != nil {
-		c.Error, c.Hint = "structured output: "+err.Error(), hint(err, cfg, ref)
+		c.Error, c.Hint = llm.Redact("structured output: "+err.Error()), llm.Redact(hint(err, cfg, ref))
 		return c
 	}
 	c.Structured, c.OK = true, true
