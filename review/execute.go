@@ -505,11 +505,11 @@ type Run struct {
 }
 
 // LoadRun reads a finished review. ref is the output directory or a run id
-// under .sot/reviews/.
+// under the project's .sot/reviews/.
 func LoadRun(ref string) (*Run, error) {
 	dir := ref
 	if _, err := os.Stat(filepath.Join(dir, resultFile)); err != nil {
-		alt := filepath.Join(".sot", "reviews", ref)
+		alt := DefaultOutputDir(".", ref)
 		if _, err2 := os.Stat(filepath.Join(alt, resultFile)); err2 != nil {
 			return nil, fmt.Errorf("%s is not a finished review: no %s there or in %s (run sot review first)", ref, resultFile, alt)
 		}

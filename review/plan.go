@@ -1,6 +1,7 @@
 package review
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -467,7 +468,7 @@ func (p *Plan) schedule(o *Options) error {
 	p.RunID = p.runID(o)
 	p.OutputDir = p.Context.OutputDir
 	if p.OutputDir == "" {
-		p.OutputDir = filepath.Join(".sot", "reviews", p.RunID)
+		p.OutputDir = DefaultOutputDir(o.Dir, p.RunID)
 	}
 	if fi, err := os.Stat(p.OutputDir); err == nil && !fi.IsDir() {
 		return &FieldError{"output_dir", fmt.Sprintf("%s is a file; name a directory (it is created if missing)", p.OutputDir)}
@@ -577,7 +578,7 @@ func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 	}
 	for _, ch := range p.Chunks {
 		run := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Material: ch.Text(), Nonce: p.Nonce,
-			Coordinates: p.Context.Coordinates, OutputDir: p.OutputDir, Extra: p.extraCoordinates()}
+			Coordinates: p.Context.Coordinates, OutputDir: projectPath(o.Dir, p.OutputDir), Extra: p.extraCoordinates()}
 		for _, s := range p.Specialists {
 			for _, l := range lenses {
 				c, err := run.Compose(s, prompt.Options{Lens: l, Round: chunkNote(ch.Index, n), MaxTokens: p.PromptBudget})
@@ -778,4 +779,43 @@ func nonceKey() []byte {
 		return nil
 	}
 	return key
+}
+
+// DefaultOutputDir is where a run's files go when no output_dir is given:
+// .sot/reviews/<run-id> at the top of the project holding dir (the nearest
+// parent with .git, .sot or .paw), so that a review started from a
+// subdirectory lands, and resumes, where one started at the top does. The
+// path is relative to the current directory when it can be.
+func DefaultOutputDir(dir, runID string) string {
+	target := filepath.Join(".sot", "reviews", runID)
+	abs, err := filepath.Abs(cmp.Or(dir, "."))
+	if err != nil {
+		return target
+	}
+	target = filepath.Join(persona.RepoRoot(abs), target)
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, target); err == nil {
+			return rel
+		}
+	}
+	return target
+}
+
+// projectPath names path for a prompt: relative to the top of the project
+// holding dir when it lies inside it, so that the same review sends the same
+// prompts from any directory of the project; otherwise as given.
+func projectPath(dir, path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	top, err := filepath.Abs(cmp.Or(dir, "."))
+	if err != nil {
+		return path
+	}
+	rel, err := filepath.Rel(persona.RepoRoot(top), abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return filepath.ToSlash(rel)
 }
