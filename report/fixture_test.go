@@ -174,7 +174,7 @@ func fixture(debate bool) *synthesis.Result {
 			{Path: "api/service.pb.go", Reason: "generated"},
 		},
 		Chunks:  2,
-		Missing: []synthesis.Missing{{Specialist: "performance", Lens: "premortem", Chunk: 2, Error: "openai: 429 Too Many Requests after 4 retries"}},
+		Missing: []synthesis.Missing{{Specialist: "performance", Lens: "premortem", Chunk: 2, Files: []string{"internal/client/retry.go"}, Error: "openai: 429 Too Many Requests after 4 retries"}},
 		Notes:   []string{"Model openai:o3 is unavailable for performance; used the session default openai:gpt-4.1."},
 		Usage: synthesis.Usage{Calls: 11, InputTokens: 184233, CachedInputTokens: 151002, OutputTokens: 9120,
 			CostUSD: 0.41273, WallMS: 48213, Replayed: 2},

@@ -287,7 +287,7 @@ func TestSummaryCoverage(t *testing.T) {
 	sum := sectionBody(md, SectionSummary)
 	for _, s := range []string{
 		"- **Partial review**: 1 part of the review did not complete",
-		"  - performance/premortem (chunk 2): openai: 429 Too Many Requests after 4 retries",
+		"  - performance/premortem (chunk 2: internal/client/retry.go): openai: 429 Too Many Requests after 4 retries",
 		"- Files reviewed: 6",
 		"- Files skipped: 3",
 		"  - `vendor/github.com/example/jwt/jwt.go`: vendored",
@@ -704,7 +704,7 @@ func TestSARIF(t *testing.T) {
 	}
 	want := []string{
 		"note: 1 finding has no file location and is listed in REVIEW-SYNTHESIS.md only",
-		"error: Partial review: performance/premortem (chunk 2) did not complete: openai: 429 Too Many Requests after 4 retries",
+		"error: Partial review: performance/premortem (chunk 2: internal/client/retry.go) did not complete: openai: 429 Too Many Requests after 4 retries",
 		"warning: 3 changed files were not reviewed: vendor/github.com/example/jwt/jwt.go (vendored); assets/logo.png (binary); api/service.pb.go (generated)",
 	}
 	if !slices.Equal(texts, want) {

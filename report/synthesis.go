@@ -140,7 +140,11 @@ func (w *mdWriter) summary() {
 		}
 	}
 	if r.Chunks > 1 {
-		w.line("- Chunks: %d (the material was split by groups of files; every chunk was reviewed by every specialist)", r.Chunks)
+		if slices.ContainsFunc(r.Missing, func(m synthesis.Missing) bool { return m.Chunk > 0 }) {
+			w.line("- Chunks: %d (the material was split by groups of files; the parts that did not complete are listed above)", r.Chunks)
+		} else {
+			w.line("- Chunks: %d (the material was split by groups of files; every chunk was reviewed by every specialist)", r.Chunks)
+		}
 	}
 	sum := Summarize(r)
 	w.line("- Findings: %d must-fix, %d should-fix, %d consider; %s, %s",

@@ -137,7 +137,16 @@ func missingName(m synthesis.Missing) string {
 		s += "/" + m.Lens
 	}
 	if m.Chunk > 0 {
-		s += fmt.Sprintf(" (chunk %d)", m.Chunk)
+		files := ""
+		if len(m.Files) > 0 {
+			const most = 5
+			shown := m.Files[:min(len(m.Files), most)]
+			files = ": " + strings.Join(shown, ", ")
+			if len(m.Files) > most {
+				files += fmt.Sprintf(" and %d more", len(m.Files)-most)
+			}
+		}
+		s += fmt.Sprintf(" (chunk %d%s)", m.Chunk, files)
 	}
 	return one(s)
 }

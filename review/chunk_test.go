@@ -9,6 +9,7 @@ import (
 
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm/llmtest"
+	"github.com/sotlabs/sot/synthesis"
 )
 
 // A diff larger than the prompt budget is split into chunks of whole files;
@@ -122,5 +123,53 @@ func TestReviewSaysWhenAFileIsCutIntoParts(t *testing.T) {
 	}
 	if !slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "cut into parts") }) {
 		t.Errorf("the warning does not say a file was cut into parts: %q", p.Warnings)
+	}
+}
+
+// When every specialist call on one chunk fails, that chunk's files were
+// not reviewed: they leave the reviewed list for the skipped one, with the
+// reason, and the missing parts name them.
+func TestReviewChunkThatFailedIsNotReviewed(t *testing.T) {
+	repo := benchRepo(t, 6, 60)
+	srv := llmtest.NewServer(llmtest.Config{RecordLimit: 64, Rules: []llmtest.Rule{{System: "This is part 2 of", Fault: llmtest.Fault500}}})
+	defer srv.Close()
+	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
+	o.Config.Retries = 1 // one attempt: the fault is for good
+	o.Context.Specialists = "security,testing"
+	o.Context.Perspectives = "none"
+	ctx := context.Background()
+	whole, err := Prepare(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.MaxPromptTokens = tokens.Count(whole.Tasks[0].Request.System) - whole.Material.Tokens()/2
+	p, err := Prepare(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Chunks) < 2 {
+		t.Fatalf("%d chunk(s); want the material split", len(p.Chunks))
+	}
+	lost := p.Chunks[1].Paths()
+	out, err := Execute(ctx, p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.Result
+	for _, f := range lost {
+		if slices.Contains(res.Reviewed, f) {
+			t.Errorf("%s is listed as reviewed though every call on its chunk failed", f)
+		}
+		if !slices.ContainsFunc(res.Skipped, func(s synthesis.SkippedFile) bool {
+			return s.Path == f && strings.Contains(s.Reason, "every specialist call on chunk 2 failed")
+		}) {
+			t.Errorf("%s is not listed as skipped with the reason: %+v", f, res.Skipped)
+		}
+	}
+	if len(res.Reviewed)+len(lost) != len(p.Material.Files) {
+		t.Errorf("%d reviewed + %d lost, want %d files", len(res.Reviewed), len(lost), len(p.Material.Files))
+	}
+	if len(res.Missing) != 2 || !slices.Equal(res.Missing[0].Files, lost) {
+		t.Errorf("missing %+v, want both specialists on chunk 2 naming %v", res.Missing, lost)
 	}
 }

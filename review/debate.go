@@ -378,13 +378,13 @@ func (d *debate) round(ctx context.Context, r int, s *roundSummary) ([]finding.R
 			if errors.Is(rr.Err, llm.ErrBudget) {
 				d.stopped = rr.Err
 			}
-			d.res.Missing = append(d.res.Missing, synthesis.Missing{Specialist: db.specialist, Lens: db.lens, Chunk: db.chunk, Error: fmt.Sprintf("round %d: %s", r, llm.Redact(rr.Err.Error()))})
+			d.res.Missing = append(d.res.Missing, synthesis.Missing{Specialist: db.specialist, Lens: db.lens, Chunk: db.chunk, Files: d.p.chunkFiles(db.chunk), Error: fmt.Sprintf("round %d: %s", r, llm.Redact(rr.Err.Error()))})
 			continue
 		}
 		a, problems, err := finding.RoundFromJSON(rr.Resp.JSON, db.specialist, db.lens, db.chunk, r, db.next)
 		d.res.Notes = append(d.res.Notes, problems...)
 		if err != nil {
-			d.res.Missing = append(d.res.Missing, synthesis.Missing{Specialist: db.specialist, Lens: db.lens, Chunk: db.chunk, Error: fmt.Sprintf("round %d: %v", r, err)})
+			d.res.Missing = append(d.res.Missing, synthesis.Missing{Specialist: db.specialist, Lens: db.lens, Chunk: db.chunk, Files: d.p.chunkFiles(db.chunk), Error: fmt.Sprintf("round %d: %v", r, err)})
 			continue
 		}
 		if d.apply1(r, db, a.Positions) {

@@ -98,6 +98,7 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if p.fileReports != nil {
 		fileReports = p.fileReports
 	}
+	p.markCoverage(res, fileReports)
 	merged := mergeByLens(fileReports)
 	type written struct {
 		files []string
@@ -320,13 +321,14 @@ func (p *Plan) collect(results []engine.Result, res *synthesis.Result) ([]findin
 			if errors.Is(r.Err, llm.ErrBudget) {
 				stopped, msg = r.Err, "not run: "+msg
 			}
-			res.Missing = append(res.Missing, synthesis.Missing{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Error: msg})
+			res.Missing = append(res.Missing, synthesis.Missing{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Files: p.chunkFiles(info.chunk), Error: msg})
 			reports = append(reports, finding.Report{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Model: r.Task.Request.Model, Error: msg})
 			continue
 		}
 		rep, problems, err := finding.FromJSON(r.Resp.JSON, info.specialist, info.lens, info.chunk)
 		if err != nil {
-			res.Missing = append(res.Missing, synthesis.Missing{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Error: err.Error()})
+			res.Missing = append(res.Missing, synthesis.Missing{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Files: p.chunkFiles(info.chunk), Error: err.Error()})
+			reports = append(reports, finding.Report{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Model: r.Task.Request.Model, Error: err.Error()})
 			continue
 		}
 		rep.Model = r.Task.Request.Model

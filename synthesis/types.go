@@ -133,7 +133,10 @@ type Missing struct {
 	Specialist string `json:"specialist"`
 	Lens       string `json:"perspective,omitempty"`
 	Chunk      int    `json:"chunk,omitempty"`
-	Error      string `json:"error"`
+	// Files are the chunk's files when the material was split, so a reader
+	// knows what this part would have looked at.
+	Files []string `json:"files,omitempty"`
+	Error string   `json:"error"`
 }
 
 // TraceEntry explains one item: where it came from and how conflicts went.
