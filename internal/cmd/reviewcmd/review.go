@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -166,16 +167,19 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	switch {
 	case errors.Is(err, review.ErrNoChanges):
 		fmt.Fprintln(human, "sot: no changes to review; no model was called")
-		return nil
+		return emptyOutputs(f, human, o, ro, "no changes to review", nil)
 	case errors.As(err, &nothing):
 		fmt.Fprintf(human, "sot: nothing could be reviewed: every changed file was skipped; no model was called\n")
 		for _, s := range nothing.Skipped {
 			fmt.Fprintf(human, "  - %s: %s\n", s.Path, s.Reason)
 		}
+		if err := emptyOutputs(f, human, o, ro, "nothing could be reviewed: every changed file was skipped", nothing.Skipped); err != nil {
+			return err
+		}
 		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("no changed file could be reviewed (%d skipped)", len(nothing.Skipped))}
 	case errors.As(err, &trivial):
 		fmt.Fprintln(human, "sot: "+trivial.Error())
-		return nil
+		return emptyOutputs(f, human, o, ro, trivial.Error(), nil)
 	case errors.Is(err, persona.ErrAborted):
 		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: err}
 	case err != nil:
@@ -419,6 +423,52 @@ func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, est review.Estim
 			return cmdutil.AsUsage(err)
 		}
 		fmt.Fprintf(w, "\n--- prompt of %s ---\n%s", o.ShowPrompt, text)
+	}
+	return nil
+}
+
+// emptyOutputs gives a review that called no model the machine outputs it
+// was asked for, as valid documents without findings: --stdout prints one,
+// and --format writes files when an output directory was named (without
+// one there is no run to name a directory after). A dry run's --stdout json
+// prints a plan of no calls.
+func emptyOutputs(f *cmdutil.Factory, human io.Writer, o *Options, ro *review.Options, why string, skipped []material.Skipped) error {
+	if o.DryRun {
+		if o.Stdout == "json" {
+			doc := review.PlanSummary{Type: ro.Context.Type, Coordinates: ro.Context.Coordinates, Files: []string{}, Skipped: []review.SkippedFile{},
+				Specialists: []review.PlannedSpecialist{}, Warnings: []string{why}}
+			for _, k := range skipped {
+				doc.Skipped = append(doc.Skipped, review.SkippedFile{Path: k.Path, Reason: k.Reason})
+			}
+			enc := json.NewEncoder(f.IO.Out)
+			enc.SetIndent("", "  ")
+			return enc.Encode(doc)
+		}
+		return nil
+	}
+	res := review.EmptyResult(ro.Context, why, skipped)
+	if o.Stdout != "" {
+		b, err := review.Render(o.Stdout, res, version.Get().Version)
+		if err != nil {
+			return err
+		}
+		f.IO.Out.Write(b)
+	}
+	formats := without(o.Formats, o.Stdout)
+	formats = slices.DeleteFunc(formats, func(s string) bool { return s == "markdown" })
+	if len(formats) == 0 {
+		return nil
+	}
+	if ro.Context.OutputDir == "" {
+		fmt.Fprintf(human, "sot: no %s written: there is no run to name an output directory after; pass --output-dir to get empty documents\n", strings.Join(formats, ", "))
+		return nil
+	}
+	files, err := review.WriteEmpty(ro.Context.OutputDir, res, formats, version.Get().Version)
+	if err != nil {
+		return err
+	}
+	for _, p := range files {
+		fmt.Fprintf(human, "sot: wrote %s (no findings)\n", p)
 	}
 	return nil
 }

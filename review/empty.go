@@ -1,0 +1,35 @@
+package review
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+
+	"github.com/sotlabs/sot/material"
+	"github.com/sotlabs/sot/synthesis"
+)
+
+// EmptyResult is the result of a review that called no model because there
+// was nothing to review: no changes, or only files that cannot be reviewed
+// (listed as skipped). Its machine formats are valid documents with no
+// findings, so a CI step that uploads or parses them does not fail.
+func EmptyResult(c Context, why string, skipped []material.Skipped) *synthesis.Result {
+	res := &synthesis.Result{Mode: cmp.Or(c.InteractionMode, Parallel), Type: cmp.Or(c.Type, "diff"),
+		Coordinates: c.Coordinates, Notes: []string{why}}
+	for _, s := range skipped {
+		res.Skipped = append(res.Skipped, synthesis.SkippedFile{Path: s.Path, Reason: s.Reason})
+	}
+	return res
+}
+
+// WriteEmpty writes the machine formats of an empty result into dir,
+// creating it (with its .gitignore) if needed.
+func WriteEmpty(dir string, res *synthesis.Result, formats []string, version string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create the output directory: %w", err)
+	}
+	if err := ensureIgnore(dir); err != nil {
+		return nil, err
+	}
+	return WriteFormats(dir, res, formats, version)
+}
