@@ -25,6 +25,9 @@ func EmptyResult(c Context, why string, skipped []material.Skipped) *synthesis.R
 // WriteEmpty writes the machine formats of an empty result into dir,
 // creating it (with its .gitignore) if needed.
 func WriteEmpty(dir string, res *synthesis.Result, formats []string, version string) ([]string, error) {
+	if err := checkOutputDir(dir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create the output directory: %w", err)
 	}

@@ -56,6 +56,11 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err := os.MkdirAll(p.OutputDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create the output directory: %w", err)
 	}
+	if old, err := clearStale(p.OutputDir, p.RunID); err != nil {
+		return nil, err
+	} else if old != "" {
+		o.warn(fmt.Sprintf("%s held run %s, a review of other material or options; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID))
+	}
 	j, err := p.openJournal(o.Fresh)
 	if err != nil {
 		return nil, err

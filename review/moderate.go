@@ -82,7 +82,7 @@ func (r *Run) Moderate(ctx context.Context, o ModerateOptions) error {
 	}
 	defer st.Close()
 	m := &moderator{r: r, o: o, st: st, specs: map[string]*persona.Persona{}, synth: report.SynthesisMarkdown(r.Result)}
-	if b, err := os.ReadFile(filepath.Join(r.Dir, "MODERATOR.md")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(r.Dir, moderatorFile)); err == nil {
 		m.n = strings.Count(string(b), "\n## Exchange ")
 	}
 	for _, id := range r.Result.Specialists {
@@ -399,10 +399,13 @@ func (m *moderator) modelOf(name string) string {
 	return m.r.state.TriageModel
 }
 
+// moderatorFile records moderator mode's exchanges in a run's directory.
+const moderatorFile = "MODERATOR.md"
+
 // record appends an exchange to MODERATOR.md.
 func (m *moderator) record(what, asked, answer string) error {
 	m.n++
-	f, err := os.OpenFile(filepath.Join(m.r.Dir, "MODERATOR.md"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(filepath.Join(m.r.Dir, moderatorFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}

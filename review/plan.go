@@ -473,6 +473,9 @@ func (p *Plan) schedule(o *Options) error {
 	if fi, err := os.Stat(p.OutputDir); err == nil && !fi.IsDir() {
 		return &FieldError{"output_dir", fmt.Sprintf("%s is a file; name a directory (it is created if missing)", p.OutputDir)}
 	}
+	if err := checkOutputDir(p.OutputDir); err != nil {
+		return err
+	}
 	st := loadState(p.OutputDir)
 	if st.RunID == p.RunID && !o.Fresh {
 		p.Nonce, p.Seed = st.Nonce, st.Seed

@@ -1,0 +1,86 @@
+package review
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// ownFile reports whether a name in an output directory is one sot writes:
+// the review files, the machine outputs, the run's state and journal, the
+// resolutions and moderator records, the ignore file and temporary files.
+func ownFile(name string) bool {
+	switch name {
+	case ".gitignore", stateFile, resultFile, journalFile, resolutionsFile, moderatorFile:
+		return true
+	}
+	if slices.Contains(machineFiles(), name) || strings.HasSuffix(name, ".tmp") {
+		return true
+	}
+	return strings.HasPrefix(name, "REVIEW-") && strings.HasSuffix(name, ".md")
+}
+
+func machineFiles() []string {
+	out := make([]string, 0, len(Formats))
+	for _, name := range Formats {
+		out = append(out, name)
+	}
+	return out
+}
+
+// checkOutputDir refuses an output directory that holds files sot did not
+// write (the repository root, a source directory): sot writes a .gitignore
+// of "*" there, which would hide those files from git, and a later run would
+// replace what it takes for its own files.
+func checkOutputDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return &FieldError{"output_dir", fmt.Sprintf("%s cannot be read: %v", dir, err)}
+	}
+	var foreign []string
+	for _, e := range entries {
+		if !ownFile(e.Name()) || e.IsDir() {
+			foreign = append(foreign, e.Name())
+		}
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	shown := foreign[:min(len(foreign), 3)]
+	more := ""
+	if len(foreign) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(foreign)-len(shown))
+	}
+	return &FieldError{"output_dir", fmt.Sprintf("%s already holds files sot did not write (%s%s); name a new or empty directory, as sot marks its output directory ignored by git",
+		dir, strings.Join(shown, ", "), more)}
+}
+
+// clearStale removes the files of an earlier, different run from the output
+// directory before a new run writes there, so that no REVIEW file or
+// machine output of the old run sits next to the new synthesis. It returns
+// the old run's id, or "" when there was none.
+func clearStale(dir, runID string) (string, error) {
+	old := loadState(dir).RunID
+	if old == "" || old == runID {
+		return "", nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		if e.IsDir() || e.Name() == ".gitignore" || !ownFile(e.Name()) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("clear the earlier run's files: %w", err)
+		}
+	}
+	return old, nil
+}

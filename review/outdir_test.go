@@ -1,0 +1,82 @@
+package review
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCheckOutputDir(t *testing.T) {
+	tests := []struct {
+		name  string
+		files []string
+		bad   string // a name the error must cite, "" when the directory is fine
+	}{
+		{"missing", nil, ""},
+		{"empty", []string{}, ""},
+		{"an earlier review", []string{".gitignore", "run.json", "journal.jsonl", "REVIEW-SECURITY.md", "REVIEW-SYNTHESIS.md", "review.sarif", "MODERATOR.md", "resolutions.jsonl"}, ""},
+		{"PAW's own review files", []string{"REVIEW-SECURITY.md", "REVIEW-SYNTHESIS.md"}, ""},
+		{"a source directory", []string{"go.mod", "main.go"}, "go.mod"},
+		{"a stray file among reviews", []string{"REVIEW-SECURITY.md", "notes.txt"}, "notes.txt"},
+		{"a subdirectory", []string{"REVIEW-SECURITY.md", "pkg/"}, "pkg"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			if tt.files != nil {
+				os.MkdirAll(dir, 0o755)
+			}
+			for _, f := range tt.files {
+				if strings.HasSuffix(f, "/") {
+					os.MkdirAll(filepath.Join(dir, f), 0o755)
+					continue
+				}
+				os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644)
+			}
+			err := checkOutputDir(dir)
+			if tt.bad == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != "output_dir" || !strings.Contains(err.Error(), tt.bad) {
+				t.Fatalf("err = %v, want an output_dir error citing %s", err, tt.bad)
+			}
+		})
+	}
+}
+
+// A new run in a directory that held another run removes that run's files
+// (and only sot's files), so nothing stale sits next to the new synthesis.
+func TestClearStale(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{".gitignore", "REVIEW-SECURITY.md", "review.json", "result.json", "journal.jsonl"} {
+		os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644)
+	}
+	if err := (state{RunID: "rold"}).save(dir); err != nil {
+		t.Fatal(err)
+	}
+	if old, err := clearStale(dir, "rold"); err != nil || old != "" {
+		t.Fatalf("the same run: old %q, err %v; want nothing removed", old, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "REVIEW-SECURITY.md")); err != nil {
+		t.Fatal("the same run's files were removed")
+	}
+	old, err := clearStale(dir, "rnew")
+	if err != nil || old != "rold" {
+		t.Fatalf("old %q, err %v", old, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if !slices.Equal(left, []string{".gitignore"}) {
+		t.Errorf("left %v, want only .gitignore", left)
+	}
+}
