@@ -177,7 +177,7 @@ func fixture(debate bool) *synthesis.Result {
 		Missing: []synthesis.Missing{{Specialist: "performance", Lens: "premortem", Chunk: 2, Files: []string{"internal/client/retry.go"}, Error: "openai: 429 Too Many Requests after 4 retries"}},
 		Notes:   []string{"Model openai:o3 is unavailable for performance; used the session default openai:gpt-4.1."},
 		Usage: synthesis.Usage{Calls: 11, InputTokens: 184233, CachedInputTokens: 151002, OutputTokens: 9120,
-			CostUSD: 0.41273, WallMS: 48213, Replayed: 2},
+			CostUSD: 0.41273, WallMS: 48213, Replayed: 2, NewCalls: 9, NewCostUSD: 0.33791},
 	}
 	if debate {
 		res.Mode = "debate"

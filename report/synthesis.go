@@ -154,7 +154,8 @@ func (w *mdWriter) summary() {
 	usage := fmt.Sprintf("%s, %s input tokens (%s cached), %s output tokens, %s, wall time %s",
 		plural(u.Calls, "call", "calls"), num(u.InputTokens), num(u.CachedInputTokens), num(u.OutputTokens), usd(u.CostUSD), wall(u.WallMS))
 	if u.Replayed > 0 {
-		usage += fmt.Sprintf("; %s replayed from the journal", plural(u.Replayed, "call", "calls"))
+		usage += fmt.Sprintf("; %s replayed from the journal, so the last invocation sent %s (%s)",
+			plural(u.Replayed, "call", "calls"), plural(u.NewCalls, "call", "calls"), usd(u.NewCostUSD))
 	}
 	if u.CacheHits > 0 {
 		usage += fmt.Sprintf("; %s served from the response cache", plural(u.CacheHits, "call", "calls"))

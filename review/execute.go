@@ -370,14 +370,25 @@ func (p *Plan) synthesize(ctx context.Context, o *Options, st *stack.Stack, repo
 // usage fills the run's usage.
 func (p *Plan) usage(res *synthesis.Result, st *stack.Stack, start time.Time) {
 	t := st.Meter.Totals()
-	res.Usage = synthesis.Usage{Calls: t.Calls, InputTokens: t.Usage.InputTokens, CachedInputTokens: t.Usage.CachedInputTokens,
-		OutputTokens: t.Usage.OutputTokens, CostUSD: t.Cost, WallMS: time.Since(start).Milliseconds()}
+	u := t.Usage
+	res.Usage = synthesis.Usage{Calls: t.Calls, CostUSD: t.Cost, WallMS: time.Since(start).Milliseconds(), NewCalls: t.Calls, NewCostUSD: t.Cost}
 	if st.Cache != nil {
 		res.Usage.CacheHits = st.Cache.Hits()
 	}
 	if st.Journal != nil {
 		_, _, res.Usage.Replayed = st.Journal.Stats()
+		// The run's earlier spending, on the calls replayed instead of
+		// repeated, counts toward what the review cost.
+		calls, byModel := st.Journal.ReplayedUsage()
+		res.Usage.Calls += calls
+		for model, mu := range byModel {
+			u = u.Add(mu)
+			if c, ok := st.Meter.Cost(model, mu); ok {
+				res.Usage.CostUSD += c
+			}
+		}
 	}
+	res.Usage.InputTokens, res.Usage.CachedInputTokens, res.Usage.OutputTokens = u.InputTokens, u.CachedInputTokens, u.OutputTokens
 	if len(t.Unpriced) > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("cost excludes models with no known price: %v (add them under prices: in config)", t.Unpriced))
 	}

@@ -69,6 +69,9 @@ type SkippedFile struct {
 
 // Usage is what the run cost.
 type Usage struct {
+	// Calls, tokens and cost are the whole run's: the calls a provider was
+	// paid for, those made before a resume included (replayed from the
+	// journal, not paid again).
 	Calls             int     `json:"calls"`
 	InputTokens       int     `json:"input_tokens"`
 	CachedInputTokens int     `json:"cached_input_tokens"`
@@ -78,6 +81,10 @@ type Usage struct {
 	// Replayed calls came from the run journal; CacheHits from the response cache.
 	Replayed  int `json:"replayed_calls,omitempty"`
 	CacheHits int `json:"cache_hits,omitempty"`
+	// NewCalls and NewCostUSD are what the latest invocation paid for: the
+	// calls it sent to a provider.
+	NewCalls   int     `json:"new_calls"`
+	NewCostUSD float64 `json:"new_cost_usd"`
 }
 
 // Thread is a debate thread (debate mode only).

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -27,6 +28,16 @@ type record struct {
 	Model    string        `json:"model"`
 	At       time.Time     `json:"at"`
 	Response *llm.Response `json:"response"`
+	// FromCache marks an answer the response cache gave: replaying it
+	// replays no spending.
+	FromCache bool `json:"from_cache,omitempty"`
+}
+
+// entry is a recorded answer waiting to be replayed.
+type entry struct {
+	resp      *llm.Response
+	model     string
+	fromCache bool
 }
 
 // Journal is a run's append-only log of finished calls, one JSON line each,
@@ -42,10 +53,14 @@ type Journal struct {
 
 	mu      sync.Mutex
 	f       *os.File
-	pending map[string][]*llm.Response // answers not yet replayed, by request key
+	pending map[string][]entry // answers not yet replayed, by request key
 	loaded  int
 	written int
 	replays int
+	// paid is the usage, per model, of the replayed answers a provider was
+	// paid for when they were first made (cache answers excluded).
+	paid      map[string]llm.Usage
+	paidCalls int
 
 	// Group commit: records written (seq) and records known durable
 	// (synced). One fsync covers every record written before it started.
@@ -86,7 +101,7 @@ func OpenJournal(path string) (*Journal, error) {
 }
 
 func newJournal(path string) *Journal {
-	j := &Journal{path: path, ready: make(chan struct{}), pending: map[string][]*llm.Response{}}
+	j := &Journal{path: path, ready: make(chan struct{}), pending: map[string][]entry{}, paid: map[string]llm.Usage{}}
 	j.synced.L = &j.mu
 	return j
 }
@@ -140,7 +155,7 @@ func (j *Journal) load() (int64, error) {
 			return off, nil
 		}
 		off += int64(len(b))
-		j.pending[rec.Key] = append(j.pending[rec.Key], rec.Response)
+		j.pending[rec.Key] = append(j.pending[rec.Key], entry{rec.Response, rec.Model, rec.FromCache})
 		j.loaded++
 	}
 }
@@ -173,7 +188,20 @@ func (j *Journal) take(key string) (*llm.Response, bool) {
 	}
 	j.pending[key] = q[1:]
 	j.replays++
-	return q[0], true
+	if e := q[0]; !e.fromCache {
+		j.paid[e.model] = j.paid[e.model].Add(e.resp.Usage)
+		j.paidCalls++
+	}
+	return q[0].resp, true
+}
+
+// ReplayedUsage counts the answers replayed so far that a provider was paid
+// for when they were first made, with their usage per model: what the run
+// spent before this process on the calls it did not repeat.
+func (j *Journal) ReplayedUsage() (calls int, byModel map[string]llm.Usage) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.paidCalls, maps.Clone(j.paid)
 }
 
 // Append writes one record and waits until it is on disk. Concurrent
@@ -184,7 +212,8 @@ func (j *Journal) Append(req *llm.Request, resp *llm.Response) error {
 	if j.openErr != nil {
 		return j.openErr
 	}
-	b, err := json.Marshal(record{V: journalVersion, Key: req.Key(), Label: req.Label, Model: req.Model, At: time.Now().UTC(), Response: resp})
+	b, err := json.Marshal(record{V: journalVersion, Key: req.Key(), Label: req.Label, Model: req.Model, At: time.Now().UTC(), Response: resp,
+		FromCache: resp.Source == llm.SourceCache})
 	if err != nil {
 		return err
 	}

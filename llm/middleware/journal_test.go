@@ -138,3 +138,40 @@ func TestJournalHoldsNoSecrets(t *testing.T) {
 		t.Error("the API key reached the journal")
 	}
 }
+
+// The usage of replayed answers counts toward the run's spending, except
+// answers the response cache gave, which nobody paid for.
+func TestJournalReplayedUsage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	paid := llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Text: "paid", Usage: llm.Usage{InputTokens: 100, OutputTokens: 10}}, nil
+	})
+	cached := llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Text: "cached", Usage: llm.Usage{InputTokens: 7}, Source: llm.SourceCache}, nil
+	})
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	complete(t, j.Wrap(paid), ask(0))
+	complete(t, j.Wrap(paid), ask(1))
+	complete(t, j.Wrap(cached), ask(2))
+	if calls, _ := j.ReplayedUsage(); calls != 0 {
+		t.Errorf("%d replayed calls before any replay", calls)
+	}
+	j.Close()
+
+	j2, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	for i := range 3 {
+		complete(t, j2.Wrap(paid), ask(i))
+	}
+	calls, byModel := j2.ReplayedUsage()
+	want := llm.Usage{InputTokens: 200, OutputTokens: 20}
+	if calls != 2 || len(byModel) != 1 || byModel[ask(0).Model] != want {
+		t.Errorf("replayed %d paid calls, usage %+v; want 2 and %+v under %s", calls, byModel, want, ask(0).Model)
+	}
+}

@@ -506,7 +506,8 @@ func summarize(w io.Writer, out *review.Outcome) {
 	fmt.Fprintf(w, "sot: %d calls, %d input tokens (%d cached), %d output tokens, $%.4f, %.1fs",
 		u.Calls, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.CostUSD, float64(u.WallMS)/1000)
 	if u.Replayed > 0 || u.CacheHits > 0 {
-		fmt.Fprintf(w, " (%d replayed from the journal, %d from the cache)", u.Replayed, u.CacheHits)
+		fmt.Fprintf(w, " for the whole run; this time %d call(s), $%.4f (%d replayed from the journal, %d from the cache)",
+			u.NewCalls, u.NewCostUSD, u.Replayed, u.CacheHits)
 	}
 	fmt.Fprintln(w)
 	if len(res.Skipped) > 0 {
