@@ -56,6 +56,11 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err := os.MkdirAll(p.OutputDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create the output directory: %w", err)
 	}
+	unlock, err := lockRun(p.OutputDir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if old, err := clearStale(p.OutputDir, p.RunID); err != nil {
 		return nil, err
 	} else if old != "" {

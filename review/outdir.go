@@ -14,7 +14,7 @@ import (
 // resolutions and moderator records, the ignore file and temporary files.
 func ownFile(name string) bool {
 	switch name {
-	case ".gitignore", stateFile, resultFile, journalFile, resolutionsFile, moderatorFile:
+	case ".gitignore", stateFile, resultFile, journalFile, resolutionsFile, moderatorFile, lockFile:
 		return true
 	}
 	if slices.Contains(machineFiles(), name) || strings.HasSuffix(name, ".tmp") {
@@ -22,6 +22,13 @@ func ownFile(name string) bool {
 	}
 	return strings.HasPrefix(name, "REVIEW-") && strings.HasSuffix(name, ".md")
 }
+
+// lockFile holds the lock of the run writing into an output directory.
+const lockFile = "run.lock"
+
+// ErrRunInProgress: another process is running a review into the same
+// output directory.
+var ErrRunInProgress = errors.New("a review is already running in this output directory")
 
 func machineFiles() []string {
 	out := make([]string, 0, len(Formats))
@@ -75,7 +82,7 @@ func clearStale(dir, runID string) (string, error) {
 		return "", err
 	}
 	for _, e := range entries {
-		if e.IsDir() || e.Name() == ".gitignore" || !ownFile(e.Name()) {
+		if e.IsDir() || e.Name() == ".gitignore" || e.Name() == lockFile || !ownFile(e.Name()) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
