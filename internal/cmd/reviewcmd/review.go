@@ -390,6 +390,16 @@ func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, est review.Estim
 	}
 	fmt.Fprintf(tw, "Mode\t%s, %s\n", p.Mode, mode)
 	fmt.Fprintf(tw, "Material\t%s: %d file(s), %d skipped, %d chunk(s)\n", p.Context.Coordinates, len(p.Material.Files), len(p.Material.Skipped), len(p.Chunks))
+	if paths := p.Material.Paths(); len(paths) > 0 {
+		fmt.Fprintf(tw, "Files\t%s\n", listSome(paths, 20))
+	}
+	if len(p.Material.Skipped) > 0 {
+		var sk []string
+		for _, k := range p.Material.Skipped {
+			sk = append(sk, k.Path+" ("+k.Reason+")")
+		}
+		fmt.Fprintf(tw, "Skipped\t%s\n", listSome(sk, 20))
+	}
 	var specs []string
 	for _, s := range p.Specialists {
 		specs = append(specs, fmt.Sprintf("%s (%s)", s.ID, p.Models[s.ID]))
@@ -497,6 +507,14 @@ type shownPrompt struct {
 	Text       string `json:"text"`
 }
 
+// listSome joins up to most items with ", ", saying how many more there are.
+func listSome(items []string, most int) string {
+	if len(items) <= most {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:most], ", ") + fmt.Sprintf(" and %d more", len(items)-most)
+}
+
 func summarize(w io.Writer, out *review.Outcome) {
 	res := out.Result
 	s := report.Summarize(res)
@@ -514,7 +532,11 @@ func summarize(w io.Writer, out *review.Outcome) {
 		fmt.Fprintf(w, "sot: %d file(s) skipped (listed in REVIEW-SYNTHESIS.md)\n", len(res.Skipped))
 	}
 	if res.Partial() {
-		fmt.Fprintf(w, "sot: PARTIAL review: %d part(s) missing:\n", len(res.Missing))
+		label := "PARTIAL review"
+		if out.Completed == 0 && out.Stopped == nil {
+			label = "FAILED review: no specialist call succeeded"
+		}
+		fmt.Fprintf(w, "sot: %s: %d part(s) missing:\n", label, len(res.Missing))
 		for _, m := range res.Missing {
 			who := m.Specialist
 			if m.Lens != "" {
@@ -528,6 +550,9 @@ func summarize(w io.Writer, out *review.Outcome) {
 	}
 	if out.Stopped != nil {
 		fmt.Fprintln(w, "sot: "+out.Stopped.Error())
+		fmt.Fprintln(w, "sot: raise the budget and run the same command again to finish; finished calls are replayed, not paid again")
+	} else if res.Partial() {
+		fmt.Fprintln(w, "sot: run the same command again to retry the missing parts; finished calls are replayed, not paid again")
 	}
 	var machine []string
 	for _, f := range out.Files {
