@@ -26,7 +26,9 @@ var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".jj": tr
 // documents under review. A file named explicitly that is binary, not UTF-8,
 // empty or too large is an error; such a file found in a directory is
 // listed in Skipped instead, as are hidden and vendored directories,
-// generated and lock files.
+// generated and lock files. A file that looks like it holds credentials,
+// by its name or because a line starts a private key, is listed in Skipped
+// even when it is named explicitly: it is never sent to a model.
 func Artifacts(paths []string) (*Material, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%w: no artifacts given; name the files or directories to review", ErrEmpty)
@@ -47,9 +49,19 @@ func Artifacts(paths []string) (*Material, error) {
 				continue
 			}
 			seen[rel] = true
+			// A credentials file is not sent even when it is named:
+			// it is listed as skipped, like one found in a directory.
+			if isSecretName(rel) {
+				m.Skipped = append(m.Skipped, Skipped{Path: rel, Reason: reasonSecret})
+				continue
+			}
 			data, err := readText(name, fi.Size(), MaxArtifactBytes)
 			if err != nil {
 				return nil, fmt.Errorf("artifact %s: %w", rel, err)
+			}
+			if hasPrivateKey(data, false) {
+				m.Skipped = append(m.Skipped, Skipped{Path: rel, Reason: reasonKey})
+				continue
 			}
 			m.Files = append(m.Files, renderText(rel, data))
 			continue
@@ -126,6 +138,10 @@ func walkArtifacts(m *Material, root string, seen map[string]bool) error {
 		data, err := readText(name, fi.Size(), MaxArtifactBytes)
 		if err != nil {
 			skip(skipReasonOf(err))
+			return nil
+		}
+		if hasPrivateKey(data, false) {
+			skip(reasonKey)
 			return nil
 		}
 		if generatedHeader(headLines(data, 5)) {

@@ -16,11 +16,19 @@ const (
 	reasonVendored  = "vendored"
 	reasonNotUTF8   = "not UTF-8 text"
 	reasonSecret    = "looks like a credentials file; never sent to a model"
+	reasonKey       = "looks like it holds credentials (a private key); never sent to a model"
 )
 
-// secretNames and secretSuffixes name files that usually hold credentials.
+// secretNames and secretSuffixes name files that usually hold credentials;
+// secretPaths are such files known by their directory too, as path
+// endings.
 var (
-	secretNames    = map[string]bool{".env": true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true, ".netrc": true, ".npmrc": true, ".pypirc": true, "credentials.json": true, ".htpasswd": true}
+	secretNames = map[string]bool{
+		".env": true, ".envrc": true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true,
+		".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true, ".pgpass": true, ".git-credentials": true,
+		"credentials.json": true, ".htpasswd": true,
+	}
+	secretPaths    = []string{".aws/credentials"}
 	secretSuffixes = []string{".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"}
 	// envTemplates are .env variants meant to be committed.
 	envTemplates = []string{"example", "sample", "template", "dist"}
@@ -41,6 +49,77 @@ func isSecretFile(base string) bool {
 	}
 	for _, s := range secretSuffixes {
 		if strings.HasSuffix(base, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// isSecretName reports whether a slash-separated path names a file that
+// usually holds credentials, by its name or by its name and directory.
+func isSecretName(p string) bool {
+	return isSecretFile(strings.ToLower(path.Base(p))) || isSecretPath(p)
+}
+
+// isSecretPath reports whether a slash-separated path ends with one of
+// secretPaths, such as ".aws/credentials".
+func isSecretPath(p string) bool {
+	lp := "/" + strings.ToLower(p)
+	for _, s := range secretPaths {
+		if strings.HasSuffix(lp, "/"+s) {
+			return true
+		}
+	}
+	return false
+}
+
+// isPrivateKeyHeader reports whether a line of text opens a private key:
+// after optional indentation (as in a YAML block scalar), it starts with
+// "-----BEGIN ", followed by a label of capital letters, digits and spaces
+// that ends in "PRIVATE KEY" (an OpenPGP "PRIVATE KEY BLOCK" too), and
+// "-----". Only a header at the start of a line counts, so that code and
+// prose that merely mention one (a quoted string constant such as
+// "-----BEGIN RSA PRIVATE KEY-----" in a parser, a sentence about private
+// keys) are still reviewed. A key pasted into a multi-line raw string has
+// its header at the start of a line and does count: it is a real key, even
+// in a test fixture, and such a file is not sent.
+func isPrivateKeyHeader(line string) bool {
+	line = strings.TrimLeft(line, " \t")
+	rest, ok := strings.CutPrefix(line, "-----BEGIN ")
+	if !ok {
+		return false
+	}
+	label, _, ok := strings.Cut(rest, "-----")
+	if !ok || !(strings.HasSuffix(label, "PRIVATE KEY") || strings.HasSuffix(label, "PRIVATE KEY BLOCK")) {
+		return false
+	}
+	for _, c := range label {
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// hasPrivateKey reports whether a line of text starts a private key (see
+// isPrivateKeyHeader). Lines are split at "\n"; a line may carry git's
+// one-character diff marker in front when marked is true.
+func hasPrivateKey(text []byte, marked bool) bool {
+	// Nearly every file lacks the phrase, so it is searched for first.
+	if !bytes.Contains(text, []byte("PRIVATE KEY")) {
+		return false
+	}
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		if marked && len(line) > 0 {
+			line = line[1:]
+		}
+		if bytes.Contains(line, []byte("PRIVATE KEY")) && isPrivateKeyHeader(string(line)) {
 			return true
 		}
 	}
@@ -118,7 +197,7 @@ func pathSkipReason(p string) string {
 		}
 	}
 	base := strings.ToLower(path.Base(p))
-	if isSecretFile(base) {
+	if isSecretName(p) {
 		return reasonSecret
 	}
 	if lockFiles[base] {

@@ -40,6 +40,16 @@ type DiffOptions struct {
 	// MaxFileBytes is the largest diff of one file that is reviewed; larger
 	// ones are skipped with the reason. Default DefaultMaxFileBytes.
 	MaxFileBytes int
+	// Exclude names files and directories to leave out of the material
+	// entirely, tracked and untracked alike, without listing them in
+	// Skipped: sot's own outputs, such as the review's output directory or
+	// a file that standard output is redirected to. A path is absolute or
+	// relative to the top of the work tree (not to Dir); a directory
+	// excludes everything below it. Paths outside the work tree, and the
+	// top of the work tree itself, exclude nothing. A renamed file is left
+	// out when its new path is excluded, a deleted one when its old path
+	// is.
+	Exclude []string
 }
 
 // funcnameAttributes selects git's built-in hunk-header drivers for
@@ -75,7 +85,10 @@ const funcnameAttributes = `*.py diff=python
 // generated, vendored, too large and non-UTF-8 files are listed in Skipped;
 // besides the naming conventions, the linguist-generated and
 // linguist-vendored attributes of .gitattributes mark files as generated or
-// vendored.
+// vendored. So are files that look like they hold credentials: by their
+// name (.env, .netrc, .aws/credentials, id_rsa, *.pem, ...) or because a
+// line the diff would show starts a private key; they are never sent to a
+// model. Files under o.Exclude are left out without a note.
 // An empty diff gives a Material for which Empty reports true.
 func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	dir := o.Dir
@@ -146,6 +159,7 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		return nil, repoErr
 	}
 	d.top = repo.top
+	d.exclude = excludePaths(d.top, o.Exclude)
 	switch {
 	case o.Staged && repo.head:
 		d.m.Coordinates = "git diff --cached (staged changes)"
@@ -179,6 +193,9 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		return nil, l.err
 	}
 	for _, p := range l.paths {
+		if d.excluded(repo.fromTop(p)) {
+			continue
+		}
 		if r := l.attrs[p]; r != "" {
 			d.m.Skipped = append(d.m.Skipped, Skipped{Path: repo.fromTop(p), Reason: r})
 			continue
@@ -247,6 +264,65 @@ func writeTemp(dir, pattern string) (string, error) {
 	return f.Name(), nil
 }
 
+// excludePaths turns DiffOptions.Exclude into slash-separated paths
+// relative to top, dropping those outside the work tree and top itself.
+func excludePaths(top string, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		rel := filepath.Clean(p)
+		if filepath.IsAbs(rel) {
+			var ok bool
+			if rel, ok = relativeTo(top, rel); !ok {
+				continue
+			}
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue
+		}
+		out = append(out, rel)
+	}
+	return out
+}
+
+// relativeTo returns the absolute path p relative to the directory top, if
+// p lies inside it. Either may be reached through symbolic links (git
+// reports top with them resolved; /tmp is a link on macOS), so the paths
+// are compared resolved when they do not match as given.
+func relativeTo(top, p string) (string, bool) {
+	inside := func(top, p string) (string, bool) {
+		rel, err := filepath.Rel(top, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "", false
+		}
+		return rel, true
+	}
+	if rel, ok := inside(top, p); ok {
+		return rel, true
+	}
+	return inside(resolvePath(top), resolvePath(p))
+}
+
+// resolvePath resolves the symbolic links of p's longest existing leading
+// directories: an excluded output file or directory may not exist yet.
+func resolvePath(p string) string {
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
 // differ builds the Material of one Diff call.
 type differ struct {
 	top      string
@@ -254,7 +330,19 @@ type differ struct {
 	worktree bool // the new side of the diff is the working tree
 	max      int
 	attrFile string
+	exclude  []string // paths relative to top, from DiffOptions.Exclude
 	m        *Material
+}
+
+// excluded reports whether the path p, relative to the top of the work
+// tree, is or lies under one of the excluded paths.
+func (d *differ) excluded(p string) bool {
+	for _, e := range d.exclude {
+		if p == e || (strings.HasPrefix(p, e) && p[len(e)] == '/') {
+			return true
+		}
+	}
+	return false
 }
 
 // args returns the git diff command line with the given context option
@@ -300,6 +388,9 @@ func (d *differ) addDiff(ctx context.Context, out []byte) error {
 	var fds []*fileDiff
 	for _, seg := range splitSegments(out) {
 		fd := parseSegment(seg)
+		if d.excluded(fd.path()) {
+			continue
+		}
 		if reason := d.skipReason(fd); reason != "" {
 			d.m.Skipped = append(d.m.Skipped, Skipped{Path: fd.path(), Reason: reason})
 			continue
@@ -410,6 +501,13 @@ func (d *differ) skipReason(fd *fileDiff) string {
 			return reasonNotUTF8
 		}
 	}
+	// Every line the diff would show is checked, removed and context lines
+	// too: a key that is being deleted is still a key.
+	for _, h := range fd.hunks {
+		if hasPrivateKey(h.Body, true) {
+			return reasonKey
+		}
+	}
 	return ""
 }
 
@@ -479,7 +577,7 @@ func diffHead(fd *fileDiff) ([]string, bool) {
 			continue
 		}
 		if line != "" {
-			line = line[1:]
+			line = strings.TrimSuffix(line[1:], "\r")
 		}
 		head = append(head, line)
 	}
@@ -533,7 +631,9 @@ func splitSegments(out []byte) [][]byte {
 // binary files).
 func parseSegment(seg []byte) *fileDiff {
 	fd := &fileDiff{size: len(seg), status: StatusModified}
-	pd, err := diff.ParseFileDiff(seg)
+	// Carriage returns are kept, so that a change of line endings can be
+	// told; renderFileDiff removes them from the rendered lines.
+	pd, err := diff.ParseFileDiffOptions(seg, diff.ParseOptions{KeepCR: true})
 	var ext []string
 	if pd != nil {
 		ext = pd.Extended
@@ -742,6 +842,15 @@ func renderFileDiff(fd *fileDiff, note string) File {
 	if fd.oldMode != "" && fd.newMode != "" && fd.status != StatusAdded && fd.status != StatusDeleted {
 		fmt.Fprintf(&b, "mode changed from %s to %s\n", fd.oldMode, fd.newMode)
 	}
+	var markCR bool
+	if fd.status != StatusAdded && fd.status != StatusDeleted {
+		var notes []string
+		notes, markCR = scanEndings(fd.hunks).notes()
+		for _, n := range notes {
+			b.WriteString(n)
+			b.WriteByte('\n')
+		}
+	}
 	if note != "" {
 		b.WriteString(note)
 		b.WriteByte('\n')
@@ -768,13 +877,19 @@ func renderFileDiff(fd *fileDiff, note string) File {
 				if line != "" {
 					mark, text = line[0], strings.TrimPrefix(line[1:], "\ufeff")
 				}
+				if t, ok := strings.CutSuffix(text, "\r"); ok {
+					text = t
+					if markCR && mark != markContext {
+						text += crMark
+					}
+				}
 				switch mark {
 				case '+':
 					w.diffLine(markAdded, n, text)
 					n++
 				case '-':
 					w.diffLine(markRemoved, 0, text)
-				case '\\': // "\ No newline at end of file", if go-diff left one
+				case '\\': // git's "\ No newline at end of file": go-diff drops it (see scanEndings)
 				default:
 					w.diffLine(markContext, n, text)
 					n++
@@ -803,11 +918,133 @@ func renderDeleted(b *strings.Builder, fd *fileDiff, removed int) {
 				return
 			}
 			if line != "" && line[0] == '-' {
-				w.diffLine(markRemoved, 0, line[1:])
+				w.diffLine(markRemoved, 0, strings.TrimSuffix(line[1:], "\r"))
 				shown++
 			}
 		}
 	}
+}
+
+// crMark stands for a carriage return at the end of a changed line when a
+// file's line endings are mixed (U+240D, SYMBOL FOR CARRIAGE RETURN).
+const crMark = "\u240d"
+
+// endings counts the line endings of the lines a file's diff shows, on the
+// old side (context and removed lines) and the new side (context and added
+// lines), and records which side's last line lacks a newline.
+type endings struct {
+	oldCRLF, oldLF, newCRLF, newLF int
+	// oldNoEOL and newNoEOL are set when a removed or added line is the
+	// last line of its side and has no newline. A context line without a
+	// newline leaves the end of the file as it was and sets neither.
+	oldNoEOL, newNoEOL bool
+}
+
+// scanEndings reads the line endings of hunks parsed with KeepCR. git
+// follows a line without a newline with "\ No newline at end of file";
+// go-diff records that for the old side in OrigNoNewlineAt (the offset
+// just after that line in the body) and, for the new side or a context
+// line, leaves the body without its final newline.
+func scanEndings(hunks []*diff.Hunk) endings {
+	var e endings
+	for _, h := range hunks {
+		body := h.Body
+		for off := 0; off < len(body); {
+			line, newline := body[off:], false
+			if i := bytes.IndexByte(line, '\n'); i >= 0 {
+				line, newline = line[:i], true
+				off += i + 1
+			} else {
+				off = len(body)
+			}
+			if len(line) == 0 {
+				continue
+			}
+			cr := len(line) > 1 && line[len(line)-1] == '\r'
+			switch line[0] {
+			case '-':
+				switch {
+				case h.OrigNoNewlineAt > 0 && off == int(h.OrigNoNewlineAt):
+					e.oldNoEOL = true
+				case cr:
+					e.oldCRLF++
+				default:
+					e.oldLF++
+				}
+			case '+':
+				switch {
+				case !newline:
+					e.newNoEOL = true
+				case cr:
+					e.newCRLF++
+				default:
+					e.newLF++
+				}
+			case ' ':
+				switch {
+				case !newline:
+				case cr:
+					e.oldCRLF++
+					e.newCRLF++
+				default:
+					e.oldLF++
+					e.newLF++
+				}
+			}
+		}
+	}
+	return e
+}
+
+// endingKind names the line endings of one side: "CRLF", "LF", "mixed" or
+// "" when the side shows no complete line.
+func endingKind(crlf, lf int) string {
+	switch {
+	case crlf > 0 && lf > 0:
+		return "mixed"
+	case crlf > 0:
+		return "CRLF"
+	case lf > 0:
+		return "LF"
+	}
+	return ""
+}
+
+// notes returns the note lines that make a change of line endings or of
+// the final newline visible, since the rendered lines show neither. When a
+// side mixes CRLF and LF, markCR is true: the changed lines that end in
+// CRLF are then marked with crMark, as the note says.
+func (e endings) notes() (notes []string, markCR bool) {
+	old, cur := endingKind(e.oldCRLF, e.oldLF), endingKind(e.newCRLF, e.newLF)
+	switch {
+	case old == cur && old != "mixed", old == "" && cur != "mixed", cur == "" && old != "mixed":
+		// The same endings on both sides, or one kind on the only side
+		// shown: nothing to tell.
+	case old != "mixed" && cur != "mixed":
+		notes = append(notes, fmt.Sprintf("line endings changed from %s to %s", old, cur))
+	default:
+		describe := func(k string) string {
+			if k == "mixed" {
+				return "mixed CRLF and LF"
+			}
+			if k == "" {
+				return "none shown"
+			}
+			return k
+		}
+		notes = append(notes, fmt.Sprintf("line endings: %s before, %s after; removed and added lines that end in CRLF are marked %s",
+			describe(old), describe(cur), crMark))
+		markCR = true
+	}
+	switch {
+	case e.oldNoEOL && e.newNoEOL:
+		notes = append(notes, "no newline at end of file (both sides)")
+	case e.oldNoEOL:
+		notes = append(notes, "no newline at end of file (old side)")
+	case e.newNoEOL:
+		notes = append(notes, "no newline at end of file (new side)")
+	}
+	return notes, markCR
 }
 
 func bodySize(hunks []*diff.Hunk) int {
@@ -855,6 +1092,10 @@ func (d *differ) addUntracked(p string) {
 	}
 	if r := checkText(data); r != "" {
 		skip(r)
+		return
+	}
+	if hasPrivateKey(data, false) {
+		skip(reasonKey)
 		return
 	}
 	data = normalize(data)

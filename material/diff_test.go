@@ -491,3 +491,139 @@ func TestDiffFunctionContextMethods(t *testing.T) {
 		t.Errorf("Shown = %v", f.Shown)
 	}
 }
+
+func TestDiffLineEndings(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, new string
+		want     string // the file's rendering
+	}{
+		{
+			name: "CRLF to LF",
+			old:  "a\r\nb\r\n", new: "a\nb\n",
+			want: "## f.txt (modified, +2 -2)\nline endings changed from CRLF to LF\n@@\n     -| a\n     -| b\n   1 +| a\n   2 +| b\n",
+		},
+		{
+			name: "LF to CRLF",
+			old:  "a\n", new: "a\r\n",
+			want: "## f.txt (modified, +1 -1)\nline endings changed from LF to CRLF\n@@\n     -| a\n   1 +| a\n",
+		},
+		{
+			name: "one line of a CRLF file to LF",
+			old:  "a\r\nb\r\nc\r\n", new: "a\r\nb\nc\r\n",
+			want: "## f.txt (modified, +1 -1)\n" +
+				"line endings: CRLF before, mixed CRLF and LF after; removed and added lines that end in CRLF are marked \u240d\n" +
+				"@@\n   1  | a\n     -| b\u240d\n   2 +| b\n   3  | c\n",
+		},
+		{
+			name: "final newline removed",
+			old:  "a\nb\n", new: "a\nb",
+			want: "## f.txt (modified, +1 -1)\nno newline at end of file (new side)\n@@\n   1  | a\n     -| b\n   2 +| b\n",
+		},
+		{
+			name: "final newline added",
+			old:  "a\nb", new: "a\nb\n",
+			want: "## f.txt (modified, +1 -1)\nno newline at end of file (old side)\n@@\n   1  | a\n     -| b\n   2 +| b\n",
+		},
+		{
+			name: "line appended after a last line without newline",
+			old:  "a", new: "a\nb",
+			want: "## f.txt (modified, +2 -1)\nno newline at end of file (both sides)\n@@\n     -| a\n   1 +| a\n   2 +| b\n",
+		},
+		{
+			name: "CRLF to LF and final newline removed",
+			old:  "a\r\nb\r\n", new: "a\nb",
+			want: "## f.txt (modified, +2 -2)\nline endings changed from CRLF to LF\nno newline at end of file (new side)\n@@\n     -| a\n     -| b\n   1 +| a\n   2 +| b\n",
+		},
+		// Ordinary edits render as before: no note, no mark.
+		{
+			name: "edit of a CRLF file",
+			old:  "one\r\ntwo\r\n", new: "one\r\nTWO\r\n",
+			want: "## f.txt (modified, +1 -1)\n@@\n   1  | one\n     -| two\n   2 +| TWO\n",
+		},
+		{
+			name: "edit before an unchanged last line without newline",
+			old:  "one\ntwo\nend", new: "one\nTWO\nend",
+			want: "## f.txt (modified, +1 -1)\n@@\n   1  | one\n     -| two\n   2 +| TWO\n   3  | end\n",
+		},
+		{
+			name: "edit of a last line without newline",
+			old:  "one\ntwo", new: "one\nTWO",
+			want: "## f.txt (modified, +1 -1)\nno newline at end of file (both sides)\n@@\n   1  | one\n     -| two\n   2 +| TWO\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			r.write("f.txt", tt.old)
+			r.commit("base")
+			r.write("f.txt", tt.new)
+			m := r.diff(DiffOptions{})
+			if len(m.Files) != 1 {
+				t.Fatalf("files %v, skipped %v", m.Paths(), m.Skipped)
+			}
+			if diff := cmp.Diff(tt.want, m.Files[0].Text); diff != "" {
+				t.Errorf("rendering (-want +got):\n%s", diff)
+			}
+			if strings.Contains(m.Files[0].Text, "\r") {
+				t.Errorf("carriage return in the rendering: %q", m.Files[0].Text)
+			}
+		})
+	}
+}
+
+func TestDiffExclude(t *testing.T) {
+	r := newRepo(t)
+	r.write("keep.go", "package keep\n\nvar A = 1\n")
+	r.write("reports/tracked.md", "old\n")
+	r.commit("base")
+	r.write("keep.go", "package keep\n\nvar A = 2\n")
+	r.write("reports/tracked.md", "new\n")     // tracked, in an excluded directory
+	r.write("reports/run1/review.md", "# R\n") // untracked, in an excluded directory
+	r.write("reports/run1/.env", "TOKEN=x\n")  // excluded, so not even listed as skipped
+	r.write("review.md", "# Review\n")         // untracked file
+	r.write("reports.md", "# not excluded\n")  // shares a prefix with the directory only
+	r.write("sub/out.txt", "x\n")
+	r.write("sub/kept.txt", "y\n")
+
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(r.dir, link); err != nil {
+		t.Fatal(err)
+	}
+	all := []string{"keep.go", "reports.md", "reports/run1/review.md", "reports/tracked.md", "review.md", "sub/kept.txt", "sub/out.txt"}
+	tests := []struct {
+		name    string
+		exclude []string
+		paths   []string
+		skipped []string
+	}{
+		{"none", nil, all, []string{"reports/run1/.env"}},
+		{"relative", []string{"reports", "review.md"}, []string{"keep.go", "reports.md", "sub/kept.txt", "sub/out.txt"}, nil},
+		{"absolute", []string{filepath.Join(r.dir, "reports"), filepath.Join(r.dir, "review.md")},
+			[]string{"keep.go", "reports.md", "sub/kept.txt", "sub/out.txt"}, nil},
+		{"through a symbolic link", []string{filepath.Join(link, "reports") + string(filepath.Separator), filepath.Join(link, "sub", "out.txt")},
+			[]string{"keep.go", "reports.md", "review.md", "sub/kept.txt"}, nil},
+		{"relative to the top, not to Dir", []string{"./sub/out.txt", "reports/run1", "kept.txt"},
+			[]string{"keep.go", "reports.md", "reports/tracked.md", "review.md", "sub/kept.txt"}, nil},
+		{"missing paths", []string{filepath.Join(r.dir, "out", "not-yet.md"), "nope"}, all, []string{"reports/run1/.env"}},
+		{"outside the work tree and the top", []string{t.TempDir(), r.dir, ".", "..", "../x", ""}, all, []string{"reports/run1/.env"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Diff(context.Background(), DiffOptions{Dir: filepath.Join(r.dir, "sub"), Untracked: true, Exclude: tt.exclude})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.paths, m.Paths()); diff != "" {
+				t.Errorf("paths (-want +got):\n%s", diff)
+			}
+			var skipped []string
+			for _, s := range m.Skipped {
+				skipped = append(skipped, s.Path)
+			}
+			if diff := cmp.Diff(tt.skipped, skipped); diff != "" {
+				t.Errorf("skipped (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sotlabs/sot/internal/tokens"
 )
@@ -41,9 +42,16 @@ func (c Chunk) Paths() []string {
 // everything fits in one chunk when it can. A file larger than the budget is
 // split at its hunks ("@@" lines) into parts named "path (part 2 of 3)",
 // each repeating the file's header, and a hunk larger than the budget is
-// split between lines (its "@@" line repeated with "(continued)"). Every
-// line of every file ends up in exactly one chunk. A chunk exceeds the
-// budget only when one line with its headers does. A budget of zero or less
+// split between lines (its "@@" line repeated with "(continued)"). A line
+// too large for a part by itself is cut into pieces that each fit: every
+// piece keeps the line's number and marker, the first ends with "(line 12
+// continues)" and the others start with "(line 12 continued)" ("removed
+// line" for a removed line), and the pieces' text put together is the
+// line's text, byte for byte. Every line of every file ends up in the
+// chunks exactly once, whole or in pieces. A chunk exceeds the budget only
+// when a file's header and notes and a piece's markers leave less than 16
+// tokens for the text of a piece, which does not happen with budgets of 256
+// tokens or more and paths of ordinary length. A budget of zero or less
 // means no limit. Split returns nil for material without files.
 func (m *Material) Split(budget int) []Chunk {
 	if len(m.Files) == 0 {
@@ -106,12 +114,19 @@ func splitPartName(s string) (base string, i, n int, ok bool) {
 }
 
 // group is a hunk of a file's text: its "@@" line (empty for artifacts) and
-// its lines with their token counts.
+// its lines with their token counts. cont, when set, marks the lines that
+// continue a line cut into pieces.
 type group struct {
 	at    string
 	lines []string
 	toks  []int
+	cont  []bool
 }
+
+// minPieceTokens is the least text a piece of a cut line holds: a line is
+// not cut when a part leaves less room than that beside the markers, since
+// its pieces would be mostly markers.
+const minPieceTokens = 16
 
 // piece is a run of lines of one group placed in one part.
 type piece struct {
@@ -164,14 +179,28 @@ func splitFile(f File, budget int) []File {
 	for _, n := range notes {
 		notesTokens += tokens.Count(n + "\n")
 	}
+	// A line is cut into pieces when it does not fit in a part beside the
+	// part's header, the longest "@@" line and the notes.
+	headerTokens := tokens.Count("## "+partName(f.Path, 99, 99)+suffix+"\n") + 1
+	atTokens := 0
+	for _, g := range groups {
+		if g.at != "" {
+			atTokens = max(atTokens, tokens.Count(g.at+" (continued)\n"))
+		}
+	}
 	const estimatedTries, exactTries = 3, 5
 	limit, exact := budget, false
 	var parts []File
 	for attempt := 1; ; attempt++ {
-		parts = renderParts(f, suffix, notes, packParts(f.Path, suffix, groups, notesTokens, limit))
+		lineCap := limit - headerTokens - atTokens - notesTokens
+		parts = renderParts(f, suffix, notes, packParts(cutLongLines(groups, lineCap), headerTokens, notesTokens, limit))
+		// A part over the budget can shrink if it has several lines, or
+		// if its one line can still be cut into smaller pieces: a piece
+		// needs room for its text and for its markers, which take about
+		// as many tokens again.
 		over := 0
 		for _, p := range parts {
-			if p.Tokens > budget && countContent(p.Text) > 1 {
+			if p.Tokens > budget && (lineCap > 2*minPieceTokens || countContent(p.Text) > 1) {
 				over = max(over, p.Tokens-budget)
 			}
 		}
@@ -191,9 +220,158 @@ func splitFile(f File, budget int) []File {
 	}
 }
 
+// cutLongLines returns the groups with every line estimated at more than
+// lineCap tokens cut into pieces (see cutLine). Groups without such a line
+// are shared; groups is returned as it is when nothing is cut.
+func cutLongLines(groups []*group, lineCap int) []*group {
+	var out []*group
+	for gi, g := range groups {
+		if !slices.ContainsFunc(g.toks, func(t int) bool { return t > lineCap }) {
+			if out != nil {
+				out = append(out, g)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]*group, 0, len(groups)), groups[:gi]...)
+		}
+		ng := &group{at: g.at}
+		for i, l := range g.lines {
+			if g.toks[i] <= lineCap {
+				ng.lines = append(ng.lines, l)
+				ng.toks = append(ng.toks, g.toks[i])
+				ng.cont = append(ng.cont, false)
+				continue
+			}
+			pieces, toks := cutLine(l, lineCap)
+			for k := range pieces {
+				ng.lines = append(ng.lines, pieces[k])
+				ng.toks = append(ng.toks, toks[k])
+				ng.cont = append(ng.cont, k > 0)
+			}
+		}
+		out = append(out, ng)
+	}
+	if out == nil {
+		return groups
+	}
+	return out
+}
+
+// cutLine cuts one rendered line into pieces of at most lineCap tokens
+// each, with their token counts. Every piece starts with the line's prefix
+// (its number and marker, "  12 +| "); the first piece ends with
+// " (line 12 continues)", the last starts with "(line 12 continued) " and
+// the ones between have both. Removing these markers and the prefixes and
+// joining the pieces gives the line's text back exactly. The line is
+// returned whole when lineCap leaves less than minPieceTokens beside the
+// markers for the text of a piece.
+func cutLine(l string, lineCap int) ([]string, []int) {
+	mark, num, text := parseLine(l)
+	name := "line"
+	switch {
+	case mark == 0:
+		text = l
+	case mark == markRemoved:
+		name = "removed line"
+	default:
+		name = "line " + strconv.Itoa(num)
+	}
+	prefix := l[:len(l)-len(text)]
+	head, tail := "("+name+" continued) ", " ("+name+" continues)"
+	// The markers are counted with a margin for the tokens that a cut
+	// may add where a piece meets them.
+	overhead := tokens.Count(prefix+head+tail+"\n") + 2
+	if lineCap-overhead < minPieceTokens {
+		return []string{l}, []int{tokens.Count(l + "\n")}
+	}
+	texts, counts := cutText(text, lineCap-overhead)
+	if len(texts) == 1 {
+		return []string{l}, []int{tokens.Count(l + "\n")}
+	}
+	pieces := make([]string, len(texts))
+	toks := make([]int, len(texts))
+	for k, t := range texts {
+		var b strings.Builder
+		b.Grow(len(prefix) + len(head) + len(t) + len(tail))
+		b.WriteString(prefix)
+		if k > 0 {
+			b.WriteString(head)
+		}
+		b.WriteString(t)
+		if k < len(texts)-1 {
+			b.WriteString(tail)
+		}
+		pieces[k] = b.String()
+		toks[k] = counts[k] + overhead
+	}
+	return pieces, toks
+}
+
+// cutText cuts text into pieces of at most limit tokens each, with their
+// token counts, at the text's own ratio of bytes to tokens. A piece is
+// never empty and never ends inside a UTF-8 sequence; where it can, it ends
+// after a space, comma or semicolon near its end, so that words and values
+// stay whole.
+func cutText(text string, limit int) ([]string, []int) {
+	total := tokens.Count(text)
+	if total <= limit {
+		return []string{text}, []int{total}
+	}
+	perToken := float64(len(text)) / float64(total)
+	var texts []string
+	var counts []int
+	for text != "" {
+		size := int(0.9 * float64(limit) * perToken)
+		var end, n int
+		for {
+			end = cutPoint(text, size)
+			n = tokens.Count(text[:end])
+			if n <= limit || end <= utf8RuneLen(text) {
+				break
+			}
+			size = min(end-1, int(0.9*float64(end)*float64(limit)/float64(n)))
+		}
+		texts = append(texts, text[:end])
+		counts = append(counts, n)
+		text = text[end:]
+	}
+	return texts, counts
+}
+
+// cutPoint returns where to end a piece of text of about size bytes: at
+// most size bytes (but at least one character), at a character boundary,
+// after a space, comma or semicolon if one is in the last eighth.
+func cutPoint(text string, size int) int {
+	if size >= len(text) {
+		return len(text)
+	}
+	if size < 1 {
+		size = 1
+	}
+	for size > 0 && !utf8.RuneStart(text[size]) {
+		size--
+	}
+	if size == 0 {
+		return utf8RuneLen(text)
+	}
+	for i := size; i > size-size/8 && i > 1; i-- {
+		if c := text[i-1]; c == ' ' || c == ',' || c == ';' {
+			return i
+		}
+	}
+	return size
+}
+
+// utf8RuneLen returns the length in bytes of the first character of s.
+func utf8RuneLen(s string) int {
+	_, n := utf8.DecodeRuneInString(s)
+	return n
+}
+
 // packParts assigns the groups' lines to parts of at most limit tokens.
-func packParts(p, suffix string, groups []*group, notesTokens, limit int) [][]piece {
-	headerTokens := tokens.Count("## "+partName(p, 99, 99)+suffix+"\n") + 1
+// headerTokens is the size of a part's header line.
+func packParts(groups []*group, headerTokens, notesTokens, limit int) [][]piece {
 	var parts [][]piece
 	var cur []piece
 	used := 0
@@ -283,10 +461,23 @@ func renderParts(f File, suffix string, notes []string, parts [][]piece) []File 
 				}
 				b.WriteByte('\n')
 			}
-			for _, l := range pc.g.lines[pc.from:pc.to] {
+			for i, l := range pc.g.lines[pc.from:pc.to] {
 				b.WriteString(l)
 				b.WriteByte('\n')
-				switch mark, n, _ := parseLine(l); mark {
+				mark, n, _ := parseLine(l)
+				if pc.g.cont != nil && pc.g.cont[pc.from+i] {
+					// A later piece of a cut line: the line is counted
+					// with its first piece.
+					switch mark {
+					case markAdded:
+						changed.add(n)
+						shown.add(n)
+					case markContext, markPlain:
+						shown.add(n)
+					}
+					continue
+				}
+				switch mark {
 				case markAdded:
 					pf.Additions++
 					changed.add(n)

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -57,6 +59,32 @@ func contentLines(text string) []string {
 		if isContentLine(l) {
 			out = append(out, l)
 		}
+	}
+	return out
+}
+
+// joinPieces joins the pieces of cut lines (see cutLine) back into whole
+// lines. A piece is joined to the line before it only when that line ends
+// with the matching "continues" marker and the piece starts with the
+// matching "continued" marker.
+func joinPieces(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		mark, num, text := parseLine(l)
+		name := "line " + strconv.Itoa(num)
+		if mark == markRemoved {
+			name = "removed line"
+		}
+		if k := len(out) - 1; k >= 0 {
+			tail := " (" + name + " continues)"
+			if rest, ok := strings.CutPrefix(text, "("+name+" continued) "); ok && strings.HasSuffix(out[k], tail) {
+				if pm, pn, _ := parseLine(out[k]); pm == mark && pn == num {
+					out[k] = strings.TrimSuffix(out[k], tail) + rest
+					continue
+				}
+			}
+		}
+		out = append(out, l)
 	}
 	return out
 }
@@ -126,7 +154,7 @@ func checkSplit(t *testing.T, m *Material, budget int) {
 		}
 	}
 	for _, f := range m.Files {
-		if diff := cmp.Diff(contentLines(f.Text), got[f.Path]); diff != "" {
+		if diff := cmp.Diff(contentLines(f.Text), joinPieces(got[f.Path])); diff != "" {
 			t.Errorf("%s: lines differ across chunks (-want +got):\n%.2000s", f.Path, diff)
 		}
 		if ks := parts[f.Path]; len(ks) > 0 {
@@ -239,5 +267,150 @@ func TestSplitPartName(t *testing.T) {
 	}
 	if partName("a.go", 2, 3) != "a.go (part 2 of 3)" {
 		t.Error(partName("a.go", 2, 3))
+	}
+}
+
+// oneLineJSON returns a minified JSON array of about n bytes on one line,
+// with some non-ASCII text so that cuts must respect UTF-8.
+func oneLineJSON(n int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := 0; b.Len() < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d,"name":"item-%d","note":"naïve café 東京 %d","v":%d.%03d}`, i, i*7919%10007, i%97, i*31%1000, i%1000)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// TestSplitLongLine splits files whose lines are larger than the budget:
+// every chunk fits, and the pieces of each line put together give the
+// line back exactly.
+func TestSplitLongLine(t *testing.T) {
+	// Lines of 120 KB, 60 KB, 70 KB and 940 KB; a fifth of that with
+	// -short or -race, where tokenizing is much slower.
+	kb := 1 << 10
+	if testing.Short() || raceEnabled {
+		kb /= 5
+	}
+	data := "package data; var Data = []byte(" + strconv.Quote(oneLineJSON(120*kb)) + ")"
+	old, cur, big := oneLineJSON(60*kb), oneLineJSON(70*kb), 940*kb
+	r := newRepo(t)
+	r.write("mod/old.json", old+"\n")
+	r.write("mod/small.go", "package mod\n")
+	r.commit("base")
+	r.write("data.go", data)          // one line, untracked, no final newline
+	r.write("mod/old.json", cur+"\n") // a long removed and a long added line
+	diffM := r.diff(DiffOptions{Untracked: true})
+
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "min.json"), oneLineJSON(big))
+	writeFile(t, filepath.Join(dir, "notes.txt"), "short\n"+strings.Repeat("x", 5000)+"\nshort again\n")
+	artM, err := Artifacts([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// source gives the lines of each file as the material shows them: the
+	// removed line of mod/old.json comes before the added one.
+	source := map[string][]string{
+		"data.go":      {data},
+		"mod/old.json": {old, cur},
+		"min.json":     {oneLineJSON(big)},
+		"notes.txt":    {"short", strings.Repeat("x", 5000), "short again"},
+	}
+
+	tests := []struct {
+		name   string
+		m      *Material
+		budget int
+	}{
+		{"diff/256", diffM, 256},
+		{"diff/1000", diffM, 1000},
+		{"diff/8000", diffM, 8000},
+		{"artifacts/256", artM, 256},
+		{"artifacts/30000", artM, 30000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chunks := tt.m.Split(tt.budget)
+			lines := make(map[string][]string)
+			for _, c := range chunks {
+				if c.Tokens > tt.budget {
+					t.Errorf("chunk %d: %d tokens, budget %d", c.Index, c.Tokens, tt.budget)
+				}
+				for _, f := range c.Files {
+					if n := tokens.Count(f.Text); n != f.Tokens {
+						t.Errorf("%s: %d tokens counted, %d recorded", f.Path, n, f.Tokens)
+					}
+					base, _, _, _ := splitPartName(f.Path)
+					lines[base] = append(lines[base], contentLines(f.Text)...)
+				}
+			}
+			for p, want := range source {
+				if _, ok := tt.m.File(p); !ok {
+					continue
+				}
+				var got []string
+				for _, l := range joinPieces(lines[p]) {
+					_, _, text := parseLine(l)
+					got = append(got, text)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("%s: the pieces do not give the lines back: %d lines, want %d", p, len(got), len(want))
+					for i := range min(len(got), len(want)) {
+						if got[i] != want[i] {
+							t.Errorf("line %d differs: %d bytes, want %d", i+1, len(got[i]), len(want[i]))
+						}
+					}
+				}
+			}
+			checkSplit(t, tt.m, tt.budget)
+		})
+	}
+
+	// The pieces show where a line continues, and the line is counted
+	// once, in the part that starts it.
+	f, _ := diffM.File("data.go")
+	parts := splitFile(*f, 1000)
+	if len(parts) < 3 {
+		t.Fatalf("%d parts", len(parts))
+	}
+	first, second := splitLines(parts[0].Text), splitLines(parts[1].Text)
+	if !strings.HasPrefix(first[2], "   1 +| package data; var Data") || !strings.HasSuffix(first[2], " (line 1 continues)") {
+		t.Errorf("first piece: %.60q ... %q", first[2], first[2][max(0, len(first[2])-40):])
+	}
+	if second[1] != "@@ (continued)" || !strings.HasPrefix(second[2], "   1 +| (line 1 continued) ") {
+		t.Errorf("second part starts with %q, %.60q", second[1], second[2])
+	}
+	for i, p := range parts {
+		if (p.Additions == 1) != (i == 0) || !slices.Equal(p.Changed, []LineRange{{1, 1}}) {
+			t.Errorf("part %d: +%d, changed %v", i+1, p.Additions, p.Changed)
+		}
+	}
+}
+
+func TestCutText(t *testing.T) {
+	for _, text := range []string{
+		strings.Repeat("ab", 500),
+		strings.Repeat("東京", 300),
+		strings.Repeat("😀", 300),
+		strings.Repeat("a b, c; ", 200),
+	} {
+		for _, limit := range []int{1, 3, 16, 100} {
+			pieces, counts := cutText(text, limit)
+			if strings.Join(pieces, "") != text {
+				t.Errorf("%.10q/%d: pieces do not join to the text", text, limit)
+			}
+			for i, p := range pieces {
+				if p == "" || !utf8.ValidString(p) || counts[i] != tokens.Count(p) {
+					t.Errorf("%.10q/%d: piece %d %q (%d tokens recorded)", text, limit, i, p, counts[i])
+				}
+				if counts[i] > limit && utf8.RuneCountInString(p) > 1 {
+					t.Errorf("%.10q/%d: piece %d has %d tokens", text, limit, i, counts[i])
+				}
+			}
+		}
 	}
 }
