@@ -2,7 +2,6 @@ package synthesis
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -24,6 +23,10 @@ type Options struct {
 	// are settled by evidence.
 	Provider llm.Provider
 	Model    string
+	// MaxPromptTokens bounds the triage lead's prompt (0: no bound). When
+	// the clusters do not fit, they are put to the lead in batches, one
+	// call each.
+	MaxPromptTokens int
 	// Decide, when set, is asked to decide each trade-off (interactive
 	// runs); it returns nil to fall back to the priority hierarchy.
 	Decide func(ctx context.Context, d *Dispute, item *Item) (*Decision, error)
@@ -71,22 +74,7 @@ func Synthesize(ctx context.Context, reports []finding.Report, o Options) (*Synt
 
 	var answer triageAnswer
 	if o.Provider != nil {
-		resp, err := o.Provider.Complete(ctx, &llm.Request{
-			Model:       o.Model,
-			System:      triageSystem,
-			Messages:    []llm.Message{{Role: llm.RoleUser, Content: triagePrompt(presented)}},
-			Temperature: llm.Float(0.2),
-			MaxTokens:   4096,
-			Schema:      &llm.Schema{Name: "triage", JSON: triageSchema},
-			Label:       "synthesis/triage-lead",
-		})
-		if err == nil {
-			err = json.Unmarshal(resp.JSON, &answer)
-		}
-		if err != nil {
-			out.TriageError = fmt.Errorf("triage lead: %w", err)
-			answer = triageAnswer{}
-		}
+		answer, out.TriageError = askTriage(ctx, o, presented)
 	}
 
 	byCluster := map[string]*cluster{}

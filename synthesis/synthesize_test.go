@@ -2,11 +2,13 @@ package synthesis
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/middleware"
@@ -668,5 +670,59 @@ func TestLeadIsTheBestSource(t *testing.T) {
 	}
 	if (&Item{}).LeadSource() != nil {
 		t.Error("an item without sources has no lead")
+	}
+}
+
+// A triage prompt over the budget is put to the lead in batches, each of
+// which fits, and the answers of every batch are used.
+func TestTriageBatchesOverTheBudget(t *testing.T) {
+	var fs []finding.Finding
+	answer := map[string]any{"clusters": []any{}, "narrative": ""}
+	for i := range 12 {
+		file, line := "auth/session.go", 40+2*i // twelve clusters of two
+		id := fmt.Sprintf("security.%d", i+1)
+		other := fmt.Sprintf("testing.%d", i+1)
+		claim := fmt.Sprintf("Concern %d: %s", i, strings.Repeat(fmt.Sprintf("subject%d detail%d ", i, i), 20))
+		fs = append(fs, f(id, "security", "", finding.ShouldFix, finding.High, file, line, claim),
+			f(other, "testing", "", finding.ShouldFix, finding.Medium, file, line, claim))
+	}
+	p, srv := triage(t, answer)
+	in := reports(fs...)
+	whole, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+	if err != nil || whole.TriageError != nil {
+		t.Fatalf("err %v, triage %v", err, whole.TriageError)
+	}
+	if n := srv.Count(); n != 1 {
+		t.Fatalf("%d triage calls without a budget, want 1", n)
+	}
+	full := srv.Requests()[0].LastUser()
+	budget := tokens.Count(triageSystem) + tokens.Count(full)/3
+	s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1", MaxPromptTokens: budget})
+	if err != nil || s.TriageError != nil {
+		t.Fatalf("err %v, triage %v", err, s.TriageError)
+	}
+	calls := srv.Requests()[1:]
+	if len(calls) < 3 {
+		t.Fatalf("%d triage calls under a third of the prompt, want at least 3", len(calls))
+	}
+	seen := map[string]bool{}
+	for _, r := range calls {
+		if n := tokens.Count(triageSystem) + tokens.Count(r.LastUser()); n > budget {
+			t.Errorf("a batch of %d tokens over the budget of %d", n, budget)
+		}
+		for _, l := range strings.Split(r.LastUser(), "\n") {
+			if strings.HasPrefix(l, "### Cluster ") {
+				if seen[l] {
+					t.Errorf("%s sent twice", l)
+				}
+				seen[l] = true
+			}
+		}
+	}
+	if len(seen) != strings.Count(full, "### Cluster ") {
+		t.Errorf("%d clusters sent in batches, %d in the whole prompt", len(seen), strings.Count(full, "### Cluster "))
+	}
+	if len(s.Items) != len(whole.Items) {
+		t.Errorf("%d items from batches, %d from one call", len(s.Items), len(whole.Items))
 	}
 }

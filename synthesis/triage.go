@@ -1,10 +1,15 @@
 package synthesis
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
+
+	"github.com/sotlabs/sot/internal/tokens"
+	"github.com/sotlabs/sot/llm"
 )
 
 // Relations the triage lead may assign to a cluster.
@@ -105,6 +110,83 @@ func presentOrder(clusters []*cluster, seed int64) ([]*cluster, []string) {
 		}
 	}
 	return cs, order
+}
+
+// askTriage asks the lead about the presented clusters: in one call when they
+// fit the prompt budget, otherwise in batches of clusters that do, whose
+// answers are joined. A batch that fails leaves its clusters to the
+// mechanical rules; the error says which batches failed.
+func askTriage(ctx context.Context, o Options, presented []*cluster) (triageAnswer, error) {
+	batches := triageBatches(presented, o.MaxPromptTokens)
+	var answer triageAnswer
+	var failed []string
+	var narratives []string
+	for i, b := range batches {
+		label := "synthesis/triage-lead"
+		if len(batches) > 1 {
+			label += fmt.Sprintf("/%d", i+1)
+		}
+		resp, err := o.Provider.Complete(ctx, &llm.Request{
+			Model:       o.Model,
+			System:      triageSystem,
+			Messages:    []llm.Message{{Role: llm.RoleUser, Content: triagePrompt(b)}},
+			Temperature: llm.Float(0.2),
+			MaxTokens:   4096,
+			Schema:      &llm.Schema{Name: "triage", JSON: triageSchema},
+			Label:       label,
+		})
+		var part triageAnswer
+		if err == nil {
+			err = json.Unmarshal(resp.JSON, &part)
+		}
+		if err != nil {
+			if len(batches) == 1 {
+				return triageAnswer{}, fmt.Errorf("triage lead: %w", err)
+			}
+			failed = append(failed, fmt.Sprintf("batch %d of %d: %v", i+1, len(batches), err))
+			continue
+		}
+		answer.Clusters = append(answer.Clusters, part.Clusters...)
+		if n := strings.TrimSpace(part.Narrative); n != "" {
+			narratives = append(narratives, n)
+		}
+	}
+	answer.Narrative = strings.Join(narratives, "\n\n")
+	if len(failed) > 0 {
+		return answer, fmt.Errorf("triage lead (its other batches were used): %s", strings.Join(failed, "; "))
+	}
+	return answer, nil
+}
+
+// triageBatches splits the presented clusters into groups whose prompts fit
+// budget tokens with the system prompt, keeping their order. Everything
+// goes in one batch when it fits or when there is no budget. A cluster too
+// large for any batch goes alone; the provider then judges it.
+func triageBatches(cs []*cluster, budget int) [][]*cluster {
+	if budget <= 0 || len(cs) == 0 {
+		return [][]*cluster{cs}
+	}
+	room := budget - tokens.Count(triageSystem)
+	fits := func(b []*cluster) bool {
+		p := triagePrompt(b)
+		return len(p) <= room || tokens.Count(p) <= room // no text has more tokens than bytes
+	}
+	if fits(cs) {
+		return [][]*cluster{cs}
+	}
+	var batches [][]*cluster
+	var cur []*cluster
+	for _, c := range cs {
+		if len(cur) > 0 && !fits(append(slices.Clip(cur), c)) {
+			batches = append(batches, cur)
+			cur = nil
+		}
+		cur = append(cur, c)
+	}
+	if len(cur) > 0 {
+		batches = append(batches, cur)
+	}
+	return batches
 }
 
 // triagePrompt lists the clusters for the lead. Multi-source clusters are
