@@ -43,6 +43,12 @@ func machineFiles() []string {
 // of "*" there, which would hide those files from git, and a later run would
 // replace what it takes for its own files.
 func checkOutputDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return &FieldError{"output_dir", fmt.Sprintf("%s is a file; name a directory (it is created if missing)", dir)}
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

@@ -47,6 +47,10 @@ type Options struct {
 	Content   string
 	In        io.Reader
 	Dir       string // the repository (default ".")
+	// Exclude names more files to leave out of a diff, absolute or relative
+	// to the current directory: for instance the file standard output is
+	// redirected to. The output directories are always left out.
+	Exclude []string
 
 	// Model is the session default; Models the models of multi-model mode.
 	Model  string
@@ -166,6 +170,9 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	if err := o.checkInputs(&c); err != nil {
 		return nil, err
 	}
+	if err := checkOutputDir(c.OutputDir); err != nil {
+		return nil, err
+	}
 	m, err := o.gather(ctx, &c)
 	if err != nil {
 		return nil, err
@@ -242,7 +249,8 @@ func (o *Options) gather(ctx context.Context, c *Context) (*material.Material, e
 		if dir == "" {
 			dir = "."
 		}
-		return material.Diff(ctx, material.DiffOptions{Dir: dir, Range: o.Diff, Staged: o.Staged, Untracked: o.Diff == "" && !o.Staged})
+		return material.Diff(ctx, material.DiffOptions{Dir: dir, Range: o.Diff, Staged: o.Staged, Untracked: o.Diff == "" && !o.Staged,
+			Exclude: ownOutputs(dir, c.OutputDir, o.Exclude)})
 	case prompt.TypeArtifacts:
 		return material.Artifacts(o.Artifacts)
 	}
@@ -469,9 +477,6 @@ func (p *Plan) schedule(o *Options) error {
 	p.OutputDir = p.Context.OutputDir
 	if p.OutputDir == "" {
 		p.OutputDir = DefaultOutputDir(o.Dir, p.RunID)
-	}
-	if fi, err := os.Stat(p.OutputDir); err == nil && !fi.IsDir() {
-		return &FieldError{"output_dir", fmt.Sprintf("%s is a file; name a directory (it is created if missing)", p.OutputDir)}
 	}
 	if err := checkOutputDir(p.OutputDir); err != nil {
 		return err
@@ -821,4 +826,26 @@ func projectPath(dir, path string) string {
 		return path
 	}
 	return filepath.ToSlash(rel)
+}
+
+// ownOutputs lists, as absolute paths, what a review must not review of its
+// own making: the project's .sot/reviews, the named output directory, and
+// the caller's extra paths.
+func ownOutputs(dir, outputDir string, extra []string) []string {
+	var out []string
+	add := func(p string) {
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, abs)
+		}
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		add(filepath.Join(persona.RepoRoot(abs), ".sot", "reviews"))
+	}
+	if outputDir != "" {
+		add(outputDir)
+	}
+	for _, p := range extra {
+		add(p)
+	}
+	return out
 }

@@ -332,7 +332,7 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	ro := &review.Options{Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts,
+	ro := &review.Options{Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts, Exclude: redirectTarget(f.IO.Out),
 		Content: o.Input, In: f.IO.In, Dir: f.WorkDir(), Config: cfg, Library: lib, Getenv: f.Getenv, MaxPromptTokens: o.MaxPromptTokens, Fresh: o.Fresh}
 	if o.Seed != 0 {
 		seed := o.Seed
@@ -505,6 +505,26 @@ func printPlanJSON(w io.Writer, p *review.Plan, est review.Estimate, o *Options)
 type shownPrompt struct {
 	Specialist string `json:"specialist"`
 	Text       string `json:"text"`
+}
+
+// redirectTarget is the file standard output is redirected to, when it is a
+// regular file whose path can be found, so that a review does not review
+// its own output (sot review --stdout sarif > out.sarif creates out.sarif
+// before sot runs).
+func redirectTarget(w io.Writer) []string {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	for _, link := range []string{fmt.Sprintf("/proc/self/fd/%d", f.Fd()), fmt.Sprintf("/dev/fd/%d", f.Fd())} {
+		if p, err := filepath.EvalSymlinks(link); err == nil && p != link {
+			return []string{p}
+		}
+	}
+	return nil
 }
 
 // listSome joins up to most items with ", ", saying how many more there are.
