@@ -341,8 +341,12 @@ func (m *moderator) findingByID(id string) (*finding.Finding, *synthesis.Item) {
 func (m *moderator) deeper(ctx context.Context, area, name string) error {
 	extra := ""
 	if fi, err := os.Stat(area); err == nil && !fi.IsDir() {
-		if mat, err := material.Artifacts([]string{area}); err == nil {
+		mat, err := material.Artifacts([]string{area})
+		switch {
+		case err == nil && len(mat.Files) > 0:
 			extra = "The user points at this file:\n\n" + prompt.Fence(mat.Text(), m.r.state.Nonce)
+		case err == nil && len(mat.Skipped) > 0:
+			return fmt.Errorf("%s is not sent to a model: %s", area, mat.Skipped[0].Reason)
 		}
 	}
 	if name == "" {
