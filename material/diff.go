@@ -185,7 +185,11 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	if err != nil {
 		var ge *gitError
 		if len(revs) > 0 && errors.As(err, &ge) && slices.Contains(ge.args, "diff") {
-			return nil, fmt.Errorf("%w %q: %s; check that the revisions exist (git log --oneline)", ErrBadRange, o.Range, firstLine(ge.stderr))
+			hint := "check that the revisions exist (git log --oneline); in a shallow clone (CI checkouts often are), fetch them first, e.g. git fetch --unshallow or fetch-depth: 0"
+			if strings.Contains(ge.stderr, "no merge base") {
+				hint = "A...B needs a common ancestor; in a shallow clone (CI checkouts often are) fetch more history, e.g. git fetch --unshallow or fetch-depth: 0, or compare with A..B"
+			}
+			return nil, fmt.Errorf("%w %q: %s; %s", ErrBadRange, o.Range, firstLine(ge.stderr), hint)
 		}
 		return nil, err
 	}

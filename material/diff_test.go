@@ -627,3 +627,18 @@ func TestDiffExclude(t *testing.T) {
 		})
 	}
 }
+
+// A three-dot range between histories with no common ancestor (a shallow CI
+// checkout, or unrelated branches) says what to fetch.
+func TestDiffNoMergeBase(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", "package a\n")
+	r.commit("base")
+	r.git("checkout", "-q", "--orphan", "island")
+	r.write("b.go", "package b\n")
+	r.commit("unrelated")
+	_, err := Diff(context.Background(), DiffOptions{Dir: r.dir, Range: "main...island"})
+	if !errors.Is(err, ErrBadRange) || !strings.Contains(err.Error(), "git fetch --unshallow") || !strings.Contains(err.Error(), "common ancestor") {
+		t.Errorf("error %v should explain the missing merge base", err)
+	}
+}
