@@ -50,6 +50,10 @@ type DiffOptions struct {
 	// out when its new path is excluded, a deleted one when its old path
 	// is.
 	Exclude []string
+	// Only limits the material to these files and directories, named like
+	// Exclude's; files elsewhere are left out without a note. Empty, or a
+	// path naming the top of the work tree, limits nothing.
+	Only []string
 }
 
 // funcnameAttributes selects git's built-in hunk-header drivers for
@@ -160,6 +164,9 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	}
 	d.top = repo.top
 	d.exclude = excludePaths(d.top, o.Exclude)
+	if only := excludePaths(d.top, o.Only); len(only) == len(o.Only) {
+		d.only = only // a path outside the tree or at its top would keep everything
+	}
 	switch {
 	case o.Staged && repo.head:
 		d.m.Coordinates = "git diff --cached (staged changes)"
@@ -174,6 +181,9 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		d.revArgs = []string{emptyTreeID(ctx, d.top)}
 		d.m.Coordinates = "git diff (working tree; no commits yet)"
 		out, err = runGit(ctx, d.top, d.args("--function-context")...)
+	}
+	if len(d.only) > 0 {
+		d.m.Coordinates += " -- " + strings.Join(d.only, " ")
 	}
 	if err == nil {
 		err = d.addDiff(ctx, out)
@@ -335,13 +345,22 @@ type differ struct {
 	max      int
 	attrFile string
 	exclude  []string // paths relative to top, from DiffOptions.Exclude
+	only     []string // paths relative to top, from DiffOptions.Only
 	m        *Material
 }
 
 // excluded reports whether the path p, relative to the top of the work
 // tree, is or lies under one of the excluded paths.
 func (d *differ) excluded(p string) bool {
-	for _, e := range d.exclude {
+	if len(d.only) > 0 && !under(p, d.only) {
+		return true
+	}
+	return under(p, d.exclude)
+}
+
+// under reports whether the slash path p is or lies under one of paths.
+func under(p string, paths []string) bool {
+	for _, e := range paths {
 		if p == e || (strings.HasPrefix(p, e) && p[len(e)] == '/') {
 			return true
 		}

@@ -628,6 +628,43 @@ func TestDiffExclude(t *testing.T) {
 	}
 }
 
+// Only limits the material to some files and directories, tracked and
+// untracked alike, and the coordinates say so; Exclude still applies.
+func TestDiffOnly(t *testing.T) {
+	r := newRepo(t)
+	r.write("keep.go", "package keep\n\nvar A = 1\n")
+	r.write("auth/login.go", "package auth\n\nvar B = 1\n")
+	r.commit("base")
+	r.write("keep.go", "package keep\n\nvar A = 2\n")
+	r.write("auth/login.go", "package auth\n\nvar B = 2\n")
+	r.write("auth/new.go", "package auth\n")
+	r.write("authz.go", "package authz\n") // shares a prefix only
+	tests := []struct {
+		name, coordinates string
+		only, exclude     []string
+		paths             []string
+	}{
+		{"a directory", "git diff HEAD (working tree) -- auth", []string{"auth"}, nil, []string{"auth/login.go", "auth/new.go"}},
+		{"absolute paths", "git diff HEAD (working tree) -- auth/new.go keep.go", []string{filepath.Join(r.dir, "auth", "new.go"), filepath.Join(r.dir, "keep.go")}, nil, []string{"auth/new.go", "keep.go"}},
+		{"with exclude", "git diff HEAD (working tree) -- auth", []string{"auth"}, []string{"auth/new.go"}, []string{"auth/login.go"}},
+		{"the top limits nothing", "git diff HEAD (working tree)", []string{r.dir}, nil, []string{"auth/login.go", "auth/new.go", "authz.go", "keep.go"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Diff(context.Background(), DiffOptions{Dir: r.dir, Untracked: true, Only: tt.only, Exclude: tt.exclude})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.paths, m.Paths()); diff != "" {
+				t.Errorf("paths (-want +got):\n%s", diff)
+			}
+			if m.Coordinates != tt.coordinates {
+				t.Errorf("coordinates %q, want %q", m.Coordinates, tt.coordinates)
+			}
+		})
+	}
+}
+
 // A three-dot range between histories with no common ancestor (a shallow CI
 // checkout, or unrelated branches) says what to fetch.
 func TestDiffNoMergeBase(t *testing.T) {

@@ -47,6 +47,9 @@ type Options struct {
 	Content   string
 	In        io.Reader
 	Dir       string // the repository (default ".")
+	// Paths limits a diff to these files and directories, absolute or
+	// relative to the current directory; they must lie in the repository.
+	Paths []string
 	// Exclude names more files to leave out of a diff, absolute or relative
 	// to the current directory: for instance the file standard output is
 	// redirected to. The output directories are always left out.
@@ -249,8 +252,12 @@ func (o *Options) gather(ctx context.Context, c *Context) (*material.Material, e
 		if dir == "" {
 			dir = "."
 		}
+		only, err := limitPaths(dir, o.Paths)
+		if err != nil {
+			return nil, err
+		}
 		return material.Diff(ctx, material.DiffOptions{Dir: dir, Range: o.Diff, Staged: o.Staged, Untracked: o.Diff == "" && !o.Staged,
-			Exclude: ownOutputs(dir, c.OutputDir, o.Exclude)})
+			Exclude: ownOutputs(dir, c.OutputDir, o.Exclude), Only: only})
 	case prompt.TypeArtifacts:
 		return material.Artifacts(o.Artifacts)
 	}
@@ -848,4 +855,30 @@ func ownOutputs(dir, outputDir string, extra []string) []string {
 		add(p)
 	}
 	return out
+}
+
+// limitPaths makes the paths that limit a diff absolute, refusing any
+// outside the project (git would not see them, and limiting to nothing
+// would review everything).
+func limitPaths(dir string, paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	top, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	top = persona.RepoRoot(top)
+	var out []string
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		if rel, err := filepath.Rel(top, abs); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, &FieldError{"PATH", fmt.Sprintf("%s is outside the repository at %s; name files or directories inside it", p, top)}
+		}
+		out = append(out, abs)
+	}
+	return out, nil
 }

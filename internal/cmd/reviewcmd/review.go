@@ -45,6 +45,7 @@ type Options struct {
 	Input           string
 	Formats         []string
 	Stdout          string
+	Paths           []string // limit a diff review to these files and directories
 	FailOn          string
 	DryRun          bool
 	ShowPrompt      string
@@ -63,7 +64,8 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Review a code diff (default: the working tree against HEAD), design documents
 (--artifacts) or any text (--type freeform --input FILE|-) with the specialist
 personas, each under its perspective lenses, and synthesize one review that
-keeps disagreements visible.
+keeps disagreements visible. PATH arguments limit a diff to those files and
+directories; with --artifacts they are more documents.
 
 Writes to the output directory (default .sot/reviews/<run-id>/):
 REVIEW-<SPECIALIST>[-<LENS>].md per specialist and lens, REVIEW-SYNTHESIS.md,
@@ -83,6 +85,7 @@ specialist or step failed, and the synthesis lists it) or nothing
 reviewable (every changed file was skipped).`,
 		Example: `  sot review                                   # working tree against HEAD
   sot review --diff main...HEAD --format sarif --fail-on must-fix
+  sot review internal/auth cmd/server/main.go   # only these paths of the change
   sot review --staged --specialists security,testing --perspectives none
   sot review --specialists adaptive:3 --interactive false
   sot review --artifacts docs/design.md docs/plan.md
@@ -92,11 +95,14 @@ reviewable (every changed file was skipped).`,
 			if cmd.Flags().Changed("perspective-cap") && o.Context.PerspectiveCap < 1 {
 				return cmdutil.UsageError("perspective_cap: must be a positive integer, not %d", o.Context.PerspectiveCap)
 			}
-			if len(args) > 0 {
-				if len(o.Artifacts) == 0 && !strings.EqualFold(o.Context.Type, "artifacts") {
-					return cmdutil.UsageError("unexpected arguments %q: to review documents, pass --artifacts PATH...", args)
-				}
-				o.Artifacts = append(o.Artifacts, args...)
+			switch {
+			case len(args) == 0:
+			case len(o.Artifacts) > 0 || strings.EqualFold(o.Context.Type, "artifacts"):
+				o.Artifacts = append(o.Artifacts, args...) // more documents
+			case strings.EqualFold(o.Context.Type, "freeform") || o.Input != "":
+				return cmdutil.UsageError("unexpected arguments %q: freeform content comes from --input FILE or -", args)
+			default:
+				o.Paths = args // limit the diff
 			}
 			return Run(cmd.Context(), f, o)
 		},
@@ -332,7 +338,7 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	ro := &review.Options{Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts, Exclude: redirectTarget(f.IO.Out),
+	ro := &review.Options{Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts, Exclude: redirectTarget(f.IO.Out), Paths: o.Paths,
 		Content: o.Input, In: f.IO.In, Dir: f.WorkDir(), Config: cfg, Library: lib, Getenv: f.Getenv, MaxPromptTokens: o.MaxPromptTokens, Fresh: o.Fresh}
 	if o.Seed != 0 {
 		seed := o.Seed
