@@ -76,6 +76,17 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		return nil, err
 	}
 	st.UseJournal(j)
+	// A resumed run's budget covers what it spent before.
+	if calls, byModel := j.LoadedUsage(); calls > 0 {
+		var u llm.Usage
+		var cost float64
+		for model, mu := range byModel {
+			u = u.Add(mu)
+			c, _ := st.Meter.Cost(model, mu)
+			cost += c
+		}
+		st.Meter.AddPrior(calls, u, cost)
+	}
 	defer st.Close()
 
 	res := p.result()

@@ -195,6 +195,27 @@ func (j *Journal) take(key string) (*llm.Response, bool) {
 	return q[0].resp, true
 }
 
+// LoadedUsage counts the recorded answers a provider was paid for when they
+// were made (cache answers excluded), with their usage per model: what the
+// run spent before this process.
+func (j *Journal) LoadedUsage() (calls int, byModel map[string]llm.Usage) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	byModel = map[string]llm.Usage{}
+	for _, q := range j.pending {
+		for _, e := range q {
+			if !e.fromCache {
+				calls++
+				byModel[e.model] = byModel[e.model].Add(e.resp.Usage)
+			}
+		}
+	}
+	for model, u := range j.paid {
+		byModel[model] = byModel[model].Add(u)
+	}
+	return calls + j.paidCalls, byModel
+}
+
 // ReplayedUsage counts the answers replayed so far that a provider was paid
 // for when they were first made, with their usage per model: what the run
 // spent before this process on the calls it did not repeat.

@@ -74,6 +74,9 @@ type Meter struct {
 	inflight int
 	t        Totals
 	unpriced map[string]bool
+	// prior is what the run spent before this process (a resumed run): it
+	// counts toward the budget but not toward Totals.
+	prior Totals
 }
 
 // NewMeter returns a meter with the given caps and prices.
@@ -108,18 +111,32 @@ func (m *Meter) Cost(model string, u llm.Usage) (float64, bool) {
 	return p.Cost(u), ok
 }
 
+// AddPrior records what the run spent before this process, so that the
+// budget covers the whole run: a review resumed after a budget stop needs a
+// higher limit to go on, as the budget error says. Totals do not include it.
+func (m *Meter) AddPrior(calls int, u llm.Usage, cost float64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.prior.Calls += calls
+	m.prior.Usage = m.prior.Usage.Add(u)
+	m.prior.Cost += cost
+}
+
 // reserve admits a call if no budget is spent.
 func (m *Meter) reserve() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b := m.budget
+	calls := m.prior.Calls + m.t.Calls + m.t.Failures
+	tokens := m.prior.Usage.Total() + m.t.Usage.Total()
+	cost := m.prior.Cost + m.t.Cost
 	switch {
-	case b.MaxCalls > 0 && m.t.Calls+m.t.Failures+m.inflight >= b.MaxCalls:
-		return &BudgetError{Flag: "--max-calls", Limit: fmt.Sprint(b.MaxCalls), Spent: fmt.Sprintf("%d calls", m.t.Calls+m.t.Failures)}
-	case b.MaxTokens > 0 && m.t.Usage.Total() >= b.MaxTokens:
-		return &BudgetError{Flag: "--max-tokens", Limit: fmt.Sprint(b.MaxTokens), Spent: fmt.Sprintf("%d tokens", m.t.Usage.Total())}
-	case b.MaxCost > 0 && m.t.Cost >= b.MaxCost:
-		return &BudgetError{Flag: "--max-cost", Limit: fmt.Sprintf("$%.2f", b.MaxCost), Spent: fmt.Sprintf("$%.4f", m.t.Cost)}
+	case b.MaxCalls > 0 && calls+m.inflight >= b.MaxCalls:
+		return &BudgetError{Flag: "--max-calls", Limit: fmt.Sprint(b.MaxCalls), Spent: fmt.Sprintf("%d calls", calls)}
+	case b.MaxTokens > 0 && tokens >= b.MaxTokens:
+		return &BudgetError{Flag: "--max-tokens", Limit: fmt.Sprint(b.MaxTokens), Spent: fmt.Sprintf("%d tokens", tokens)}
+	case b.MaxCost > 0 && cost >= b.MaxCost:
+		return &BudgetError{Flag: "--max-cost", Limit: fmt.Sprintf("$%.2f", b.MaxCost), Spent: fmt.Sprintf("$%.4f", cost)}
 	}
 	m.inflight++
 	return nil

@@ -74,6 +74,46 @@ func TestBudgetsStopTheRun(t *testing.T) {
 	}
 }
 
+// A resumed run's earlier spending counts toward its budget, not toward
+// what this process reports as spent.
+func TestBudgetCoversPriorSpending(t *testing.T) {
+	tests := []struct {
+		name    string
+		budget  Budget
+		prior   func(m *Meter)
+		allowed int
+	}{
+		{"calls", Budget{MaxCalls: 3}, func(m *Meter) { m.AddPrior(2, llm.Usage{}, 0) }, 1},
+		{"calls spent", Budget{MaxCalls: 2}, func(m *Meter) { m.AddPrior(2, llm.Usage{}, 0) }, 0},
+		{"tokens", Budget{MaxTokens: 100}, func(m *Meter) { m.AddPrior(1, llm.Usage{InputTokens: 100}, 0) }, 0},
+		{"cost", Budget{MaxCost: 1}, func(m *Meter) { m.AddPrior(1, llm.Usage{}, 1) }, 0},
+		{"nothing before", Budget{MaxCalls: 2}, func(m *Meter) {}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, _ := backend(t, llmtest.Config{})
+			m := NewMeter(tt.budget, llm.PriceTable{"gpt-4.1": {Input: 2, Output: 8}}, nil)
+			tt.prior(m)
+			w := m.Wrap(p)
+			n := 0
+			for ; n < 5; n++ {
+				if _, err := w.Complete(context.Background(), ask(n)); err != nil {
+					if !errors.Is(err, llm.ErrBudget) {
+						t.Fatal(err)
+					}
+					break
+				}
+			}
+			if n != tt.allowed {
+				t.Errorf("%d calls allowed, want %d", n, tt.allowed)
+			}
+			if got := m.Totals().Calls; got != n {
+				t.Errorf("totals count %d calls, want only this process's %d", got, n)
+			}
+		})
+	}
+}
+
 func TestBudgetValidate(t *testing.T) {
 	for _, b := range []Budget{{MaxCalls: -1}, {MaxTokens: -5}, {MaxCost: -0.01}} {
 		if err := b.Validate(); err == nil {
