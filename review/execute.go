@@ -78,13 +78,7 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	st.UseJournal(j)
 	// A resumed run's budget covers what it spent before.
 	if calls, byModel := j.LoadedUsage(); calls > 0 {
-		var u llm.Usage
-		var cost float64
-		for model, mu := range byModel {
-			u = u.Add(mu)
-			c, _ := st.Meter.Cost(model, mu)
-			cost += c
-		}
+		u, cost := priced(st.Meter, byModel)
 		st.Meter.AddPrior(calls, u, cost)
 	}
 	defer st.Close()
@@ -384,6 +378,19 @@ func (p *Plan) synthesize(ctx context.Context, o *Options, st *stack.Stack, repo
 	return synthesis.Synthesize(ctx, ok, so)
 }
 
+// priced sums usage recorded per model, with its cost at the meter's
+// prices (models without a price cost nothing, as the meter counts them).
+func priced(m *middleware.Meter, byModel map[string]llm.Usage) (llm.Usage, float64) {
+	var u llm.Usage
+	var cost float64
+	for model, mu := range byModel {
+		u = u.Add(mu)
+		c, _ := m.Cost(model, mu)
+		cost += c
+	}
+	return u, cost
+}
+
 // usage fills the run's usage.
 func (p *Plan) usage(res *synthesis.Result, st *stack.Stack, start time.Time) {
 	t := st.Meter.Totals()
@@ -397,13 +404,10 @@ func (p *Plan) usage(res *synthesis.Result, st *stack.Stack, start time.Time) {
 		// The run's earlier spending, on the calls replayed instead of
 		// repeated, counts toward what the review cost.
 		calls, byModel := st.Journal.ReplayedUsage()
+		before, cost := priced(st.Meter, byModel)
 		res.Usage.Calls += calls
-		for model, mu := range byModel {
-			u = u.Add(mu)
-			if c, ok := st.Meter.Cost(model, mu); ok {
-				res.Usage.CostUSD += c
-			}
-		}
+		res.Usage.CostUSD += cost
+		u = u.Add(before)
 	}
 	res.Usage.InputTokens, res.Usage.CachedInputTokens, res.Usage.OutputTokens = u.InputTokens, u.CachedInputTokens, u.OutputTokens
 	if len(t.Unpriced) > 0 {
