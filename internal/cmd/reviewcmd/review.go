@@ -456,9 +456,7 @@ func emptyOutputs(f *cmdutil.Factory, human io.Writer, o *Options, ro *review.Op
 			for _, k := range skipped {
 				doc.Skipped = append(doc.Skipped, review.SkippedFile{Path: k.Path, Reason: k.Reason})
 			}
-			enc := json.NewEncoder(f.IO.Out)
-			enc.SetIndent("", "  ")
-			return enc.Encode(doc)
+			return writeJSON(f.IO.Out, doc)
 		}
 		return nil
 	}
@@ -503,9 +501,14 @@ func printPlanJSON(w io.Writer, p *review.Plan, est review.Estimate, o *Options)
 		}
 		doc.Prompt = &shownPrompt{Specialist: o.ShowPrompt, Text: text}
 	}
+	return writeJSON(w, doc)
+}
+
+// writeJSON writes v as one indented JSON document.
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	return enc.Encode(v)
 }
 
 type shownPrompt struct {
