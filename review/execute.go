@@ -155,13 +155,22 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The state file is written with the journal, in the background for a
+	// new run: wait for it before adding to it.
+	if err := j.Ready(); err != nil {
+		return nil, err
+	}
+	files := append(sf.files, path)
+	if err := recordWritten(p.OutputDir, files); err != nil {
+		return nil, err
+	}
 	completed := 0
 	for _, r := range reports {
 		if r.Error == "" {
 			completed++
 		}
 	}
-	return &Outcome{Plan: p, Result: res, Reports: merged, Files: append(sf.files, path), Stopped: stopped, Completed: completed}, nil
+	return &Outcome{Plan: p, Result: res, Reports: merged, Files: files, Stopped: stopped, Completed: completed}, nil
 }
 
 const journalFile = "journal.jsonl"
@@ -268,6 +277,9 @@ func (p *Plan) openJournal(fresh bool) (*middleware.Journal, error) {
 	st := state{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: time.Now().UTC(),
 		Mode: p.Mode, Context: p.Context, Models: maps.Clone(p.Models), TriageModel: p.TriageModel, Lenses: p.LensIDs()}
 	path := filepath.Join(p.OutputDir, journalFile)
+	if old.RunID == p.RunID {
+		st.Written = old.Written // the same run: its files are the same files
+	}
 	if old.RunID == p.RunID && !fresh {
 		if !old.Created.IsZero() {
 			st.Created = old.Created

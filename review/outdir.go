@@ -76,24 +76,41 @@ func checkOutputDir(dir string) error {
 
 // clearStale removes the files of an earlier, different run from the output
 // directory before a new run writes there, so that no REVIEW file or
-// machine output of the old run sits next to the new synthesis. It returns
+// machine output of the old run sits next to the new synthesis. It removes
+// the files the old run recorded as written and the names only sot uses
+// (journal, result, machine outputs, resolutions, moderator record), never
+// anything else: a REVIEW-*.md the old run did not write stays. It returns
 // the old run's id, or "" when there was none.
 func clearStale(dir, runID string) (string, error) {
-	old := loadState(dir).RunID
-	if old == "" || old == runID {
+	old := loadState(dir)
+	if old.RunID == "" || old.RunID == runID {
 		return "", nil
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return "", err
-	}
-	for _, e := range entries {
-		if e.IsDir() || e.Name() == ".gitignore" || e.Name() == lockFile || !ownFile(e.Name()) {
-			continue
+	names := append([]string{journalFile, resultFile, resolutionsFile, moderatorFile}, machineFiles()...)
+	for _, w := range old.Written {
+		if filepath.Base(w) == w && ownFile(w) { // a plain name in the directory, of a kind sot writes
+			names = append(names, w)
 		}
-		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+	}
+	for _, name := range names {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("clear the earlier run's files: %w", err)
 		}
 	}
-	return old, nil
+	return old.RunID, nil
+}
+
+// recordWritten adds the base names of files to the run's record of what it
+// wrote in dir.
+func recordWritten(dir string, files []string) error {
+	st := loadState(dir)
+	if st.RunID == "" {
+		return nil
+	}
+	for _, f := range files {
+		if name := filepath.Base(f); !slices.Contains(st.Written, name) {
+			st.Written = append(st.Written, name)
+		}
+	}
+	return st.save(dir)
 }

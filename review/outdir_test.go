@@ -51,14 +51,18 @@ func TestCheckOutputDir(t *testing.T) {
 	}
 }
 
-// A new run in a directory that held another run removes that run's files
-// (and only sot's files), so nothing stale sits next to the new synthesis.
+// A new run in a directory that held another run removes that run's files:
+// those it recorded as written and the names only sot uses, and nothing
+// else, not even a REVIEW-*.md it did not write.
 func TestClearStale(t *testing.T) {
 	dir := t.TempDir()
-	for _, f := range []string{".gitignore", "REVIEW-SECURITY.md", "review.json", "result.json", "journal.jsonl"} {
+	for _, f := range []string{".gitignore", "REVIEW-SECURITY.md", "REVIEW-2025-DESIGN.md", "review.json", "result.json", "journal.jsonl", "run.lock"} {
 		os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644)
 	}
 	if err := (state{RunID: "rold"}).save(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := recordWritten(dir, []string{filepath.Join(dir, "REVIEW-SECURITY.md")}); err != nil {
 		t.Fatal(err)
 	}
 	if old, err := clearStale(dir, "rold"); err != nil || old != "" {
@@ -76,7 +80,7 @@ func TestClearStale(t *testing.T) {
 	for _, e := range entries {
 		left = append(left, e.Name())
 	}
-	if !slices.Equal(left, []string{".gitignore"}) {
-		t.Errorf("left %v, want only .gitignore", left)
+	if want := []string{".gitignore", "REVIEW-2025-DESIGN.md", "run.json", "run.lock"}; !slices.Equal(left, want) {
+		t.Errorf("left %v, want %v", left, want)
 	}
 }

@@ -738,6 +738,9 @@ type state struct {
 	Models      map[string]string `json:"models"`
 	TriageModel string            `json:"triage_model"`
 	Lenses      []string          `json:"lenses,omitempty"`
+	// Written names the review files the run wrote in its directory, so a
+	// later, different run there removes those and nothing else.
+	Written []string `json:"written,omitempty"`
 }
 
 const stateFile = "run.json"
