@@ -144,6 +144,9 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		res.Notes = append(res.Notes, "the triage lead failed, so overlapping findings were merged by location and disputes settled by evidence alone")
 	}
 	p.usage(res, st, start)
+	if err := applyResolutions(p.OutputDir, res); err != nil {
+		return nil, err
+	}
 	// The two files do not depend on each other: write them at once.
 	saved := make(chan error, 1)
 	go func() { saved <- saveResult(p.OutputDir, res) }()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +41,35 @@ type Resolution struct {
 }
 
 const resolutionsFile = "resolutions.jsonl"
+
+// applyResolutions puts the outcomes recorded in dir's resolutions.jsonl
+// back on the items of res, so that a run rendered again (a re-run, a new
+// output format) keeps the user's decisions. A record counts for an item of
+// the same run with the same id and the same findings; the latest wins.
+func applyResolutions(dir string, res *synthesis.Result) error {
+	b, err := os.ReadFile(filepath.Join(dir, resolutionsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read the recorded resolutions: %w", err)
+	}
+	latest := map[string]Resolution{}
+	for _, line := range strings.Split(string(b), "\n") {
+		var rec Resolution
+		if strings.TrimSpace(line) == "" || json.Unmarshal([]byte(line), &rec) != nil || rec.RunID != res.RunID {
+			continue // a torn last line, or another run's record
+		}
+		latest[rec.Item] = rec
+	}
+	for i := range res.Items {
+		it := &res.Items[i]
+		if rec, ok := latest[it.ID]; ok && slices.Equal(rec.FindingIDs, it.SourceIDs()) {
+			it.Outcome = &synthesis.Outcome{Status: rec.Status, Reason: rec.Reason}
+		}
+	}
+	return nil
+}
 
 // autoAccept is smart mode's rule: a must-fix or should-fix finding with
 // HIGH confidence and Direct grounding is accepted without asking.

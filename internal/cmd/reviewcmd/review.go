@@ -30,6 +30,7 @@ import (
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/report"
 	"github.com/sotlabs/sot/review"
+	"github.com/sotlabs/sot/synthesis"
 )
 
 // Options are the command's inputs beyond the review context.
@@ -604,7 +605,13 @@ func exitCode(out *review.Outcome, failOn string) error {
 	}
 	if failOn != "never" {
 		sev, _ := finding.ParseSeverity(failOn)
-		if n := report.Summarize(out.Result).AtLeast(sev); n > 0 {
+		// A finding the user dismissed (sot review --resolve) no longer
+		// fails the gate.
+		open := *out.Result
+		open.Items = slices.DeleteFunc(slices.Clone(open.Items), func(it synthesis.Item) bool {
+			return it.Outcome != nil && it.Outcome.Status == review.Dismissed
+		})
+		if n := report.Summarize(&open).AtLeast(sev); n > 0 {
 			return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("%d finding(s) at or above %s (--fail-on %s)", n, failOn, failOn)}
 		}
 	}
