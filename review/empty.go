@@ -2,8 +2,10 @@ package review
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/synthesis"
@@ -23,13 +25,28 @@ func EmptyResult(c Context, why string, skipped []material.Skipped) *synthesis.R
 }
 
 // WriteEmpty writes the machine formats of an empty result into dir,
-// creating it (with its .gitignore) if needed.
+// creating it (with its .gitignore) if needed and removing the files of an
+// earlier review there.
 func WriteEmpty(dir string, res *synthesis.Result, formats []string, version string) ([]string, error) {
 	if err := checkOutputDir(dir); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create the output directory: %w", err)
+	}
+	unlock, err := lockRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	// An earlier review's files must not sit next to documents that say
+	// there is nothing to review.
+	if old, err := clearStale(dir, ""); err != nil {
+		return nil, err
+	} else if old != "" {
+		if err := os.Remove(filepath.Join(dir, stateFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
 	}
 	if err := ensureIgnore(dir); err != nil {
 		return nil, err

@@ -84,3 +84,27 @@ func TestClearStale(t *testing.T) {
 		t.Errorf("left %v, want %v", left, want)
 	}
 }
+
+// Documents saying there is nothing to review replace an earlier review's
+// files in the same directory, so the two never contradict each other.
+func TestWriteEmptyClearsAnEarlierRun(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{".gitignore", "REVIEW-SYNTHESIS.md", "review.sarif", "result.json"} {
+		os.WriteFile(filepath.Join(dir, f), []byte("old"), 0o644)
+	}
+	if err := (state{RunID: "rold", Written: []string{"REVIEW-SYNTHESIS.md"}}).save(dir); err != nil {
+		t.Fatal(err)
+	}
+	res := EmptyResult(Context{Type: "diff"}, "no changes to review", nil)
+	if _, err := WriteEmpty(dir, res, []string{"json"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if want := []string{".gitignore", "review.json", "run.lock"}; !slices.Equal(left, want) {
+		t.Errorf("left %v, want %v", left, want)
+	}
+}
