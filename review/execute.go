@@ -17,7 +17,6 @@ import (
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/llm/stack"
-	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/report"
 	"github.com/sotlabs/sot/synthesis"
@@ -36,16 +35,6 @@ type Outcome struct {
 	// Completed counts the specialist reviews (one per specialist, lens and
 	// chunk) that came back; 0 means no specialist reviewed anything.
 	Completed int
-}
-
-// anchor lets synthesis check grounding against the material.
-type anchor struct{ m *material.Material }
-
-func (a anchor) IsChanged(p string, l int) bool { return a.m.IsChanged(p, l) }
-func (a anchor) IsShown(p string, l int) bool   { return a.m.IsShown(p, l) }
-func (a anchor) HasFile(p string) bool {
-	_, ok := a.m.File(p)
-	return ok
 }
 
 // Execute runs a prepared plan: every task concurrently, then the synthesis,

@@ -23,14 +23,18 @@ type Anchor interface {
 // changed line; Inferential when it cites lines the diff shows (context
 // lines) but no changed line, or names a changed file without lines;
 // Contextual otherwise, including lines of a changed file that the diff
-// neither changes nor shows. For
-// documents and freeform text, which have no changed lines: Direct when it
-// cites a line or section of the material, Inferential when it names a
-// reviewed file only, Contextual otherwise.
+// neither changes nor shows. For documents and freeform text, which have
+// no changed lines: Direct when it cites a line or section of the material;
+// Inferential when it names a reviewed file only, or a section without a
+// file; Contextual otherwise, including lines past a document's end and,
+// when the anchor knows the sections (SectionAnchor), sections the
+// documents do not have.
 func Tier(f *finding.Finding, a Anchor, reviewType string) Grounding {
 	loc := f.Location
+	sections, _ := a.(SectionAnchor)
+	sectionExists := func(path string) bool { return sections == nil || sections.HasSection(path, loc.Section) }
 	if loc.File == "" {
-		if reviewType != "diff" && loc.Section != "" {
+		if reviewType != "diff" && loc.Section != "" && sectionExists("") {
 			return Inferential
 		}
 		return Contextual
@@ -40,6 +44,9 @@ func Tier(f *finding.Finding, a Anchor, reviewType string) Grounding {
 	}
 	if loc.StartLine == 0 {
 		if reviewType != "diff" && loc.Section != "" {
+			if !sectionExists(loc.File) {
+				return Contextual // a section the document does not have
+			}
 			return Direct
 		}
 		return Inferential
@@ -66,7 +73,16 @@ func Tier(f *finding.Finding, a Anchor, reviewType string) Grounding {
 			return Direct
 		}
 	}
-	return Inferential
+	return Contextual // lines the document does not have
+}
+
+// SectionAnchor is an Anchor that knows the sections of the documents in
+// the material. When the Anchor given to Tier implements it, a finding that
+// cites a section no document has is Contextual.
+type SectionAnchor interface {
+	// HasSection reports whether the document at path (any document when
+	// path is "") has the section.
+	HasSection(path, section string) bool
 }
 
 // tierWeight is how much evidence quality counts in a score.

@@ -332,7 +332,7 @@ func TestTier(t *testing.T) {
 		{"artifacts: a shown line", at("auth/session.go", 45, 0, ""), "artifacts", Direct},
 		{"artifacts: a section", at("auth/session.go", 0, 0, "Rollout"), "artifacts", Direct},
 		{"artifacts: a section without a file", at("", 0, 0, "Rollout"), "artifacts", Inferential},
-		{"artifacts: a line not shown", at("auth/session.go", 300, 0, ""), "artifacts", Inferential},
+		{"artifacts: a line past the end of the document", at("auth/session.go", 300, 0, ""), "artifacts", Contextual},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -341,7 +341,31 @@ func TestTier(t *testing.T) {
 			}
 		})
 	}
+	// An anchor that knows the documents' sections demotes a finding that
+	// cites a section no document has.
+	withSections := []struct {
+		name string
+		f    *finding.Finding
+		want Grounding
+	}{
+		{"a section the document has", at("auth/session.go", 0, 0, "Rollout"), Direct},
+		{"a section the document lacks", at("auth/session.go", 0, 0, "Security Model"), Contextual},
+		{"a section some document has, no file", at("", 0, 0, "Rollout"), Inferential},
+		{"a section no document has, no file", at("", 0, 0, "Security Model"), Contextual},
+	}
+	for _, tt := range withSections {
+		t.Run("sections: "+tt.name, func(t *testing.T) {
+			if got := Tier(tt.f, sectionAnchor{}, "artifacts"); got != tt.want {
+				t.Errorf("Tier = %s, want %s", got, tt.want)
+			}
+		})
+	}
 }
+
+// sectionAnchor is diffAnchor whose documents have one section, Rollout.
+type sectionAnchor struct{ diffAnchor }
+
+func (sectionAnchor) HasSection(path, section string) bool { return section == "Rollout" }
 
 func TestHighSignal(t *testing.T) {
 	m := func(id, spec, lens string, sev finding.Severity) *scored {
