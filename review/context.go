@@ -289,8 +289,26 @@ func LoadWorkflow(path string) (Workflow, error) {
 	if !workID.MatchString(w.WorkID) || strings.Contains(w.WorkID, "..") {
 		return w, fmt.Errorf("%s: work id %q cannot be used in a path", path, w.WorkID)
 	}
-	w.Context.OutputDir = filepath.Join(".paw", "work", w.WorkID, "reviews")
+	w.Context.OutputDir = workflowOutputDir(path, w.WorkID)
 	return w, nil
+}
+
+// workflowOutputDir is .paw/work/<work-id>/reviews at the top of the
+// project holding the WorkflowContext.md at path, relative to the current
+// directory when it can be, so that it does not depend on where sot runs.
+func workflowOutputDir(path, workID string) string {
+	rel := filepath.Join(".paw", "work", workID, "reviews")
+	abs, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return rel
+	}
+	target := filepath.Join(persona.RepoRoot(abs), rel)
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, target); err == nil {
+			return r
+		}
+	}
+	return target
 }
 
 // Merge fills the empty fields of c from o.

@@ -98,8 +98,13 @@ func TestAssignModelsPrecedence(t *testing.T) {
 }
 
 func TestLoadWorkflow(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), ".paw", "work", "billing-v2")
+	root := t.TempDir()
+	dir := filepath.Join(root, ".paw", "work", "billing-v2")
 	os.MkdirAll(dir, 0o755)
+	// Run from a subdirectory of the project: the reviews still go to the
+	// project's .paw/work/<id>/reviews.
+	os.MkdirAll(filepath.Join(root, "pkg"), 0o755)
+	t.Chdir(filepath.Join(root, "pkg"))
 	path := filepath.Join(dir, "WorkflowContext.md")
 	os.WriteFile(path, []byte(`# WorkflowContext
 - **Work Title**: Billing v2
@@ -115,7 +120,7 @@ func TestLoadWorkflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Context{OutputDir: filepath.Join(".paw", "work", "billing-v2", "reviews"), Specialists: "adaptive:3", InteractionMode: "debate",
+	want := Context{OutputDir: filepath.Join("..", ".paw", "work", "billing-v2", "reviews"), Specialists: "adaptive:3", InteractionMode: "debate",
 		Interactive: "smart", SpecialistModels: "security=anthropic:claude-sonnet-4-5", Perspectives: "premortem", PerspectiveCap: 1}
 	if diff := cmp.Diff(want, w.Context); diff != "" || w.Mode != "society-of-thought" || w.WorkID != "billing-v2" {
 		t.Errorf("workflow (-want +got):\n%s mode %q id %q", diff, w.Mode, w.WorkID)
