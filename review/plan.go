@@ -429,6 +429,9 @@ func (p *Plan) generalRoster(o *Options, def string) error {
 			return &FieldError{"--models", err.Error()}
 		}
 		g := generalReviewer(modelID(ref.String()))
+		if _, dup := p.Models[g.ID]; dup {
+			return &FieldError{"--models", fmt.Sprintf("%s names %s again (after aliases are resolved); multi-model mode compares distinct models", m, ref)}
+		}
 		p.Specialists = append(p.Specialists, g)
 		p.Models[g.ID] = ref.String()
 	}
