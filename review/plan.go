@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -256,8 +257,13 @@ func (o *Options) gather(ctx context.Context, c *Context) (*material.Material, e
 		if err != nil {
 			return nil, err
 		}
-		return material.Diff(ctx, material.DiffOptions{Dir: dir, Range: o.Diff, Staged: o.Staged, Untracked: o.Diff == "" && !o.Staged,
+		m, err := material.Diff(ctx, material.DiffOptions{Dir: dir, Range: o.Diff, Staged: o.Staged, Untracked: o.Diff == "" && !o.Staged,
 			Exclude: ownOutputs(dir, c.OutputDir, o.Exclude), Only: only})
+		if err != nil {
+			return nil, err
+		}
+		return m, checkPathsMatch(dir, o.Paths, only, m)
+
 	case prompt.TypeArtifacts:
 		return material.Artifacts(o.Artifacts)
 	}
@@ -861,6 +867,41 @@ func ownOutputs(dir, outputDir string, extra []string) []string {
 		add(p)
 	}
 	return out
+}
+
+// checkPathsMatch refuses a PATH that neither exists nor names a changed
+// or deleted file: most likely a typo, which would otherwise make a clean
+// review of nothing.
+func checkPathsMatch(dir string, given, abs []string, m *material.Material) error {
+	if len(abs) == 0 {
+		return nil
+	}
+	top, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	top = persona.RepoRoot(top)
+	var changed []string
+	for _, f := range m.Files {
+		changed = append(changed, f.Path, f.OldPath)
+	}
+	for _, s := range m.Skipped {
+		changed = append(changed, s.Path)
+	}
+	for i, p := range abs {
+		if _, err := os.Lstat(p); err == nil {
+			continue
+		}
+		rel, err := filepath.Rel(top, p)
+		if err != nil {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if !slices.ContainsFunc(changed, func(c string) bool { return c != "" && (c == rel || strings.HasPrefix(c, rel+"/")) }) {
+			return &FieldError{"PATH", fmt.Sprintf("%s does not exist and names no changed or deleted file; check the spelling", given[i])}
+		}
+	}
+	return nil
 }
 
 // limitPaths makes the paths that limit a diff absolute, refusing any
