@@ -82,13 +82,14 @@ func (p *Plan) Summary(est Estimate) PlanSummary {
 
 // DebateCallsMax is the most calls a debate can add after its first round:
 // per later round, one hub summary and one call per specialist and lens,
-// then the continuation budget. It is 0 when the review does not debate. Estimate
+// then the continuation budget and the hub's summary after each
+// continuation step. It is 0 when the review does not debate. Estimate
 // prices the first round's calls only.
 func (p *Plan) DebateCallsMax() int {
 	if !p.Debates() {
 		return 0
 	}
-	return (maxRounds-1)*(1+len(p.Tasks)) + continuationCallLimit
+	return (maxRounds-1)*(1+len(p.Tasks)) + continuationCallLimit + maxExtraExchanges
 }
 
 // Debates reports whether the review runs as a debate: debate mode was asked

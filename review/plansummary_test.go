@@ -25,7 +25,7 @@ func TestPlanSummary(t *testing.T) {
 		specialists string
 	}{
 		{"parallel with lenses", Parallel, 0, "premortem,red-team", []string{"premortem", "red-team"}, "security,testing"},
-		{"debate without lenses", Debate, 2*(1+2) + continuationCallLimit, "none", []string{}, "security,testing"},
+		{"debate without lenses", Debate, 2*(1+2) + continuationCallLimit + maxExtraExchanges, "none", []string{}, "security,testing"},
 		{"debate of one specialist runs in parallel", Debate, 0, "none", []string{}, "security"},
 	}
 	for _, tt := range tests {

@@ -132,7 +132,11 @@ func (m *Meter) reserve() error {
 	cost := m.prior.Cost + m.t.Cost
 	switch {
 	case b.MaxCalls > 0 && calls+m.inflight >= b.MaxCalls:
-		return &BudgetError{Flag: "--max-calls", Limit: fmt.Sprint(b.MaxCalls), Spent: fmt.Sprintf("%d calls", calls)}
+		spent := fmt.Sprintf("%d calls", calls)
+		if m.inflight > 0 {
+			spent += fmt.Sprintf(", %d more under way", m.inflight)
+		}
+		return &BudgetError{Flag: "--max-calls", Limit: fmt.Sprint(b.MaxCalls), Spent: spent}
 	case b.MaxTokens > 0 && tokens >= b.MaxTokens:
 		return &BudgetError{Flag: "--max-tokens", Limit: fmt.Sprint(b.MaxTokens), Spent: fmt.Sprintf("%d tokens", tokens)}
 	case b.MaxCost > 0 && cost >= b.MaxCost:
