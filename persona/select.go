@@ -85,6 +85,10 @@ var ErrNeedsDecision = errors.New("a decision is needed and no terminal is attac
 // so it is an error, not a fallback.
 var ErrNoSuchSpecialist = errors.New("none of the named specialists exist")
 
+// ErrNoSuchPerspective reports a list of perspectives none of which exists:
+// reviewing without the lenses asked for would not be the review asked for.
+var ErrNoSuchPerspective = errors.New("none of the named perspectives exist")
+
 // Asker puts a question to the user. With choices it returns one of them;
 // without, it returns free text.
 type Asker func(question string, choices []string) (string, error)
@@ -239,6 +243,9 @@ func (l *Library) ResolveLenses(spec string) (lenses []*Persona, auto bool, warn
 			continue
 		}
 		lenses = append(lenses, p)
+	}
+	if len(lenses) == 0 {
+		return nil, false, warnings, fmt.Errorf("%w: %s (known: %s; or use auto or none)", ErrNoSuchPerspective, spec, strings.Join(ids(l.List(Lens)), ", "))
 	}
 	return lenses, false, warnings, nil
 }

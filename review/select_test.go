@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -333,10 +334,12 @@ func TestPlanLensesList(t *testing.T) {
 		{name: "list", spec: "premortem,red-team", capN: 2, mode: "guided", lenses: []string{"premortem", "red-team"}},
 		{name: "unknown names warn and are skipped", spec: "premortem, nosuch ,red-team,other", capN: 2, mode: "guided",
 			lenses: []string{"premortem", "red-team"}, warnings: []string{`unknown perspective "nosuch" skipped`, `unknown perspective "other" skipped`}},
-		{name: "only unknown names", spec: "nosuch", capN: 2, mode: "guided", warnings: []string{`unknown perspective "nosuch" skipped`}},
 		// A list keeps its order: the cap keeps the lenses named first.
 		{name: "cap keeps the first named", spec: "retrospective,premortem,red-team", capN: 1, mode: "guided",
 			lenses: []string{"retrospective"}, skipped: []string{"premortem: over the perspective cap of 1", "red-team: over the perspective cap of 1"}},
+	}
+	if _, _, err := planLenses(lib, "nosuch, other", 2, m); !errors.Is(err, persona.ErrNoSuchPerspective) || !strings.Contains(err.Error(), "nosuch, other") {
+		t.Errorf("a list of only unknown names: %v; want ErrNoSuchPerspective naming them", err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
