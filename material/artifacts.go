@@ -1,6 +1,7 @@
 package material
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,10 @@ const MaxFreeformBytes = 16 << 20
 // without a note.
 var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".jj": true}
 
+// projectMarkers are the entries whose presence makes a directory the top
+// of a project, as for persona discovery.
+var projectMarkers = []string{".git", ".sot", ".paw"}
+
 // Artifacts reads files and directories (recursively, in sorted order) as
 // documents under review. A file named explicitly that is binary, not UTF-8,
 // empty or too large is an error; such a file found in a directory is
@@ -29,69 +34,252 @@ var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".jj": tr
 // generated and lock files. A file that looks like it holds credentials,
 // by its name or because a line starts a private key, is listed in Skipped
 // even when it is named explicitly: it is never sent to a model.
+//
+// Files are named relative to the top of the project they lie in, so that
+// the material does not depend on the current directory: the top is the
+// nearest directory, from the named path upwards, that holds .git, .sot or
+// .paw. A path outside any project keeps the spelling it was given (made
+// clean); so does a file whose project-relative path would be the same as
+// that of a different file named from another project. Paths use forward
+// slashes. Coordinates lists the named paths spelled the same way.
+//
+// Directories that hold sot's own output (a run.json next to a .gitignore
+// that ignores everything) are left out of directory walks without a note.
 func Artifacts(paths []string) (*Material, error) {
+	return ArtifactsExcluding(paths, nil)
+}
+
+// ArtifactsExcluding is Artifacts that also leaves out the files and
+// directories named in exclude, without listing them in Skipped, when it
+// walks a directory: sot's own outputs, such as the review's output
+// directory or a file that standard output is redirected to. An exclude
+// path is absolute or relative to the current directory; a directory
+// excludes everything below it, and a path that does not exist yet is
+// accepted. Paths named in paths are always read, even when excluded or
+// inside an excluded directory.
+func ArtifactsExcluding(paths, exclude []string) (*Material, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%w: no artifacts given; name the files or directories to review", ErrEmpty)
 	}
-	m := &Material{Type: TypeArtifacts}
-	seen := make(map[string]bool)
-	var coords []string
+	a := &artifactSet{seen: make(map[string]bool), exclude: excludeSet(exclude)}
+	var coords, named []string
 	for _, p := range paths {
-		name := filepath.Clean(p)
-		fi, err := os.Stat(name)
+		given := filepath.Clean(p)
+		fi, err := os.Stat(given)
 		if err != nil {
 			return nil, fmt.Errorf("artifact %s: %w", p, err)
 		}
-		coords = append(coords, filepath.ToSlash(name))
-		if !fi.IsDir() {
-			rel := filepath.ToSlash(name)
-			if seen[rel] {
-				continue
+		abs, err := filepath.Abs(given)
+		if err != nil {
+			return nil, fmt.Errorf("artifact %s: %w", p, err)
+		}
+		top, inProject := projectTop(abs, fi.IsDir())
+		if !inProject {
+			top = ""
+		}
+		coords = append(coords, displayPath(top, abs, given))
+		named = append(named, filepath.ToSlash(given))
+		if fi.IsDir() {
+			if err := a.walk(given, abs, top); err != nil {
+				return nil, err
 			}
-			seen[rel] = true
-			// A credentials file is not sent even when it is named:
-			// it is listed as skipped, like one found in a directory.
-			if isSecretName(rel) {
-				m.Skipped = append(m.Skipped, Skipped{Path: rel, Reason: reasonSecret})
-				continue
-			}
-			data, err := readText(name, fi.Size(), MaxArtifactBytes)
-			if err != nil {
-				return nil, fmt.Errorf("artifact %s: %w", rel, err)
-			}
-			if hasPrivateKey(data, false) {
-				m.Skipped = append(m.Skipped, Skipped{Path: rel, Reason: reasonKey})
-				continue
-			}
-			m.Files = append(m.Files, renderText(rel, data))
 			continue
 		}
-		if err := walkArtifacts(m, name, seen); err != nil {
-			return nil, err
+		if a.seen[abs] {
+			continue
 		}
+		a.seen[abs] = true
+		name := filepath.ToSlash(given)
+		// A credentials file is not sent even when it is named: it is
+		// listed as skipped, like one found in a directory.
+		if isSecretName(name) || isSecretName(displayPath(top, abs, given)) {
+			a.skip(top, abs, given, reasonSecret)
+			continue
+		}
+		data, err := readText(given, fi.Size(), MaxArtifactBytes)
+		if err != nil {
+			return nil, fmt.Errorf("artifact %s: %w", name, err)
+		}
+		if hasPrivateKey(data, false) {
+			a.skip(top, abs, given, reasonKey)
+			continue
+		}
+		a.add(top, abs, given, data)
 	}
+	m := a.material()
 	if m.Empty() {
-		return nil, fmt.Errorf("%w: no files found in %s; name directories that contain text files", ErrEmpty, strings.Join(coords, ", "))
+		return nil, fmt.Errorf("%w: no files found in %s; name directories that contain text files", ErrEmpty, strings.Join(named, ", "))
 	}
-	slices.SortStableFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	slices.SortStableFunc(m.Skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
 	m.Coordinates = strings.Join(coords, ", ")
 	return m, nil
 }
 
-// walkArtifacts adds the text files under root to m.
-func walkArtifacts(m *Material, root string, seen map[string]bool) error {
+// artifactSet collects the documents of one Artifacts call. Files are
+// rendered once every path is known, so that paths that would collide can
+// fall back to their given spelling first.
+type artifactSet struct {
+	entries []artifactEntry
+	seen    map[string]bool // absolute paths already read, skipped or walked past
+	exclude []excludedPath
+}
+
+// artifactEntry is one document read or skipped.
+type artifactEntry struct {
+	abs    string // absolute path, which identifies the file
+	given  string // slash path as named, or as found below a named directory
+	path   string // project-relative slash path, or given outside a project
+	data   []byte // the text, for a document that is read
+	reason string // the reason, for a path that is skipped
+}
+
+func (a *artifactSet) add(top, abs, given string, data []byte) {
+	a.entries = append(a.entries, artifactEntry{abs: abs, given: filepath.ToSlash(given), path: displayPath(top, abs, given), data: data})
+}
+
+func (a *artifactSet) skip(top, abs, given, reason string) {
+	a.entries = append(a.entries, artifactEntry{abs: abs, given: filepath.ToSlash(given), path: displayPath(top, abs, given), reason: reason})
+}
+
+// material renders the collected documents, sorted by path. Paths shared
+// by different files (named from different projects) go back to the
+// spelling they were given, which tells them apart.
+func (a *artifactSet) material() *Material {
+	owners := make(map[string]string)
+	clash := make(map[string]bool)
+	for _, e := range a.entries {
+		if o, ok := owners[e.path]; ok && o != e.abs {
+			clash[e.path] = true
+		}
+		owners[e.path] = e.abs
+	}
+	m := &Material{Type: TypeArtifacts}
+	for _, e := range a.entries {
+		p := e.path
+		if clash[p] {
+			p = e.given
+		}
+		if e.reason != "" {
+			m.Skipped = append(m.Skipped, Skipped{Path: p, Reason: e.reason})
+		} else {
+			m.Files = append(m.Files, renderText(p, e.data))
+		}
+	}
+	slices.SortStableFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortStableFunc(m.Skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
+	return m
+}
+
+// projectTop returns the nearest directory holding .git, .sot or .paw,
+// starting from the absolute path abs if it is a directory and from its
+// parent otherwise. It reports false when there is none.
+func projectTop(abs string, isDir bool) (string, bool) {
+	d := abs
+	if !isDir {
+		d = filepath.Dir(abs)
+	}
+	for {
+		for _, marker := range projectMarkers {
+			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
+				return d, true
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
+}
+
+// displayPath names the absolute path abs relative to top with forward
+// slashes, or returns given (cleaned, with forward slashes) when top is
+// empty or does not contain abs.
+func displayPath(top, abs, given string) string {
+	if top != "" {
+		if rel, err := filepath.Rel(top, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(filepath.Clean(given))
+}
+
+// excludedPath is a path to leave out of directory walks, as given (made
+// absolute) and with its symbolic links resolved.
+type excludedPath struct{ abs, resolved string }
+
+// excludeSet makes the paths given to ArtifactsExcluding absolute.
+func excludeSet(paths []string) []excludedPath {
+	var out []excludedPath
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		out = append(out, excludedPath{abs: abs, resolved: resolvePath(abs)})
+	}
+	return out
+}
+
+// within reports whether the path p is dir or lies below it.
+func within(p, dir string) bool {
+	if p == dir {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, dir)
+}
+
+// isOutputDir reports whether dir is a sot output directory: one that holds
+// run.json and a .gitignore that ignores everything in it.
+func isOutputDir(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, "run.json"))
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	ignore, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	return err == nil && bytes.Equal(ignore, []byte("*\n"))
+}
+
+// walk adds the text files under the named directory root to a; abs is
+// root made absolute and top the top of its project, or "".
+func (a *artifactSet) walk(root, abs, top string) error {
+	// Only exclusions below the named directory apply: a named path is
+	// always reviewed.
+	resolvedRoot := resolvePath(abs)
+	var exclude []excludedPath
+	for _, e := range a.exclude {
+		if (within(e.abs, abs) && e.abs != abs) || (within(e.resolved, resolvedRoot) && e.resolved != resolvedRoot) {
+			exclude = append(exclude, e)
+		}
+	}
+	excluded := func(rel string) bool {
+		for _, e := range exclude {
+			if within(filepath.Join(abs, rel), e.abs) || within(filepath.Join(resolvedRoot, rel), e.resolved) {
+				return true
+			}
+		}
+		return false
+	}
 	return filepath.WalkDir(root, func(name string, de fs.DirEntry, err error) error {
-		rel := filepath.ToSlash(name)
+		rel, rerr := filepath.Rel(root, name)
+		if rerr != nil {
+			return rerr
+		}
+		fileAbs := filepath.Join(abs, rel)
 		skip := func(reason string) {
-			if !seen[rel] {
-				seen[rel] = true
-				m.Skipped = append(m.Skipped, Skipped{Path: rel, Reason: reason})
+			if !a.seen[fileAbs] {
+				a.seen[fileAbs] = true
+				a.skip(top, fileAbs, name, reason)
 			}
 		}
 		if err != nil {
 			if name == root {
-				return fmt.Errorf("artifact %s: %w", rel, err)
+				return fmt.Errorf("artifact %s: %w", filepath.ToSlash(name), err)
 			}
 			skip("could not be read: " + err.Error())
 			if de != nil && de.IsDir() {
@@ -99,13 +287,19 @@ func walkArtifacts(m *Material, root string, seen map[string]bool) error {
 			}
 			return nil
 		}
+		if name == root {
+			return nil
+		}
+		if excluded(rel) {
+			if de.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		base := de.Name()
 		if de.IsDir() {
-			if name == root {
-				return nil
-			}
 			switch {
-			case vcsDirs[base]:
+			case vcsDirs[base], isOutputDir(name):
 				return fs.SkipDir
 			case strings.HasPrefix(base, "."):
 				skip("hidden directory")
@@ -116,7 +310,7 @@ func walkArtifacts(m *Material, root string, seen map[string]bool) error {
 			}
 			return nil
 		}
-		if seen[rel] {
+		if a.seen[fileAbs] {
 			return nil
 		}
 		fi, err := os.Stat(name) // follows symbolic links to files
@@ -131,7 +325,14 @@ func walkArtifacts(m *Material, root string, seen map[string]bool) error {
 			skip("hidden file")
 			return nil
 		}
-		if r := pathSkipReason(rel); r != "" {
+		// The path from the project top decides, whatever the current
+		// directory; the path as found may add a credentials directory
+		// above the project.
+		r := pathSkipReason(displayPath(top, fileAbs, name))
+		if r == "" && isSecretName(filepath.ToSlash(name)) {
+			r = reasonSecret
+		}
+		if r != "" {
 			skip(r)
 			return nil
 		}
@@ -148,8 +349,8 @@ func walkArtifacts(m *Material, root string, seen map[string]bool) error {
 			skip(reasonGenerated)
 			return nil
 		}
-		seen[rel] = true
-		m.Files = append(m.Files, renderText(rel, data))
+		a.seen[fileAbs] = true
+		a.add(top, fileAbs, name, data)
 		return nil
 	})
 }
@@ -211,10 +412,17 @@ func checkInput(data []byte) ([]byte, error) {
 }
 
 // Freeform reads one text from r under review. name is "stdin" or the path
-// the text came from; it names the one file of the material.
+// the text came from; it names the one file of the material. When r is an
+// open directory (an *os.File, or any reader with a Stat method, that is a
+// directory), the error wraps ErrNotAFile.
 func Freeform(name string, r io.Reader) (*Material, error) {
 	if name == "" {
 		name = "stdin"
+	}
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.IsDir() {
+			return nil, fmt.Errorf("%s: %w but a directory; give a file, or use --artifacts %s to review the documents in it", name, ErrNotAFile, name)
+		}
 	}
 	data, err := io.ReadAll(io.LimitReader(r, MaxFreeformBytes+1))
 	if err != nil {

@@ -53,6 +53,9 @@ var (
 	// ErrTooLarge means a file or input named explicitly exceeds the size
 	// limit for one file.
 	ErrTooLarge = errors.New("too large to review")
+	// ErrNotAFile means a path that should name one file, such as the
+	// input of a freeform review, names a directory.
+	ErrNotAFile = errors.New("not a file")
 )
 
 // File is one file of the material.

@@ -103,15 +103,31 @@ func encode(v any, indent bool) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// placed is an actionable item with the file SARIF and rdjsonl point it at.
+type placed struct {
+	*synthesis.Item
+	file string
+}
+
 // located lists the actionable items that point at a file, in order, and
-// counts those that do not. Observations are never included: they are
-// beyond the change under review.
-func located(res *synthesis.Result) (in []*synthesis.Item, without int) {
+// those that do not. An item that names only a document section is
+// placed in the one file reviewed, when exactly one was and it is not
+// standard input: the section can only lie there. Observations are never
+// included: they are beyond the change under review.
+func located(res *synthesis.Result) (in []placed, without []*synthesis.Item) {
+	only := ""
+	if len(res.Reviewed) == 1 && !(res.Type == "freeform" && res.Reviewed[0] == "stdin") {
+		only = res.Reviewed[0]
+	}
 	for i := range res.Items {
-		if it := &res.Items[i]; it.Location.File != "" {
-			in = append(in, it)
-		} else {
-			without++
+		it := &res.Items[i]
+		switch {
+		case it.Location.File != "":
+			in = append(in, placed{it, it.Location.File})
+		case one(it.Location.Section) != "" && only != "":
+			in = append(in, placed{it, only})
+		default:
+			without = append(without, it)
 		}
 	}
 	return in, without
@@ -126,10 +142,14 @@ func ruleSpecialist(it *synthesis.Item) string {
 	return "unattributed"
 }
 
-// message is the plain-text message of a located item: the claim, the
-// source that leads it with its grounds, and every source.
+// message is the plain-text message of a located item: the claim with the
+// document section it names, if any, the source that leads it with its
+// grounds, and every source.
 func message(it *synthesis.Item) string {
 	s := one(it.Claim)
+	if sec := one(it.Location.Section); sec != "" {
+		s += " (section: " + sec + ")"
+	}
 	if l := it.LeadSource(); l != nil {
 		s += " — " + one(l.Source()) + " (" + one(l.ID) + ")"
 		if g := one(l.Grounds); g != "" {

@@ -53,8 +53,11 @@ func RDSeverity(s finding.Severity) string {
 }
 
 // RDJSONL renders res for reviewdog (-f=rdjsonl): one Diagnostic per line
-// for each actionable item that points at a file. Items without a file and
-// observations are left out; REVIEW-SYNTHESIS.md lists them.
+// for each actionable item that points at a file. The document section an
+// item names is given in its message; an item that names a section but no
+// file points at the one file reviewed, when there is exactly one. Other
+// items without a file and observations are left out, since a diagnostic
+// needs a path; REVIEW-SYNTHESIS.md lists them.
 func RDJSONL(res *synthesis.Result) ([]byte, error) {
 	if res == nil {
 		return nil, errors.New("report: no result to render")
@@ -63,13 +66,14 @@ func RDJSONL(res *synthesis.Result) ([]byte, error) {
 	var buf bytes.Buffer
 	for _, it := range items {
 		d := rdDiagnostic{
-			Message:  message(it),
-			Location: rdLocation{Path: cleanURIPath(it.Location.File)},
+			Message:  message(it.Item),
+			Location: rdLocation{Path: cleanURIPath(it.file)},
 			Severity: RDSeverity(it.Severity),
 			Source:   rdSource{Name: "sot", URL: InformationURI},
-			Code:     rdCode{Value: ruleSpecialist(it) + "/" + string(it.Severity)},
+			Code:     rdCode{Value: ruleSpecialist(it.Item) + "/" + string(it.Severity)},
 		}
-		if l := it.Location.StartLine; l > 0 {
+		// Lines count only in the file the item names.
+		if l := it.Location.StartLine; l > 0 && it.Location.File != "" {
 			d.Location.Range = &rdRange{Start: rdPosition{Line: l}, End: rdPosition{Line: max(it.Location.EndLine, l)}}
 		}
 		line, err := encode(d, false)

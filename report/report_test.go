@@ -590,6 +590,10 @@ type sarifDoc struct {
 						EndLine   int `json:"endLine"`
 					} `json:"region"`
 				} `json:"physicalLocation"`
+				LogicalLocations []struct {
+					Name string `json:"name"`
+					Kind string `json:"kind"`
+				} `json:"logicalLocations"`
 			} `json:"locations"`
 			PartialFingerprints map[string]string `json:"partialFingerprints"`
 			Properties          struct {
@@ -703,7 +707,7 @@ func TestSARIF(t *testing.T) {
 		texts = append(texts, n.Level+": "+n.Message.Text)
 	}
 	want := []string{
-		"note: 1 finding has no file location and is listed in REVIEW-SYNTHESIS.md only",
+		"note: 1 finding has no file location and is listed in REVIEW-SYNTHESIS.md only (section: Rollout plan)",
 		"error: Partial review: performance/premortem (chunk 2: internal/client/retry.go) did not complete: openai: 429 Too Many Requests after 4 retries",
 		"warning: 3 changed files were not reviewed: vendor/github.com/example/jwt/jwt.go (vendored); assets/logo.png (binary); api/service.pb.go (generated)",
 	}
@@ -722,7 +726,7 @@ func TestSARIF(t *testing.T) {
 	}
 	inv = doc.Runs[0].Invocations[0]
 	if !inv.ExecutionSuccessful || len(inv.Notifications) != 1 ||
-		inv.Notifications[0].Message.Text != "2 findings have no file location and are listed in REVIEW-SYNTHESIS.md only" {
+		inv.Notifications[0].Message.Text != "2 findings have no file location and are listed in REVIEW-SYNTHESIS.md only (section: Rollout plan)" {
 		t.Errorf("complete review invocation: %+v", inv)
 	}
 	if bytes.Contains(data, []byte(`"version": ""`)) {
@@ -866,6 +870,117 @@ func TestSARIFRulePerSpecialist(t *testing.T) {
 				if rules := doc.Runs[0].Tool.Driver.Rules; r.RuleIndex >= len(rules) || rules[r.RuleIndex].ID != r.RuleID {
 					t.Errorf("result ruleIndex %d does not name rule %s", r.RuleIndex, r.RuleID)
 				}
+			}
+		})
+	}
+}
+
+// TestSectionLocations checks that SARIF and rdjsonl carry the document
+// section a finding names: as a logical location and in the message, with
+// the file alone (no region) when no line is given, and in the one file
+// reviewed when the finding names no file.
+func TestSectionLocations(t *testing.T) {
+	item := func(l finding.Location) synthesis.Item {
+		src := fnd("architecture.1", "architecture", "", finding.ShouldFix, finding.High,
+			"Storage has no retention limit.", "The Storage section keeps every event forever.", l)
+		return synthesis.Item{ID: "S1", Claim: src.Claim, Severity: src.Severity, Confidence: src.Confidence,
+			Grounding: synthesis.Direct, Location: l, Sources: []finding.Finding{src}, Lead: src.ID}
+	}
+	single := []string{"docs/design.md"}
+	several := []string{"docs/design.md", "docs/plan.md"}
+	tests := []struct {
+		name     string
+		typ      string
+		reviewed []string
+		loc      finding.Location
+		file     string // the file of the result; "" for no result
+		line     int    // the start line of the region; 0 for none
+		section  string // the section carried; "" for none
+	}{
+		{"file and section", "artifacts", several, finding.Location{File: "docs/plan.md", Section: "Storage"}, "docs/plan.md", 0, "Storage"},
+		{"file, lines and section", "artifacts", several, finding.Location{File: "docs/plan.md", StartLine: 12, EndLine: 14, Section: "Storage"}, "docs/plan.md", 12, "Storage"},
+		{"section in the one document reviewed", "artifacts", single, finding.Location{Section: "Storage"}, "docs/design.md", 0, "Storage"},
+		{"section and line without a file", "artifacts", single, finding.Location{StartLine: 3, Section: "Storage"}, "docs/design.md", 0, "Storage"},
+		{"section in one of several documents", "artifacts", several, finding.Location{Section: "Storage"}, "", 0, "Storage"},
+		{"section of standard input", "freeform", []string{"stdin"}, finding.Location{Section: "Storage"}, "", 0, "Storage"},
+		{"section of a named freeform file", "freeform", []string{"notes.md"}, finding.Location{Section: "Storage"}, "notes.md", 0, "Storage"},
+		{"no file and no section", "artifacts", single, finding.Location{}, "", 0, ""},
+		{"file without a section", "artifacts", several, finding.Location{File: "docs/plan.md"}, "docs/plan.md", 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &synthesis.Result{Type: tt.typ, Reviewed: tt.reviewed, Specialists: []string{"architecture"}, Items: []synthesis.Item{item(tt.loc)}}
+			data, err := SARIF(res, "1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc sarifDoc
+			if err := json.Unmarshal(data, &doc); err != nil {
+				t.Fatal(err)
+			}
+			run := doc.Runs[0]
+			mention := "(section: " + tt.section + ")"
+			if tt.file == "" {
+				if len(run.Results) != 0 {
+					t.Fatalf("a finding without a file became a result: %+v", run.Results)
+				}
+				n := run.Invocations[0].Notifications
+				if len(n) != 1 || (tt.section != "" && !strings.HasSuffix(n[0].Message.Text, mention)) {
+					t.Errorf("notifications %+v should mention %q", n, mention)
+				}
+			} else {
+				if len(run.Results) != 1 || len(run.Results[0].Locations) != 1 {
+					t.Fatalf("results: %+v", run.Results)
+				}
+				r := run.Results[0]
+				l := r.Locations[0]
+				if l.PhysicalLocation.ArtifactLocation.URI != tt.file {
+					t.Errorf("uri %q, want %q", l.PhysicalLocation.ArtifactLocation.URI, tt.file)
+				}
+				switch rg := l.PhysicalLocation.Region; {
+				case tt.line == 0 && rg != nil:
+					t.Errorf("region %+v, want none", rg)
+				case tt.line != 0 && (rg == nil || rg.StartLine != tt.line):
+					t.Errorf("region %+v, want line %d", rg, tt.line)
+				}
+				var logical []string
+				for _, ll := range l.LogicalLocations {
+					logical = append(logical, ll.Kind+"="+ll.Name)
+				}
+				var want []string
+				if tt.section != "" {
+					want = []string{"section=" + tt.section}
+				}
+				if !slices.Equal(logical, want) {
+					t.Errorf("logical locations %q, want %q", logical, want)
+				}
+				if got := strings.Contains(r.Message.Text, mention); got != (tt.section != "") {
+					t.Errorf("message %q: mentions %q %v", r.Message.Text, mention, got)
+				}
+				if len(run.Invocations[0].Notifications) != 0 {
+					t.Errorf("a located finding is also a notification: %+v", run.Invocations[0].Notifications)
+				}
+			}
+
+			data, err = RDJSONL(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.file == "" {
+				if len(data) != 0 {
+					t.Errorf("rdjsonl for a finding without a file: %s", data)
+				}
+				return
+			}
+			var d rdDoc
+			if err := json.Unmarshal(data, &d); err != nil {
+				t.Fatal(err)
+			}
+			if d.Location.Path != tt.file || (d.Location.Range != nil) != (tt.line != 0) {
+				t.Errorf("rdjsonl location %+v, want %s line %d", d.Location, tt.file, tt.line)
+			}
+			if got := strings.Contains(d.Message, mention); got != (tt.section != "") {
+				t.Errorf("rdjsonl message %q: mentions %q %v", d.Message, mention, got)
 			}
 		})
 	}

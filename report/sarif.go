@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -91,7 +92,16 @@ type sarifResult struct {
 }
 
 type sarifLocation struct {
-	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	PhysicalLocation sarifPhysical  `json:"physicalLocation"`
+	LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
+}
+
+// sarifLogical is a logical location: for sot, the section of a document
+// a finding names. SARIF's suggested kinds are for code, XML and JSON;
+// where none fits, a tool may use its own, so a section is "section".
+type sarifLogical struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
 }
 
 type sarifPhysical struct {
@@ -134,9 +144,14 @@ func levelRank(l string) int {
 // SARIF renders res as a SARIF 2.1.0 log (review.sarif) with one run: a
 // rule per specialist that took part (res.Specialists, and any other
 // specialist an item is filed under), and a result per actionable item
-// that points at a file, filed under the specialist of its lead source. Items without a file, missing parts of a partial
-// review and skipped files are reported as tool execution notifications;
-// observations are not results, being beyond the change.
+// that points at a file, filed under the specialist of its lead source.
+// An item that names a document section carries it as a logical location
+// of kind "section" and in its message; one that names a section but no
+// file points at the one file reviewed, when there is exactly one. Other
+// items without a file, missing parts of a partial review and skipped
+// files are reported as tool execution notifications: GitHub code scanning
+// rejects a whole log when a result has no file. Observations are not
+// results, being beyond the change.
 func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 	if res == nil {
 		return nil, errors.New("report: no result to render")
@@ -153,7 +168,7 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 		}
 	}
 	for _, it := range items {
-		sp := ruleSpecialist(it)
+		sp := ruleSpecialist(it.Item)
 		if lv, seen := SARIFLevel(it.Severity), ruleLevel[sp]; seen == "" || levelRank(lv) > levelRank(seen) {
 			ruleLevel[sp] = lv
 		}
@@ -189,10 +204,14 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 
 	results := make([]sarifResult, 0, len(items))
 	for _, it := range items {
-		sp := ruleSpecialist(it)
-		phys := sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifactURI(it.Location.File), URIBaseID: srcRoot}}
-		if it.Location.StartLine > 0 {
-			phys.Region = &sarifRegion{StartLine: it.Location.StartLine, EndLine: max(it.Location.EndLine, it.Location.StartLine)}
+		sp := ruleSpecialist(it.Item)
+		where := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifactURI(it.file), URIBaseID: srcRoot}}}
+		// Lines count only in the file the item names.
+		if it.Location.StartLine > 0 && it.Location.File != "" {
+			where.PhysicalLocation.Region = &sarifRegion{StartLine: it.Location.StartLine, EndLine: max(it.Location.EndLine, it.Location.StartLine)}
+		}
+		if sec := one(it.Location.Section); sec != "" {
+			where.LogicalLocations = []sarifLogical{{Name: sec, Kind: "section"}}
 		}
 		props := map[string]any{
 			"id":         it.ID,
@@ -214,18 +233,23 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 			RuleID:              sp,
 			RuleIndex:           index[sp],
 			Level:               SARIFLevel(it.Severity),
-			Message:             sarifText{Text: message(it)},
-			Locations:           []sarifLocation{{PhysicalLocation: phys}},
-			PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(sp, it.Location.File, it.Claim)},
+			Message:             sarifText{Text: message(it.Item)},
+			Locations:           []sarifLocation{where},
+			PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(sp, it.file, it.Claim)},
 			Properties:          props,
 		})
 	}
 
 	inv := sarifInvocation{ExecutionSuccessful: !res.Partial()}
-	if without > 0 {
-		text := fmt.Sprintf("%d findings have no file location and are listed in REVIEW-SYNTHESIS.md only", without)
-		if without == 1 {
+	if len(without) > 0 {
+		text := fmt.Sprintf("%d findings have no file location and are listed in REVIEW-SYNTHESIS.md only", len(without))
+		if len(without) == 1 {
 			text = "1 finding has no file location and is listed in REVIEW-SYNTHESIS.md only"
+		}
+		if secs := sections(without); len(secs) == 1 {
+			text += " (section: " + secs[0] + ")"
+		} else if len(secs) > 1 {
+			text += " (sections: " + strings.Join(secs, "; ") + ")"
 		}
 		inv.Notifications = append(inv.Notifications, sarifNotification{
 			Descriptor: sarifDescriptor{ID: "sot/no-location"},
@@ -270,6 +294,17 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 		}},
 	}
 	return encode(log, true)
+}
+
+// sections lists the distinct document sections the items name, in order.
+func sections(items []*synthesis.Item) []string {
+	var out []string
+	for _, it := range items {
+		if sec := one(it.Location.Section); sec != "" && !slices.Contains(out, sec) {
+			out = append(out, sec)
+		}
+	}
+	return out
 }
 
 // Fingerprint is a stable hash of what identifies a finding across runs:
