@@ -237,6 +237,12 @@ func (o *Options) checkInputs(c *Context) error {
 	if o.Mode != ModeSociety && (o.Context.Specialists != "" || (o.Context.Perspectives != "" && o.Context.Perspectives != "none")) {
 		return &FieldError{"mode", o.Mode + " uses one general reviewer; --specialists and --perspectives apply only to society-of-thought"}
 	}
+	if o.Mode != ModeSociety && (o.Context.Context != "" || o.Context.PerspectiveCap != 0) {
+		return &FieldError{"mode", o.Mode + " uses one general reviewer; --context and --perspective-cap apply only to society-of-thought"}
+	}
+	if o.Mode == ModeSingleModel && o.Context.SpecialistModels != "" && o.Context.SpecialistModels != "none" {
+		return &FieldError{"specialist_models", "single-model reviews with the session default; choose it with --model (specialist_models applies to society-of-thought, or names multi-model's models)"}
+	}
 	if o.Mode != ModeSociety && c.InteractionMode == Debate {
 		return &FieldError{"interaction_mode", "debate needs specialists; it applies only to society-of-thought"}
 	}

@@ -18,6 +18,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/cmd/version"
@@ -95,6 +96,19 @@ reviewable (every changed file was skipped).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("perspective-cap") && o.Context.PerspectiveCap < 1 {
 				return cmdutil.UsageError("perspective_cap: must be a positive integer, not %d", o.Context.PerspectiveCap)
+			}
+			if o.Resolve != "" {
+				// --resolve walks a finished review with that review's own
+				// settings: any other review option would be ignored.
+				var others []string
+				cmd.LocalNonPersistentFlags().VisitAll(func(fl *pflag.Flag) {
+					if fl.Changed && fl.Name != "resolve" {
+						others = append(others, "--"+fl.Name)
+					}
+				})
+				if len(others) > 0 || len(args) > 0 {
+					return cmdutil.UsageError("--resolve walks a finished review with its own settings and takes no other review options or arguments (got %s)", strings.Join(append(others, args...), " "))
+				}
 			}
 			switch {
 			case len(args) == 0:
