@@ -271,7 +271,7 @@ func (o *Options) gather(ctx context.Context, c *Context) (*material.Material, e
 		return m, checkPathsMatch(dir, o.Paths, only, m)
 
 	case prompt.TypeArtifacts:
-		return material.Artifacts(o.Artifacts)
+		return material.ArtifactsExcluding(o.Artifacts, ownOutputs(cmp.Or(o.Dir, "."), c.OutputDir, o.Exclude))
 	}
 	if o.Content == "-" {
 		if o.In == nil {

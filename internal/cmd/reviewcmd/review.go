@@ -375,7 +375,7 @@ func classify(err error) error {
 	switch {
 	case errors.As(err, &fe), errors.Is(err, material.ErrNotRepo), errors.Is(err, material.ErrBadRange),
 		errors.Is(err, material.ErrBinary), errors.Is(err, material.ErrNotUTF8), errors.Is(err, material.ErrEmpty),
-		errors.Is(err, material.ErrTooLarge), errors.Is(err, llm.ErrUnknownProvider), errors.Is(err, persona.ErrNeedsDecision), errors.Is(err, persona.ErrNoSuchSpecialist), errors.Is(err, persona.ErrNoSuchPerspective),
+		errors.Is(err, material.ErrTooLarge), errors.Is(err, material.ErrNotAFile), errors.Is(err, llm.ErrUnknownProvider), errors.Is(err, persona.ErrNeedsDecision), errors.Is(err, persona.ErrNoSuchSpecialist), errors.Is(err, persona.ErrNoSuchPerspective),
 		errors.Is(err, os.ErrNotExist):
 		return cmdutil.AsUsage(err)
 	}
