@@ -69,6 +69,7 @@ type thread struct {
 	decision   *synthesis.Decision
 	rounds     []synthesis.ThreadRound
 	budgetOut  bool
+	answered   int // the last round in which a participant responded on the thread
 }
 
 // debate is the state of one debate run.
@@ -418,6 +419,7 @@ func (d *debate) apply1(r int, db *debater, positions []finding.Position) bool {
 		if stance == "" {
 			continue
 		}
+		t.answered = r
 		if t.stances[src] != stance {
 			changed = true
 		}
@@ -499,7 +501,10 @@ func (d *debate) snapshot(r int) {
 		for _, src := range sortedKeys(t.stances) {
 			tr.Responses = append(tr.Responses, synthesis.Response{Source: src, Stance: t.stances[src], Argument: t.arguments[src]})
 		}
-		if last := t.rounds[len(t.rounds)-1]; len(tr.Responses) > 0 && !sameResponses(last.Responses, tr.Responses) || last.State != tr.State {
+		// A round in which the thread was answered is recorded even when the
+		// positions repeat, so the trace shows every exchange that happened;
+		// a thread nobody spoke on is recorded only when its state changed.
+		if last := t.rounds[len(t.rounds)-1]; len(tr.Responses) > 0 && (t.answered == r || !sameResponses(last.Responses, tr.Responses)) || last.State != tr.State {
 			t.rounds = append(t.rounds, tr)
 		}
 	}

@@ -3,6 +3,7 @@ package review
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,6 +176,21 @@ func TestDebateContestedThreadsExhaustTheContinuationBudget(t *testing.T) {
 	}
 	if budgetOut == 0 {
 		t.Error("no thread records the budget as its resolution")
+	}
+	// Every exchange shows in the trace, though the positions repeat: a
+	// thread that got its continuation has rounds 2 and 3 and one after.
+	continued := false
+	for _, th := range res.Threads {
+		var rounds []int
+		for _, r := range th.Rounds {
+			rounds = append(rounds, r.Round)
+		}
+		if slices.Contains(rounds, 2) && slices.Contains(rounds, 3) && slices.ContainsFunc(rounds, func(r int) bool { return r > 3 }) {
+			continued = true
+		}
+	}
+	if !continued {
+		t.Error("no thread's trace shows rounds 2, 3 and a continuation; repeated positions must not hide exchanges")
 	}
 	if len(res.Dissent) == 0 {
 		t.Error("contested threads belong in the Dissent Log")
