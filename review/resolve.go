@@ -27,12 +27,15 @@ const (
 // with the run (resolutions.jsonl), one per decision, so that later we can
 // measure which specialists' findings users accept.
 type Resolution struct {
-	RunID       string    `json:"run_id"`
-	Item        string    `json:"item"`
-	Severity    string    `json:"severity"`
-	Confidence  string    `json:"confidence"`
-	Grounding   string    `json:"grounding"`
-	FindingIDs  []string  `json:"finding_ids"`
+	RunID      string   `json:"run_id"`
+	Item       string   `json:"item"`
+	Severity   string   `json:"severity"`
+	Confidence string   `json:"confidence"`
+	Grounding  string   `json:"grounding"`
+	FindingIDs []string `json:"finding_ids"`
+	// Claim is the item's claim when it was resolved: a later run of the
+	// same review applies the outcome only to the same finding.
+	Claim       string    `json:"claim,omitempty"`
 	Specialists []string  `json:"specialists"`
 	Status      string    `json:"status"`
 	Reason      string    `json:"reason,omitempty"`
@@ -45,7 +48,9 @@ const resolutionsFile = "resolutions.jsonl"
 // applyResolutions puts the outcomes recorded in dir's resolutions.jsonl
 // back on the items of res, so that a run rendered again (a re-run, a new
 // output format) keeps the user's decisions. A record counts for an item of
-// the same run with the same id and the same findings; the latest wins.
+// the same run with the same id, the same findings and the same claim (a
+// fresh run can put a different finding under the same ids); the latest
+// wins.
 func applyResolutions(dir string, res *synthesis.Result) error {
 	b, err := os.ReadFile(filepath.Join(dir, resolutionsFile))
 	if errors.Is(err, os.ErrNotExist) {
@@ -64,7 +69,7 @@ func applyResolutions(dir string, res *synthesis.Result) error {
 	}
 	for i := range res.Items {
 		it := &res.Items[i]
-		if rec, ok := latest[it.ID]; ok && slices.Equal(rec.FindingIDs, it.SourceIDs()) {
+		if rec, ok := latest[it.ID]; ok && slices.Equal(rec.FindingIDs, it.SourceIDs()) && rec.Claim == it.Claim {
 			it.Outcome = &synthesis.Outcome{Status: rec.Status, Reason: rec.Reason}
 		}
 	}
@@ -92,7 +97,7 @@ func (r *Run) Resolve(ask persona.Asker, out io.Writer, version string) (int, er
 	record := func(it *synthesis.Item, status, reason, by string) error {
 		it.Outcome = &synthesis.Outcome{Status: status, Reason: reason}
 		rec := Resolution{RunID: r.Result.RunID, Item: it.ID, Severity: string(it.Severity), Confidence: string(it.Confidence),
-			Grounding: string(it.Grounding), FindingIDs: it.SourceIDs(), Status: status, Reason: reason, By: by, At: time.Now().UTC()}
+			Grounding: string(it.Grounding), FindingIDs: it.SourceIDs(), Claim: it.Claim, Status: status, Reason: reason, By: by, At: time.Now().UTC()}
 		seen := map[string]bool{}
 		for _, s := range it.Sources {
 			if !seen[s.Specialist] {
