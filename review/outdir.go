@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -56,10 +57,23 @@ func checkOutputDir(dir string) error {
 	if err != nil {
 		return &FieldError{"output_dir", fmt.Sprintf("%s cannot be read: %v", dir, err)}
 	}
+	// Names alone do not make a directory sot's: a user's own
+	// REVIEW-CHECKLIST.md looks like a review file. A directory is sot's when
+	// it holds a run's state or the ignore file sot writes; otherwise only
+	// PAW's reviews directory may already hold REVIEW files (PAW's own
+	// review, which this one replaces).
+	marked := fileExists(filepath.Join(dir, stateFile)) || isOwnIgnore(filepath.Join(dir, ".gitignore"))
+	pawReviews := pawReviewsDir.MatchString(filepath.ToSlash(filepath.Clean(dir)))
 	var foreign []string
 	for _, e := range entries {
-		if !ownFile(e.Name()) || e.IsDir() {
-			foreign = append(foreign, e.Name())
+		name := e.Name()
+		switch {
+		case e.IsDir() || !ownFile(name):
+			foreign = append(foreign, name)
+		case marked, name == lockFile: // a lock alone: a run stopped before its state
+		case pawReviews && strings.HasPrefix(name, "REVIEW-") && strings.HasSuffix(name, ".md"):
+		default:
+			foreign = append(foreign, name)
 		}
 	}
 	if len(foreign) == 0 {
@@ -72,6 +86,20 @@ func checkOutputDir(dir string) error {
 	}
 	return &FieldError{"output_dir", fmt.Sprintf("%s already holds files sot did not write (%s%s); name a new or empty directory, as sot marks its output directory ignored by git",
 		dir, strings.Join(shown, ", "), more)}
+}
+
+// pawReviewsDir matches PAW's final-review directory, .paw/work/<id>/reviews.
+var pawReviewsDir = regexp.MustCompile(`(^|/)\.paw/work/[^/]+/reviews$`)
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// isOwnIgnore reports whether path is the .gitignore sot writes ("*").
+func isOwnIgnore(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && string(b) == "*\n"
 }
 
 // clearStale removes the files of an earlier, different run from the output

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"cmp"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,20 +13,24 @@ import (
 func TestCheckOutputDir(t *testing.T) {
 	tests := []struct {
 		name  string
+		dir   string // under a temporary directory; "out" when empty
 		files []string
 		bad   string // a name the error must cite, "" when the directory is fine
 	}{
-		{"missing", nil, ""},
-		{"empty", []string{}, ""},
-		{"an earlier review", []string{".gitignore", "run.json", "journal.jsonl", "REVIEW-SECURITY.md", "REVIEW-SYNTHESIS.md", "review.sarif", "MODERATOR.md", "resolutions.jsonl"}, ""},
-		{"PAW's own review files", []string{"REVIEW-SECURITY.md", "REVIEW-SYNTHESIS.md"}, ""},
-		{"a source directory", []string{"go.mod", "main.go"}, "go.mod"},
-		{"a stray file among reviews", []string{"REVIEW-SECURITY.md", "notes.txt"}, "notes.txt"},
-		{"a subdirectory", []string{"REVIEW-SECURITY.md", "pkg/"}, "pkg"},
+		{"missing", "", nil, ""},
+		{"empty", "", []string{}, ""},
+		{"an earlier review", "", []string{".gitignore", "run.json", "journal.jsonl", "REVIEW-SECURITY.md", "REVIEW-SYNTHESIS.md", "review.sarif", "MODERATOR.md", "resolutions.jsonl"}, ""},
+		{"marked by sot's ignore file", "", []string{".gitignore=*\n", "review.json"}, ""},
+		{"PAW's own review files", ".paw/work/billing/reviews", []string{"REVIEW-SECURITY.md", "REVIEW-SYNTHESIS.md"}, ""},
+		{"a user's REVIEW file elsewhere", "docs", []string{"REVIEW-CHECKLIST.md"}, "REVIEW-CHECKLIST.md"},
+		{"a user's ignore file", "", []string{".gitignore=*.log\n"}, ".gitignore"},
+		{"a source directory", "", []string{"go.mod", "main.go"}, "go.mod"},
+		{"a stray file among reviews", "", []string{"run.json", "REVIEW-SECURITY.md", "notes.txt"}, "notes.txt"},
+		{"a subdirectory", "", []string{"run.json", "REVIEW-SECURITY.md", "pkg/"}, "pkg"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "out")
+			dir := filepath.Join(t.TempDir(), filepath.FromSlash(cmp.Or(tt.dir, "out")))
 			if tt.files != nil {
 				os.MkdirAll(dir, 0o755)
 			}
@@ -34,7 +39,11 @@ func TestCheckOutputDir(t *testing.T) {
 					os.MkdirAll(filepath.Join(dir, f), 0o755)
 					continue
 				}
-				os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644)
+				name, content, ok := strings.Cut(f, "=")
+				if !ok {
+					content = "x"
+				}
+				os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
 			}
 			err := checkOutputDir(dir)
 			if tt.bad == "" {
