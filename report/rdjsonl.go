@@ -57,7 +57,8 @@ func RDSeverity(s finding.Severity) string {
 // item names is given in its message; an item that names a section but no
 // file points at the one file reviewed, when there is exactly one. Other
 // items without a file and observations are left out, since a diagnostic
-// needs a path; REVIEW-SYNTHESIS.md lists them.
+// needs a path; REVIEW-SYNTHESIS.md lists them. Items the user dismissed
+// with sot review --resolve are left out too.
 func RDJSONL(res *synthesis.Result) ([]byte, error) {
 	if res == nil {
 		return nil, errors.New("report: no result to render")
@@ -65,6 +66,9 @@ func RDJSONL(res *synthesis.Result) ([]byte, error) {
 	items, _ := located(res)
 	var buf bytes.Buffer
 	for _, it := range items {
+		if o := it.Outcome; o != nil && o.Status == "dismissed" {
+			continue // the user dismissed it: reviewdog has nothing to report
+		}
 		d := rdDiagnostic{
 			Message:  message(it.Item),
 			Location: rdLocation{Path: cleanURIPath(it.file)},

@@ -1074,3 +1074,57 @@ func TestSummaryMode(t *testing.T) {
 		})
 	}
 }
+
+// A finding the user dismissed stays in SARIF, suppressed with the reason,
+// so code scanning shows it dismissed; reviewdog gets nothing for it.
+func TestDismissedFindings(t *testing.T) {
+	res := fixture(false)
+	var dismissed *synthesis.Item
+	for i := range res.Items {
+		if res.Items[i].Location.File != "" && res.Items[i].Location.StartLine > 0 {
+			dismissed = &res.Items[i]
+			break
+		}
+	}
+	if dismissed == nil {
+		t.Fatal("the fixture has no located item")
+	}
+	dismissed.Outcome = &synthesis.Outcome{Status: "dismissed", Reason: "Behind the TLS proxy."}
+
+	data, err := SARIF(res, "1.2.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Runs []struct {
+			Results []struct {
+				Properties   map[string]any     `json:"properties"`
+				Suppressions []sarifSuppression `json:"suppressions"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	suppressed := 0
+	for _, r := range doc.Runs[0].Results {
+		if len(r.Suppressions) == 0 {
+			continue
+		}
+		suppressed++
+		if r.Properties["id"] != dismissed.ID || r.Suppressions[0] != (sarifSuppression{Kind: "external", Justification: "Behind the TLS proxy."}) {
+			t.Errorf("suppressed %v with %+v", r.Properties["id"], r.Suppressions)
+		}
+	}
+	if suppressed != 1 {
+		t.Errorf("%d suppressed results, want 1", suppressed)
+	}
+
+	rd, err := RDJSONL(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(rd), dismissed.Claim[:min(len(dismissed.Claim), 30)]) {
+		t.Errorf("rdjsonl still reports the dismissed finding %s", dismissed.ID)
+	}
+}

@@ -82,13 +82,21 @@ type sarifDescriptor struct {
 }
 
 type sarifResult struct {
-	RuleID              string            `json:"ruleId"`
-	RuleIndex           int               `json:"ruleIndex"`
-	Level               string            `json:"level"`
-	Message             sarifText         `json:"message"`
-	Locations           []sarifLocation   `json:"locations"`
-	PartialFingerprints map[string]string `json:"partialFingerprints"`
-	Properties          map[string]any    `json:"properties"`
+	RuleID              string             `json:"ruleId"`
+	RuleIndex           int                `json:"ruleIndex"`
+	Level               string             `json:"level"`
+	Message             sarifText          `json:"message"`
+	Locations           []sarifLocation    `json:"locations"`
+	PartialFingerprints map[string]string  `json:"partialFingerprints"`
+	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+	Properties          map[string]any     `json:"properties"`
+}
+
+// sarifSuppression marks a result the user dismissed with sot review
+// --resolve: it stays in the log, and code scanning treats it as dismissed.
+type sarifSuppression struct {
+	Kind          string `json:"kind"`
+	Justification string `json:"justification,omitempty"`
 }
 
 type sarifLocation struct {
@@ -229,7 +237,12 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 		if it.Dispute != nil && it.Dispute.Unresolved {
 			props["unresolved"] = true
 		}
+		var suppressed []sarifSuppression
+		if o := it.Outcome; o != nil && o.Status == "dismissed" {
+			suppressed = []sarifSuppression{{Kind: "external", Justification: o.Reason}}
+		}
 		results = append(results, sarifResult{
+			Suppressions:        suppressed,
 			RuleID:              sp,
 			RuleIndex:           index[sp],
 			Level:               SARIFLevel(it.Severity),
