@@ -61,4 +61,5 @@ func Redact(s string) string {
 
 // userinfoPattern matches the password of a URL's user information, as in
 // https://user:password@host/.
-var userinfoPattern = regexp.MustCompile(`(://[^/\s:@]+:)[^@\s/]+@`)
+// The password may hold "/" and "+" (base64 tokens often do, unencoded).
+var userinfoPattern = regexp.MustCompile(`(://[^/\s:@]+:)[^@\s"']+@`)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,5 +128,35 @@ func TestReviewCrashRecovery(t *testing.T) {
 	}
 	if got := synthesis(t, filepath.Join(repo, "out-b")); got != want {
 		t.Errorf("REVIEW-SYNTHESIS.md after the crash differs from the uninterrupted run:\n--- want\n%s\n--- got\n%s", want, got)
+	}
+}
+
+// A second process running the same review into the same directory while
+// the first is still at it is refused with exit 2, and pays for nothing.
+func TestReviewRefusesAConcurrentRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	repo := gitRepo(t)
+	srv := llmtest.NewServer(llmtest.Config{Latency: 3 * time.Second})
+	defer srv.Close()
+	args := []string{"review", "--specialists", "security", "--perspectives", "none", "--no-cache", "--output-dir", "out"}
+	first := sotCmd(repo, srv, args...)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { first.Process.Kill(); first.Wait() }()
+	for deadline := time.Now().Add(20 * time.Second); srv.Count() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first run never sent its call")
+		}
+	}
+	out, err := sotCmd(repo, srv, args...).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), fmt.Sprintf("process %d is running a review into out", first.Process.Pid)) {
+		t.Fatalf("second run: %v\n%s\nwant exit 2 naming process %d", err, out, first.Process.Pid)
+	}
+	if n := srv.Count(); n != 1 {
+		t.Errorf("%d requests; the refused run must send none", n)
 	}
 }

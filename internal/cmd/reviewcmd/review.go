@@ -82,7 +82,8 @@ finished model calls are replayed from the run's journal, not paid for again.
 
 Exit codes: 0 done (or nothing changed); 1 findings at or above --fail-on
 (which wins over 3, so a partial review never hides a must-fix), or no
-specialist call succeeded; 2 usage error; 3 partial review (some
+specialist call succeeded; 2 usage error (or another process is running a
+review into the output directory); 3 partial review (some
 specialist or step failed, and the synthesis lists it) or nothing
 reviewable (every changed file was skipped).`,
 		Example: `  sot review                                   # working tree against HEAD
@@ -220,7 +221,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		f.LogTo(d)
 	}
 	out, err := review.Execute(ctx, plan, ro)
-	if errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) {
+	if errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) || errors.Is(err, review.ErrRunInProgress) {
 		return cmdutil.AsUsage(err)
 	}
 	if err != nil {
