@@ -26,10 +26,13 @@ var (
 	secretNames = map[string]bool{
 		".env": true, ".envrc": true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true,
 		".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true, ".pgpass": true, ".git-credentials": true,
-		"credentials.json": true, ".htpasswd": true,
+		"credentials.json": true, ".htpasswd": true, "kubeconfig": true,
 	}
-	secretPaths    = []string{".aws/credentials"}
-	secretSuffixes = []string{".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"}
+	secretPaths = []string{".aws/credentials", ".kube/config", ".docker/config.json"}
+	// secretSuffixes: key stores and PuTTY keys, Terraform variable files
+	// (which usually carry the secrets the code leaves out) and
+	// environment files such as prod.env.
+	secretSuffixes = []string{".pem", ".key", ".p12", ".pfx", ".keystore", ".jks", ".ppk", ".tfvars", ".env"}
 	// envTemplates are .env variants meant to be committed.
 	envTemplates = []string{"example", "sample", "template", "dist"}
 )
@@ -102,13 +105,15 @@ func isPrivateKeyHeader(line string) bool {
 }
 
 // hasPrivateKey reports whether a line of text starts a private key (see
-// isPrivateKeyHeader). Lines are split at "\n"; a line may carry git's
+// isPrivateKeyHeader), or a key header elsewhere is followed by key
+// material (see embeddedKey). Lines are split at "\n"; a line may carry git's
 // one-character diff marker in front when marked is true.
 func hasPrivateKey(text []byte, marked bool) bool {
 	// Nearly every file lacks the phrase, so it is searched for first.
 	if !bytes.Contains(text, []byte("PRIVATE KEY")) {
 		return false
 	}
+	whole := text
 	for len(text) > 0 {
 		line := text
 		if i := bytes.IndexByte(text, '\n'); i >= 0 {
@@ -123,7 +128,62 @@ func hasPrivateKey(text []byte, marked bool) bool {
 			return true
 		}
 	}
+	return embeddedKey(whole, marked)
+}
+
+// embeddedKey reports whether a private key header anywhere in text, not
+// only at the start of a line, is followed by key material: a JSON service
+// account key holds "-----BEGIN PRIVATE KEY-----\nMIIE..." on one line, and
+// a Go file can open a raw string with the header. A header followed by no
+// key material (a parser's constant, a sentence) is not a key.
+func embeddedKey(text []byte, marked bool) bool {
+	const begin = "-----BEGIN "
+	for i := bytes.Index(text, []byte(begin)); i >= 0; {
+		rest := text[i+len(begin):]
+		label, after, ok := bytes.Cut(rest, []byte("-----"))
+		if ok && bytes.HasSuffix(label, []byte("PRIVATE KEY")) && isPrivateKeyHeader(begin+string(label)+"-----") {
+			if keyMaterialFollows(after, marked) {
+				return true
+			}
+		}
+		j := bytes.Index(rest, []byte(begin))
+		if j < 0 {
+			break
+		}
+		i += len(begin) + j
+	}
 	return false
+}
+
+// keyMaterialFollows reports whether text, just after a key header, starts
+// with at least 40 base64 characters once line breaks (real or escaped as
+// \n), quotes, a diff marker and spaces are skipped.
+func keyMaterialFollows(text []byte, marked bool) bool {
+	for {
+		switch {
+		case bytes.HasPrefix(text, []byte(`\n`)), bytes.HasPrefix(text, []byte(`\r`)):
+			text = text[2:]
+			continue
+		case len(text) > 0 && (text[0] == '\r' || text[0] == ' ' || text[0] == '\t' || text[0] == '"' || text[0] == '`' || text[0] == '\''):
+			text = text[1:]
+			continue
+		case len(text) > 0 && text[0] == '\n':
+			text = text[1:]
+			if marked && len(text) > 0 {
+				text = text[1:] // the next line's diff marker
+			}
+			continue
+		}
+		break
+	}
+	n := 0
+	for _, c := range text {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {
+			break
+		}
+		n++
+	}
+	return n >= 40
 }
 
 // languages maps lower-cased file extensions to language names.

@@ -101,24 +101,41 @@ func TestDiffCredentials(t *testing.T) {
 	r.write("certs/dsa", pemKey("DSA"))
 	r.write("certs/crlf", strings.ReplaceAll(pemKey("RSA"), "\n", "\r\n"))
 	r.write("pemcheck/pemcheck.go", keyMention)
+	// Keys whose header is not at the start of a line, and more names.
+	r.write("gcp-sa-key.json", `{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n"}`+"\n")
+	r.write("fixture/key_test.go", "package fixture\n\nconst key = `-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIIrYSSNQFaA2Hwf1duRSxKtLYX5CB04fSeQ6tF1aY/PuoAoGCCqGSM49\n-----END EC PRIVATE KEY-----`\n")
+	r.write("deploy.ppk", "PuTTY-User-Key-File-3: ssh-rsa\n")
+	r.write("prod.env", "DB_PASSWORD=x\n")
+	r.write("infra/prod.tfvars", "db_password = \"x\"\n")
+	r.write(".docker/config.json", `{"auths": {"r": {"auth": "x"}}}`+"\n")
+	r.write("kubeconfig", "apiVersion: v1\n")
+	r.write(".kube/config", "apiVersion: v1\n")
 	r.write("docs/keys.md", "# Keys\n\nStore the private key (the block that starts with -----BEGIN PRIVATE KEY-----) in the vault.\n")
 
 	m := r.diff(DiffOptions{Untracked: true})
 	want := map[string]string{
-		".pgpass":          reasonSecret,
-		"config/.envrc":    reasonSecret,
-		".aws/credentials": reasonSecret,
-		".git-credentials": reasonSecret,
-		".netrc":           reasonSecret,
-		".npmrc":           reasonSecret,
-		".pypirc":          reasonSecret,
-		"keys/old_key":     reasonKey,
-		"k8s/secret.yaml":  reasonKey,
-		"deploy_key":       reasonKey,
-		"certs/pkcs8":      reasonKey,
-		"certs/encrypted":  reasonKey,
-		"certs/dsa":        reasonKey,
-		"certs/crlf":       reasonKey,
+		".pgpass":             reasonSecret,
+		"config/.envrc":       reasonSecret,
+		".aws/credentials":    reasonSecret,
+		".git-credentials":    reasonSecret,
+		".netrc":              reasonSecret,
+		".npmrc":              reasonSecret,
+		".pypirc":             reasonSecret,
+		"keys/old_key":        reasonKey,
+		"k8s/secret.yaml":     reasonKey,
+		"deploy_key":          reasonKey,
+		"certs/pkcs8":         reasonKey,
+		"certs/encrypted":     reasonKey,
+		"certs/dsa":           reasonKey,
+		"certs/crlf":          reasonKey,
+		"gcp-sa-key.json":     reasonKey,
+		"fixture/key_test.go": reasonKey,
+		"deploy.ppk":          reasonSecret,
+		"prod.env":            reasonSecret,
+		"infra/prod.tfvars":   reasonSecret,
+		".docker/config.json": reasonSecret,
+		"kubeconfig":          reasonSecret,
+		".kube/config":        reasonSecret,
 	}
 	if diff := cmp.Diff(want, skippedMap(m)); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
