@@ -10,6 +10,7 @@ import (
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
@@ -237,6 +238,14 @@ func (d *debate) summarize(ctx context.Context, r int, threads []*thread) (*roun
 			fmt.Fprintf(&b, "- %s: %s — %s\n", src, t.stances[src], flat(t.arguments[src]))
 		}
 		b.WriteString("\n")
+	}
+	// The hub reads every thread at once. Rather than cut threads out of
+	// its view, a round whose summary would not fit the prompt budget ends
+	// the debate, and the caller says so.
+	if budget := d.p.PromptBudget; budget > 0 && len(summarySystem)+b.Len() > budget {
+		if n := tokens.Count(summarySystem) + tokens.Count(b.String()); n > budget {
+			return nil, fmt.Errorf("the summary of %d threads needs %d tokens, over the prompt budget of %d; raise --max-prompt-tokens or review with fewer specialists or lenses to debate further", len(threads), n, budget)
+		}
 	}
 	resp, err := d.st.Complete(ctx, &llm.Request{
 		Model: d.p.TriageModel, System: summarySystem, Temperature: llm.Float(0.2), MaxTokens: 4096,

@@ -1,12 +1,14 @@
 package review
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/synthesis"
 )
@@ -310,5 +312,22 @@ func TestDebateTradeOffAskedInteractively(t *testing.T) {
 	}
 	if len(out.Result.TradeOffs) != 1 || out.Result.Items[0].Decision == nil || out.Result.Items[0].Decision.By != "user" {
 		t.Errorf("the decision belongs in the finding: %+v", out.Result.Items[0].Decision)
+	}
+}
+
+// A round whose summary would not fit the prompt budget ends the debate
+// with a reason, instead of a request the model would reject or a summary
+// of only some threads; nothing is sent.
+func TestDebateSummaryOverTheBudget(t *testing.T) {
+	var threads []*thread
+	for i := range 40 {
+		threads = append(threads, &thread{id: fmt.Sprintf("T%d", i+1), owner: "security", created: 1, state: StateOpen,
+			origin:  finding.Finding{Claim: strings.Repeat("a claim with many words ", 10), Grounds: "grounds", Confidence: finding.High},
+			stances: map[string]string{}, arguments: map[string]string{}})
+	}
+	d := &debate{p: &Plan{PromptBudget: 1000}, res: &synthesis.Result{}}
+	_, err := d.summarize(context.Background(), 1, threads)
+	if err == nil || !strings.Contains(err.Error(), "the summary of 40 threads needs") || !strings.Contains(err.Error(), "over the prompt budget of 1000") {
+		t.Fatalf("err = %v; want the budget named", err)
 	}
 }
