@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/sotlabs/sot/internal/project"
 )
 
 // MaxArtifactBytes is the largest artifact file that is reviewed.
@@ -22,10 +24,6 @@ const MaxFreeformBytes = 16 << 20
 // vcsDirs are version-control directories, left out of directory walks
 // without a note.
 var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".jj": true}
-
-// projectMarkers are the entries whose presence makes a directory the top
-// of a project, as for persona discovery.
-var projectMarkers = []string{".git", ".sot", ".paw"}
 
 // Artifacts reads files and directories (recursively, in sorted order) as
 // documents under review. A file named explicitly that is binary, not UTF-8,
@@ -169,26 +167,14 @@ func (a *artifactSet) material() *Material {
 	return m
 }
 
-// projectTop returns the nearest directory holding .git, .sot or .paw,
-// starting from the absolute path abs if it is a directory and from its
-// parent otherwise. It reports false when there is none.
+// projectTop returns the top of the project holding the absolute path abs,
+// starting from abs if it is a directory and from its parent otherwise. It
+// reports false when there is none.
 func projectTop(abs string, isDir bool) (string, bool) {
-	d := abs
 	if !isDir {
-		d = filepath.Dir(abs)
+		abs = filepath.Dir(abs)
 	}
-	for {
-		for _, marker := range projectMarkers {
-			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
-				return d, true
-			}
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", false
-		}
-		d = parent
-	}
+	return project.Top(abs)
 }
 
 // displayPath names the absolute path abs relative to top with forward
@@ -196,7 +182,7 @@ func projectTop(abs string, isDir bool) (string, bool) {
 // empty or does not contain abs.
 func displayPath(top, abs, given string) string {
 	if top != "" {
-		if rel, err := filepath.Rel(top, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if rel, ok := project.Within(top, abs); ok {
 			return filepath.ToSlash(rel)
 		}
 	}

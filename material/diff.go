@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sourcegraph/go-diff/diff"
+
+	"github.com/sotlabs/sot/internal/project"
 )
 
 // DefaultMaxFileBytes is the default size limit of one file's diff.
@@ -307,17 +309,10 @@ func excludePaths(top string, paths []string) []string {
 // reports top with them resolved; /tmp is a link on macOS), so the paths
 // are compared resolved when they do not match as given.
 func relativeTo(top, p string) (string, bool) {
-	inside := func(top, p string) (string, bool) {
-		rel, err := filepath.Rel(top, p)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return "", false
-		}
+	if rel, ok := project.Within(top, p); ok {
 		return rel, true
 	}
-	if rel, ok := inside(top, p); ok {
-		return rel, true
-	}
-	return inside(resolvePath(top), resolvePath(p))
+	return project.Within(resolvePath(top), resolvePath(p))
 }
 
 // resolvePath resolves the symbolic links of p's longest existing leading

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/sotlabs/sot/internal/project"
 )
 
 //go:embed all:builtin
@@ -40,16 +42,10 @@ func DefaultDirs(workDir, userConfigDir string) Dirs {
 
 // RepoRoot is the nearest parent of dir holding .git, .sot or .paw, or dir.
 func RepoRoot(dir string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		for _, marker := range []string{".git", ".sot", ".paw"} {
-			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
-				return d
-			}
-		}
-		if filepath.Dir(d) == d {
-			return dir
-		}
+	if top, ok := project.Top(dir); ok {
+		return top
 	}
+	return dir
 }
 
 // source is one directory scanned at one level.

@@ -17,6 +17,8 @@ import (
 	"github.com/sotlabs/sot/internal/yamlfile"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/prompt"
+
+	"github.com/sotlabs/sot/internal/project"
 )
 
 // Interaction modes.
@@ -297,18 +299,7 @@ func LoadWorkflow(path string) (Workflow, error) {
 // project holding the WorkflowContext.md at path, relative to the current
 // directory when it can be, so that it does not depend on where sot runs.
 func workflowOutputDir(path, workID string) string {
-	rel := filepath.Join(".paw", "work", workID, "reviews")
-	abs, err := filepath.Abs(filepath.Dir(path))
-	if err != nil {
-		return rel
-	}
-	target := filepath.Join(persona.RepoRoot(abs), rel)
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, target); err == nil {
-			return r
-		}
-	}
-	return target
+	return project.FromWorkDir(filepath.Join(projectRoot(filepath.Dir(path)), ".paw", "work", workID, "reviews"))
 }
 
 // Merge fills the empty fields of c from o.

@@ -19,6 +19,7 @@ import (
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
@@ -112,6 +113,7 @@ type Plan struct {
 	// general reviewer under one name per model.
 	Specialists        []*persona.Persona
 	lenses             lensPlan
+	top                string            // the project's top directory, absolute
 	Models             map[string]string // specialist -> model
 	TriageModel        string
 	ContextUsed        string
@@ -177,7 +179,8 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	if err := checkOutputDir(c.OutputDir); err != nil {
 		return nil, err
 	}
-	m, err := o.gather(ctx, &c)
+	top := projectRoot(o.Dir)
+	m, err := o.gather(ctx, &c, top)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +194,7 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Mode: o.Mode, Context: c, Material: m, TriageModel: def.String()}
+	p := &Plan{Mode: o.Mode, Context: c, Material: m, TriageModel: def.String(), top: top}
 	if c.Coordinates == "" {
 		p.Context.Coordinates = m.Coordinates
 	}
@@ -252,26 +255,26 @@ func (o *Options) checkInputs(c *Context) error {
 	return nil
 }
 
-func (o *Options) gather(ctx context.Context, c *Context) (*material.Material, error) {
+func (o *Options) gather(ctx context.Context, c *Context, top string) (*material.Material, error) {
 	switch c.Type {
 	case prompt.TypeDiff:
 		dir := o.Dir
 		if dir == "" {
 			dir = "."
 		}
-		only, err := limitPaths(dir, o.Paths)
+		only, err := limitPaths(top, o.Paths)
 		if err != nil {
 			return nil, err
 		}
 		m, err := material.Diff(ctx, material.DiffOptions{Dir: dir, Range: o.Diff, Staged: o.Staged, Untracked: o.Diff == "" && !o.Staged,
-			Exclude: ownOutputs(dir, c.OutputDir, o.Exclude), Only: only})
+			Exclude: ownOutputs(top, c.OutputDir, o.Exclude), Only: only})
 		if err != nil {
 			return nil, err
 		}
-		return m, checkPathsMatch(dir, o.Paths, only, m)
+		return m, checkPathsMatch(top, o.Paths, only, m)
 
 	case prompt.TypeArtifacts:
-		return material.ArtifactsExcluding(o.Artifacts, ownOutputs(cmp.Or(o.Dir, "."), c.OutputDir, o.Exclude))
+		return material.ArtifactsExcluding(o.Artifacts, ownOutputs(top, c.OutputDir, o.Exclude))
 	}
 	if o.Content == "-" {
 		if o.In == nil {
@@ -498,7 +501,7 @@ func (p *Plan) schedule(o *Options) error {
 	p.RunID = p.runID(o)
 	p.OutputDir = p.Context.OutputDir
 	if p.OutputDir == "" {
-		p.OutputDir = DefaultOutputDir(o.Dir, p.RunID)
+		p.OutputDir = project.FromWorkDir(filepath.Join(p.top, ".sot", "reviews", p.RunID))
 	}
 	if err := checkOutputDir(p.OutputDir); err != nil {
 		return err
@@ -608,7 +611,7 @@ func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 	}
 	for _, ch := range p.Chunks {
 		run := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Material: ch.Text(), Nonce: p.Nonce,
-			Coordinates: p.Context.Coordinates, OutputDir: projectPath(o.Dir, p.OutputDir), Extra: p.extraCoordinates()}
+			Coordinates: p.Context.Coordinates, OutputDir: projectPath(p.top, p.OutputDir), Extra: p.extraCoordinates()}
 		for _, s := range p.Specialists {
 			for _, l := range lenses {
 				c, err := run.Compose(s, prompt.Options{Lens: l, Round: chunkNote(ch.Index, n), MaxTokens: p.PromptBudget})
@@ -814,63 +817,49 @@ func nonceKey() []byte {
 	return key
 }
 
-// DefaultOutputDir is where a run's files go when no output_dir is given:
-// .sot/reviews/<run-id> at the top of the project holding dir (the nearest
-// parent with .git, .sot or .paw), so that a review started from a
-// subdirectory lands, and resumes, where one started at the top does. The
-// path is relative to the current directory when it can be.
-func DefaultOutputDir(dir, runID string) string {
-	target := filepath.Join(".sot", "reviews", runID)
-	abs, err := filepath.Abs(cmp.Or(dir, "."))
-	if err != nil {
-		return target
+// projectRoot is the absolute top of the project holding dir (default
+// "."): the nearest parent with .git, .sot or .paw, or dir itself.
+func projectRoot(dir string) string {
+	dir = cmp.Or(dir, ".")
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
 	}
-	target = filepath.Join(persona.RepoRoot(abs), target)
-	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(wd, target); err == nil {
-			return rel
-		}
-	}
-	return target
+	return persona.RepoRoot(dir)
 }
 
-// projectPath names path for a prompt: relative to the top of the project
-// holding dir when it lies inside it, so that the same review sends the same
-// prompts from any directory of the project; otherwise as given.
-func projectPath(dir, path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return path
+// DefaultOutputDir is where a run's files go when no output_dir is given:
+// .sot/reviews/<run-id> at the top of the project holding dir, so that a
+// review started from a subdirectory lands, and resumes, where one started
+// at the top does. The path is relative to the current directory when it
+// can be.
+func DefaultOutputDir(dir, runID string) string {
+	return project.FromWorkDir(filepath.Join(projectRoot(dir), ".sot", "reviews", runID))
+}
+
+// projectPath names path for a prompt: relative to the project top when it
+// lies inside it, so that the same review sends the same prompts from any
+// directory of the project; otherwise as given.
+func projectPath(top, path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		if rel, ok := project.Within(top, abs); ok {
+			return filepath.ToSlash(rel)
+		}
 	}
-	top, err := filepath.Abs(cmp.Or(dir, "."))
-	if err != nil {
-		return path
-	}
-	rel, err := filepath.Rel(persona.RepoRoot(top), abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return path
-	}
-	return filepath.ToSlash(rel)
+	return path
 }
 
 // ownOutputs lists, as absolute paths, what a review must not review of its
 // own making: the project's .sot/reviews, the named output directory, and
 // the caller's extra paths.
-func ownOutputs(dir, outputDir string, extra []string) []string {
-	var out []string
-	add := func(p string) {
+func ownOutputs(top, outputDir string, extra []string) []string {
+	out := []string{filepath.Join(top, ".sot", "reviews")}
+	for _, p := range append([]string{outputDir}, extra...) {
+		if p == "" {
+			continue
+		}
 		if abs, err := filepath.Abs(p); err == nil {
 			out = append(out, abs)
 		}
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		add(filepath.Join(persona.RepoRoot(abs), ".sot", "reviews"))
-	}
-	if outputDir != "" {
-		add(outputDir)
-	}
-	for _, p := range extra {
-		add(p)
 	}
 	return out
 }
@@ -878,15 +867,10 @@ func ownOutputs(dir, outputDir string, extra []string) []string {
 // checkPathsMatch refuses a PATH that neither exists nor names a changed
 // or deleted file: most likely a typo, which would otherwise make a clean
 // review of nothing.
-func checkPathsMatch(dir string, given, abs []string, m *material.Material) error {
+func checkPathsMatch(top string, given, abs []string, m *material.Material) error {
 	if len(abs) == 0 {
 		return nil
 	}
-	top, err := filepath.Abs(dir)
-	if err != nil {
-		return nil
-	}
-	top = persona.RepoRoot(top)
 	var changed []string
 	for _, f := range m.Files {
 		changed = append(changed, f.Path, f.OldPath)
@@ -898,8 +882,8 @@ func checkPathsMatch(dir string, given, abs []string, m *material.Material) erro
 		if _, err := os.Lstat(p); err == nil {
 			continue
 		}
-		rel, err := filepath.Rel(top, p)
-		if err != nil {
+		rel, ok := project.Within(top, p)
+		if !ok {
 			continue
 		}
 		rel = filepath.ToSlash(rel)
@@ -913,22 +897,14 @@ func checkPathsMatch(dir string, given, abs []string, m *material.Material) erro
 // limitPaths makes the paths that limit a diff absolute, refusing any
 // outside the project (git would not see them, and limiting to nothing
 // would review everything).
-func limitPaths(dir string, paths []string) ([]string, error) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	top, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	top = persona.RepoRoot(top)
+func limitPaths(top string, paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			return nil, err
 		}
-		if rel, err := filepath.Rel(top, abs); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if _, ok := project.Within(top, abs); !ok {
 			return nil, &FieldError{"PATH", fmt.Sprintf("%s is outside the repository at %s; name files or directories inside it", p, top)}
 		}
 		out = append(out, abs)
