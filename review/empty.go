@@ -16,12 +16,15 @@ import (
 // (listed as skipped). Its machine formats are valid documents with no
 // findings, so a CI step that uploads or parses them does not fail.
 func EmptyResult(c Context, why string, skipped []material.Skipped) *synthesis.Result {
-	res := &synthesis.Result{Mode: cmp.Or(c.InteractionMode, Parallel), Type: cmp.Or(c.Type, "diff"),
-		Coordinates: c.Coordinates, Notes: []string{why}}
-	for _, s := range skipped {
-		res.Skipped = append(res.Skipped, synthesis.SkippedFile{Path: s.Path, Reason: s.Reason})
-	}
-	return res
+	return &synthesis.Result{Mode: cmp.Or(c.InteractionMode, Parallel), Type: cmp.Or(c.Type, "diff"),
+		Coordinates: c.Coordinates, Notes: []string{why}, Skipped: skippedFiles(skipped)}
+}
+
+// EmptyPlan is the dry-run plan of a review with nothing to review: no
+// files, no calls, and why.
+func EmptyPlan(c Context, why string, skipped []material.Skipped) PlanSummary {
+	return PlanSummary{Type: c.Type, Coordinates: c.Coordinates, Files: []string{}, Skipped: skippedFiles(skipped),
+		Specialists: []PlannedSpecialist{}, Warnings: []string{why}}
 }
 
 // WriteEmpty writes the machine formats of an empty result into dir,

@@ -319,9 +319,7 @@ func (p *Plan) result() *synthesis.Result {
 			res.PerspectiveMap[l.ID] = res.Specialists
 		}
 	}
-	for _, s := range p.Material.Skipped {
-		res.Skipped = append(res.Skipped, synthesis.SkippedFile{Path: s.Path, Reason: s.Reason})
-	}
+	res.Skipped = skippedFiles(p.Material.Skipped)
 	if len(p.Chunks) > 1 {
 		res.Chunks = len(p.Chunks)
 	}

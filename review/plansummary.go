@@ -2,36 +2,33 @@ package review
 
 import (
 	"slices"
+
+	"github.com/sotlabs/sot/material"
+	"github.com/sotlabs/sot/synthesis"
 )
 
 // PlanSummary is what --dry-run reports, in a shape meant for machines: a CI
 // job can read the calls and the estimated cost before it pays for a run.
 type PlanSummary struct {
-	RunID              string              `json:"run_id"`
-	OutputDir          string              `json:"output_dir"`
-	ReviewMode         string              `json:"review_mode"`
-	Mode               string              `json:"mode"` // parallel or debate
-	Type               string              `json:"type"`
-	Coordinates        string              `json:"coordinates"`
-	Files              []string            `json:"files"`
-	Skipped            []SkippedFile       `json:"skipped"`
-	Chunks             int                 `json:"chunks"`
-	Specialists        []PlannedSpecialist `json:"specialists"`
-	SelectionRationale string              `json:"selection_rationale,omitempty"`
-	SynthesisModel     string              `json:"synthesis_model"`
-	SpecialistCalls    int                 `json:"specialist_calls"`
-	SynthesisCalls     int                 `json:"synthesis_calls"`
+	RunID              string                  `json:"run_id"`
+	OutputDir          string                  `json:"output_dir"`
+	ReviewMode         string                  `json:"review_mode"`
+	Mode               string                  `json:"mode"` // parallel or debate
+	Type               string                  `json:"type"`
+	Coordinates        string                  `json:"coordinates"`
+	Files              []string                `json:"files"`
+	Skipped            []synthesis.SkippedFile `json:"skipped"`
+	Chunks             int                     `json:"chunks"`
+	Specialists        []PlannedSpecialist     `json:"specialists"`
+	SelectionRationale string                  `json:"selection_rationale,omitempty"`
+	SynthesisModel     string                  `json:"synthesis_model"`
+	SpecialistCalls    int                     `json:"specialist_calls"`
+	SynthesisCalls     int                     `json:"synthesis_calls"`
 	// DebateCallsMax bounds the calls a debate adds after the first round
 	// (the hub's summaries, later rounds and continuations); 0 in parallel mode.
 	DebateCallsMax int          `json:"debate_calls_max"`
 	Estimate       PlanEstimate `json:"estimate"`
 	Warnings       []string     `json:"warnings,omitempty"`
-}
-
-// SkippedFile is a changed file left out of the review, and why.
-type SkippedFile struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
 }
 
 // PlannedSpecialist is one specialist of the plan with its model and the
@@ -55,7 +52,7 @@ type PlanEstimate struct {
 func (p *Plan) Summary(est Estimate) PlanSummary {
 	s := PlanSummary{
 		RunID: p.RunID, OutputDir: p.OutputDir, ReviewMode: p.Mode, Mode: p.EffectiveMode(),
-		Type: p.Context.Type, Coordinates: p.Context.Coordinates, Files: []string{}, Skipped: []SkippedFile{},
+		Type: p.Context.Type, Coordinates: p.Context.Coordinates, Files: []string{}, Skipped: skippedFiles(p.Material.Skipped),
 		Chunks: len(p.Chunks), SelectionRationale: p.SelectionRationale, SynthesisModel: p.TriageModel,
 		SpecialistCalls: len(p.Tasks), SynthesisCalls: 1, DebateCallsMax: p.DebateCallsMax(), Warnings: p.Warnings,
 		Estimate: PlanEstimate{InputTokens: est.InputTokens, CachedInputTokens: est.CachedTokens,
@@ -63,9 +60,6 @@ func (p *Plan) Summary(est Estimate) PlanSummary {
 	}
 	for _, f := range p.Material.Files {
 		s.Files = append(s.Files, f.Path)
-	}
-	for _, k := range p.Material.Skipped {
-		s.Skipped = append(s.Skipped, SkippedFile{Path: k.Path, Reason: k.Reason})
 	}
 	lenses := map[string][]string{}
 	for _, t := range p.Tasks {
@@ -106,4 +100,13 @@ func (p *Plan) EffectiveMode() string {
 		return Debate
 	}
 	return Parallel
+}
+
+// skippedFiles turns the material's skipped files into the result's.
+func skippedFiles(skipped []material.Skipped) []synthesis.SkippedFile {
+	out := make([]synthesis.SkippedFile, 0, len(skipped))
+	for _, k := range skipped {
+		out = append(out, synthesis.SkippedFile{Path: k.Path, Reason: k.Reason})
+	}
+	return out
 }

@@ -467,12 +467,7 @@ func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, est review.Estim
 func emptyOutputs(f *cmdutil.Factory, human io.Writer, o *Options, ro *review.Options, why string, skipped []material.Skipped) error {
 	if o.DryRun {
 		if o.Stdout == "json" {
-			doc := review.PlanSummary{Type: ro.Context.Type, Coordinates: ro.Context.Coordinates, Files: []string{}, Skipped: []review.SkippedFile{},
-				Specialists: []review.PlannedSpecialist{}, Warnings: []string{why}}
-			for _, k := range skipped {
-				doc.Skipped = append(doc.Skipped, review.SkippedFile{Path: k.Path, Reason: k.Reason})
-			}
-			return writeJSON(f.IO.Out, doc)
+			return writeJSON(f.IO.Out, review.EmptyPlan(ro.Context, why, skipped))
 		}
 		return nil
 	}
