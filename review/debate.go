@@ -242,10 +242,9 @@ func (d *debate) summarize(ctx context.Context, r int, threads []*thread) (*roun
 	// The hub reads every thread at once. Rather than cut threads out of
 	// its view, a round whose summary would not fit the prompt budget ends
 	// the debate, and the caller says so.
-	if budget := d.p.PromptBudget; budget > 0 && len(summarySystem)+b.Len() > budget {
-		if n := tokens.Count(summarySystem) + tokens.Count(b.String()); n > budget {
-			return nil, fmt.Errorf("the summary of %d threads needs %d tokens, over the prompt budget of %d; raise --max-prompt-tokens or review with fewer specialists or lenses to debate further", len(threads), n, budget)
-		}
+	if budget := d.p.PromptBudget; budget > 0 && !tokens.Within(budget, summarySystem, b.String()) {
+		n := tokens.Count(summarySystem) + tokens.Count(b.String())
+		return nil, fmt.Errorf("the summary of %d threads needs %d tokens, over the prompt budget of %d; raise --max-prompt-tokens or review with fewer specialists or lenses to debate further", len(threads), n, budget)
 	}
 	resp, err := d.st.Complete(ctx, &llm.Request{
 		Model: d.p.TriageModel, System: summarySystem, Temperature: llm.Float(0.2), MaxTokens: 4096,

@@ -500,11 +500,11 @@ func (p *Plan) schedule(o *Options) error {
 	p.PromptBudget = budget
 	p.RunID = p.runID(o)
 	p.OutputDir = p.Context.OutputDir
-	if p.OutputDir == "" {
+	if p.OutputDir == "" { // a named directory was checked before the material was read
 		p.OutputDir = project.FromWorkDir(filepath.Join(p.top, ".sot", "reviews", p.RunID))
-	}
-	if err := checkOutputDir(p.OutputDir); err != nil {
-		return err
+		if err := checkOutputDir(p.OutputDir); err != nil {
+			return err
+		}
 	}
 	st := loadState(p.OutputDir)
 	if st.RunID == p.RunID && !o.Fresh {

@@ -166,19 +166,7 @@ func triageBatches(cs []*cluster, budget int) [][]*cluster {
 	if budget <= 0 || len(cs) == 0 {
 		return [][]*cluster{cs}
 	}
-	// No text has more tokens than bytes: a prompt that fits in bytes is
-	// not tokenized, so a run far from its budget never loads the tokenizer.
-	system := -1
-	fits := func(b []*cluster) bool {
-		p := triagePrompt(b)
-		if len(triageSystem)+len(p) <= budget {
-			return true
-		}
-		if system < 0 {
-			system = tokens.Count(triageSystem)
-		}
-		return system+tokens.Count(p) <= budget
-	}
+	fits := func(b []*cluster) bool { return tokens.Within(budget, triageSystem, triagePrompt(b)) }
 	if fits(cs) {
 		return [][]*cluster{cs}
 	}

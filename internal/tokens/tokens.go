@@ -58,6 +58,24 @@ func count(s string) int {
 	return (len(s) + 3) / 4
 }
 
+// Within reports whether texts together count at most budget tokens. No
+// text has more tokens than bytes, so texts that fit in bytes are not
+// tokenized, and a run far from its budget never loads the encoding.
+func Within(budget int, texts ...string) bool {
+	n := 0
+	for _, t := range texts {
+		n += len(t)
+	}
+	if n <= budget {
+		return true
+	}
+	n = 0
+	for _, t := range texts {
+		n += Count(t)
+	}
+	return n <= budget
+}
+
 // Warm loads the encoding in the background, so the first Count of a run
 // does not wait for it.
 func Warm() { go once.Do(func() { codec, _ = tokenizer.Get(tokenizer.O200kBase) }) }

@@ -1,6 +1,9 @@
 package tokens
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCount(t *testing.T) {
 	tests := []struct {
@@ -30,5 +33,24 @@ func TestCountMemoizesLargeStrings(t *testing.T) {
 	}
 	if Count(big+"x") == 0 {
 		t.Error("a different string must be counted anew")
+	}
+}
+
+func TestWithin(t *testing.T) {
+	text := strings.Repeat("word ", 100) // 500 bytes, about 100 tokens
+	tests := []struct {
+		budget int
+		texts  []string
+		want   bool
+	}{
+		{500, []string{text}, true},                    // fits in bytes
+		{Count(text) + 3, []string{text, "abc"}, true}, // fits in tokens only
+		{Count(text) - 1, []string{text}, false},
+		{0, nil, true},
+	}
+	for _, tt := range tests {
+		if got := Within(tt.budget, tt.texts...); got != tt.want {
+			t.Errorf("Within(%d, %d texts) = %v, want %v", tt.budget, len(tt.texts), got, tt.want)
+		}
 	}
 }
