@@ -274,7 +274,7 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 		inv.Notifications = append(inv.Notifications, sarifNotification{
 			Descriptor: sarifDescriptor{ID: "sot/missing"},
 			Level:      "error",
-			Message:    sarifText{Text: fmt.Sprintf("Partial review: %s did not complete: %s", missingName(m), orNone(m.Error))},
+			Message:    sarifText{Text: fmt.Sprintf("Partial review: %s did not complete: %s", MissingName(m), orNone(m.Error))},
 		})
 	}
 	if len(res.Skipped) > 0 {

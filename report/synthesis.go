@@ -97,7 +97,7 @@ func (w *mdWriter) summary() {
 		w.line("- **Partial review**: %s of the review did not complete; whatever they would have found is missing from this synthesis:",
 			plural(len(r.Missing), "part", "parts"))
 		for _, m := range r.Missing {
-			w.line("  - %s: %s", missingName(m), orNone(m.Error))
+			w.line("  - %s: %s", MissingName(m), orNone(m.Error))
 		}
 	}
 	w.line("- Mode: %s", reviewMode(r))

@@ -130,8 +130,8 @@ func locString(l finding.Location) string {
 	return one(s)
 }
 
-// missingName names a part of the review that did not complete.
-func missingName(m synthesis.Missing) string {
+// MissingName names a part of the review that did not complete.
+func MissingName(m synthesis.Missing) string {
 	s := m.Specialist
 	if m.Lens != "" {
 		s += "/" + m.Lens

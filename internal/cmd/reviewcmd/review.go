@@ -578,14 +578,7 @@ func summarize(w io.Writer, out *review.Outcome) {
 		}
 		fmt.Fprintf(w, "sot: %s: %d part(s) missing:\n", label, len(res.Missing))
 		for _, m := range res.Missing {
-			who := m.Specialist
-			if m.Lens != "" {
-				who += "/" + m.Lens
-			}
-			if m.Chunk > 0 {
-				who += fmt.Sprintf(" (chunk %d)", m.Chunk)
-			}
-			fmt.Fprintf(w, "  - %s: %s\n", who, m.Error)
+			fmt.Fprintf(w, "  - %s: %s\n", report.MissingName(m), m.Error)
 		}
 	}
 	if out.Stopped != nil {
