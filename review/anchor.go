@@ -8,7 +8,23 @@ import (
 
 // anchor lets synthesis check grounding against the material: the files,
 // their changed and shown lines, and the sections of documents.
-type anchor struct{ m *material.Material }
+type anchor struct {
+	m     *material.Material
+	heads map[string][]string // each document's headings, by path; nil for a diff
+}
+
+// newAnchor reads the documents' headings once: synthesis asks about
+// sections once per finding.
+func newAnchor(m *material.Material) anchor {
+	a := anchor{m: m}
+	if m.Type != material.TypeDiff {
+		a.heads = make(map[string][]string, len(m.Files))
+		for _, f := range m.Files {
+			a.heads[f.Path] = headings(f.Text)
+		}
+	}
+	return a
+}
 
 func (a anchor) IsChanged(p string, l int) bool { return a.m.IsChanged(p, l) }
 func (a anchor) IsShown(p string, l int) bool   { return a.m.IsShown(p, l) }
@@ -35,7 +51,7 @@ func (a anchor) HasSection(path, section string) bool {
 		files = []material.File{*f}
 	}
 	for _, f := range files {
-		heads := headings(f.Text)
+		heads := a.heads[f.Path]
 		if len(heads) == 0 {
 			return true
 		}

@@ -18,7 +18,7 @@ func TestAnchorHasSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := anchor{m}
+	a := newAnchor(m)
 	path := func(p string) string { // as the material names it
 		for _, f := range m.Files {
 			if filepath.Base(f.Path) == filepath.Base(p) {
@@ -45,7 +45,7 @@ func TestAnchorHasSection(t *testing.T) {
 			t.Errorf("HasSection(%q, %q) = %v, want %v", tt.path, tt.section, got, tt.want)
 		}
 	}
-	onlyDesign := anchor{&material.Material{Type: m.Type, Files: []material.File{*must(m.File(path(design)))}}}
+	onlyDesign := newAnchor(&material.Material{Type: m.Type, Files: []material.File{*must(m.File(path(design)))}})
 	if onlyDesign.HasSection("", "Security Model") || !onlyDesign.HasSection("", "Storage") {
 		t.Error("with headed documents only, a section must be one of their headings")
 	}

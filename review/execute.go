@@ -367,7 +367,7 @@ func (p *Plan) synthesize(ctx context.Context, o *Options, st *stack.Stack, repo
 			ok = append(ok, r)
 		}
 	}
-	so := synthesis.Options{Type: p.Context.Type, Anchor: anchor{p.Material}, Seed: p.Seed, Provider: st, Model: p.TriageModel,
+	so := synthesis.Options{Type: p.Context.Type, Anchor: newAnchor(p.Material), Seed: p.Seed, Provider: st, Model: p.TriageModel,
 		MaxPromptTokens: p.PromptBudget}
 	if p.Mode == ModeSingleModel {
 		so.Provider = nil // one source has nothing to triage
