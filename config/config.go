@@ -7,6 +7,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -179,8 +180,11 @@ func (c *Config) Validate(src Sources) error {
 	if c.Budget.MaxTokens < 0 {
 		return bad("budget.max_tokens", "must be 0 (no limit) or more, not %d", c.Budget.MaxTokens)
 	}
-	if c.Budget.MaxCost < 0 {
-		return bad("budget.max_cost", "must be 0 (no limit) or more, not %g", c.Budget.MaxCost)
+	if c.Budget.MaxCost < 0 || math.IsNaN(c.Budget.MaxCost) || math.IsInf(c.Budget.MaxCost, 0) {
+		return bad("budget.max_cost", "must be a number of dollars, 0 (no limit) or more, not %g", c.Budget.MaxCost)
+	}
+	if c.Timeout < 0 {
+		return bad("timeout", "must be a positive duration such as \"90s\" (or 0 for the default), not %s", time.Duration(c.Timeout))
 	}
 	for _, name := range c.ProviderNames() {
 		p := c.Providers[name]
@@ -197,6 +201,9 @@ func (c *Config) Validate(src Sources) error {
 		}
 		if p.Concurrency < 0 || p.RPM < 0 {
 			return bad(key, "concurrency and rpm must be 0 or more")
+		}
+		if p.Timeout < 0 {
+			return bad(key+".timeout", "must be a positive duration such as \"90s\" (or 0 for the default), not %s", time.Duration(p.Timeout))
 		}
 	}
 	for alias, target := range c.Aliases {

@@ -15,6 +15,8 @@ type fixture struct {
 	user, project, explicit string
 	env                     map[string]string
 	flags                   [][3]string
+	// trusted trusts the project file as written (as "sot trust" does).
+	trusted bool
 }
 
 func (f fixture) load(t *testing.T) (*Config, Sources, error) {
@@ -34,7 +36,13 @@ func (f fixture) load(t *testing.T) (*Config, Sources, error) {
 	}
 	write(filepath.Join(userDir, "config.yaml"), f.user)
 	write(filepath.Join(work, ".sot", "config.yaml"), f.project)
-	l := &Loader{WorkDir: work, UserDir: userDir, Getenv: func(k string) string { return f.env[k] }}
+	l := &Loader{WorkDir: work, UserDir: userDir, Getenv: func(k string) string { return f.env[k] },
+		Trust: &TrustStore{Path: filepath.Join(root, "state", "trusted.json")}}
+	if f.trusted {
+		if _, err := l.Trust.Add(filepath.Join(work, ".sot", "config.yaml")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if f.explicit != "" {
 		l.File = filepath.Join(root, "extra.yaml")
 		if f.explicit != "(missing)" {
@@ -58,7 +66,9 @@ func TestPrecedence(t *testing.T) {
 	}{
 		{"default", fixture{}, "concurrency", func(c *Config) any { return c.Concurrency }, 8, "default"},
 		{"user beats default", fixture{user: "concurrency: 3\n"}, "concurrency", func(c *Config) any { return c.Concurrency }, 3, "user config"},
-		{"project beats user", fixture{user: "concurrency: 3\n", project: "concurrency: 5\n"}, "concurrency", func(c *Config) any { return c.Concurrency }, 5, "project config"},
+		{"project beats user when it tightens", fixture{user: "concurrency: 5\n", project: "concurrency: 3\n"}, "concurrency", func(c *Config) any { return c.Concurrency }, 3, "project config"},
+		{"untrusted project cannot loosen", fixture{user: "concurrency: 3\n", project: "concurrency: 5\n"}, "concurrency", func(c *Config) any { return c.Concurrency }, 3, "user config"},
+		{"trusted project beats user", fixture{user: "concurrency: 3\n", project: "concurrency: 5\n", trusted: true}, "concurrency", func(c *Config) any { return c.Concurrency }, 5, "project config"},
 		{"--config beats project", fixture{project: "concurrency: 5\n", explicit: "concurrency: 6\n"}, "concurrency", func(c *Config) any { return c.Concurrency }, 6, "--config"},
 		{"env beats project", fixture{project: "concurrency: 5\n", env: map[string]string{"SOT_CONCURRENCY": "7"}}, "concurrency", func(c *Config) any { return c.Concurrency }, 7, "env SOT_CONCURRENCY"},
 		{"flag beats env", fixture{env: map[string]string{"SOT_MODEL": "openai:gpt-4.1"}, flags: [][3]string{{"default_model", "anthropic:claude-sonnet-4-5", "--model"}}}, "default_model", func(c *Config) any { return c.DefaultModel }, "anthropic:claude-sonnet-4-5", "flag --model"},
@@ -68,7 +78,7 @@ func TestPrecedence(t *testing.T) {
 		{"project keeps unrelated user keys", fixture{user: "retries: 2\n", project: "concurrency: 5\n"}, "retries", func(c *Config) any { return c.Retries }, 2, "user config"},
 		{"nested provider key merges", fixture{user: "providers:\n  openai:\n    concurrency: 2\n"}, "providers.openai.api_key_env", func(c *Config) any { return c.Providers["openai"].APIKeyEnv }, "OPENAI_API_KEY", "default"},
 		{"durations", fixture{project: "timeout: 45s\n"}, "timeout", func(c *Config) any { return time.Duration(c.Timeout) }, 45 * time.Second, "project config"},
-		{"price keys with dots", fixture{project: "prices:\n  openai:gpt-4.1:\n    input: 1\n    output: 2\n"}, "prices.openai:gpt-4.1.input", func(c *Config) any { return c.Prices["openai:gpt-4.1"].Input }, 1.0, "project config"},
+		{"price keys with dots", fixture{project: "prices:\n  openai:gpt-4.1:\n    input: 3\n    output: 9\n"}, "prices.openai:gpt-4.1.input", func(c *Config) any { return c.Prices["openai:gpt-4.1"].Input }, 3.0, "project config"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,10 +106,16 @@ func TestLoadErrors(t *testing.T) {
 		{"wrong type", fixture{user: "concurrency: lots\n"}, "config.yaml:1:14"},
 		{"unknown key", fixture{project: "concurency: 4\n"}, "config.yaml:1:1"},
 		{"base URL that is not a URL", fixture{env: map[string]string{"OPENAI_BASE_URL": "localhost:8080"}}, "providers.openai.base_url (from env OPENAI_BASE_URL): \"localhost:8080\" is not a URL"},
-		{"negative budget", fixture{flags: [][3]string{{"budget.max_cost", "-1", "--max-cost"}}}, "budget.max_cost (from flag --max-cost): must be 0 (no limit) or more"},
+		{"negative budget", fixture{flags: [][3]string{{"budget.max_cost", "-1", "--max-cost"}}}, "budget.max_cost (from flag --max-cost): must be a number of dollars, 0 (no limit) or more, not -1"},
+		{"NaN budget", fixture{flags: [][3]string{{"budget.max_cost", "NaN", "--max-cost"}}}, "--max-cost \"NaN\": not a number of dollars"},
+		{"infinite budget", fixture{env: map[string]string{"SOT_MAX_COST": "+Inf"}}, "SOT_MAX_COST=\"+Inf\": not a number of dollars"},
+		{"infinite budget in a file", fixture{user: "budget: {max_cost: .inf}\n"}, "budget.max_cost (from user config"},
+		{"negative timeout", fixture{user: "timeout: -1s\n"}, "timeout (from user config"},
+		{"negative timeout from env", fixture{env: map[string]string{"SOT_TIMEOUT": "-1s"}}, "timeout (from env SOT_TIMEOUT): must be a positive duration"},
+		{"negative provider timeout", fixture{user: "providers:\n  openai:\n    timeout: -5s\n"}, "providers.openai.timeout"},
 		{"env not a number", fixture{env: map[string]string{"SOT_MAX_CALLS": "many"}}, "SOT_MAX_CALLS=\"many\": not a whole number"},
 		{"unknown provider in default model", fixture{env: map[string]string{"SOT_MODEL": "gemini:pro"}}, "unknown provider \"gemini\""},
-		{"unknown provider type", fixture{project: "providers:\n  mine:\n    type: grpc\n"}, "providers.mine.type"},
+		{"unknown provider type", fixture{user: "providers:\n  mine:\n    type: grpc\n"}, "providers.mine.type"},
 		{"missing --config file", fixture{explicit: "(missing)"}, "extra.yaml: no such file"},
 	}
 	for _, tt := range tests {
@@ -113,7 +129,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestResolveModel(t *testing.T) {
-	cfg, _, err := fixture{project: "default_model: smart\naliases:\n  smart: anthropic:claude-sonnet-4-5\n  fast: openai:gpt-4.1-mini\nproviders:\n  openrouter:\n    type: openai\n    base_url: https://openrouter.ai/api/v1\n"}.load(t)
+	cfg, _, err := fixture{user: "default_model: smart\naliases:\n  smart: anthropic:claude-sonnet-4-5\n  fast: openai:gpt-4.1-mini\nproviders:\n  openrouter:\n    type: openai\n    base_url: https://openrouter.ai/api/v1\n"}.load(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +159,7 @@ func TestResolveModel(t *testing.T) {
 }
 
 func TestValuesRedactSecrets(t *testing.T) {
-	cfg, src, err := fixture{project: "providers:\n  openai:\n    api_key: sk-live-abcdef123456\n"}.load(t)
+	cfg, src, err := fixture{project: "providers:\n  openai:\n    api_key: sk-live-abcdef123456\n", trusted: true}.load(t)
 	if err != nil {
 		t.Fatal(err)
 	}

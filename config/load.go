@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/yamlfile"
 	"github.com/sotlabs/sot/llm"
 )
@@ -53,9 +55,18 @@ type Loader struct {
 	File string
 	// Getenv reads the environment (default os.Getenv).
 	Getenv func(string) string
+	// Trust holds the project files the user trusted with "sot trust"; nil
+	// trusts none. An untrusted project file may not set what could run a
+	// program, send a key elsewhere, choose the secret sent, or loosen the
+	// user's limits (see Ignored).
+	Trust *TrustStore
 
-	flags []flagValue
+	flags   []flagValue
+	ignored []Ignored
 }
+
+// Ignored lists the project settings the last Load did not apply.
+func (l *Loader) Ignored() []Ignored { return l.ignored }
 
 type flagValue struct{ key, value, source string }
 
@@ -143,15 +154,31 @@ func (l *Loader) Load() (*Config, Sources, error) {
 		{ProjectFile(wd), "project config"},
 		{l.File, "--config"},
 	}
+	l.ignored = nil
 	for _, f := range files {
 		if f.path == "" || userDir == "" && f.label == "user config" {
 			continue
 		}
-		m, err := readFile(f.path, f.label == "--config")
+		m, data, err := readFile(f.path, f.label == "--config")
 		if err != nil {
 			return nil, nil, err
 		}
-		put(flatten(m, ""), fmt.Sprintf("%s %s", f.label, f.path))
+		fm := flatten(m, "")
+		for k, v := range fm {
+			if x, ok := v.(float64); ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
+				return nil, nil, fmt.Errorf("%s (from %s %s): %v is not a number sot can use; write a finite number", strings.ReplaceAll(k, sep, "."), f.label, f.path, x)
+			}
+		}
+		if f.label == "project config" && len(fm) > 0 {
+			base, err := decode(flat)
+			if err != nil {
+				return nil, nil, err
+			}
+			var ig []Ignored
+			fm, ig = scopeProject(relTo(wd, f.path), data, fm, base, l.trusted(f.path, data))
+			l.ignored = append(l.ignored, ig...)
+		}
+		put(fm, fmt.Sprintf("%s %s", f.label, f.path))
 	}
 
 	for _, e := range envKeys {
@@ -176,41 +203,68 @@ func (l *Loader) Load() (*Config, Sources, error) {
 		put(map[string]any{strings.ReplaceAll(f.key, ".", sep): parsed}, f.source)
 	}
 
-	b, err := json.Marshal(unflatten(flat))
+	cfg, err := decode(flat)
 	if err != nil {
 		return nil, nil, err
-	}
-	var cfg Config
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		return nil, nil, fmt.Errorf("configuration: %w", err)
 	}
 	if err := cfg.Validate(src); err != nil {
 		return nil, nil, err
 	}
-	return &cfg, src, nil
+	return cfg, src, nil
+}
+
+// decode turns flattened settings into a Config.
+func decode(flat map[string]any) (*Config, error) {
+	b, err := json.Marshal(unflatten(flat))
+	if err != nil {
+		return nil, err
+	}
+	var cfg Config
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	return &cfg, nil
+}
+
+// trusted reports whether the user trusted the project file at path, whose
+// content is data. A trust store kept inside the project itself (a state
+// directory pointed into the checkout) is not the user's and trusts nothing.
+func (l *Loader) trusted(path string, data []byte) bool {
+	if l.Trust == nil {
+		return false
+	}
+	top, _ := project.Top(filepath.Dir(path))
+	if top != "" {
+		if t, err := canonical(top); err == nil {
+			if s, err := canonical(l.Trust.Path); err == nil && within(t, s) {
+				return false
+			}
+		}
+	}
+	return l.Trust.Trusted(path, data)
 }
 
 // readFile decodes one config file. A missing file is skipped unless it was
 // named explicitly.
-func readFile(path string, mustExist bool) (map[string]any, error) {
+func readFile(path string, mustExist bool) (map[string]any, []byte, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) && !mustExist {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read config: %w", err)
+		return nil, nil, fmt.Errorf("read config: %w", err)
 	}
 	// Decode once strictly into the typed struct, for errors with positions
 	// and unknown keys; then into a map, to merge only what the file sets.
 	var typed Config
 	if err := yamlfile.Decode(path, data, &typed, true, 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var m map[string]any
 	if err := yaml.Unmarshal(data, &m); err != nil {
-		return nil, yamlfile.Wrap(path, err, 0)
+		return nil, nil, yamlfile.Wrap(path, err, 0)
 	}
-	return m, nil
+	return m, data, nil
 }
 
 // parseScalar turns a flag or environment string into the type its key needs.
@@ -224,7 +278,7 @@ func parseScalar(key, v string) (any, error) {
 		return n, nil
 	case "budget.max_cost":
 		f, err := strconv.ParseFloat(strings.TrimPrefix(v, "$"), 64)
-		if err != nil {
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, fmt.Errorf("not a number of dollars")
 		}
 		return f, nil
@@ -334,4 +388,12 @@ func Values(cfg *Config, src Sources) ([]Value, error) {
 	}
 	sort.Slice(vals, func(i, j int) bool { return vals[i].Key < vals[j].Key })
 	return vals, nil
+}
+
+// relTo names path relative to dir when it can, for messages.
+func relTo(dir, path string) string {
+	if rel, err := filepath.Rel(dir, path); err == nil {
+		return rel
+	}
+	return path
 }

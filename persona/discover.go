@@ -81,6 +81,8 @@ type Library struct {
 	Shadowed []*Persona
 	// Problems are the warnings of discovery: skipped files and why.
 	Problems []Problem
+
+	vet func(*Persona) []Problem
 }
 
 // Discover scans every level. Malformed or empty files are skipped with a
@@ -138,6 +140,35 @@ func readLimited(path string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
+// Vet sets a check for every persona from the project or named by the
+// caller (the levels a reviewed repository can write): it applies to those
+// already discovered and to every file added later with AddFile. The check
+// may clear settings the file is not trusted to make; the problems it
+// returns are kept as warnings in Problems.
+func (l *Library) Vet(check func(*Persona) []Problem) {
+	l.vet = check
+	for _, m := range l.winners {
+		for _, p := range m {
+			l.vetOne(p)
+		}
+	}
+	for _, p := range l.Shadowed {
+		l.vetOne(p)
+	}
+}
+
+func (l *Library) vetOne(p *Persona) []Problem {
+	if l.vet == nil || (p.Level != LevelProject && p.Level != LevelExplicit) {
+		return nil
+	}
+	probs := l.vet(p)
+	for i := range probs {
+		probs[i].Warning = true
+	}
+	l.Problems = append(l.Problems, probs...)
+	return probs
+}
+
 // add parses a file and keeps it unless a more specific one already won.
 func (l *Library) add(path string, data []byte, kind Kind, level Level) {
 	p, probs := Parse(path, data, kind, level)
@@ -180,6 +211,7 @@ func (l *Library) AddFile(path string) (*Persona, error) {
 	if HasErrors(probs) {
 		return nil, fmt.Errorf("persona file %w", firstError(probs))
 	}
+	l.vetOne(p)
 	l.put(p)
 	return p, nil
 }

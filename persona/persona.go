@@ -6,6 +6,8 @@ package persona
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -102,8 +104,23 @@ type Persona struct {
 	Sections map[string]string `json:"-"`
 	// Title is the first "# " heading, if any.
 	Title string `json:"title,omitempty"`
+	// Digest is the hex SHA-256 of the file's content, by which a user's
+	// trust in the file is checked.
+	Digest string `json:"-"`
 	// bodyLine is the file line on which Body starts.
 	bodyLine int
+	// frontmatter is the YAML header's text, which starts on line 2.
+	frontmatter string
+}
+
+// FrontmatterLine returns the file line of a top-level frontmatter key, or 0.
+func (p *Persona) FrontmatterLine(key string) int {
+	for i, line := range strings.Split(p.frontmatter, "\n") {
+		if rest, ok := strings.CutPrefix(line, key); ok && strings.HasPrefix(strings.TrimLeft(rest, " \t"), ":") {
+			return i + 2
+		}
+	}
+	return 0
 }
 
 // Context returns the specialist's context, lower-cased, defaulting to
@@ -184,7 +201,8 @@ func IDFromFile(name string) string {
 // persona and every problem found; a persona with a non-warning problem
 // must not be used.
 func Parse(file string, data []byte, kind Kind, level Level) (*Persona, []Problem) {
-	p := &Persona{ID: IDFromFile(file), Kind: kind, Level: level, Path: file}
+	sum := sha256.Sum256(data)
+	p := &Persona{ID: IDFromFile(file), Kind: kind, Level: level, Path: file, Digest: hex.EncodeToString(sum[:])}
 	var probs []Problem
 	add := func(line int, warn bool, format string, args ...any) {
 		probs = append(probs, Problem{File: file, Line: line, Message: fmt.Sprintf(format, args...), Warning: warn})
@@ -211,6 +229,7 @@ func Parse(file string, data []byte, kind Kind, level Level) (*Persona, []Proble
 			return p, probs
 		}
 		fm := text[4 : 4+end]
+		p.frontmatter = fm
 		rest := text[4+end+4:]
 		rest = strings.TrimPrefix(rest, "\n")
 		bodyLine = strings.Count(text[:len(text)-len(rest)], "\n") + 1

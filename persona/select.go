@@ -136,7 +136,11 @@ func (l *Library) ResolveSpecialists(o ResolveOptions) (*Resolution, error) {
 	if len(o.Selection.Names) > 0 {
 		for _, n := range o.Selection.Names {
 			if isPath(n) {
+				seen := len(l.Problems)
 				p, err := l.AddFile(n)
+				for _, pr := range l.Problems[seen:] {
+					warn("%s", pr.Error())
+				}
 				if err != nil {
 					warn("specialist %s skipped: %v", n, err)
 					continue

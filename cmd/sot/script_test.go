@@ -58,6 +58,7 @@ func setup(env *testscript.Env) error {
 	env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 	env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
 	env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
+	env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
 	env.Setenv("OPENAI_BASE_URL", srv.OpenAIBaseURL())
 	env.Setenv("ANTHROPIC_BASE_URL", srv.AnthropicBaseURL())
 	env.Setenv("OLLAMA_HOST", srv.URL())

@@ -41,7 +41,7 @@ func New() *Factory {
 	return &Factory{
 		IO:       io,
 		Getenv:   os.Getenv,
-		Loader:   &config.Loader{Getenv: os.Getenv},
+		Loader:   &config.Loader{Getenv: os.Getenv, Trust: config.DefaultTrustStore(os.Getenv)},
 		Logger:   slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		LogLevel: slog.LevelWarn,
 	}
@@ -60,6 +60,9 @@ func (f *Factory) Config() (*config.Config, config.Sources, error) {
 	f.once.Do(func() {
 		f.cfg, f.src, f.err = f.Loader.Load()
 		f.err = AsUsage(f.err)
+		for _, w := range config.ProjectWarnings(f.Loader.Ignored()) {
+			fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+w)
+		}
 	})
 	return f.cfg, f.src, f.err
 }
@@ -87,10 +90,35 @@ func (f *Factory) Library() (*persona.Library, error) {
 	f.libOnce.Do(func() {
 		f.lib, f.libErr = persona.Discover(f.PersonaDirs())
 		if f.libErr == nil {
+			f.lib.Vet(f.vetPersona)
 			for _, p := range f.lib.Problems {
 				fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+p.Error())
 			}
 		}
 	})
 	return f.lib, f.libErr
+}
+
+// Trust is the store of files the user trusted with "sot trust".
+func (f *Factory) Trust() *config.TrustStore { return f.Loader.Trust }
+
+// vetPersona clears the model of a project persona (or one named by path)
+// when that model would run a program and the user has not trusted the
+// file: a cloned repository must not choose a program to run.
+func (f *Factory) vetPersona(p *persona.Persona) []persona.Problem {
+	if p.Meta.Model == "" {
+		return nil
+	}
+	cfg, _, err := f.Config()
+	if err != nil {
+		d := config.Defaults()
+		cfg = &d
+	}
+	if !cfg.RunsProgram(p.Meta.Model) || f.Trust().TrustedDigest(p.Path, p.Digest) {
+		return nil
+	}
+	model := p.Meta.Model
+	p.Meta.Model = ""
+	return []persona.Problem{{File: p.Path, Line: p.FrontmatterLine("model"),
+		Message: fmt.Sprintf("model %q could run a program and this file is not trusted, so sot ignored it (%s takes the usual model); if you wrote this file or have read it, trust it as it is now with: sot trust %s", model, p.ID, p.Path)}}
 }

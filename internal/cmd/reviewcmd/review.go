@@ -14,12 +14,14 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
@@ -290,11 +292,18 @@ func without(list []string, x string) []string {
 // buildOptions merges flags, the context file and the workflow context, and
 // checks the command's own flags.
 func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
+	cfg, _, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
 	c := o.Context
 	if o.ContextFile != "" {
 		fc, err := review.LoadFile(o.ContextFile)
 		if err != nil {
 			return nil, cmdutil.AsUsage(err)
+		}
+		if c.SpecialistModels == "" {
+			fc.SpecialistModels = scopeModels(f, cfg, o.ContextFile, "specialist_models", fc.SpecialistModels)
 		}
 		c.Merge(fc)
 	}
@@ -303,6 +312,13 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		wf, err := review.LoadWorkflow(o.WorkflowContext)
 		if err != nil {
 			return nil, cmdutil.AsUsage(err)
+		}
+		if c.SpecialistModels == "" {
+			wf.Context.SpecialistModels = scopeModels(f, cfg, o.WorkflowContext, "Final Review Specialist Models", wf.Context.SpecialistModels)
+		}
+		if len(o.Models) == 0 && len(wf.Models) > 0 {
+			wf.Models = strings.Split(scopeModels(f, cfg, o.WorkflowContext, "Final Review Models", strings.Join(wf.Models, ",")), ",")
+			wf.Models = slices.DeleteFunc(wf.Models, func(m string) bool { return m == "" })
 		}
 		if mode == "" {
 			mode = wf.Mode
@@ -346,10 +362,6 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	if o.MaxPromptTokens < 0 {
 		return nil, cmdutil.UsageError("--max-prompt-tokens must be positive")
 	}
-	cfg, _, err := f.Config()
-	if err != nil {
-		return nil, err
-	}
 	lib, err := f.Library()
 	if err != nil {
 		return nil, err
@@ -367,6 +379,45 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
 	}
 	return ro, nil
+}
+
+// scopeModels drops from a comma list of models, read from a file of the
+// reviewed project (a context file, a WorkflowContext.md), every entry whose
+// model would run a program, unless the user trusted that file: a cloned
+// repository must not choose a program to run. Each dropped entry is named
+// in a warning with the file, the field and how to trust the file.
+func scopeModels(f *cmdutil.Factory, cfg *config.Config, file, field, list string) string {
+	if strings.TrimSpace(list) == "" || f.Trust().TrustedFile(file) {
+		return list
+	}
+	var kept, dropped []string
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		ms, err := review.ParseModels(item)
+		model := item
+		if err == nil {
+			for _, m := range ms.Pinned {
+				model = m
+			}
+			if len(ms.Pool) == 1 {
+				model = ms.Pool[0]
+			}
+		}
+		if cfg.RunsProgram(model) {
+			dropped = append(dropped, strconv.Quote(item))
+			continue
+		}
+		kept = append(kept, item)
+	}
+	if len(dropped) == 0 {
+		return list
+	}
+	fmt.Fprintf(f.IO.ErrOut, "sot: warning: %s is not trusted, so sot ignored %s in %s (it could run a program); if you wrote this file or have read it, trust it as it is now with: sot trust %s\n",
+		file, strings.Join(dropped, ", "), field, file)
+	return strings.Join(kept, ", ")
 }
 
 // classify turns preparation errors into usage errors where the caller's

@@ -17,6 +17,7 @@ import (
 	"github.com/sotlabs/sot/internal/cmd/personas"
 	"github.com/sotlabs/sot/internal/cmd/promptcmd"
 	"github.com/sotlabs/sot/internal/cmd/reviewcmd"
+	"github.com/sotlabs/sot/internal/cmd/trust"
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
 	"github.com/sotlabs/sot/llm"
@@ -81,6 +82,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 		promptcmd.NewCmd(f),
 		reviewcmd.NewCmd(f),
 		moderate.NewCmd(f),
+		trust.NewCmd(f),
 	)
 	return cmd
 }
