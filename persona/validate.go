@@ -28,6 +28,10 @@ const (
 )
 
 // validate checks the fields and sections the persona's kind needs.
+// ReservedReviewName is the name no specialist may take: its review file
+// would be REVIEW-SYNTHESIS.md.
+const ReservedReviewName = "synthesis"
+
 func (p *Persona) validate() []Problem {
 	var probs []Problem
 	add := func(line int, warn bool, format string, args ...any) {
@@ -53,6 +57,10 @@ func (p *Persona) validate() []Problem {
 	}
 	switch p.Kind {
 	case Specialist:
+		if p.ID == ReservedReviewName {
+			add(0, false, "the name %q is taken by REVIEW-SYNTHESIS.md, which this specialist's review would overwrite; rename the file", p.ID)
+			return probs
+		}
 		if strings.TrimSpace(p.Body) == "" {
 			add(p.bodyLine, false, "the specialist has no body: write its identity, cognitive strategy and rules")
 			return probs

@@ -339,6 +339,9 @@ func (p *Plan) roster(o *Options, def string) error {
 	p.Warnings = append(p.Warnings, warns...)
 	ms, _ := ParseModels(c.SpecialistModels)
 	models, warns := assignModels(specs, ms, def, o.Config)
+	if err := checkReviewFiles(specs, lp.lenses); err != nil {
+		return err
+	}
 	p.Models = models
 	p.Warnings = append(p.Warnings, warns...)
 	p.Warnings = append(p.Warnings, p.dropKeyless(o, def)...)

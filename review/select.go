@@ -355,3 +355,39 @@ func assignModels(specs []*persona.Persona, ms ModelSpec, def string, cfg *confi
 	sort.Strings(warnings)
 	return out, warnings
 }
+
+// checkReviewFiles refuses a roster in which two reviews would be written
+// to the same file: REVIEW-{SPECIALIST}-{LENS}.md joins names that may hold
+// dashes themselves, so security under red-team and security-red under team
+// both make REVIEW-SECURITY-RED-TEAM.md, and one would overwrite the other.
+func checkReviewFiles(specs, lenses []*persona.Persona) error {
+	owner := map[string]string{}
+	add := func(spec, lens string) error {
+		f, err := persona.ReviewFile("", spec, lens)
+		if err != nil {
+			return &FieldError{"specialists", err.Error()}
+		}
+		who := spec
+		if lens != "" {
+			who += " under the " + lens + " lens"
+		}
+		if prev, ok := owner[f]; ok && prev != who {
+			return &FieldError{"specialists", fmt.Sprintf("%s and %s would both write %s; rename one of the persona files or leave one out", prev, who, f)}
+		}
+		owner[f] = who
+		return nil
+	}
+	for _, s := range specs {
+		if len(lenses) == 0 {
+			if err := add(s.ID, ""); err != nil {
+				return err
+			}
+		}
+		for _, l := range lenses {
+			if err := add(s.ID, l.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
