@@ -102,6 +102,13 @@ func Discover(d Dirs) (*Library, error) {
 				continue
 			}
 			path := filepath.Join(src.dir, e.Name())
+			if src.level == LevelProject {
+				if target, outside := leavesProject(d.Project, path); outside {
+					lib.Problems = append(lib.Problems, Problem{File: path, Warning: true,
+						Message: fmt.Sprintf("skipped: a link to %s, outside the project; a reviewed repository's persona may not bring in files from elsewhere on this machine", target)})
+					continue
+				}
+			}
 			data, err := readLimited(path)
 			if err != nil {
 				lib.Problems = append(lib.Problems, Problem{File: path, Message: err.Error(), Warning: true})
@@ -124,6 +131,28 @@ func Discover(d Dirs) (*Library, error) {
 		}
 	}
 	return lib, nil
+}
+
+// leavesProject reports whether path, in a project's persona directory,
+// resolves (through symbolic links) to a file outside the project top.
+func leavesProject(top, path string) (string, bool) {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return "", false
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", false // a dangling link fails to read, with its own message
+	}
+	realTop, err := filepath.EvalSymlinks(top)
+	if err != nil {
+		realTop = top
+	}
+	rel, err := filepath.Rel(realTop, target)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return target, true
+	}
+	return "", false
 }
 
 // maxPersonaBytes bounds a persona file; anything larger is not a persona.

@@ -291,3 +291,39 @@ func TestNamesCannotSteerOutputPaths(t *testing.T) {
 		t.Error("a persona file with spaces in its name was loaded")
 	}
 }
+
+// A project persona that is a link out of the project (to a file of the
+// user's, say ~/notes/secret.md) is not read: its text would go into every
+// prompt. A link that stays inside the project is read as usual.
+func TestProjectPersonaLinkOutside(t *testing.T) {
+	root := t.TempDir()
+	tree(t, root, map[string]string{
+		"outside/private.md":       specialistFile("implementation", "private-notes"),
+		"repo/shared/inside.md":    specialistFile("implementation", "inside-marker"),
+		"repo/.sot/personas/x.txt": "",
+	})
+	link := func(target, name string) {
+		if err := os.Symlink(target, filepath.Join(root, "repo", ".sot", "personas", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link(filepath.Join(root, "outside", "private.md"), "leak.md")
+	link(filepath.Join("..", "..", "shared", "inside.md"), "inside.md")
+	lib, err := Discover(Dirs{Project: filepath.Join(root, "repo")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := lib.Get(Specialist, "leak"); ok {
+		t.Fatalf("a link out of the project was read: %s", p.Title)
+	}
+	found := false
+	for _, pr := range lib.Problems {
+		found = found || strings.Contains(pr.Error(), "leak.md") && strings.Contains(pr.Error(), "outside the project")
+	}
+	if !found {
+		t.Errorf("no warning names the skipped link: %v", lib.Problems)
+	}
+	if p, ok := lib.Get(Specialist, "inside"); !ok || p.Title != "inside-marker" {
+		t.Errorf("a link inside the project was not read: %v", p)
+	}
+}
