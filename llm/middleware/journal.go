@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/llm"
 )
 
@@ -71,12 +72,12 @@ type Journal struct {
 }
 
 // OpenJournal opens or creates the journal at path. A torn last line (a crash
-// in the middle of a write) is dropped; any other damage is an error.
+// in the middle of a write) is dropped; any other damage is an error. The
+// journal lives in a run's directory, which may lie in a repository someone
+// else wrote: a symlink at path, or a journal directory that is one, is
+// refused rather than followed (see safedir).
 func OpenJournal(path string) (*Journal, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create journal directory: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openJournalFile(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
@@ -115,11 +116,7 @@ func CreateJournal(path string, prepare func() error) *Journal {
 	j := newJournal(path)
 	go func() {
 		defer close(j.ready)
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			j.openErr = fmt.Errorf("create journal directory: %w", err)
-			return
-		}
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+		f, err := openJournalFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC)
 		if err != nil {
 			j.openErr = fmt.Errorf("create journal: %w", err)
 			return
@@ -132,6 +129,20 @@ func CreateJournal(path string, prepare func() error) *Journal {
 		}
 	}()
 	return j
+}
+
+// openJournalFile opens the journal file at path, creating its directory
+// if needed, and never through a symlink.
+func openJournalFile(path string, flag int) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create journal directory: %w", err)
+	}
+	d, err := safedir.Open("", filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.OpenFile(filepath.Base(path), flag, 0o600)
 }
 
 // load reads every complete record and returns the offset after the last one.

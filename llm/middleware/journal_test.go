@@ -175,3 +175,49 @@ func TestJournalReplayedUsage(t *testing.T) {
 		t.Errorf("replayed %d paid calls, usage %+v; want 2 and %+v under %s", calls, byModel, want, ask(0).Model)
 	}
 }
+
+// A journal is never opened through a symlink: a link committed into a
+// run's directory under the journal's name, or a run directory that is a
+// link, is refused, and the file it points to is neither truncated nor
+// appended to, nor created.
+func TestJournalRefusesSymlinks(t *testing.T) {
+	const precious = "the victim's own bytes\n"
+	open := map[string]func(path string) error{
+		"open": func(path string) error {
+			j, err := OpenJournal(path)
+			if err == nil {
+				j.Close()
+			}
+			return err
+		},
+		"create": func(path string) error {
+			j := CreateJournal(path, nil)
+			defer j.Close()
+			return j.Ready()
+		},
+	}
+	for how, do := range open {
+		for _, link := range []string{"journal.jsonl", "run"} {
+			t.Run(how+" through "+link, func(t *testing.T) {
+				base := t.TempDir()
+				victimDir := t.TempDir()
+				victim := filepath.Join(victimDir, "journal.jsonl")
+				os.WriteFile(victim, []byte(precious), 0o600)
+				run := filepath.Join(base, "run")
+				if link == "run" {
+					os.Symlink(victimDir, run)
+				} else {
+					os.Mkdir(run, 0o755)
+					os.Symlink(victim, filepath.Join(run, link))
+				}
+				err := do(filepath.Join(run, "journal.jsonl"))
+				if err == nil || !strings.Contains(err.Error(), "is a symlink to "+victimDir) {
+					t.Errorf("err = %v; want the journal refused, naming the link", err)
+				}
+				if b, _ := os.ReadFile(victim); string(b) != precious {
+					t.Errorf("the file behind the link now holds %q", b)
+				}
+			})
+		}
+	}
+}
