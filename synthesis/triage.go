@@ -10,6 +10,7 @@ import (
 
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/prompt"
 )
 
 // Relations the triage lead may assign to a cluster.
@@ -187,6 +188,9 @@ func triageBatches(cs []*cluster, budget int) [][]*cluster {
 
 // triagePrompt lists the clusters for the lead. Multi-source clusters are
 // to be classified; single findings are listed for the narrative only.
+// Findings are model-written and may quote the material, so their texts
+// are flattened to one line after a label, and locations are quoted: none
+// of it can start a line of the prompt.
 func triagePrompt(cs []*cluster) string {
 	var multi, single strings.Builder
 	for _, c := range cs {
@@ -195,7 +199,7 @@ func triagePrompt(cs []*cluster) string {
 			for _, m := range c.members {
 				fmt.Fprintf(&multi, "- id %s, by %s: [%s, %s, grounding %s", m.ID, m.Source(), m.Severity, m.Confidence, m.tier)
 				if loc := m.Location.String(); loc != "" {
-					fmt.Fprintf(&multi, ", %s", loc)
+					fmt.Fprintf(&multi, ", %s", prompt.Quote(loc))
 				}
 				fmt.Fprintf(&multi, "] %s\n  Grounds: %s\n  Warrant: %s\n", flat(m.Claim), flat(m.Grounds), flat(m.Warrant))
 				if m.Rebuttal != "" {
@@ -224,7 +228,9 @@ func triagePrompt(cs []*cluster) string {
 	return b.String()
 }
 
-func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+// flat puts text on one line: white space runs, line breaks among them,
+// become one space, and control characters are escaped.
+func flat(s string) string { return prompt.Inline(s) }
 
 func splitSentences(text string) []string {
 	var out []string
