@@ -14,6 +14,7 @@ import (
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
+	"github.com/sotlabs/sot/prompt"
 	"github.com/sotlabs/sot/synthesis"
 )
 
@@ -292,7 +293,7 @@ func (d *debate) tradeOffs(ctx context.Context) error {
 			return err
 		}
 		t.decision = dec
-		d.decisions = append(d.decisions, fmt.Sprintf("%s was classified a trade-off (%s) and decided by %s: %s", t.id, t.axis, dec.By, dec.Choice))
+		d.decisions = append(d.decisions, fmt.Sprintf("%s was classified a trade-off (%s) and decided by %s: %s", t.id, t.axis, dec.By, flat(dec.Choice)))
 	}
 	return nil
 }
@@ -830,4 +831,7 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+// flat puts model-written text, which may quote the material, on one line
+// of a prompt: white space runs, line breaks among them, become one space,
+// and control characters are escaped.
+func flat(s string) string { return prompt.Inline(s) }

@@ -282,7 +282,9 @@ func (m *moderator) challenge(ctx context.Context, id, argument string) error {
 	if err != nil {
 		return err
 	}
-	user := fmt.Sprintf("Your finding %s:\n%s\n\nThe user's challenge: %s", f.ID, finding.Markdown(f), argument)
+	// The finding is model-written and may quote the material: it goes in
+	// as a block quote, so none of its lines starts a line of the message.
+	user := fmt.Sprintf("Your finding %s:\n\n%s\n\nThe user's challenge: %s", f.ID, prompt.Block(finding.Markdown(f)), argument)
 	req := &llm.Request{Model: m.modelOf(f.Specialist), System: sys, Temperature: llm.Float(0.3), MaxTokens: 2048,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: user}},
 		Schema:   &llm.Schema{Name: "challenge_answer", JSON: challengeSchema}, Label: fmt.Sprintf("moderate/challenge/%s/%d", f.ID, m.n+1)}
@@ -344,7 +346,9 @@ func (m *moderator) deeper(ctx context.Context, area, name string) error {
 		mat, err := material.Artifacts([]string{area})
 		switch {
 		case err == nil && len(mat.Files) > 0:
-			extra = "The user points at this file:\n\n" + prompt.Fence(mat.Text(), m.r.state.Nonce)
+			// The file joins the synthesis inside the one fence system
+			// puts around the moderator's material.
+			extra = "The user points at this file:\n\n" + mat.Text()
 		case err == nil && len(mat.Skipped) > 0:
 			return fmt.Errorf("%s is not sent to a model: %s", area, mat.Skipped[0].Reason)
 		}

@@ -290,10 +290,13 @@ func (o *Options) gather(ctx context.Context, c *Context, top string) (*material
 	return material.Freeform(o.Content, f)
 }
 
+// skippedList lists skipped files on one line, each path a Go string
+// literal and each reason flattened: a file name may hold line breaks, and
+// the list goes into prompts and messages.
 func skippedList(s []material.Skipped) string {
 	var parts []string
 	for _, x := range s {
-		parts = append(parts, x.Path+": "+x.Reason)
+		parts = append(parts, prompt.Quote(x.Path)+" ("+prompt.Inline(x.Reason)+")")
 	}
 	if len(parts) > 5 {
 		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
@@ -551,7 +554,7 @@ func (p *Plan) schedule(o *Options) error {
 			overheadBytes = max(overheadBytes, len(c.Text))
 		}
 	}
-	if roomBytes := budget - overheadBytes - 256; roomBytes < 500 || p.Material.Bytes() > roomBytes {
+	if roomBytes := budget - overheadBytes - 256; roomBytes < 500 || fencedBytes(p.Material) > roomBytes {
 		overhead := 0
 		for _, c := range probes {
 			overhead = max(overhead, c.Tokens())
@@ -560,15 +563,15 @@ func (p *Plan) schedule(o *Options) error {
 		if room < 500 {
 			return &FieldError{"--max-prompt-tokens", fmt.Sprintf("a prompt budget of %d tokens leaves no room for material (the personas and rules alone take %d)", budget, overhead)}
 		}
-		if total := p.Material.Tokens(); total > room {
-			p.Chunks = p.Material.Split(room)
+		if total := fencedTokens(p.Material.Files); total > room {
+			p.Chunks = splitFenced(p.Material, room, total)
 			how := "whole files"
 			if splitsAFile(p.Chunks) {
 				how = "whole files, a file too large for one prompt cut into parts at hunk or line boundaries"
 			}
 			p.Warnings = append(p.Warnings, fmt.Sprintf("the material (%d tokens) exceeds the prompt budget; it is split into %d chunks of %s, and every specialist reviews every chunk", total, len(p.Chunks), how))
 		} else {
-			p.Chunks[0].Tokens = total
+			p.Chunks[0].Tokens = p.Material.Tokens()
 		}
 	}
 	return p.buildTasks(o, rules)
