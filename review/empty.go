@@ -3,9 +3,7 @@ package review
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/synthesis"
@@ -29,30 +27,33 @@ func EmptyPlan(c Context, why string, skipped []material.Skipped) PlanSummary {
 
 // WriteEmpty writes the machine formats of an empty result into dir,
 // creating it (with its .gitignore) if needed and removing the files of an
-// earlier review there.
+// earlier review there. Like a review, it refuses a directory holding
+// symlinks or reached through one inside the working directory's project.
 func WriteEmpty(dir string, res *synthesis.Result, formats []string, version string) ([]string, error) {
 	if err := checkOutputDir(dir); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create the output directory: %w", err)
+	d, err := openOutputDir(projectRoot("."), dir)
+	if err != nil {
+		return nil, err
 	}
-	unlock, err := lockRun(dir)
+	defer d.Close()
+	unlock, err := lockRun(d)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	// An earlier review's files must not sit next to documents that say
 	// there is nothing to review.
-	if old, err := clearStale(dir, ""); err != nil {
+	if old, err := clearStale(d, ""); err != nil {
 		return nil, err
 	} else if old != "" {
-		if err := os.Remove(filepath.Join(dir, stateFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := d.Remove(stateFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
 	}
-	if err := ensureIgnore(dir); err != nil {
+	if err := ensureIgnore(d); err != nil {
 		return nil, err
 	}
-	return WriteFormats(dir, res, formats, version)
+	return writeFormats(d, res, formats, version)
 }

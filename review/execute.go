@@ -5,15 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/llm/stack"
@@ -42,20 +45,22 @@ type Outcome struct {
 // the review carries on and says so.
 func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	start := time.Now()
-	if err := os.MkdirAll(p.OutputDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create the output directory: %w", err)
+	d, err := openOutputDir(p.top, p.OutputDir)
+	if err != nil {
+		return nil, err
 	}
-	unlock, err := lockRun(p.OutputDir)
+	defer d.Close()
+	unlock, err := lockRun(d)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if old, err := clearStale(p.OutputDir, p.RunID); err != nil {
+	if old, err := clearStale(d, p.RunID); err != nil {
 		return nil, err
 	} else if old != "" {
 		o.warn(fmt.Sprintf("%s held run %s, a review of other material or options; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID))
 	}
-	j, err := p.openJournal(o.Fresh)
+	j, err := p.openJournal(d, o.Fresh)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +115,7 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	}
 	specFiles := make(chan written, 1)
 	go func() {
-		files, err := writeSpecialists(p.OutputDir, res, merged, p.roundNotes)
+		files, err := writeSpecialists(d, res, merged, p.roundNotes)
 		specFiles <- written{files, err}
 	}()
 	o.progress("synthesizing %d findings", countFindings(reports))
@@ -133,14 +138,13 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		res.Notes = append(res.Notes, "the triage lead failed, so overlapping findings were merged by location and disputes settled by evidence alone")
 	}
 	p.usage(res, st, start)
-	if err := applyResolutions(p.OutputDir, res); err != nil {
+	if err := applyResolutions(d, res); err != nil {
 		return nil, err
 	}
 	// The two files do not depend on each other: write them at once.
 	saved := make(chan error, 1)
-	go func() { saved <- saveResult(p.OutputDir, res) }()
-	path := filepath.Join(p.OutputDir, "REVIEW-SYNTHESIS.md")
-	err = writeFile(path, []byte(report.SynthesisMarkdown(res)))
+	go func() { saved <- saveResult(d, res) }()
+	err = d.WriteFile(synthesisFile, []byte(report.SynthesisMarkdown(res)), 0o644)
 	if serr := <-saved; err == nil {
 		err = serr
 	}
@@ -152,8 +156,8 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err := j.Ready(); err != nil {
 		return nil, err
 	}
-	files := append(sf.files, path)
-	if err := recordWritten(p.OutputDir, files); err != nil {
+	files := append(sf.files, filepath.Join(p.OutputDir, synthesisFile))
+	if err := recordWritten(d, files); err != nil {
 		return nil, err
 	}
 	completed := 0
@@ -166,6 +170,9 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 }
 
 const journalFile = "journal.jsonl"
+
+// synthesisFile is the review's synthesis in an output directory.
+const synthesisFile = "REVIEW-SYNTHESIS.md"
 
 // runTasks runs the first round of specialist calls. A call whose model
 // turned out to be unusable (no key, a rejected key, a model the provider
@@ -200,16 +207,28 @@ func (p *Plan) runTasks(ctx context.Context, st *stack.Stack, tasks []*engine.Ta
 	if st.Journal != nil {
 		_ = st.Journal.Ready()
 	}
-	if state := loadState(p.OutputDir); state.RunID == p.RunID {
-		state.Models = p.Models
-		if err := state.save(p.OutputDir); err != nil {
-			o.warn(err.Error())
-		}
+	if err := p.recordModels(); err != nil {
+		o.warn(err.Error())
 	}
 	for k, r := range engine.Run(ctx, st, again, o.Events) {
 		results[at[k]] = r
 	}
 	return results
+}
+
+// recordModels records the run's models in its state, when the state on
+// disk is this run's.
+func (p *Plan) recordModels() error {
+	d, err := openOutputDir(p.top, p.OutputDir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if state := readState(d); state.RunID == p.RunID {
+		state.Models = p.Models
+		return state.save(d)
+	}
+	return nil
 }
 
 // unusable reports errors that say a model cannot be used at all, as
@@ -227,12 +246,19 @@ func firstLine(s string) string {
 
 // ensureIgnore writes a .gitignore of "*" into the output directory unless
 // one is there: the review's files are local scratch, never to be committed.
-func ensureIgnore(dir string) error {
-	ignore := filepath.Join(dir, ".gitignore")
-	if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
-		if err := os.WriteFile(ignore, []byte("*\n"), 0o644); err != nil {
-			return fmt.Errorf("write the output directory's .gitignore: %w", err)
+func ensureIgnore(d *safedir.Dir) error {
+	f, err := d.OpenFile(".gitignore", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err == nil {
+		_, err = f.WriteString("*\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
 		}
+	}
+	if err != nil {
+		return fmt.Errorf("write the output directory's .gitignore: %w", err)
 	}
 	return nil
 }
@@ -264,8 +290,8 @@ func countFindings(rs []finding.Report) int {
 // sends identical prompts) and opens its journal. A re-run of the same run
 // replays the journal; a new run, or a fresh one, starts an empty journal
 // in the background, and the state is written before its first record.
-func (p *Plan) openJournal(fresh bool) (*middleware.Journal, error) {
-	old := loadState(p.OutputDir)
+func (p *Plan) openJournal(d *safedir.Dir, fresh bool) (*middleware.Journal, error) {
+	old := readState(d)
 	st := state{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: time.Now().UTC(),
 		Mode: p.Mode, Context: p.Context, Models: maps.Clone(p.Models), TriageModel: p.TriageModel, Lenses: p.LensIDs()}
 	path := filepath.Join(p.OutputDir, journalFile)
@@ -276,23 +302,23 @@ func (p *Plan) openJournal(fresh bool) (*middleware.Journal, error) {
 		if !old.Created.IsZero() {
 			st.Created = old.Created
 		}
-		if err := st.save(p.OutputDir); err != nil {
+		if err := st.save(d); err != nil {
 			return nil, err
 		}
 		return middleware.OpenJournal(path)
 	}
-	return middleware.CreateJournal(path, func() error { return st.save(p.OutputDir) }), nil
+	return middleware.CreateJournal(path, func() error { return st.save(d) }), nil
 }
 
 // save writes the run's state, after the output directory's ignore file:
 // the run's files must never show up as changes in the next review's diff,
 // or an interrupted run could not be resumed under the same id.
-func (st state) save(dir string) error {
-	if err := ensureIgnore(dir); err != nil {
+func (st state) save(d *safedir.Dir) error {
+	if err := ensureIgnore(d); err != nil {
 		return err
 	}
 	b, _ := json.MarshalIndent(st, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, stateFile), append(b, '\n'), 0o644); err != nil {
+	if err := d.WriteFile(stateFile, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("record the run's state: %w", err)
 	}
 	return nil
@@ -444,17 +470,17 @@ func mergeByLens(rs []finding.Report) []finding.Report {
 // writeSpecialists writes every REVIEW-<SPECIALIST>.md.
 // REVIEW-SYNTHESIS.md is written after the synthesis, machine formats by
 // WriteFormats.
-func writeSpecialists(dir string, res *synthesis.Result, reports []finding.Report, rounds map[[2]string]map[int]string) ([]string, error) {
+func writeSpecialists(d *safedir.Dir, res *synthesis.Result, reports []finding.Report, rounds map[[2]string]map[int]string) ([]string, error) {
 	var files []string
 	write := func(path string, data []byte) error {
-		if err := writeFile(path, data); err != nil {
+		if err := d.WriteFile(filepath.Base(path), data, 0o644); err != nil {
 			return err
 		}
 		files = append(files, path)
 		return nil
 	}
 	for _, r := range reports {
-		path, err := persona.ReviewFile(dir, r.Specialist, r.Lens)
+		path, err := persona.ReviewFile(d.Path(), r.Specialist, r.Lens)
 		if err != nil {
 			return nil, err
 		}
@@ -468,15 +494,6 @@ func writeSpecialists(dir string, res *synthesis.Result, reports []finding.Repor
 		}
 	}
 	return files, nil
-}
-
-// writeFile writes atomically, so an interrupted run never leaves half a file.
-func writeFile(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // Formats are the machine outputs and their file names.
@@ -497,8 +514,23 @@ func Render(format string, res *synthesis.Result, version string) ([]byte, error
 	return nil, fmt.Errorf("unknown format %q: use markdown, json, sarif or rdjson", format)
 }
 
-// WriteFormats writes the machine formats into the output directory.
+// WriteFormats writes the machine formats into the output directory, each
+// atomically and none through a symlink; a directory holding symlinks, or
+// reached through one inside the project of the working directory, is
+// refused.
 func WriteFormats(dir string, res *synthesis.Result, formats []string, version string) ([]string, error) {
+	if !slices.ContainsFunc(formats, func(f string) bool { return Formats[f] != "" }) {
+		return nil, nil // markdown is always written
+	}
+	d, err := openOutputDir(projectRoot("."), dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return writeFormats(d, res, formats, version)
+}
+
+func writeFormats(d *safedir.Dir, res *synthesis.Result, formats []string, version string) ([]string, error) {
 	var files []string
 	for _, f := range formats {
 		name, ok := Formats[f]
@@ -509,11 +541,10 @@ func WriteFormats(dir string, res *synthesis.Result, formats []string, version s
 		if err != nil {
 			return nil, err
 		}
-		path := filepath.Join(dir, name)
-		if err := writeFile(path, b); err != nil {
+		if err := d.WriteFile(name, b, 0o644); err != nil {
 			return nil, err
 		}
-		files = append(files, path)
+		files = append(files, filepath.Join(d.Path(), name))
 	}
 	return files, nil
 }
@@ -530,12 +561,12 @@ func sortedRounds(m map[int]string) []int {
 // resultFile keeps the full result of a run for --resolve and moderator mode.
 const resultFile = "result.json"
 
-func saveResult(dir string, res *synthesis.Result) error {
+func saveResult(d *safedir.Dir, res *synthesis.Result) error {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, resultFile), append(b, '\n'))
+	return d.WriteFile(resultFile, append(b, '\n'), 0o644)
 }
 
 // Run is a finished review loaded from its output directory.
@@ -543,10 +574,14 @@ type Run struct {
 	Dir    string
 	state  state
 	Result *synthesis.Result
+	// top is the project top the directory was checked from.
+	top string
 }
 
 // LoadRun reads a finished review. ref is the output directory or a run id
-// under the project's .sot/reviews/.
+// under the project's .sot/reviews/. A directory holding a symlink, or
+// reached through one inside the project of the working directory, is
+// refused: resolving and moderating write there.
 func LoadRun(ref string) (*Run, error) {
 	dir := ref
 	if _, err := os.Stat(filepath.Join(dir, resultFile)); err != nil {
@@ -556,11 +591,17 @@ func LoadRun(ref string) (*Run, error) {
 		}
 		dir = alt
 	}
-	b, err := os.ReadFile(filepath.Join(dir, resultFile))
+	r := &Run{Dir: dir, Result: &synthesis.Result{}, top: projectRoot(".")}
+	d, err := r.open()
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Dir: dir, state: loadState(dir), Result: &synthesis.Result{}}
+	defer d.Close()
+	b, err := d.ReadFile(resultFile)
+	if err != nil {
+		return nil, err
+	}
+	r.state = readState(d)
 	if err := json.Unmarshal(b, r.Result); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, resultFile), err)
 	}
@@ -570,18 +611,28 @@ func LoadRun(ref string) (*Run, error) {
 // Save rewrites the run's result and REVIEW-SYNTHESIS.md (and review.json
 // when it exists), after resolutions changed them.
 func (r *Run) Save(version string) error {
-	if err := saveResult(r.Dir, r.Result); err != nil {
+	d, err := r.open()
+	if err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(r.Dir, "REVIEW-SYNTHESIS.md"), []byte(report.SynthesisMarkdown(r.Result))); err != nil {
+	defer d.Close()
+	if err := saveResult(d, r.Result); err != nil {
+		return err
+	}
+	if err := d.WriteFile(synthesisFile, []byte(report.SynthesisMarkdown(r.Result)), 0o644); err != nil {
 		return err
 	}
 	for format, name := range Formats {
-		if _, err := os.Stat(filepath.Join(r.Dir, name)); err == nil {
-			if _, err := WriteFormats(r.Dir, r.Result, []string{format}, version); err != nil {
+		if _, err := d.Lstat(name); err == nil {
+			if _, err := writeFormats(d, r.Result, []string{format}, version); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// open opens the run's directory for writing.
+func (r *Run) open() (*safedir.Dir, error) {
+	return openOutputDir(r.top, r.Dir)
 }

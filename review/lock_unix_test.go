@@ -14,16 +14,17 @@ import (
 // holder's pid; once it lets go, the next run proceeds.
 func TestLockRun(t *testing.T) {
 	dir := t.TempDir()
-	unlock, err := lockRun(dir)
+	d := openDir(t, dir)
+	unlock, err := lockRun(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = lockRun(dir)
+	_, err = lockRun(d)
 	if !errors.Is(err, ErrRunInProgress) || !strings.Contains(err.Error(), fmt.Sprintf("process %d is running a review into", os.Getpid())) {
 		t.Fatalf("second lock: %v; want ErrRunInProgress naming this process", err)
 	}
 	unlock()
-	again, err := lockRun(dir)
+	again, err := lockRun(d)
 	if err != nil {
 		t.Fatalf("after unlock: %v", err)
 	}

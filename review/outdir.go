@@ -1,13 +1,17 @@
 package review
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/sotlabs/sot/internal/safedir"
 )
 
 // ownFile reports whether a name in an output directory is one sot writes:
@@ -42,10 +46,24 @@ func machineFiles() []string {
 // checkOutputDir refuses an output directory that holds files sot did not
 // write (the repository root, a source directory): sot writes a .gitignore
 // of "*" there, which would hide those files from git, and a later run would
-// replace what it takes for its own files.
+// replace what it takes for its own files. It refuses symlinks too, which
+// sot never creates: one inside the directory, or one on the way to it from
+// the top of the project holding the working directory, as a repository
+// under review may hold them to send sot's writes anywhere. It creates
+// nothing; Execute makes the same checks again, from the plan's project
+// top, when it opens the directory.
 func checkOutputDir(dir string) error {
+	return checkOutputDirIn(projectRoot("."), dir)
+}
+
+// checkOutputDirIn is checkOutputDir for a directory of the project whose
+// top is given.
+func checkOutputDirIn(top, dir string) error {
 	if dir == "" {
 		return nil
+	}
+	if err := safedir.Check(top, dir); err != nil {
+		return outputDirError(dir, err)
 	}
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return &FieldError{"output_dir", fmt.Sprintf("%s is a file; name a directory (it is created if missing)", dir)}
@@ -56,6 +74,17 @@ func checkOutputDir(dir string) error {
 	}
 	if err != nil {
 		return &FieldError{"output_dir", fmt.Sprintf("%s cannot be read: %v", dir, err)}
+	}
+	var links []*safedir.SymlinkError
+	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink != 0 {
+			path := filepath.Join(dir, e.Name())
+			target, _ := os.Readlink(path)
+			links = append(links, &safedir.SymlinkError{Path: path, Target: target})
+		}
+	}
+	if len(links) > 0 {
+		return symlinksError(dir, links)
 	}
 	// Names alone do not make a directory sot's: a user's own
 	// REVIEW-CHECKLIST.md looks like a review file. A directory is sot's when
@@ -88,6 +117,56 @@ func checkOutputDir(dir string) error {
 		dir, strings.Join(shown, ", "), more)}
 }
 
+// openOutputDir opens a run's output directory for writing, creating it,
+// with checkOutputDir's checks of symlinks; top is the project's top. The
+// files sot writes there are then never reached through a symlink, even one
+// put there after the checks.
+func openOutputDir(top, dir string) (*safedir.Dir, error) {
+	d, err := safedir.Open(top, dir)
+	if err != nil {
+		return nil, outputDirError(dir, err)
+	}
+	links, err := d.Symlinks()
+	if err == nil && len(links) > 0 {
+		err = symlinksError(dir, links)
+	}
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// outputDirError explains why the output directory cannot be reached: a
+// symlink on the way is the caller's to fix (a usage error); anything else
+// is the file system's.
+func outputDirError(dir string, err error) error {
+	var se *safedir.SymlinkError
+	if !errors.As(err, &se) {
+		return fmt.Errorf("create the output directory %s: %w", dir, err)
+	}
+	where := "the output directory " + se.Error()
+	if filepath.Clean(se.Path) != filepath.Clean(dir) {
+		where = fmt.Sprintf("%s, on the way to the output directory %s", se, dir)
+	}
+	return &FieldError{"output_dir", where + "; sot writes nothing through a symlink, as one committed to a repository could point anywhere: remove the link, or name a directory whose path holds none"}
+}
+
+// symlinksError refuses an output directory holding symlinks, which sot
+// never creates.
+func symlinksError(dir string, links []*safedir.SymlinkError) error {
+	var shown []string
+	for _, l := range links {
+		s := filepath.Base(l.Path)
+		if l.Target != "" {
+			s += " -> " + l.Target
+		}
+		shown = append(shown, s)
+	}
+	return &FieldError{"output_dir", fmt.Sprintf("%s holds symlinks sot did not create (%s); sot writes nothing through a symlink, as one committed to a repository could point anywhere: remove them, or name a new or empty directory",
+		dir, strings.Join(shown, ", "))}
+}
+
 // pawReviewsDir matches PAW's final-review directory, .paw/work/<id>/reviews.
 var pawReviewsDir = regexp.MustCompile(`(^|/)\.paw/work/[^/]+/reviews$`)
 
@@ -102,6 +181,16 @@ func isOwnIgnore(path string) bool {
 	return err == nil && string(b) == "*\n"
 }
 
+// readState reads the state recorded in an output directory; a missing or
+// unreadable record is no run.
+func readState(d *safedir.Dir) state {
+	var st state
+	if b, err := d.ReadFile(stateFile); err == nil {
+		_ = json.Unmarshal(b, &st)
+	}
+	return st
+}
+
 // clearStale removes the files of an earlier, different run from the output
 // directory before a new run writes there, so that no REVIEW file or
 // machine output of the old run sits next to the new synthesis. It removes
@@ -109,8 +198,8 @@ func isOwnIgnore(path string) bool {
 // (journal, result, machine outputs, resolutions, moderator record), never
 // anything else: a REVIEW-*.md the old run did not write stays. It returns
 // the old run's id, or "" when there was none.
-func clearStale(dir, runID string) (string, error) {
-	old := loadState(dir)
+func clearStale(d *safedir.Dir, runID string) (string, error) {
+	old := readState(d)
 	if old.RunID == "" || old.RunID == runID {
 		return "", nil
 	}
@@ -121,7 +210,7 @@ func clearStale(dir, runID string) (string, error) {
 		}
 	}
 	for _, name := range names {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := d.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("clear the earlier run's files: %w", err)
 		}
 	}
@@ -129,9 +218,9 @@ func clearStale(dir, runID string) (string, error) {
 }
 
 // recordWritten adds the base names of files to the run's record of what it
-// wrote in dir.
-func recordWritten(dir string, files []string) error {
-	st := loadState(dir)
+// wrote in d.
+func recordWritten(d *safedir.Dir, files []string) error {
+	st := readState(d)
 	if st.RunID == "" {
 		return nil
 	}
@@ -140,5 +229,5 @@ func recordWritten(dir string, files []string) error {
 			st.Written = append(st.Written, name)
 		}
 	}
-	return st.save(dir)
+	return st.save(d)
 }

@@ -8,29 +8,59 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sotlabs/sot/internal/safedir"
 )
+
+// openDir opens dir as a run's output directory for the rest of the test.
+func openDir(t *testing.T, dir string) *safedir.Dir {
+	t.Helper()
+	d, err := safedir.Open("", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
 
 func TestCheckOutputDir(t *testing.T) {
 	tests := []struct {
 		name  string
-		dir   string // under a temporary directory; "out" when empty
+		dir   string // under a temporary project top; "out" when empty
 		files []string
-		bad   string // a name the error must cite, "" when the directory is fine
+		link  string // a path under the top made a symlink to a directory outside it
+		bad   string // what the error must cite, "" when the directory is fine
 	}{
-		{"missing", "", nil, ""},
-		{"empty", "", []string{}, ""},
-		{"an earlier review", "", []string{".gitignore", "run.json", "journal.jsonl", "REVIEW-SECURITY.md", "REVIEW-SYNTHESIS.md", "review.sarif", "MODERATOR.md", "resolutions.jsonl"}, ""},
-		{"marked by sot's ignore file", "", []string{".gitignore=*\n", "review.json"}, ""},
-		{"PAW's own review files", ".paw/work/billing/reviews", []string{"REVIEW-SECURITY.md", "REVIEW-SYNTHESIS.md"}, ""},
-		{"a user's REVIEW file elsewhere", "docs", []string{"REVIEW-CHECKLIST.md"}, "REVIEW-CHECKLIST.md"},
-		{"a user's ignore file", "", []string{".gitignore=*.log\n"}, ".gitignore"},
-		{"a source directory", "", []string{"go.mod", "main.go"}, "go.mod"},
-		{"a stray file among reviews", "", []string{"run.json", "REVIEW-SECURITY.md", "notes.txt"}, "notes.txt"},
-		{"a subdirectory", "", []string{"run.json", "REVIEW-SECURITY.md", "pkg/"}, "pkg"},
+		{"missing", "", nil, "", ""},
+		{"empty", "", []string{}, "", ""},
+		{"an earlier review", "", []string{".gitignore", "run.json", "journal.jsonl", "REVIEW-SECURITY.md", "REVIEW-SYNTHESIS.md", "review.sarif", "MODERATOR.md", "resolutions.jsonl"}, "", ""},
+		{"marked by sot's ignore file", "", []string{".gitignore=*\n", "review.json"}, "", ""},
+		{"PAW's own review files", ".paw/work/billing/reviews", []string{"REVIEW-SECURITY.md", "REVIEW-SYNTHESIS.md"}, "", ""},
+		{"a user's REVIEW file elsewhere", "docs", []string{"REVIEW-CHECKLIST.md"}, "", "REVIEW-CHECKLIST.md"},
+		{"a user's ignore file", "", []string{".gitignore=*.log\n"}, "", ".gitignore"},
+		{"a source directory", "", []string{"go.mod", "main.go"}, "", "go.mod"},
+		{"a stray file among reviews", "", []string{"run.json", "REVIEW-SECURITY.md", "notes.txt"}, "", "notes.txt"},
+		{"a subdirectory", "", []string{"run.json", "REVIEW-SECURITY.md", "pkg/"}, "", "pkg"},
+		// Symlinks, which sot never creates, wherever they point.
+		{"a linked run state", "", []string{".gitignore=*\n", "run.json@"}, "", "run.json -> "},
+		{"a linked lock", "", []string{"run.lock@"}, "", "run.lock -> "},
+		{"a linked temporary file", "", []string{"run.json", "REVIEW-SYNTHESIS.md.tmp@"}, "", "REVIEW-SYNTHESIS.md.tmp -> "},
+		{"the reviews directory links outside", ".sot/reviews/r1", nil, ".sot/reviews", ".sot/reviews is a symlink to "},
+		{"the output directory links outside", ".sot/reviews/r1", nil, ".sot/reviews/r1", "the output directory "},
+		{"PAW's work directory links outside", ".paw/work/billing/reviews", nil, ".paw/work", ".paw/work is a symlink to "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), filepath.FromSlash(cmp.Or(tt.dir, "out")))
+			top := t.TempDir()
+			outside := t.TempDir()
+			victim := filepath.Join(outside, "victim")
+			os.WriteFile(victim, []byte("precious\n"), 0o600)
+			dir := filepath.Join(top, filepath.FromSlash(cmp.Or(tt.dir, "out")))
+			if tt.link != "" {
+				link := filepath.Join(top, filepath.FromSlash(tt.link))
+				os.MkdirAll(filepath.Dir(link), 0o755)
+				os.Symlink(outside, link)
+			}
 			if tt.files != nil {
 				os.MkdirAll(dir, 0o755)
 			}
@@ -39,13 +69,23 @@ func TestCheckOutputDir(t *testing.T) {
 					os.MkdirAll(filepath.Join(dir, f), 0o755)
 					continue
 				}
+				if name, ok := strings.CutSuffix(f, "@"); ok {
+					os.Symlink(victim, filepath.Join(dir, name))
+					continue
+				}
 				name, content, ok := strings.Cut(f, "=")
 				if !ok {
 					content = "x"
 				}
 				os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
 			}
-			err := checkOutputDir(dir)
+			err := checkOutputDirIn(top, dir)
+			if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+				t.Errorf("the victim now holds %q", b)
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+				t.Errorf("the check created files outside the project: %v", entries)
+			}
 			if tt.bad == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -68,19 +108,20 @@ func TestClearStale(t *testing.T) {
 	for _, f := range []string{".gitignore", "REVIEW-SECURITY.md", "REVIEW-2025-DESIGN.md", "review.json", "result.json", "journal.jsonl", "run.lock"} {
 		os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644)
 	}
-	if err := (state{RunID: "rold"}).save(dir); err != nil {
+	d := openDir(t, dir)
+	if err := (state{RunID: "rold"}).save(d); err != nil {
 		t.Fatal(err)
 	}
-	if err := recordWritten(dir, []string{filepath.Join(dir, "REVIEW-SECURITY.md")}); err != nil {
+	if err := recordWritten(d, []string{filepath.Join(dir, "REVIEW-SECURITY.md")}); err != nil {
 		t.Fatal(err)
 	}
-	if old, err := clearStale(dir, "rold"); err != nil || old != "" {
+	if old, err := clearStale(d, "rold"); err != nil || old != "" {
 		t.Fatalf("the same run: old %q, err %v; want nothing removed", old, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "REVIEW-SECURITY.md")); err != nil {
 		t.Fatal("the same run's files were removed")
 	}
-	old, err := clearStale(dir, "rnew")
+	old, err := clearStale(d, "rnew")
 	if err != nil || old != "rold" {
 		t.Fatalf("old %q, err %v", old, err)
 	}
@@ -101,7 +142,7 @@ func TestWriteEmptyClearsAnEarlierRun(t *testing.T) {
 	for _, f := range []string{".gitignore", "REVIEW-SYNTHESIS.md", "review.sarif", "result.json"} {
 		os.WriteFile(filepath.Join(dir, f), []byte("old"), 0o644)
 	}
-	if err := (state{RunID: "rold", Written: []string{"REVIEW-SYNTHESIS.md"}}).save(dir); err != nil {
+	if err := (state{RunID: "rold", Written: []string{"REVIEW-SYNTHESIS.md"}}).save(openDir(t, dir)); err != nil {
 		t.Fatal(err)
 	}
 	res := EmptyResult(Context{Type: "diff"}, "no changes to review", nil)

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/synthesis"
 )
@@ -51,8 +51,8 @@ const resolutionsFile = "resolutions.jsonl"
 // the same run with the same id, the same findings and the same claim (a
 // fresh run can put a different finding under the same ids); the latest
 // wins.
-func applyResolutions(dir string, res *synthesis.Result) error {
-	b, err := os.ReadFile(filepath.Join(dir, resolutionsFile))
+func applyResolutions(d *safedir.Dir, res *synthesis.Result) error {
+	b, err := d.ReadFile(resolutionsFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -76,6 +76,18 @@ func applyResolutions(dir string, res *synthesis.Result) error {
 	return nil
 }
 
+// openAppend opens one of the run's records (the resolutions, the moderator's
+// exchanges) for appending, creating it if needed. A symlink under its name,
+// or anywhere in the run's directory, is refused rather than followed.
+func (r *Run) openAppend(name string) (*os.File, error) {
+	d, err := r.open()
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+}
+
 // autoAccept is smart mode's rule: a must-fix or should-fix finding with
 // HIGH confidence and Direct grounding is accepted without asking.
 func autoAccept(it *synthesis.Item) bool {
@@ -88,7 +100,7 @@ func autoAccept(it *synthesis.Item) bool {
 // mode the findings smart mode trusts are accepted without asking.
 func (r *Run) Resolve(ask persona.Asker, out io.Writer, version string) (int, error) {
 	smart := r.state.Context.Interactive == persona.InteractiveSmart
-	f, err := os.OpenFile(filepath.Join(r.Dir, resolutionsFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := r.openAppend(resolutionsFile)
 	if err != nil {
 		return 0, err
 	}
