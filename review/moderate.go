@@ -215,6 +215,11 @@ func (m *moderator) stream(ctx context.Context, req *llm.Request) (string, error
 	return resp.Text, nil
 }
 
+// summon puts the user's question to a specialist. Here, in challenge and
+// in deeper, the user's own words go to the model with the characters that
+// could break a line escaped (prompt.OneLine): a line read from the
+// terminal holds no "\n", but a file name pasted into it may hold a
+// carriage return or a Unicode line separator.
 func (m *moderator) summon(ctx context.Context, name, question string) error {
 	sys, err := m.system(m.specs[name], "Answer the user's question in character, applying your cognitive strategy. Cite evidence; say what you are unsure of.", "")
 	if err != nil {
@@ -222,7 +227,7 @@ func (m *moderator) summon(ctx context.Context, name, question string) error {
 	}
 	fmt.Fprintf(m.o.Out, "[%s]\n", name)
 	answer, err := m.stream(ctx, &llm.Request{Model: m.modelOf(name), System: sys, Temperature: llm.Float(0.4), MaxTokens: 2048,
-		Messages: []llm.Message{{Role: llm.RoleUser, Content: question}}, Label: fmt.Sprintf("moderate/ask/%s/%d", name, m.n+1)})
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt.OneLine(question)}}, Label: fmt.Sprintf("moderate/ask/%s/%d", name, m.n+1)})
 	if err != nil {
 		return err
 	}
@@ -284,7 +289,7 @@ func (m *moderator) challenge(ctx context.Context, id, argument string) error {
 	}
 	// The finding is model-written and may quote the material: it goes in
 	// as a block quote, so none of its lines starts a line of the message.
-	user := fmt.Sprintf("Your finding %s:\n\n%s\n\nThe user's challenge: %s", f.ID, prompt.Block(finding.Markdown(f)), argument)
+	user := fmt.Sprintf("Your finding %s:\n\n%s\n\nThe user's challenge: %s", f.ID, prompt.Block(finding.Markdown(f)), prompt.OneLine(argument))
 	req := &llm.Request{Model: m.modelOf(f.Specialist), System: sys, Temperature: llm.Float(0.3), MaxTokens: 2048,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: user}},
 		Schema:   &llm.Schema{Name: "challenge_answer", JSON: challengeSchema}, Label: fmt.Sprintf("moderate/challenge/%s/%d", f.ID, m.n+1)}
@@ -366,7 +371,7 @@ func (m *moderator) deeper(ctx context.Context, area, name string) error {
 	}
 	fmt.Fprintf(m.o.Out, "[%s, on %s]\n", name, area)
 	answer, err := m.stream(ctx, &llm.Request{Model: m.modelOf(name), System: sys, Temperature: llm.Float(0.3), MaxTokens: 3000,
-		Messages: []llm.Message{{Role: llm.RoleUser, Content: "Analyse in depth: " + area}}, Label: fmt.Sprintf("moderate/deeper/%s/%d", name, m.n+1)})
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: "Analyse in depth: " + prompt.OneLine(area)}}, Label: fmt.Sprintf("moderate/deeper/%s/%d", name, m.n+1)})
 	if err != nil {
 		return err
 	}

@@ -2,12 +2,12 @@ package review
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -240,7 +240,7 @@ func TestHostileNamesStayInsideTheFence(t *testing.T) {
 			if err := os.Mkdir(docs, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			for _, name := range append(hostileNames[1:], hostileSkipped) {
+			for _, name := range slices.Concat(hostileNames[1:], []string{hostileSkipped}) {
 				body := "# Design\n\n## Rollout\n\nThe session token is stored in a cookie.\n"
 				if name == hostileSkipped {
 					body = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
@@ -276,19 +276,23 @@ func TestHostileNamesStayInsideTheFence(t *testing.T) {
 				t.Fatal(err)
 			}
 			var answers strings.Builder
-			session := "ask security is the token checked?\nchallenge S1 the token is checked upstream\ndeeper the session handling with testing\ndone\n"
+			// A name without "\n" can be typed (or pasted) on the moderator's
+			// line; the user points at a file with it.
+			pointed := filepath.Join(repo, hostileNames[3])
+			session := "ask security is the token checked?\nchallenge S1 the token is checked upstream\ndeeper " + pointed + " with testing\ndone\n"
 			err = run.Moderate(context.Background(), ModerateOptions{Library: o.Library, NewStack: o.NewStack,
 				In: strings.NewReader(session), Out: &answers, Force: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := append(tt.want, "moderator")
+			want := slices.Concat(tt.want, []string{"moderator"})
 
-			hostile := injected(append(append(hostileNames, hostileSkipped, hostileRenamed), hostileText(nonce, "tag"))...)
-			seen, carried := map[string]int{}, map[string]bool{}
+			hostile := injected(slices.Concat(hostileNames, []string{hostileSkipped, hostileRenamed, hostileText(nonce, "tag")})...)
+			seen, carried, pointedAt := map[string]int{}, map[string]bool{}, false
 			for i, r := range srv.Requests() {
 				kind := promptKind(r)
 				seen[kind]++
+				pointedAt = pointedAt || strings.Contains(r.System, "The user points at this file")
 				if strings.Contains(r.System+r.LastUser(), "SYSTEM OVERRIDE") {
 					carried[kind] = true
 				}
@@ -307,9 +311,11 @@ func TestHostileNamesStayInsideTheFence(t *testing.T) {
 					t.Errorf("no %s prompt carried a hostile text; the test does not try it", k)
 				}
 			}
+			if !pointedAt {
+				t.Errorf("the moderator was not shown the file the user pointed at:\n%s", answers.String())
+			}
 			if t.Failed() {
-				body, _ := json.MarshalIndent(srv.Requests()[0].System, "", "  ")
-				t.Logf("first prompt:\n%s", body)
+				t.Logf("the first prompt: %q", srv.Requests()[0].System)
 			}
 		})
 	}
