@@ -62,11 +62,15 @@ func checkOutputDirIn(top, dir string) error {
 	if dir == "" {
 		return nil
 	}
-	if err := safedir.Check(top, dir); err != nil {
-		return outputDirError(dir, err)
-	}
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode().IsRegular() {
 		return &FieldError{"output_dir", fmt.Sprintf("%s is a file; name a directory (it is created if missing)", dir)}
+	}
+	if err := safedir.Check(top, dir); err != nil {
+		var se *safedir.SymlinkError
+		if errors.As(err, &se) {
+			return outputDirError(dir, err)
+		}
+		return &FieldError{"output_dir", fmt.Sprintf("%s cannot be an output directory: %v", dir, err)}
 	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
