@@ -4,34 +4,19 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
-)
 
-var (
-	secretsMu sync.RWMutex
-	secrets   []string
+	"github.com/sotlabs/sot/internal/secrets"
 )
 
 // keyPattern matches strings shaped like common API keys, as a last line of
 // defence for keys that were never registered.
 var keyPattern = regexp.MustCompile(`\b(sk-[A-Za-z0-9_\-]{8,}|sk-ant-[A-Za-z0-9_\-]{8,}|Bearer [A-Za-z0-9_\-\.]{8,})`)
 
-// RegisterSecret makes Redact hide s. Providers register every key they load.
-// Values shorter than 6 bytes are ignored: hiding them would mangle ordinary text.
-func RegisterSecret(s string) {
-	s = strings.TrimSpace(s)
-	if len(s) < 6 {
-		return
-	}
-	secretsMu.Lock()
-	defer secretsMu.Unlock()
-	for _, v := range secrets {
-		if v == s {
-			return
-		}
-	}
-	secrets = append(secrets, s)
-}
+// RegisterSecret makes Redact hide s, and makes sot mask it wherever it
+// appears in material and model answers (see package internal/secrets).
+// Providers register every key they load. Values shorter than 6 bytes are
+// ignored: hiding them would mangle ordinary text.
+func RegisterSecret(s string) { secrets.Register(s) }
 
 // secretEnv lists the environment variables of the built-in providers'
 // credentials (keys named by a provider's api_key_env are registered when the
@@ -45,16 +30,29 @@ func RegisterEnvSecrets() {
 	}
 }
 
-// Redact replaces every registered secret, anything shaped like an API key,
-// and the password of a URL with "[REDACTED]".
+// Redact replaces every registered secret, every token of a known format
+// (an AWS access key, a GitHub or Slack token, a provider's API key, ...;
+// gitleaks' rules except its generic ones, which would take ordinary
+// configuration values for secrets), anything shaped like an API key, and
+// the password of a URL with "[REDACTED]". It is meant for messages and
+// logs; model answers and material are masked with package
+// internal/secrets, which keeps the kind of each secret.
 func Redact(s string) string {
-	secretsMu.RLock()
-	for _, v := range secrets {
-		if strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, "[REDACTED]")
+	spans := secrets.Find(s, "")
+	if len(spans) > 0 {
+		var b strings.Builder
+		last := 0
+		for _, sp := range spans {
+			if sp.Kind != secrets.KnownKind && strings.Contains(sp.Kind, "generic") {
+				continue
+			}
+			b.WriteString(s[last:sp.Start])
+			b.WriteString("[REDACTED]")
+			last = sp.End
 		}
+		b.WriteString(s[last:])
+		s = b.String()
 	}
-	secretsMu.RUnlock()
 	s = keyPattern.ReplaceAllString(s, "[REDACTED]")
 	return userinfoPattern.ReplaceAllString(s, "${1}[REDACTED]@")
 }

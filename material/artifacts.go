@@ -109,6 +109,7 @@ func ArtifactsExcluding(paths, exclude []string) (*Material, error) {
 		return nil, fmt.Errorf("%w: no files found in %s; name directories that contain text files", ErrEmpty, strings.Join(named, ", "))
 	}
 	m.Coordinates = strings.Join(coords, ", ")
+	maskFiles(m.Files)
 	return m, nil
 }
 
@@ -422,8 +423,9 @@ func Freeform(name string, r io.Reader) (*Material, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	p := filepath.ToSlash(name)
-	f := renderText(p, data)
-	return &Material{Type: TypeFreeform, Coordinates: p, Files: []File{f}}, nil
+	m := &Material{Type: TypeFreeform, Coordinates: p, Files: []File{renderText(p, data)}}
+	maskFiles(m.Files)
+	return m, nil
 }
 
 // renderText renders a document: a "## path" header, then every line

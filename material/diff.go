@@ -220,6 +220,7 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	}
 	slices.SortStableFunc(d.m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortStableFunc(d.m.Skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
+	maskFiles(d.m.Files)
 	return d.m, nil
 }
 

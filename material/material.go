@@ -2,8 +2,11 @@
 // (parsed hunks with whole-function context), a set of documents, or one
 // freeform text. Every file is rendered with new-file line numbers so that
 // models can cite lines precisely; files that cannot or should not be
-// reviewed (binary, generated, vendored, too large, not UTF-8) are listed as
-// skipped with a reason, never dropped silently. Material that exceeds a
+// reviewed (binary, generated, vendored, too large, not UTF-8, credentials)
+// are listed as skipped with a reason, never dropped silently. Secrets in
+// the files that are sent (keys, tokens, passwords; see package
+// internal/secrets) are masked in their text before any prompt can see it,
+// keeping every line and line number. Material that exceeds a
 // model's budget is split into chunks of whole files (or of hunks or lines
 // when one file alone is too large), so that nothing is truncated. Analyze
 // and IsTrivial describe the change for specialist and lens selection.
@@ -72,7 +75,8 @@ type File struct {
 	//	  42  | context line
 	//
 	// with "@@ section" lines starting each hunk; artifact and freeform lines
-	// look like "  12 | text".
+	// look like "  12 | text". Secrets in the text are masked, as in
+	// "AKIA…[secret: aws-access-token]".
 	Text      string
 	Tokens    int // tokens.Count(Text); 0 until Material.Tokens or Split counts it
 	Additions int

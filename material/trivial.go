@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/sotlabs/sot/internal/secrets"
 )
 
 // IsTrivial reports whether a diff is too small to deserve a full review,
@@ -13,8 +15,10 @@ import (
 // ("whitespace-only change"), or when the whole diff is one changed line
 // pair that fixes a typo ("single small edit such as a typo fix"). It is
 // false for artifacts and freeform material, for material with skipped
-// files (their content is unknown), and when a file is added, deleted,
-// renamed or copied.
+// files (their content is unknown), when a file is added, deleted, renamed
+// or copied, and when a file shows a secret (masked; see package secrets):
+// adding, changing or removing a credential, even in a comment, always
+// deserves a review, and two different keys look the same once masked.
 //
 // A wrong "trivial" verdict skips a review silently, which is much worse
 // than reviewing a trivial change, so every rule only says yes when the
@@ -58,7 +62,7 @@ func (m *Material) IsTrivial() (bool, string) {
 	var scans []fileScan
 	total := 0
 	for _, f := range m.Files {
-		if f.Status != StatusModified {
+		if f.Status != StatusModified || strings.Contains(f.Text, secrets.Marker) {
 			return false, ""
 		}
 		s := scanFile(f)

@@ -90,6 +90,10 @@ func TestIsTrivial(t *testing.T) {
 		{"trailing directive", "p.go", "package p\n\nvar x = f() //nolint:errcheck\n", "package p\n\nvar x = f() //nolint:errchek\n", false, ""},
 		{"hash inside quotes", "p.py", "x = 'a#bcde'\n", "x = 'a#bcdf'\n", false, ""},
 		{"deleted file", "p.go", goFile, "", false, ""},
+		// Secrets: masked, two keys look alike, and a key in a comment is
+		// still a key.
+		{"key replaced by another", "p.go", "package p\n\nvar key = \"" + testAWSKey + "\"\n", "package p\n\nvar key = \"" + testAWSKey2 + "\"\n", false, ""},
+		{"token added in a comment", "p.go", goFile, replace(goFile, "// Add adds two numbers.", "// Add adds two numbers (deploy token "+testGitHubPAT+")."), false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

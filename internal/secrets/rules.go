@@ -1,0 +1,308 @@
+package secrets
+
+import (
+	_ "embed"
+	"encoding/json"
+	"math"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+//go:embed gitleaks.json
+var gitleaksJSON []byte
+
+// ruleFile is the format of gitleaks.json, written by gen/.
+type ruleFile struct {
+	Source     string       `json:"source"`
+	Allowlists []*allowlist `json:"allowlists"`
+	Rules      []*rule      `json:"rules"`
+}
+
+// rule is one detection rule, with gitleaks' meaning: Regex finds
+// candidates where one of Keywords occurs (case-insensitively); the secret
+// is capture group SecretGroup, or the first non-empty group, or the whole
+// match; it must have more than Entropy bits of Shannon entropy per
+// character when Entropy is set; and no allowlist may allow it.
+type rule struct {
+	ID          string       `json:"id"`
+	Regex       string       `json:"regex"`
+	Path        string       `json:"path"`
+	SecretGroup int          `json:"secret_group"`
+	Entropy     float64      `json:"entropy"`
+	Keywords    []string     `json:"keywords"`
+	Allowlists  []*allowlist `json:"allowlists"`
+
+	once sync.Once
+	re   *regexp.Regexp
+	path *regexp.Regexp
+	// How the rule is searched for; see plan.
+	atStart *regexp.Regexp
+	lead    int
+	reach   int
+	loose   bool
+	ok      bool
+}
+
+// allowlist drops findings that match its regular expressions (applied to
+// the secret, the whole match or the whole line, as Target says) or whose
+// secret contains one of its stop words. With And, every kind of check it
+// has must hold. Checks by path or commit never hold here: a file's name
+// does not make a secret safe to send.
+type allowlist struct {
+	And       bool     `json:"and"`
+	Target    string   `json:"target"`
+	Regexes   []string `json:"regexes"`
+	StopWords []string `json:"stopwords"`
+	Paths     []string `json:"paths"`
+	Commits   bool     `json:"commits"`
+
+	re *regexp.Regexp // Regexes joined
+}
+
+// sotRules are sot's own rules: the keys of the providers sot talks to in
+// every shape they have had, where gitleaks' rules know only the newest
+// exact format (a 93-character sk-ant-api03 key, an OpenAI key with its
+// T3BlbkFJ marker).
+var sotRules = []*rule{
+	{ID: "anthropic-api-key", Regex: `\bsk-ant-[A-Za-z0-9_-]{20,}`, Keywords: []string{"sk-ant-"}, Entropy: 3},
+	{ID: "openai-api-key", Regex: `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`, Keywords: []string{"sk-"}, Entropy: 3},
+}
+
+// validators add checks of sot's own to some rules, to drop what gitleaks
+// reports but a review must still see.
+var validators = map[string]func(secret string) bool{
+	// gitleaks' rule runs from a private key's header to the next
+	// "KEY-----", however far: in code that only names headers (a parser,
+	// its tests) it would mask whole functions. A key holds key material.
+	"private-key": hasKeyMaterial,
+}
+
+// hasKeyMaterial reports whether s holds a run of at least 40 base64
+// characters.
+func hasKeyMaterial(s string) bool {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' {
+			n++
+			if n >= 40 {
+				return true
+			}
+		} else {
+			n = 0
+		}
+	}
+	return false
+}
+
+// ruleSet is every rule with the keyword index over them.
+type ruleSet struct {
+	rules  []*rule
+	global []*allowlist
+	index  *keywordIndex
+	words  []string // the keywords of index, by id
+	// ruleKeywords lists, per rule, the ids of its keywords in index.
+	ruleKeywords [][]int
+}
+
+// rules loads the rule set once; regular expressions are compiled when a
+// rule first runs.
+var rules = sync.OnceValue(func() *ruleSet {
+	var f ruleFile
+	if err := json.Unmarshal(gitleaksJSON, &f); err != nil {
+		panic("secrets: gitleaks.json is damaged: " + err.Error())
+	}
+	rs := &ruleSet{rules: append(f.Rules, sotRules...), global: f.Allowlists}
+	for _, a := range rs.global {
+		a.compile()
+	}
+	ids := map[string]int{}
+	var words []string
+	for _, r := range rs.rules {
+		var kw []int
+		for _, k := range r.Keywords {
+			k = strings.ToLower(k)
+			id, ok := ids[k]
+			if !ok {
+				id = len(words)
+				ids[k] = id
+				words = append(words, k)
+			}
+			kw = append(kw, id)
+		}
+		rs.ruleKeywords = append(rs.ruleKeywords, kw)
+	}
+	rs.index = newKeywordIndex(words)
+	rs.words = words
+	return rs
+})
+
+// compile compiles the rule's expressions once and reports whether they
+// compiled (the tests make sure every rule does).
+func (r *rule) compile() bool {
+	r.once.Do(func() {
+		var err error
+		if r.re, err = regexp.Compile(r.Regex); err != nil {
+			return
+		}
+		if r.Path != "" {
+			if r.path, err = regexp.Compile(r.Path); err != nil {
+				return
+			}
+		}
+		for _, a := range r.Allowlists {
+			if !a.compile() {
+				return
+			}
+		}
+		r.plan()
+		r.ok = true
+	})
+	return r.ok
+}
+
+// check appends to spans the secret of a match of r at text[start:end], if
+// it is one: the match's line breaks at either end are left out, the
+// secret is taken from its capture groups, and it must pass the entropy
+// threshold and every allowlist.
+func (r *rule) check(spans []Span, text string, start, end int, global []*allowlist) []Span {
+	for start < end && text[start] == '\n' {
+		start++
+	}
+	for end > start && text[end-1] == '\n' {
+		end--
+	}
+	if start == end {
+		return spans
+	}
+	match := text[start:end]
+	s, e := start, end
+	// Like gitleaks, the secret group is taken from the expression run
+	// again on the match alone.
+	if g := r.re.FindStringSubmatchIndex(match); len(g) >= 4 {
+		switch {
+		case r.SecretGroup > 0:
+			k := 2 * r.SecretGroup
+			if k+1 >= len(g) || g[k] < 0 {
+				return spans
+			}
+			s, e = start+g[k], start+g[k+1]
+		default:
+			for k := 2; k+1 < len(g); k += 2 {
+				if g[k] >= 0 && g[k+1] > g[k] {
+					s, e = start+g[k], start+g[k+1]
+					break
+				}
+			}
+		}
+	}
+	if s == e {
+		return spans
+	}
+	secret := text[s:e]
+	if r.Entropy != 0 && entropy(secret) <= r.Entropy {
+		return spans
+	}
+	if v := validators[r.ID]; v != nil && !v(secret) {
+		return spans
+	}
+	line := lineAround(text, start, end)
+	if allowedBy(global, secret, match, line) || allowedBy(r.Allowlists, secret, match, line) {
+		return spans
+	}
+	return append(spans, Span{Start: s, End: e, Kind: r.ID})
+}
+
+// lineAround returns the whole lines of text that hold text[start:end].
+func lineAround(text string, start, end int) string {
+	i := strings.LastIndexByte(text[:start], '\n') + 1
+	j := strings.IndexByte(text[end:], '\n')
+	if j < 0 {
+		return text[i:]
+	}
+	return text[i : end+j]
+}
+
+func (a *allowlist) compile() bool {
+	if len(a.Regexes) == 0 {
+		return true
+	}
+	re, err := regexp.Compile("(?:" + strings.Join(a.Regexes, ")|(?:") + ")")
+	if err != nil {
+		return false
+	}
+	a.re = re
+	return true
+}
+
+// allowedBy reports whether one of lists allows a finding.
+func allowedBy(lists []*allowlist, secret, match, line string) bool {
+	for _, a := range lists {
+		if a.allows(secret, match, line) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *allowlist) allows(secret, match, line string) bool {
+	target := secret
+	switch a.Target {
+	case "match":
+		target = match
+	case "line":
+		target = line
+	}
+	byRegex := a.re != nil && a.re.MatchString(target)
+	byWord := false
+	if len(a.StopWords) > 0 {
+		lower := strings.ToLower(secret)
+		for _, w := range a.StopWords {
+			if strings.Contains(lower, w) {
+				byWord = true
+				break
+			}
+		}
+	}
+	if !a.And {
+		return byRegex || byWord
+	}
+	if len(a.Paths) > 0 || a.Commits {
+		return false
+	}
+	checked := false
+	if a.re != nil {
+		if !byRegex {
+			return false
+		}
+		checked = true
+	}
+	if len(a.StopWords) > 0 {
+		if !byWord {
+			return false
+		}
+		checked = true
+	}
+	return checked
+}
+
+// entropy is the Shannon entropy of s in bits, computed as gitleaks does:
+// characters are counted, and their frequencies are taken over the length
+// in bytes.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	counts := make(map[rune]int, len(s))
+	for _, c := range s {
+		counts[c]++
+	}
+	n := float64(len(s))
+	var h float64
+	for _, c := range counts {
+		p := float64(c) / n
+		h -= p * math.Log2(p)
+	}
+	return h
+}
