@@ -1,6 +1,6 @@
 // Package stack assembles the provider stack a sot run talks to: a backend
 // for every configured provider, each with its own retries and limits, behind
-// the run-wide journal, cache, schema check and meter.
+// the run-wide journal, cache, schema check, secret masking and meter.
 package stack
 
 import (
@@ -78,6 +78,10 @@ func New(cfg *config.Config, opts Options) (*Stack, error) {
 	}
 	s := &Stack{Meter: middleware.NewMeter(budget, llm.DefaultPrices().Merge(cfg.Prices), opts.Logger)}
 	var p llm.Provider = s.Meter.Wrap(router)
+	// Answers are masked below the schema check, which then validates what
+	// is passed on, and below the cache and the journal, which never hold
+	// a secret a model quoted back.
+	p = middleware.Redact(p)
 	p = middleware.CheckSchema(p)
 	if !cfg.Cache.Disabled && !opts.NoCache {
 		dir := cfg.Cache.Dir

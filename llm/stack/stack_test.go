@@ -192,3 +192,94 @@ func TestMissingKeyFailsOnlyWhenUsed(t *testing.T) {
 		t.Errorf("the configured openai endpoint should still work: %v", err)
 	}
 }
+
+// Made-up tokens of the formats a model may quote back from the material,
+// built from pieces so that none is written down whole.
+var quotedTokens = map[string]string{
+	"aws":             "AKIA" + "Q7ZK3M5RT2XW4N6P",
+	"github":          "ghp_" + "R8d2Kq9ZxW" + "4mN7vB3tY6" + "pL1sF5hJ0c" + "A2eG8u",
+	"slack":           "xoxb-" + "123456789012-987654321098-" + "Zx81Qw2Er7Ty4Ui9Op3As5Df",
+	"anthropic":       "sk-ant-api03-" + "Hq7Lm2Np9Rs4Tv6Wx8Yz1Ab3Cd5Ef",
+	"the user's key":  env("OPENAI_API_KEY"),
+	"a key of config": "cfg-key-" + "Vb6Nm1Qw8Er3",
+}
+
+func TestQuotedKeysNeverReachCacheJournalOrCaller(t *testing.T) {
+	var quote strings.Builder
+	for _, name := range []string{"aws", "github", "slack", "anthropic", "the user's key", "a key of config"} {
+		fmt.Fprintf(&quote, "The diff holds %s.\n", quotedTokens[name])
+	}
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
+		{User: "plain", Reply: quote.String()},
+		{User: "structured", JSON: map[string]any{"claim": quote.String(), "lines": []int{12}}},
+	}})
+	defer srv.Close()
+	cfg := testConfig(srv.OpenAIBaseURL())
+	cacheDir, journal := t.TempDir(), filepath.Join(t.TempDir(), "journal.jsonl")
+	cfg.Cache = config.Cache{Dir: cacheDir}
+	p := cfg.Providers["openai"]
+	p.APIKey = quotedTokens["a key of config"] // a key written in the configuration is registered too
+	p.APIKeyEnv = ""
+	cfg.Providers["openai"] = p
+	st, err := New(cfg, Options{JournalPath: journal, Getenv: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{"claim":{"type":"string"},"lines":{"type":"array","items":{"type":"integer"}}},"required":["claim","lines"]}`)
+	ctx := context.Background()
+	var got []string
+	for _, req := range []*llm.Request{
+		{Model: "openai:gpt-4.1", Label: "plain", Messages: []llm.Message{{Role: llm.RoleUser, Content: "plain"}}},
+		{Model: "openai:gpt-4.1", Label: "structured", Schema: &llm.Schema{Name: "finding", JSON: schema}, Messages: []llm.Message{{Role: llm.RoleUser, Content: "structured"}}},
+	} {
+		var streamed strings.Builder
+		req.OnDelta = func(s string) { streamed.WriteString(s) }
+		resp, err := st.Complete(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req.Schema != nil && !json.Valid(resp.JSON) {
+			t.Errorf("the structured answer is no longer JSON: %s", resp.JSON)
+		}
+		got = append(got, resp.Text, string(resp.JSON), streamed.String())
+		again, err := st.Complete(ctx, req) // from the cache
+		if err != nil || again.Source != llm.SourceCache {
+			t.Fatalf("the repeat was not served by the cache: %v, %v", again, err)
+		}
+		got = append(got, again.Text, string(again.JSON))
+	}
+	st.Close()
+	if !strings.Contains(got[0], "AKIA…[secret: aws-access-token]") {
+		t.Errorf("the answer does not say what was masked: %q", got[0])
+	}
+
+	written := map[string]string{"journal": readAll(t, journal)}
+	filepath.WalkDir(cacheDir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			written["cache file "+filepath.Base(path)] = readAll(t, path)
+		}
+		return nil
+	})
+	if len(written) < 3 {
+		t.Fatalf("expected a journal and two cache entries, found %d files", len(written))
+	}
+	for i, s := range got {
+		written[fmt.Sprintf("returned text %d", i)] = s
+	}
+	for where, text := range written {
+		for name, tok := range quotedTokens {
+			if strings.Contains(text, tok[4:]) {
+				t.Errorf("%s holds %s (%s):\n%s", where, name, tok, text)
+			}
+		}
+	}
+}
+
+func readAll(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
