@@ -2,6 +2,7 @@ package material
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -30,8 +31,12 @@ var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".jj": tr
 // empty or too large is an error; such a file found in a directory is
 // listed in Skipped instead, as are hidden and vendored directories,
 // generated and lock files. A file that looks like it holds credentials,
-// by its name or because a line starts a private key, is listed in Skipped
-// even when it is named explicitly: it is never sent to a model.
+// by its name, the name of the file a symbolic link points to, or what it
+// holds (see credentialContent), is listed in Skipped even when it is
+// named explicitly: it is never sent to a model. A path named that leads
+// through a symbolic link out of its project is an error wrapping
+// ErrOutsideProject; such a link found in a directory is listed in Skipped
+// and never read.
 //
 // Files are named relative to the top of the project they lie in, so that
 // the material does not depend on the current directory: the top is the
@@ -75,6 +80,10 @@ func ArtifactsExcluding(paths, exclude []string) (*Material, error) {
 		if !inProject {
 			top = ""
 		}
+		if link, target := linkOutside(top, abs); link != "" {
+			return nil, fmt.Errorf("artifact %s: %w: %s points to %s, outside %s; sot does not follow links out of the project it reviews: name %s itself if you mean to review it",
+				p, ErrOutsideProject, link, target, top, target)
+		}
 		coords = append(coords, displayPath(top, abs, given))
 		named = append(named, filepath.ToSlash(given))
 		if fi.IsDir() {
@@ -89,8 +98,9 @@ func ArtifactsExcluding(paths, exclude []string) (*Material, error) {
 		a.seen[abs] = true
 		name := filepath.ToSlash(given)
 		// A credentials file is not sent even when it is named: it is
-		// listed as skipped, like one found in a directory.
-		if isSecretName(name) || isSecretName(displayPath(top, abs, given)) {
+		// listed as skipped, like one found in a directory. A link is
+		// judged by what it points to.
+		if isSecretName(name) || isSecretName(displayPath(top, abs, given)) || isSecretName(resolvedName(abs)) {
 			a.skip(top, abs, given, reasonSecret)
 			continue
 		}
@@ -98,8 +108,8 @@ func ArtifactsExcluding(paths, exclude []string) (*Material, error) {
 		if err != nil {
 			return nil, fmt.Errorf("artifact %s: %w", name, err)
 		}
-		if hasPrivateKey(data, false) {
-			a.skip(top, abs, given, reasonKey)
+		if r := credentialContent(resolvedName(abs), data, false); r != "" {
+			a.skip(top, abs, given, r)
 			continue
 		}
 		a.add(top, abs, given, data)
@@ -188,6 +198,53 @@ func displayPath(top, abs, given string) string {
 		}
 	}
 	return filepath.ToSlash(filepath.Clean(given))
+}
+
+// reasonLinkOutside is why a symbolic link found in a directory is not
+// read.
+const reasonLinkOutside = "a symbolic link that points outside the project; never read"
+
+// linkOutside returns, for the absolute path abs in the project whose top
+// is top, the symbolic link on the way from top to abs that points outside
+// the project, and where it points; "" when abs stays in the project, or
+// top is "" (a path in no project).
+func linkOutside(top, abs string) (link, target string) {
+	if top == "" {
+		return "", ""
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", "" // a broken link: reading it reports the error
+	}
+	if _, ok := relativeTo(top, resolved); ok {
+		return "", ""
+	}
+	rel, ok := project.Within(top, abs)
+	if !ok {
+		return "", ""
+	}
+	cur := top
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, c)
+		if fi, err := os.Lstat(cur); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if t, err := filepath.EvalSymlinks(cur); err == nil {
+			if _, ok := relativeTo(top, t); !ok {
+				return cur, t
+			}
+		}
+	}
+	return abs, resolved
+}
+
+// resolvedName returns abs with its symbolic links resolved, with forward
+// slashes, or abs when it cannot be resolved.
+func resolvedName(abs string) string {
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	return filepath.ToSlash(abs)
 }
 
 // excludedPath is a path to leave out of directory walks, as given (made
@@ -305,6 +362,16 @@ func (a *artifactSet) walk(root, abs, top string) error {
 			skip("could not be read: " + err.Error())
 			return nil
 		}
+		// A link is judged by what it points to, and never followed out
+		// of the project.
+		target := ""
+		if de.Type()&fs.ModeSymlink != 0 {
+			if link, _ := linkOutside(top, fileAbs); link != "" {
+				skip(reasonLinkOutside)
+				return nil
+			}
+			target = resolvedName(fileAbs)
+		}
 		if !fi.Mode().IsRegular() {
 			return nil // directories behind links (no cycles), devices, sockets
 		}
@@ -316,7 +383,7 @@ func (a *artifactSet) walk(root, abs, top string) error {
 		// directory; the path as found may add a credentials directory
 		// above the project.
 		r := pathSkipReason(displayPath(top, fileAbs, name))
-		if r == "" && isSecretName(filepath.ToSlash(name)) {
+		if r == "" && (isSecretName(filepath.ToSlash(name)) || target != "" && isSecretName(target)) {
 			r = reasonSecret
 		}
 		if r != "" {
@@ -328,8 +395,8 @@ func (a *artifactSet) walk(root, abs, top string) error {
 			skip(skipReasonOf(err))
 			return nil
 		}
-		if hasPrivateKey(data, false) {
-			skip(reasonKey)
+		if r := credentialContent(cmp.Or(target, filepath.ToSlash(name)), data, false); r != "" {
+			skip(r)
 			return nil
 		}
 		if generatedHeader(headLines(data, 5)) {
@@ -401,7 +468,11 @@ func checkInput(data []byte) ([]byte, error) {
 // Freeform reads one text from r under review. name is "stdin" or the path
 // the text came from; it names the one file of the material. When r is an
 // open directory (an *os.File, or any reader with a Stat method, that is a
-// directory), the error wraps ErrNotAFile.
+// directory), the error wraps ErrNotAFile. A path that leads through a
+// symbolic link out of its project is refused (ErrOutsideProject). A text
+// that looks like credentials, by its name, the name of the file a link
+// points to, or its content, is not sent: the material lists it as skipped
+// and holds no file.
 func Freeform(name string, r io.Reader) (*Material, error) {
 	if name == "" {
 		name = "stdin"
@@ -410,6 +481,26 @@ func Freeform(name string, r io.Reader) (*Material, error) {
 		if fi, err := st.Stat(); err == nil && fi.IsDir() {
 			return nil, fmt.Errorf("%s: %w but a directory; give a file, or use --artifacts %s to review the documents in it", name, ErrNotAFile, name)
 		}
+	}
+	p := filepath.ToSlash(name)
+	resolved := p
+	if name != "stdin" {
+		if abs, err := filepath.Abs(name); err == nil {
+			if _, err := os.Lstat(abs); err == nil {
+				top, _ := projectTop(abs, false)
+				if link, target := linkOutside(top, abs); link != "" {
+					return nil, fmt.Errorf("%s: %w: %s points to %s, outside %s; sot does not follow links out of the project it reviews: name %s itself if you mean to review it",
+						name, ErrOutsideProject, link, target, top, target)
+				}
+				resolved = resolvedName(abs)
+			}
+		}
+	}
+	skipped := func(reason string) *Material {
+		return &Material{Type: TypeFreeform, Coordinates: p, Skipped: []Skipped{{Path: p, Reason: reason}}}
+	}
+	if name != "stdin" && (isSecretName(p) || isSecretName(resolved)) {
+		return skipped(reasonSecret), nil
 	}
 	data, err := io.ReadAll(io.LimitReader(r, MaxFreeformBytes+1))
 	if err != nil {
@@ -422,7 +513,9 @@ func Freeform(name string, r io.Reader) (*Material, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	p := filepath.ToSlash(name)
+	if r := credentialContent(resolved, data, false); r != "" {
+		return skipped(r), nil
+	}
 	m := &Material{Type: TypeFreeform, Coordinates: p, Files: []File{renderText(p, data)}}
 	maskFiles(m.Files)
 	return m, nil

@@ -2,6 +2,7 @@ package material
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"path"
 	"strings"
@@ -17,6 +18,10 @@ const (
 	reasonNotUTF8   = "not UTF-8 text"
 	reasonSecret    = "looks like a credentials file; never sent to a model"
 	reasonKey       = "looks like it holds credentials (a private key); never sent to a model"
+	reasonKeyBase64 = "looks like it holds credentials (a base64-encoded private key); never sent to a model"
+	reasonKubecfg   = "looks like a credentials file (a kubeconfig); never sent to a model"
+	reasonTFState   = "looks like a credentials file (Terraform state, which holds secrets in plain text); never sent to a model"
+	reasonToken     = "looks like it holds credentials (a registry auth token); never sent to a model"
 )
 
 // secretNames and secretSuffixes name files that usually hold credentials;
@@ -26,13 +31,14 @@ var (
 	secretNames = map[string]bool{
 		".env": true, ".envrc": true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true,
 		".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true, ".pgpass": true, ".git-credentials": true,
-		"credentials.json": true, ".htpasswd": true, "kubeconfig": true,
+		"credentials.json": true, ".htpasswd": true, "kubeconfig": true, ".vault-token": true,
 	}
 	secretPaths = []string{".aws/credentials", ".kube/config", ".docker/config.json"}
 	// secretSuffixes: key stores and PuTTY keys, Terraform variable files
-	// (which usually carry the secrets the code leaves out) and
-	// environment files such as prod.env.
-	secretSuffixes = []string{".pem", ".key", ".p12", ".pfx", ".keystore", ".jks", ".ppk", ".tfvars", ".env"}
+	// (which usually carry the secrets the code leaves out), Terraform
+	// state and its backups (every resource's attributes, passwords
+	// included, in plain text) and environment files such as prod.env.
+	secretSuffixes = []string{".pem", ".key", ".p12", ".pfx", ".keystore", ".jks", ".ppk", ".tfvars", ".env", ".tfstate", ".tfstate.backup"}
 	// envTemplates are .env variants meant to be committed.
 	envTemplates = []string{"example", "sample", "template", "dist"}
 )
@@ -184,6 +190,129 @@ func keyMaterialFollows(text []byte, marked bool) bool {
 		n++
 	}
 	return n >= 40
+}
+
+// credentialContent returns why a file that holds text is never sent,
+// judged by what it holds, or "" when nothing in it looks like credentials:
+// a private key (see hasPrivateKey), one encoded in base64 (as Kubernetes
+// stores them), a kubeconfig, Terraform state, or a Yarn configuration
+// holding a registry token. p is the file's path; with marked, every line
+// of text carries git's one-character diff marker.
+func credentialContent(p string, text []byte, marked bool) string {
+	switch {
+	case hasPrivateKey(text, marked):
+		return reasonKey
+	case hasEncodedKey(text):
+		return reasonKeyBase64
+	case isKubeconfig(text, marked):
+		return reasonKubecfg
+	case isTerraformState(text):
+		return reasonTFState
+	case isYarnrc(p) && hasYarnToken(text, marked):
+		return reasonToken
+	}
+	return ""
+}
+
+// credentialHint reports whether the lines a diff shows of a file suggest
+// that the whole file may be one credentialContent recognises, though
+// those lines alone do not show it: a kubeconfig's users, Terraform
+// state's resources, or any change to a Yarn configuration.
+func credentialHint(p string, text []byte) bool {
+	return isYarnrc(p) || bytes.Contains(text, []byte("users:")) ||
+		bytes.Contains(text, []byte(`"sensitive_attributes"`)) || bytes.Contains(text, []byte(`"terraform_version"`))
+}
+
+// encodedKeyHeader is "-----BEGIN" in base64, as it starts the encoding of
+// a PEM block.
+const encodedKeyHeader = "LS0tLS1CRUdJTi"
+
+// hasEncodedKey reports whether text holds a private key encoded in
+// base64: a run of base64 that starts with encodedKeyHeader and decodes to
+// a private key header.
+func hasEncodedKey(text []byte) bool {
+	for rest := text; ; {
+		i := bytes.Index(rest, []byte(encodedKeyHeader))
+		if i < 0 {
+			return false
+		}
+		run := rest[i:]
+		n := 0
+		for n < len(run) && n < 80 && isBase64(run[n]) {
+			n++
+		}
+		buf := make([]byte, base64.StdEncoding.DecodedLen(n))
+		k, _ := base64.StdEncoding.Decode(buf, run[:n&^3])
+		header, _, _ := bytes.Cut(buf[:k], []byte("\n"))
+		if isPrivateKeyHeader(string(header)) {
+			return true
+		}
+		rest = rest[i+len(encodedKeyHeader):]
+	}
+}
+
+func isBase64(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '='
+}
+
+// isKubeconfig reports whether text is a kubeconfig, whatever its name: a
+// top-level "kind: Config" and a top-level "users:" key.
+func isKubeconfig(text []byte, marked bool) bool {
+	kind, users := false, false
+	for line := range bytes.Lines(text) {
+		if marked && len(line) > 0 {
+			line = line[1:]
+		}
+		line = bytes.TrimRight(line, " \t\r\n")
+		switch {
+		case bytes.HasPrefix(line, []byte("kind:")):
+			v := bytes.Trim(bytes.TrimSpace(line[len("kind:"):]), `"'`)
+			kind = kind || string(v) == "Config"
+		case bytes.HasPrefix(line, []byte("users:")):
+			users = true
+		}
+	}
+	return kind && users
+}
+
+// isTerraformState reports whether text is Terraform state: JSON holding
+// the version of Terraform that wrote it and the state's lineage.
+func isTerraformState(text []byte) bool {
+	return bytes.Contains(text, []byte(`"terraform_version"`)) && bytes.Contains(text, []byte(`"lineage"`))
+}
+
+// isYarnrc reports whether p names a Yarn configuration file.
+func isYarnrc(p string) bool {
+	switch strings.ToLower(path.Base(p)) {
+	case ".yarnrc.yml", ".yarnrc.yaml", ".yarnrc":
+		return true
+	}
+	return false
+}
+
+// hasYarnToken reports whether a Yarn configuration sets a registry
+// credential (npmAuthToken, npmAuthIdent, or the _authToken of Yarn 1) to
+// a value.
+func hasYarnToken(text []byte, marked bool) bool {
+	for line := range bytes.Lines(text) {
+		if marked && len(line) > 0 {
+			line = line[1:]
+		}
+		line = bytes.TrimSpace(line)
+		for _, key := range []string{"npmAuthToken", "npmAuthIdent", "_authToken"} {
+			i := bytes.Index(line, []byte(key))
+			if i < 0 {
+				continue
+			}
+			v := bytes.TrimLeft(line[i+len(key):], `"' `)
+			v = bytes.TrimLeft(v, ":=")
+			v = bytes.Trim(bytes.TrimSpace(v), `"'`)
+			if len(v) > 0 && !bytes.HasPrefix(v, []byte("${")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // languages maps lower-cased file extensions to language names.

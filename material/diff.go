@@ -91,11 +91,16 @@ const funcnameAttributes = `*.py diff=python
 // generated, vendored, too large and non-UTF-8 files are listed in Skipped;
 // besides the naming conventions, the linguist-generated and
 // linguist-vendored attributes of .gitattributes mark files as generated or
-// vendored. So are files that look like they hold credentials: by their
-// name (.env, .netrc, .aws/credentials, id_rsa, *.pem, ...) or because a
-// line the diff would show starts a private key; they are never sent to a
-// model. Files under o.Exclude are left out without a note.
-// An empty diff gives a Material for which Empty reports true.
+// vendored. So are files that look like they hold credentials, never sent
+// to a model: by their name, or their old name for a rename or a copy
+// (.env, .netrc, .aws/credentials, id_rsa, *.pem, *.tfstate, ...), or by
+// what they hold (see credentialContent: a private key, plain or in base64,
+// a kubeconfig, Terraform state, a Yarn registry token), judged from the
+// lines the diff shows and, where those hint at it, from the whole file.
+// Files under o.Exclude are left out without a note. A range that makes git
+// compare a merge commit with all its parents is an error wrapping
+// ErrCombinedDiff. An empty diff gives a Material for which Empty reports
+// true.
 func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	dir := o.Dir
 	if dir == "" {
@@ -187,6 +192,12 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	if len(d.only) > 0 {
 		d.m.Coordinates += " -- " + strings.Join(d.only, " ")
 	}
+	// More than two revisions, or a merge commit's "M^!", make git compare
+	// a merge with all its parents: a combined diff, which is empty when
+	// every change came cleanly from one parent.
+	if err == nil && (isCombined(out) || len(revs) > 2 || len(bytes.TrimSpace(out)) == 0 && isMergeBang(ctx, dir, revs)) {
+		return nil, combinedDiffError(o.Range, revs)
+	}
 	if err == nil {
 		err = d.addDiff(ctx, out)
 	}
@@ -222,6 +233,41 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	slices.SortStableFunc(d.m.Skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
 	maskFiles(d.m.Files)
 	return d.m, nil
+}
+
+// isCombined reports whether git diff printed a combined diff, the format
+// it uses to compare a merge commit with all its parents at once.
+func isCombined(out []byte) bool {
+	for _, h := range []string{"diff --cc ", "diff --combined "} {
+		if bytes.HasPrefix(out, []byte(h)) || bytes.Contains(out, []byte("\n"+h)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isMergeBang reports whether revs is one revision "M^!" that names a
+// merge commit.
+func isMergeBang(ctx context.Context, dir string, revs []string) bool {
+	if len(revs) != 1 || !strings.HasSuffix(revs[0], "^!") {
+		return false
+	}
+	_, err := runGit(ctx, dir, "rev-parse", "--verify", "--quiet", strings.TrimSuffix(revs[0], "^!")+"^2")
+	return err == nil
+}
+
+// combinedDiffError says why a range that makes git print a combined diff
+// cannot be reviewed, and which range to give instead.
+func combinedDiffError(rng string, revs []string) error {
+	merge := "M"
+	switch {
+	case len(revs) == 1 && strings.HasSuffix(revs[0], "^!"):
+		merge = strings.TrimSuffix(revs[0], "^!")
+	case len(revs) > 2:
+		merge = revs[0]
+	}
+	return fmt.Errorf("%w: %q compares a merge commit with all its parents at once, and a review needs one base; "+
+		"review what the merge brought in against its first parent, --diff %s^1..%s, or give two revisions", ErrCombinedDiff, rng, merge, merge)
 }
 
 // emptyTreeID returns the id of the empty tree in the repository's object
@@ -431,6 +477,17 @@ func (d *differ) addDiff(ctx context.Context, out []byte) error {
 		}
 		return false
 	})
+	creds, err := d.credentialFiles(ctx, fds)
+	if err != nil {
+		return err
+	}
+	fds = slices.DeleteFunc(fds, func(fd *fileDiff) bool {
+		if r := creds[fd]; r != "" {
+			d.m.Skipped = append(d.m.Skipped, Skipped{Path: fd.path(), Reason: r})
+			return true
+		}
+		return false
+	})
 	generated, err := d.generated(ctx, fds)
 	if err != nil {
 		return err
@@ -506,6 +563,11 @@ func (d *differ) skipReason(fd *fileDiff) string {
 	if r := pathSkipReason(fd.path()); r != "" {
 		return r
 	}
+	// A credentials file renamed or copied to an innocent name still
+	// holds the credentials.
+	if fd.oldPath != fd.path() && isSecretName(fd.oldPath) {
+		return reasonSecret
+	}
 	if fd.binary {
 		return reasonBinary
 	}
@@ -522,12 +584,79 @@ func (d *differ) skipReason(fd *fileDiff) string {
 	}
 	// Every line the diff would show is checked, removed and context lines
 	// too: a key that is being deleted is still a key.
+	var shown []byte
 	for _, h := range fd.hunks {
-		if hasPrivateKey(h.Body, true) {
-			return reasonKey
+		shown = append(shown, h.Body...)
+		if len(shown) > 0 && shown[len(shown)-1] != '\n' {
+			shown = append(shown, '\n')
 		}
 	}
-	return ""
+	return credentialContent(fd.path(), shown, true)
+}
+
+// credentialFiles reads whole each file whose diff hints at credentials
+// that the lines it shows do not prove (see credentialHint), and returns
+// why each of them that does hold some is never sent. The new side is read
+// (the old one for a deleted file), from git's objects or, for a
+// working-tree diff, from disk.
+func (d *differ) credentialFiles(ctx context.Context, fds []*fileDiff) (map[*fileDiff]string, error) {
+	reasons := make(map[*fileDiff]string)
+	var need []*fileDiff
+	var oids []string
+	for _, fd := range fds {
+		var shown []byte
+		for _, h := range fd.hunks {
+			shown = append(shown, h.Body...)
+		}
+		if !credentialHint(fd.path(), shown) {
+			continue
+		}
+		need = append(need, fd)
+		if oid := fd.sideOID(); oid != "" {
+			oids = append(oids, oid)
+		}
+	}
+	if len(need) == 0 {
+		return reasons, nil
+	}
+	blobs, err := catBlobs(ctx, d.top, oids, d.max)
+	if err != nil {
+		return nil, err
+	}
+	for _, fd := range need {
+		data, ok := blobs[fd.sideOID()]
+		if !ok && d.worktree && fd.status != StatusDeleted {
+			data, ok = readLimited(filepath.Join(d.top, filepath.FromSlash(fd.newPath)), d.max)
+		}
+		if ok {
+			reasons[fd] = credentialContent(fd.path(), normalize(data), false)
+		}
+	}
+	return reasons, nil
+}
+
+// sideOID is the blob of the side of the file the material shows: the old
+// one for a deletion, the new one otherwise; "" when git named none.
+func (fd *fileDiff) sideOID() string {
+	oid := fd.newOID
+	if fd.status == StatusDeleted {
+		oid = fd.oldOID
+	}
+	if strings.Trim(oid, "0") == "" {
+		return ""
+	}
+	return oid
+}
+
+// readLimited reads up to max bytes of the file name.
+func readLimited(name string, max int) ([]byte, bool) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(max)))
+	return b, err == nil
 }
 
 // generated finds the files whose first lines mark them as generated. The
@@ -1113,11 +1242,11 @@ func (d *differ) addUntracked(p string) {
 		skip(r)
 		return
 	}
-	if hasPrivateKey(data, false) {
-		skip(reasonKey)
+	data = normalize(data)
+	if r := credentialContent(p, data, false); r != "" {
+		skip(r)
 		return
 	}
-	data = normalize(data)
 	if generatedHeader(headLines(data, 5)) {
 		skip(reasonGenerated)
 		return

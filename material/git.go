@@ -191,9 +191,23 @@ func untracked(ctx context.Context, dir string) ([]string, map[string]string, er
 // blobHeads reads the first n lines of each blob in oids with one
 // "git cat-file --batch". Blobs git does not have are left out.
 func blobHeads(ctx context.Context, top string, oids []string, n int) (map[string][]string, error) {
-	heads := make(map[string][]string, len(oids))
+	blobs, err := catBlobs(ctx, top, oids, 4096)
+	if err != nil {
+		return nil, err
+	}
+	heads := make(map[string][]string, len(blobs))
+	for oid, b := range blobs {
+		heads[oid] = headLines(b, n)
+	}
+	return heads, nil
+}
+
+// catBlobs reads up to limit bytes of each blob in oids with one
+// "git cat-file --batch". Blobs git does not have are left out.
+func catBlobs(ctx context.Context, top string, oids []string, limit int) (map[string][]byte, error) {
+	blobs := make(map[string][]byte, len(oids))
 	if len(oids) == 0 {
-		return heads, nil
+		return blobs, nil
 	}
 	cmd := gitCmd(ctx, top, "cat-file", "--batch")
 	stdin, err := cmd.StdinPipe()
@@ -233,15 +247,15 @@ func blobHeads(ctx context.Context, top string, oids []string, n int) (map[strin
 			if err != nil {
 				return fmt.Errorf("git cat-file: bad header %q", hdr)
 			}
-			head := make([]byte, min(size, 4096))
-			if _, err := io.ReadFull(r, head); err != nil {
+			data := make([]byte, min(size, limit))
+			if _, err := io.ReadFull(r, data); err != nil {
 				return err
 			}
-			if _, err := r.Discard(size - len(head) + 1); err != nil {
+			if _, err := r.Discard(size - len(data) + 1); err != nil {
 				return err
 			}
 			if f[1] == "blob" {
-				heads[f[0]] = headLines(head, n)
+				blobs[f[0]] = data
 			}
 		}
 		return nil
@@ -254,7 +268,7 @@ func blobHeads(ctx context.Context, top string, oids []string, n int) (map[strin
 	if waitErr != nil {
 		return nil, &gitError{args: []string{"cat-file", "--batch"}, stderr: stderr.String(), err: waitErr}
 	}
-	return heads, nil
+	return blobs, nil
 }
 
 // attrArgs asks git check-attr for the attributes that mark files as

@@ -191,22 +191,25 @@ func TestArtifactsAndFreeformMaskSecrets(t *testing.T) {
 }
 
 func TestMaskedRunsStayInContent(t *testing.T) {
-	// A private key pasted into a Markdown file (not at the start of a
-	// line, so the file is reviewed) spans lines: each line's part is
-	// masked, and the rendering around it is kept.
-	key := "-----BEGIN PRIVATE KEY-----\n" + fakeToken("MIIE", tokenChars+"+/", 60, 11) + "\n-----END PRIVATE KEY-----"
-	m, err := Freeform("notes.md", strings.NewReader("The key is > "+key+"\nDone.\n"))
+	// A Kubernetes secret whose value is a block scalar: the secret spans
+	// two lines, each line's part is masked, and the numbering and the
+	// lines around it are kept.
+	value := fakeToken("", tokenChars, 32, 12) + "=="
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "secret.yaml"), "kind: Secret\ndata:\n  password: |\n    "+value+"\nother: 1\n")
+	t.Chdir(dir)
+	m, err := Artifacts([]string{"secret.yaml"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := m.Text()
-	want := "## notes.md\n" +
-		"   1 | The key is > ----" + secrets.Marker + "private-key]\n" +
-		"   2 | " + secrets.Marker + "private-key]\n" +
-		"   3 | " + secrets.Marker + "private-key]\n" +
-		"   4 | Done.\n"
-	if text != want {
-		t.Errorf("renderText =\n%s\nwant\n%s", text, want)
+	want := "## secret.yaml\n" +
+		"   1 | kind: Secret\n" +
+		"   2 | data:\n" +
+		"   3 |   " + secrets.Marker + "kubernetes-secret-yaml]\n" +
+		"   4 | " + secrets.Marker + "kubernetes-secret-yaml]\n" +
+		"   5 | other: 1\n"
+	if m.Text() != want {
+		t.Errorf("Artifacts =\n%s\nwant\n%s", m.Text(), want)
 	}
 }
 

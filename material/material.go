@@ -59,7 +59,28 @@ var (
 	// ErrNotAFile means a path that should name one file, such as the
 	// input of a freeform review, names a directory.
 	ErrNotAFile = errors.New("not a file")
+	// ErrCombinedDiff means the range makes git compare a merge commit
+	// with all its parents at once (a combined diff, "diff --cc"), while a
+	// review needs a change against one base. It also matches ErrBadRange.
+	ErrCombinedDiff error = &aliasError{"a combined diff (git diff --cc) cannot be reviewed", ErrBadRange}
+	// ErrOutsideProject means a file or directory named for review, or
+	// the input of a freeform review, leads through a symbolic link inside
+	// a project to a place outside it. It also matches ErrNotAFile.
+	ErrOutsideProject error = &aliasError{"symbolic link out of the project", ErrNotAFile}
 )
+
+// aliasError is a sentinel error that also matches an older, broader one,
+// so that callers that test for the broader error (to report a usage
+// error, say) treat it the same way.
+type aliasError struct {
+	msg  string
+	also error
+}
+
+func (e *aliasError) Error() string { return e.msg }
+
+// Is reports whether target is the broader error.
+func (e *aliasError) Is(target error) bool { return target == e.also }
 
 // File is one file of the material.
 type File struct {
