@@ -57,6 +57,8 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	defer unlock()
 	if old, err := clearStale(d, p.RunID); err != nil {
 		return nil, err
+	} else if old == p.RunID {
+		o.warn(fmt.Sprintf("%s held a run.json that sot did not write for you (it may have come with the repository, or sot's key in the user cache directory was replaced); its files were removed and the run starts afresh", p.OutputDir))
 	} else if old != "" {
 		o.warn(fmt.Sprintf("%s held run %s, a review of other material or options; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID))
 	}
@@ -224,7 +226,7 @@ func (p *Plan) recordModels() error {
 		return err
 	}
 	defer d.Close()
-	if state := readState(d); state.RunID == p.RunID {
+	if state := readState(d); state.RunID == p.RunID && state.authentic {
 		state.Models = p.Models
 		return state.save(d)
 	}
@@ -295,10 +297,11 @@ func (p *Plan) openJournal(d *safedir.Dir, fresh bool) (*middleware.Journal, err
 	st := state{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: time.Now().UTC(),
 		Mode: p.Mode, Context: p.Context, Models: maps.Clone(p.Models), TriageModel: p.TriageModel, Lenses: p.LensIDs()}
 	path := filepath.Join(p.OutputDir, journalFile)
-	if old.RunID == p.RunID {
+	same := old.RunID == p.RunID && old.authentic
+	if same {
 		st.Written = old.Written // the same run: its files are the same files
 	}
-	if old.RunID == p.RunID && !fresh {
+	if same && !fresh {
 		if !old.Created.IsZero() {
 			st.Created = old.Created
 		}
@@ -316,6 +319,10 @@ func (p *Plan) openJournal(d *safedir.Dir, fresh bool) (*middleware.Journal, err
 func (st state) save(d *safedir.Dir) error {
 	if err := ensureIgnore(d); err != nil {
 		return err
+	}
+	st.MAC = ""
+	if key := nonceKey(); key != nil {
+		st.MAC = stateMAC(key, st)
 	}
 	b, _ := json.MarshalIndent(st, "", "  ")
 	if err := d.WriteFile(stateFile, append(b, '\n'), 0o644); err != nil {

@@ -72,6 +72,9 @@ type moderator struct {
 // until they say done, continue or proceed. Answers stream as they arrive,
 // and every exchange is appended to MODERATOR.md in the run's directory.
 func (r *Run) Moderate(ctx context.Context, o ModerateOptions) error {
+	if !r.state.authentic {
+		return &FieldError{"run", fmt.Sprintf("%s/%s does not carry the signature sot gives the runs it writes for you (it may have come with the repository, or sot's key in the user cache directory was replaced), so moderator mode will not call the models it names; run sot review again to make a run of your own", r.Dir, stateFile)}
+	}
 	if why := r.ModeratorSkip(); why != "" && !o.Force {
 		fmt.Fprintf(o.Out, "Moderator mode skipped: %s.\n", why)
 		return nil
@@ -418,7 +421,7 @@ const moderatorFile = "MODERATOR.md"
 // record appends an exchange to MODERATOR.md.
 func (m *moderator) record(what, asked, answer string) error {
 	m.n++
-	f, err := os.OpenFile(filepath.Join(m.r.Dir, moderatorFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := m.r.openAppend(moderatorFile)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -188,11 +187,11 @@ func isOwnIgnore(path string) bool {
 // readState reads the state recorded in an output directory; a missing or
 // unreadable record is no run.
 func readState(d *safedir.Dir) state {
-	var st state
-	if b, err := d.ReadFile(stateFile); err == nil {
-		_ = json.Unmarshal(b, &st)
+	b, err := d.ReadFile(stateFile)
+	if err != nil {
+		return state{}
 	}
-	return st
+	return parseState(b)
 }
 
 // clearStale removes the files of an earlier, different run from the output
@@ -204,7 +203,7 @@ func readState(d *safedir.Dir) state {
 // the old run's id, or "" when there was none.
 func clearStale(d *safedir.Dir, runID string) (string, error) {
 	old := readState(d)
-	if old.RunID == "" || old.RunID == runID {
+	if old.RunID == "" || old.RunID == runID && old.authentic {
 		return "", nil
 	}
 	names := append([]string{journalFile, resultFile, resolutionsFile, moderatorFile}, machineFiles()...)
@@ -225,7 +224,7 @@ func clearStale(d *safedir.Dir, runID string) (string, error) {
 // wrote in d.
 func recordWritten(d *safedir.Dir, files []string) error {
 	st := readState(d)
-	if st.RunID == "" {
+	if st.RunID == "" || !st.authentic {
 		return nil
 	}
 	for _, f := range files {

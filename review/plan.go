@@ -3,6 +3,7 @@ package review
 import (
 	"cmp"
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -176,10 +177,10 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	if err := o.checkInputs(&c); err != nil {
 		return nil, err
 	}
-	if err := checkOutputDir(c.OutputDir); err != nil {
+	top := projectRoot(o.Dir)
+	if err := checkOutputDirIn(top, c.OutputDir); err != nil {
 		return nil, err
 	}
-	top := projectRoot(o.Dir)
 	m, err := o.gather(ctx, &c, top)
 	if err != nil {
 		return nil, err
@@ -508,12 +509,12 @@ func (p *Plan) schedule(o *Options) error {
 	p.OutputDir = p.Context.OutputDir
 	if p.OutputDir == "" { // a named directory was checked before the material was read
 		p.OutputDir = project.FromWorkDir(filepath.Join(p.top, ".sot", "reviews", p.RunID))
-		if err := checkOutputDir(p.OutputDir); err != nil {
+		if err := checkOutputDirIn(p.top, p.OutputDir); err != nil {
 			return err
 		}
 	}
 	st := loadState(p.OutputDir)
-	if st.RunID == p.RunID && !o.Fresh {
+	if st.RunID == p.RunID && !o.Fresh && st.authentic {
 		p.Nonce, p.Seed = st.Nonce, st.Seed
 	} else {
 		p.Nonce = prompt.NonceFor(nonceKey(), p.RunID)
@@ -765,17 +766,48 @@ type state struct {
 	// Written names the review files the run wrote in its directory, so a
 	// later, different run there removes those and nothing else.
 	Written []string `json:"written,omitempty"`
+	// MAC authenticates the record with the user's secret key (see
+	// nonceKey): a run.json that arrived with a repository, under a run id
+	// computed in advance, must not choose the fence's nonce, have its
+	// journal replayed as answers, or name the models moderator mode runs.
+	MAC string `json:"mac,omitempty"`
+
+	// authentic is set when the record was read and its MAC checked out.
+	authentic bool
 }
 
 const stateFile = "run.json"
 
-func loadState(dir string) state {
+// stateMAC is the MAC of a run's record under key.
+func stateMAC(key []byte, st state) string {
+	st.MAC = ""
+	b, _ := json.Marshal(st)
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("sot-run-state-v1\n"))
+	m.Write(b)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// parseState decodes a run's record and checks its MAC. Without the user's
+// key nothing can be checked, and no record counts as authentic: a run can
+// then neither be resumed nor moderated, but nothing on disk is trusted.
+func parseState(b []byte) state {
 	var st state
-	b, err := os.ReadFile(filepath.Join(dir, stateFile))
-	if err == nil {
-		_ = json.Unmarshal(b, &st)
+	if json.Unmarshal(b, &st) != nil {
+		return state{}
+	}
+	if key := nonceKey(); key != nil && st.MAC != "" {
+		st.authentic = hmac.Equal([]byte(st.MAC), []byte(stateMAC(key, st)))
 	}
 	return st
+}
+
+func loadState(dir string) state {
+	b, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if err != nil {
+		return state{}
+	}
+	return parseState(b)
 }
 
 // LensIDs lists the lenses that apply.

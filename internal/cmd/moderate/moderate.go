@@ -4,6 +4,7 @@ package moderate
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 
@@ -61,10 +62,14 @@ func Run(ctx context.Context, f *cmdutil.Factory, ref string, force bool) error 
 	if err != nil {
 		return err
 	}
-	return run.Moderate(ctx, review.ModerateOptions{
+	err = run.Moderate(ctx, review.ModerateOptions{
 		Library: lib, In: f.IO.In, Out: f.IO.Out, Force: force,
 		NewStack: func(journal string) (*stack.Stack, error) {
 			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
 		},
 	})
+	if errors.As(err, new(*review.FieldError)) {
+		return cmdutil.AsUsage(err)
+	}
+	return err
 }

@@ -223,7 +223,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		f.LogTo(d)
 	}
 	out, err := review.Execute(ctx, plan, ro)
-	if errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) || errors.Is(err, review.ErrRunInProgress) {
+	if errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) || errors.Is(err, review.ErrRunInProgress) || errors.As(err, new(*review.FieldError)) {
 		return cmdutil.AsUsage(err)
 	}
 	if err != nil {
@@ -231,7 +231,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	files, err := review.WriteFormats(plan.OutputDir, out.Result, without(o.Formats, o.Stdout), version.Get().Version)
 	if err != nil {
-		return err
+		return outputError(err)
 	}
 	out.Files = append(out.Files, files...)
 	if o.Stdout != "" {
@@ -254,7 +254,7 @@ func resolve(f *cmdutil.Factory, ref string) error {
 	}
 	n, err := run.Resolve(cmdutil.TerminalAsker(f.IO), f.IO.Out, version.Get().Version)
 	if err != nil {
-		return err
+		return outputError(err)
 	}
 	fmt.Fprintf(f.IO.Out, "sot: recorded %d resolution(s) in %s/resolutions.jsonl\n", n, run.Dir)
 	return nil
@@ -379,6 +379,15 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
 	}
 	return ro, nil
+}
+
+// outputError makes a refused output directory (a symlink planted in it
+// after the plan was made, say) a usage error, as it is when planning.
+func outputError(err error) error {
+	if errors.As(err, new(*review.FieldError)) {
+		return cmdutil.AsUsage(err)
+	}
+	return err
 }
 
 // scopeModels drops from a comma list of models, read from a file of the
@@ -541,7 +550,7 @@ func emptyOutputs(f *cmdutil.Factory, human io.Writer, o *Options, ro *review.Op
 	}
 	files, err := review.WriteEmpty(ro.Context.OutputDir, res, formats, version.Get().Version)
 	if err != nil {
-		return err
+		return outputError(err)
 	}
 	for _, p := range files {
 		fmt.Fprintf(human, "sot: wrote %s (no findings)\n", p)
