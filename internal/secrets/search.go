@@ -123,7 +123,9 @@ func (r *rule) findAnchored(spans []Span, text string, at []int, global []*allow
 }
 
 // findAt is findAnchored for a rule whose every match starts with one of
-// its keywords: it is tried at each keyword only.
+// its keywords: it is tried at each keyword only. The character before the
+// keyword is part of the text tried, so that a \b at the start of the rule
+// sees it.
 func (r *rule) findAt(spans []Span, text string, at []int, global []*allowlist) []Span {
 	done := 0
 	for _, k := range at {
@@ -134,9 +136,13 @@ func (r *rule) findAt(spans []Span, text string, at []int, global []*allowlist) 
 		if r.reach >= 0 {
 			end = r.lineSpan(text, k)
 		}
-		if m := r.atStart.FindStringIndex(text[k:end]); m != nil {
-			spans = r.check(spans, text, k, k+m[1], global)
-			done = k + m[1]
+		re, from := r.atStart, k
+		if k > 0 {
+			re, from = r.afterOne, k-1
+		}
+		if m := re.FindStringSubmatchIndex(text[from:end]); m != nil {
+			spans = r.check(spans, text, from+m[2], from+m[3], global)
+			done = from + m[3]
 		}
 	}
 	return spans
@@ -195,8 +201,11 @@ func (r *rule) plan() {
 	}
 	r.lead = leadBytes(t, keywords)
 	if r.lead == 0 {
-		r.atStart, err = regexp.Compile(`\A(?:` + r.Regex + `)`)
-		if err != nil {
+		// The match is group 1; the rule's own groups follow it.
+		var err1, err2 error
+		r.atStart, err1 = regexp.Compile(`\A(` + r.Regex + `)`)
+		r.afterOne, err2 = regexp.Compile(`\A(?s:.)(` + r.Regex + `)`)
+		if err1 != nil || err2 != nil {
 			r.lead = -1
 		}
 	}
