@@ -252,7 +252,9 @@ func TestSearchNearKeywordsFindsWhatWholeTextFinds(t *testing.T) {
 		func() string { return "-----BEGIN EC PRIVATE KEY-----" },
 		func() string { return fake("MHc", alnum+"+/", 61) },
 		func() string { return "-----END EC PRIVATE KEY-----" },
-		func() string { return "id" + fake("AKIA", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16) + " is part of a name" },
+		func() string {
+			return "id" + fake("AKIA", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16) + " is part of a name"
+		},
 		func() string { return "\tx := \"" + fake("ghp_", alnum, 36) + "\"" },
 	}
 	for round := range 4 {
