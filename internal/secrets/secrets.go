@@ -63,8 +63,8 @@ func Register(value string) {
 	}
 }
 
-// Known returns the registered values.
-func Known() []string {
+// registered returns the registered values.
+func registered() []string {
 	knownMu.RLock()
 	defer knownMu.RUnlock()
 	return slices.Clone(known)
@@ -86,7 +86,7 @@ type Span struct {
 // path are not applied.
 func Find(text, path string) []Span {
 	var spans []Span
-	for _, v := range Known() {
+	for _, v := range registered() {
 		for i := 0; ; {
 			j := strings.Index(text[i:], v)
 			if j < 0 {
@@ -101,16 +101,14 @@ func Find(text, path string) []Span {
 }
 
 // Mask returns text with every secret Find reports replaced by its mask
-// (see Replacement). A secret that spans lines is masked line by line, so
-// the text keeps every line break.
-func Mask(text string) string { return MaskPath(text, "") }
+// (see Apply).
+func Mask(text string) string { return Apply(text, Find(text, "")) }
 
-// MaskPath is Mask for the text of the file at path (see Find).
-func MaskPath(text, path string) string {
-	return Apply(text, Find(text, path))
-}
-
-// Apply replaces the spans, as Find returns them, of text with their masks.
+// Apply replaces the spans, as Find returns them, of text with their
+// masks: a secret's first four characters when it has at least sixteen,
+// Marker, its kind and "]". A secret that spans lines is masked line by
+// line (the later lines without the four characters), so the text keeps
+// every line break.
 func Apply(text string, spans []Span) string {
 	if len(spans) == 0 {
 		return text
@@ -127,7 +125,7 @@ func Apply(text string, spans []Span) string {
 			}
 			if part != "" {
 				if first {
-					b.WriteString(Replacement(part, s.Kind))
+					b.WriteString(replacement(part, s.Kind))
 				} else {
 					b.WriteString(Marker + s.Kind + "]")
 				}
@@ -140,9 +138,8 @@ func Apply(text string, spans []Span) string {
 	return b.String()
 }
 
-// Replacement is the mask of one secret of the given kind: its first four
-// characters when it has at least sixteen, "…[secret: ", the kind and "]".
-func Replacement(secret, kind string) string {
+// replacement is the mask of one secret of the given kind.
+func replacement(secret, kind string) string {
 	prefix := ""
 	if len(secret) >= prefixMin {
 		n := 0

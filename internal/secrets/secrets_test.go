@@ -128,11 +128,11 @@ func TestMaskKeepsLines(t *testing.T) {
 }
 
 func TestShortSecretShowsNothing(t *testing.T) {
-	if got := Replacement("abc123XYZ", "generic-api-key"); got != Marker+"generic-api-key]" {
-		t.Errorf("Replacement = %q", got)
+	if got := replacement("abc123XYZ", "generic-api-key"); got != Marker+"generic-api-key]" {
+		t.Errorf("replacement = %q", got)
 	}
-	if got := Replacement("ünïcödé-sëcrët-válue", "x"); got != "ünïc"+Marker+"x]" {
-		t.Errorf("Replacement = %q, want the first four characters", got)
+	if got := replacement("ünïcödé-sëcrët-válue", "x"); got != "ünïc"+Marker+"x]" {
+		t.Errorf("replacement = %q, want the first four characters", got)
 	}
 }
 
