@@ -37,12 +37,13 @@ type rule struct {
 	re   *regexp.Regexp
 	path *regexp.Regexp
 	// How the rule is searched for; see plan.
-	atStart  *regexp.Regexp // the rule anchored at the start of the text
-	afterOne *regexp.Regexp // the rule anchored after one character
-	lead     int
-	reach    int
-	loose    bool
-	ok       bool
+	atStart   *regexp.Regexp // the rule anchored at the start of the text
+	afterOne  *regexp.Regexp // the rule anchored after one character
+	leadClass *[256]bool     // the class of a lead run before the keyword
+	lead      int
+	reach     int
+	loose     bool
+	ok        bool
 }
 
 // allowlist drops findings that match its regular expressions (applied to

@@ -83,7 +83,7 @@ func (r *rule) find(spans []Span, text string, from, to int, global []*allowlist
 // whole text, it reports matches that do not overlap.
 func (r *rule) findAnchored(spans []Span, text string, at []int, global []*allowlist) []Span {
 	slices.Sort(at)
-	if r.lead == 0 {
+	if r.lead == 0 || r.leadClass != nil {
 		return r.findAt(spans, text, at, global)
 	}
 	done := 0        // the end of the last match
@@ -123,8 +123,11 @@ func (r *rule) findAnchored(spans []Span, text string, at []int, global []*allow
 }
 
 // findAt is findAnchored for a rule whose every match starts with one of
-// its keywords: it is tried at each keyword only. The character before the
-// keyword is part of the text tried, so that a \b at the start of the rule
+// its keywords, or with a run of one class of characters before it: it is
+// tried, anchored, at one place for each keyword, the keyword or the start
+// of that run. (A match that starts later in the run would also match from
+// its start, which a search of the whole text finds first.) The character
+// before is part of the text tried, so that a \b at the start of the rule
 // sees it.
 func (r *rule) findAt(spans []Span, text string, at []int, global []*allowlist) []Span {
 	done := 0
@@ -136,9 +139,15 @@ func (r *rule) findAt(spans []Span, text string, at []int, global []*allowlist) 
 		if r.reach >= 0 {
 			end = r.lineSpan(text, k)
 		}
-		re, from := r.atStart, k
-		if k > 0 {
-			re, from = r.afterOne, k-1
+		start := k
+		if r.leadClass != nil {
+			for start > done && k-start < r.lead && r.leadClass[text[start-1]] {
+				start--
+			}
+		}
+		re, from := r.atStart, start
+		if start > 0 {
+			re, from = r.afterOne, start-1
 		}
 		if m := re.FindStringSubmatchIndex(text[from:end]); m != nil {
 			spans = r.check(spans, text, from+m[2], from+m[3], global)
@@ -146,6 +155,50 @@ func (r *rule) findAt(spans []Span, text string, at []int, global []*allowlist) 
 		}
 	}
 	return spans
+}
+
+// classLead returns, for a rule that begins with a bounded run of one
+// class of ASCII characters (at most n of them) followed by a part whose
+// every match starts with one of keywords, n and the class, like gitleaks'
+// generic template "[\w.-]{0,50}?(?:access|auth|...)"; 0 otherwise.
+func classLead(expr string, keywords []string) (int, *[256]bool) {
+	t, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return 0, nil
+	}
+	for t.Op == syntax.OpCapture {
+		t = t.Sub[0]
+	}
+	if t.Op != syntax.OpConcat || len(t.Sub) < 2 {
+		return 0, nil
+	}
+	lead := t.Sub[0]
+	if lead.Op != syntax.OpRepeat || lead.Min != 0 || lead.Max <= 0 || lead.Sub[0].Op != syntax.OpCharClass {
+		return 0, nil
+	}
+	rest := &syntax.Regexp{Op: syntax.OpConcat, Flags: t.Flags, Sub: t.Sub[1:]}
+	if !startsWithKeyword(rest.Simplify(), keywords) {
+		return 0, nil
+	}
+	// Case folding adds letters outside ASCII that stand for ASCII ones
+	// (the Kelvin sign for k, the long s for s); other characters outside
+	// ASCII mean the class is not one this handles. A lead holding a
+	// folded letter starts at the letter after it here: the secret found
+	// is the same.
+	var class [256]bool
+	ranges := lead.Sub[0].Rune
+	for i := 0; i+1 < len(ranges); i += 2 {
+		for c := ranges[i]; c <= ranges[i+1]; c++ {
+			switch {
+			case c < utf8.RuneSelf:
+				class[c] = true
+			case unicode.SimpleFold(c) < utf8.RuneSelf || unicode.SimpleFold(unicode.SimpleFold(c)) < utf8.RuneSelf:
+			default:
+				return 0, nil
+			}
+		}
+	}
+	return lead.Max, &class
 }
 
 // lineSpan returns where the lines a match holding offset k can reach
@@ -200,7 +253,10 @@ func (r *rule) plan() {
 		keywords = append(keywords, strings.ToLower(k))
 	}
 	r.lead = leadBytes(t, keywords)
-	if r.lead == 0 {
+	if n, class := classLead(r.Regex, keywords); n > 0 {
+		r.lead, r.leadClass = n, class
+	}
+	if r.lead == 0 || r.leadClass != nil {
 		// The match is group 1; the rule's own groups follow it.
 		var err1, err2 error
 		r.atStart, err1 = regexp.Compile(`\A(` + r.Regex + `)`)
