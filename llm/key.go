@@ -8,8 +8,10 @@ import (
 	"math"
 )
 
-// keyVersion changes whenever the meaning of a cached answer changes.
-const keyVersion = "sot-request-v2"
+// keyVersion changes whenever the meaning of a cached answer changes. v3:
+// answers are stored with secrets masked, so older entries, which may hold
+// a key a model quoted back, are never served.
+const keyVersion = "sot-request-v3"
 
 // Key returns a content address for the request: a hash of the provider, the
 // model and everything sent to it. The label and the streaming callback are

@@ -181,6 +181,13 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	if err := checkOutputDirIn(top, c.OutputDir); err != nil {
 		return nil, err
 	}
+	// Every configured key is masked in the material, not only the
+	// well-known ones: register them before it is read.
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	stack.RegisterKeys(o.Config, getenv)
 	m, err := o.gather(ctx, &c, top)
 	if err != nil {
 		return nil, err

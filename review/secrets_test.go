@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/llm/llmtest"
 )
 
@@ -107,5 +108,33 @@ func TestSecretsNeverLeave(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(cache); len(entries) == 0 {
 		t.Error("the response cache holds nothing, so it was not checked")
+	}
+}
+
+// The key of a provider the user configured (not one of the well-known
+// variables, and in no format a detector knows) is masked in the material
+// too: it is registered before the material is read.
+func TestConfiguredKeyMaskedInMaterial(t *testing.T) {
+	repo := benchRepo(t, 0, 0)
+	const key = "rk-live-9f8e7d6c5b4a3928x"
+	os.WriteFile(filepath.Join(repo, "deploy.sh"), []byte("#!/bin/sh\necho "+key+" >> /tmp/notes\n"), 0o755)
+	srv := llmtest.NewServer(llmtest.Config{})
+	defer srv.Close()
+	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
+	o.Config.Providers["router"] = config.Provider{Type: "openai", BaseURL: srv.OpenAIBaseURL(), APIKeyEnv: "ROUTER_KEY"}
+	o.Getenv = func(k string) string {
+		if k == "ROUTER_KEY" {
+			return key
+		}
+		return ""
+	}
+	plan, err := Prepare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range plan.Material.Files {
+		if strings.Contains(f.Text, key) {
+			t.Fatalf("%s still holds the configured key:\n%s", f.Path, f.Text)
+		}
 	}
 }

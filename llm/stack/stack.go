@@ -175,6 +175,17 @@ func backend(cfg *config.Config, name string, opts Options) llm.Provider {
 	})
 }
 
+// RegisterKeys registers the key of every configured provider as a secret,
+// so that it is masked wherever it appears: in the material before any
+// prompt is composed, in answers and in everything printed or written. The
+// stack registers the keys it uses as it is built; a caller that reads
+// material before that (a review gathers its diff first) calls this first.
+func RegisterKeys(cfg *config.Config, getenv func(string) string) {
+	for _, name := range cfg.ProviderNames() {
+		llm.RegisterSecret(apiKey(cfg.Providers[name], getenv))
+	}
+}
+
 // apiKey is a provider's key: written in the configuration, or read from
 // the variable it names.
 func apiKey(pc config.Provider, getenv func(string) string) string {
