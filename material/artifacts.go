@@ -532,7 +532,7 @@ func renderText(p string, data []byte) File {
 	var b strings.Builder
 	b.Grow(len(data) + len(lines)*8 + len(p) + 8)
 	b.WriteString("## ")
-	b.WriteString(p)
+	b.WriteString(headerName(p))
 	b.WriteByte('\n')
 	w := newLineWriter(&b, numWidth(len(lines)))
 	for i, l := range lines {

@@ -973,18 +973,18 @@ func renderFileDiff(fd *fileDiff, note string) File {
 	var b strings.Builder
 	b.Grow(len(f.Path) + 64 + bodySize(fd.hunks))
 	b.WriteString("## ")
-	b.WriteString(f.Path)
+	b.WriteString(headerName(f.Path))
 	switch {
 	case fd.status == StatusDeleted:
 		fmt.Fprintf(&b, " (deleted, -%d)\n", f.Deletions)
 	case (fd.status == StatusRenamed || fd.status == StatusCopied) && len(fd.hunks) == 0:
-		fmt.Fprintf(&b, " (%s from %s, content unchanged)\n", fd.status, fd.oldPath)
+		fmt.Fprintf(&b, " (%s from %s, content unchanged)\n", fd.status, headerName(fd.oldPath))
 	case fd.status == StatusAdded && len(fd.hunks) == 0:
 		b.WriteString(" (added, empty file)\n")
 	default:
 		fmt.Fprintf(&b, " (%s, +%d -%d)\n", fd.status, f.Additions, f.Deletions)
 		if fd.status == StatusRenamed || fd.status == StatusCopied {
-			fmt.Fprintf(&b, "%s from %s\n", fd.status, fd.oldPath)
+			fmt.Fprintf(&b, "%s from %s\n", fd.status, headerName(fd.oldPath))
 		}
 	}
 	if fd.oldMode != "" && fd.newMode != "" && fd.status != StatusAdded && fd.status != StatusDeleted {
@@ -1263,7 +1263,7 @@ func renderAdded(p, content string) File {
 	var b strings.Builder
 	b.Grow(len(content) + len(lines)*10 + len(p) + 32)
 	b.WriteString("## ")
-	b.WriteString(p)
+	b.WriteString(headerName(p))
 	if len(lines) == 0 {
 		b.WriteString(" (added, empty file)\n")
 	} else {

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"path"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -303,4 +304,16 @@ func countAll(n int, text func(int) string) []int {
 	}
 	wg.Wait()
 	return out
+}
+
+// headerName is how a path is written in the material's headers: as is, or
+// as a Go string literal when it holds a line break or another control or
+// line-separating character, so that a name never spreads over lines.
+func headerName(p string) string {
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
+			return strconv.Quote(p)
+		}
+	}
+	return p
 }

@@ -138,11 +138,11 @@ type piece struct {
 // splitFile splits a file larger than budget into parts that fit it.
 func splitFile(f File, budget int) []File {
 	lines := splitLines(f.Text)
-	header := "## " + f.Path
+	header := "## " + headerName(f.Path)
 	if len(lines) > 0 && strings.HasPrefix(lines[0], "## ") {
 		header, lines = lines[0], lines[1:]
 	}
-	suffix := strings.TrimPrefix(header, "## "+f.Path)
+	suffix := strings.TrimPrefix(header, "## "+headerName(f.Path))
 	if suffix == header {
 		suffix = ""
 	}
@@ -181,7 +181,7 @@ func splitFile(f File, budget int) []File {
 	}
 	// A line is cut into pieces when it does not fit in a part beside the
 	// part's header, the longest "@@" line and the notes.
-	headerTokens := tokens.Count("## "+partName(f.Path, 99, 99)+suffix+"\n") + 1
+	headerTokens := tokens.Count("## "+headerName(partName(f.Path, 99, 99))+suffix+"\n") + 1
 	atTokens := 0
 	for _, g := range groups {
 		if g.at != "" {
@@ -443,7 +443,7 @@ func renderParts(f File, suffix string, notes []string, parts [][]piece) []File 
 		}
 		var b strings.Builder
 		b.WriteString("## ")
-		b.WriteString(pf.Path)
+		b.WriteString(headerName(pf.Path))
 		b.WriteString(suffix)
 		b.WriteByte('\n')
 		if i == 0 {
