@@ -25,6 +25,7 @@ import (
 	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
+	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
@@ -305,6 +306,9 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		if c.SpecialistModels == "" {
 			fc.SpecialistModels = scopeModels(f, cfg, o.ContextFile, "specialist_models", fc.SpecialistModels)
 		}
+		if c.OutputDir == "" {
+			fc.OutputDir = scopeOutputDir(f, o.ContextFile, fc.OutputDir)
+		}
 		c.Merge(fc)
 	}
 	mode := o.Mode
@@ -388,6 +392,26 @@ func outputError(err error) error {
 		return cmdutil.AsUsage(err)
 	}
 	return err
+}
+
+// scopeOutputDir keeps an output_dir read from a context file only when it
+// lies inside the project, unless the user trusted the file: a reviewed
+// repository chooses where its review goes within itself, not elsewhere on
+// the machine.
+func scopeOutputDir(f *cmdutil.Factory, file, dir string) string {
+	if dir == "" || f.Trust().TrustedFile(file) {
+		return dir
+	}
+	top, _ := project.Top(f.WorkDir())
+	abs, err := filepath.Abs(dir)
+	if top != "" && err == nil {
+		if _, ok := project.Within(top, abs); ok {
+			return dir
+		}
+	}
+	fmt.Fprintf(f.IO.ErrOut, "sot: warning: %s is not trusted, so sot ignored its output_dir %s, which lies outside the project (%s); the review goes to the default directory; pass --output-dir, or trust the file with: sot trust %s\n",
+		file, strconv.Quote(dir), top, file)
+	return ""
 }
 
 // scopeModels drops from a comma list of models, read from a file of the
