@@ -61,6 +61,10 @@ func ParseSelection(s string) (Selection, error) {
 	return Selection{Names: names}, nil
 }
 
+// IsPath reports whether a name in a specialist or lens list names a
+// persona file rather than a persona.
+func IsPath(s string) bool { return isPath(s) }
+
 func isPath(s string) bool {
 	return strings.ContainsAny(s, `/\`) || strings.HasSuffix(strings.ToLower(s), ".md")
 }

@@ -309,6 +309,9 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		if c.OutputDir == "" {
 			fc.OutputDir = scopeOutputDir(f, o.ContextFile, fc.OutputDir)
 		}
+		if c.Specialists == "" {
+			fc.Specialists = scopeSpecialists(f, o.ContextFile, "specialists", fc.Specialists)
+		}
 		c.Merge(fc)
 	}
 	mode := o.Mode
@@ -319,6 +322,9 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		}
 		if c.SpecialistModels == "" {
 			wf.Context.SpecialistModels = scopeModels(f, cfg, o.WorkflowContext, "Final Review Specialist Models", wf.Context.SpecialistModels)
+		}
+		if c.Specialists == "" {
+			wf.Context.Specialists = scopeSpecialists(f, o.WorkflowContext, "Final Review Specialists", wf.Context.Specialists)
 		}
 		if len(o.Models) == 0 && len(wf.Models) > 0 {
 			wf.Models = strings.Split(scopeModels(f, cfg, o.WorkflowContext, "Final Review Models", strings.Join(wf.Models, ",")), ",")
@@ -403,15 +409,64 @@ func scopeOutputDir(f *cmdutil.Factory, file, dir string) string {
 		return dir
 	}
 	top, _ := project.Top(f.WorkDir())
-	abs, err := filepath.Abs(dir)
-	if top != "" && err == nil {
-		if _, ok := project.Within(top, abs); ok {
-			return dir
-		}
+	if insideProject(top, dir) {
+		return dir
 	}
 	fmt.Fprintf(f.IO.ErrOut, "sot: warning: %s is not trusted, so sot ignored its output_dir %s, which lies outside the project (%s); the review goes to the default directory; pass --output-dir, or trust the file with: sot trust %s\n",
 		file, strconv.Quote(dir), top, file)
 	return ""
+}
+
+// scopeSpecialists drops from a specialist list read from a project file
+// every persona file named by a path outside the project, unless the user
+// trusted the list's file: its text would go into every prompt, so a
+// reviewed repository could otherwise send the user's own files to a model.
+func scopeSpecialists(f *cmdutil.Factory, file, field, list string) string {
+	if !strings.ContainsAny(list, `/\.`) || f.Trust().TrustedFile(file) {
+		return list
+	}
+	top, _ := project.Top(f.WorkDir())
+	var kept, dropped []string
+	for _, item := range strings.Split(list, ",") {
+		name := strings.TrimSpace(item)
+		if name == "" {
+			continue
+		}
+		if persona.IsPath(name) && !insideProject(top, name) {
+			dropped = append(dropped, strconv.Quote(name))
+			continue
+		}
+		kept = append(kept, name)
+	}
+	if len(dropped) == 0 {
+		return list
+	}
+	fmt.Fprintf(f.IO.ErrOut, "sot: warning: %s is not trusted, so sot ignored %s in %s (persona files outside the project); if you wrote this file or have read it, trust it as it is now with: sot trust %s\n",
+		file, strings.Join(dropped, ", "), field, file)
+	if len(kept) == 0 {
+		return ""
+	}
+	return strings.Join(kept, ",")
+}
+
+// insideProject reports whether path, with symbolic links resolved, lies
+// inside the project top.
+func insideProject(top, path string) bool {
+	if top == "" {
+		return false
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if real, err := filepath.EvalSymlinks(top); err == nil {
+		top = real
+	}
+	_, ok := project.Within(top, abs)
+	return ok
 }
 
 // scopeModels drops from a comma list of models, read from a file of the
