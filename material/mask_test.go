@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,17 +136,7 @@ func prefixes(text string) []string {
 	return out
 }
 
-func equalRanges(a, b []LineRange) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func equalRanges(a, b []LineRange) bool { return slices.Equal(a, b) }
 
 func TestDiffMasksRemovedAndRenamedSecrets(t *testing.T) {
 	r := newRepo(t)

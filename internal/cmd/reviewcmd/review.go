@@ -422,31 +422,40 @@ func scopeOutputDir(f *cmdutil.Factory, file, dir string) string {
 // trusted the list's file: its text would go into every prompt, so a
 // reviewed repository could otherwise send the user's own files to a model.
 func scopeSpecialists(f *cmdutil.Factory, file, field, list string) string {
-	if !strings.ContainsAny(list, `/\.`) || f.Trust().TrustedFile(file) {
+	if !strings.ContainsAny(list, `/\.`) {
 		return list
 	}
 	top, _ := project.Top(f.WorkDir())
+	return scopeList(f, file, field, list, "persona files outside the project", func(name string) bool {
+		return persona.IsPath(name) && !insideProject(top, name)
+	})
+}
+
+// scopeList drops from a comma list, read from a file of the reviewed
+// project, every entry for which drop is true, unless the user trusted the
+// file; one warning names the entries, the file, the field, why, and how to
+// trust the file.
+func scopeList(f *cmdutil.Factory, file, field, list, why string, drop func(string) bool) string {
+	if strings.TrimSpace(list) == "" || f.Trust().TrustedFile(file) {
+		return list
+	}
 	var kept, dropped []string
 	for _, item := range strings.Split(list, ",") {
-		name := strings.TrimSpace(item)
-		if name == "" {
+		if item = strings.TrimSpace(item); item == "" {
 			continue
 		}
-		if persona.IsPath(name) && !insideProject(top, name) {
-			dropped = append(dropped, strconv.Quote(name))
+		if drop(item) {
+			dropped = append(dropped, strconv.Quote(item))
 			continue
 		}
-		kept = append(kept, name)
+		kept = append(kept, item)
 	}
 	if len(dropped) == 0 {
 		return list
 	}
-	fmt.Fprintf(f.IO.ErrOut, "sot: warning: %s is not trusted, so sot ignored %s in %s (persona files outside the project); if you wrote this file or have read it, trust it as it is now with: sot trust %s\n",
-		file, strings.Join(dropped, ", "), field, file)
-	if len(kept) == 0 {
-		return ""
-	}
-	return strings.Join(kept, ",")
+	fmt.Fprintf(f.IO.ErrOut, "sot: warning: %s is not trusted, so sot ignored %s in %s (%s); if you wrote this file or have read it, trust it as it is now with: sot trust %s\n",
+		file, strings.Join(dropped, ", "), field, why, file)
+	return strings.Join(kept, ", ")
 }
 
 // insideProject reports whether path, with symbolic links resolved, lies
@@ -472,21 +481,11 @@ func insideProject(top, path string) bool {
 // scopeModels drops from a comma list of models, read from a file of the
 // reviewed project (a context file, a WorkflowContext.md), every entry whose
 // model would run a program, unless the user trusted that file: a cloned
-// repository must not choose a program to run. Each dropped entry is named
-// in a warning with the file, the field and how to trust the file.
+// repository must not choose a program to run.
 func scopeModels(f *cmdutil.Factory, cfg *config.Config, file, field, list string) string {
-	if strings.TrimSpace(list) == "" || f.Trust().TrustedFile(file) {
-		return list
-	}
-	var kept, dropped []string
-	for _, item := range strings.Split(list, ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
-		}
-		ms, err := review.ParseModels(item)
+	return scopeList(f, file, field, list, "it could run a program", func(item string) bool {
 		model := item
-		if err == nil {
+		if ms, err := review.ParseModels(item); err == nil {
 			for _, m := range ms.Pinned {
 				model = m
 			}
@@ -494,18 +493,8 @@ func scopeModels(f *cmdutil.Factory, cfg *config.Config, file, field, list strin
 				model = ms.Pool[0]
 			}
 		}
-		if cfg.RunsProgram(model) {
-			dropped = append(dropped, strconv.Quote(item))
-			continue
-		}
-		kept = append(kept, item)
-	}
-	if len(dropped) == 0 {
-		return list
-	}
-	fmt.Fprintf(f.IO.ErrOut, "sot: warning: %s is not trusted, so sot ignored %s in %s (it could run a program); if you wrote this file or have read it, trust it as it is now with: sot trust %s\n",
-		file, strings.Join(dropped, ", "), field, file)
-	return strings.Join(kept, ", ")
+		return cfg.RunsProgram(model)
+	})
 }
 
 // classify turns preparation errors into usage errors where the caller's
