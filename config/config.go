@@ -28,7 +28,8 @@ type Config struct {
 	Prices llm.PriceTable `yaml:"prices" json:"prices"`
 	// Concurrency is the default number of calls in flight per provider.
 	Concurrency int `yaml:"concurrency" json:"concurrency"`
-	// Retries is the number of attempts per call, first one included.
+	// Retries is how many times a failed call is tried again: 0 means one
+	// attempt and no retry.
 	Retries int `yaml:"retries" json:"retries"`
 	// Timeout bounds each attempt of a call.
 	Timeout Duration `yaml:"timeout" json:"timeout"`
@@ -103,8 +104,10 @@ var BuiltinProviders = []string{llm.ProviderAnthropic, llm.ProviderCommand, llm.
 // Defaults returns the built-in configuration.
 func Defaults() Config {
 	return Config{
-		Concurrency: 8,
-		Retries:     5,
+		// A default review (nine specialists under up to two lenses each)
+		// has 18 calls in flight at once.
+		Concurrency: 20,
+		Retries:     4,
 		Timeout:     Duration(3 * time.Minute),
 		Providers: map[string]Provider{
 			llm.ProviderOpenAI:    {Type: llm.ProviderOpenAI, APIKeyEnv: "OPENAI_API_KEY"},

@@ -64,7 +64,7 @@ func TestPrecedence(t *testing.T) {
 		want       any
 		wantSource string
 	}{
-		{"default", fixture{}, "concurrency", func(c *Config) any { return c.Concurrency }, 8, "default"},
+		{"default", fixture{}, "concurrency", func(c *Config) any { return c.Concurrency }, 20, "default"},
 		{"user beats default", fixture{user: "concurrency: 3\n"}, "concurrency", func(c *Config) any { return c.Concurrency }, 3, "user config"},
 		{"project beats user when it tightens", fixture{user: "concurrency: 5\n", project: "concurrency: 3\n"}, "concurrency", func(c *Config) any { return c.Concurrency }, 3, "project config"},
 		{"untrusted project cannot loosen", fixture{user: "concurrency: 3\n", project: "concurrency: 5\n"}, "concurrency", func(c *Config) any { return c.Concurrency }, 3, "user config"},

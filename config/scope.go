@@ -167,11 +167,7 @@ func scopeProject(file string, data []byte, flat map[string]any, base *Config, t
 				continue
 			}
 		case "retries":
-			cur := base.Retries
-			if cur <= 0 {
-				cur = 5 // the retry middleware's default
-			}
-			if !tighterCount(v, cur) {
+			if n, ok := number(v); !ok || n < 0 || n > float64(base.Retries) {
 				drop(k, whyLimit)
 				continue
 			}

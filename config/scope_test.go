@@ -128,8 +128,8 @@ func TestTrustStore(t *testing.T) {
 		}
 		return cfg.Concurrency
 	}
-	if got := load(); got != 8 {
-		t.Fatalf("untrusted: concurrency %d, want the default 8", got)
+	if got := load(); got != 20 {
+		t.Fatalf("untrusted: concurrency %d, want the default 20", got)
 	}
 	if _, err := l.Trust.Add(file); err != nil {
 		t.Fatal(err)
@@ -142,8 +142,8 @@ func TestTrustStore(t *testing.T) {
 		t.Fatalf("list = %+v", st)
 	}
 	os.WriteFile(file, []byte("concurrency: 65\n"), 0o644)
-	if got := load(); got != 8 {
-		t.Fatalf("changed file: concurrency %d, want the default 8", got)
+	if got := load(); got != 20 {
+		t.Fatalf("changed file: concurrency %d, want the default 20", got)
 	}
 	if st, _ := l.Trust.List(); st[0].State != "changed" {
 		t.Fatalf("list after a change = %+v", st)
@@ -154,7 +154,7 @@ func TestTrustStore(t *testing.T) {
 	if had, err := l.Trust.Revoke(file); !had || err != nil {
 		t.Fatalf("revoke = %v, %v", had, err)
 	}
-	if got := load(); got != 8 {
+	if got := load(); got != 20 {
 		t.Fatalf("revoked: concurrency %d", got)
 	}
 
@@ -163,7 +163,7 @@ func TestTrustStore(t *testing.T) {
 	if _, err := l.Trust.Add(file); err != nil {
 		t.Fatal(err)
 	}
-	if got := load(); got != 8 {
+	if got := load(); got != 20 {
 		t.Fatalf("a trust store inside the project trusted it: concurrency %d", got)
 	}
 }

@@ -26,7 +26,7 @@ type Options struct {
 	JournalPath string
 	// NoCache turns the response cache off even if config enables it.
 	NoCache bool
-	// Retries overrides the configured number of attempts when > 0.
+	// Retries overrides the configured number of retries when > 0.
 	Retries int
 	// Timeout overrides the configured per-attempt timeout when > 0.
 	Timeout time.Duration
@@ -159,9 +159,9 @@ func backend(cfg *config.Config, name string, opts Options) llm.Provider {
 	if conc == 0 {
 		conc = cfg.Concurrency
 	}
-	attempts := cfg.Retries
+	attempts := cfg.Retries + 1 // the first attempt, then the retries
 	if opts.Retries > 0 {
-		attempts = opts.Retries
+		attempts = opts.Retries + 1
 	}
 	timeout := time.Duration(cfg.Timeout)
 	if pc.Timeout > 0 {

@@ -283,3 +283,24 @@ func readAll(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// retries counts the retries after the first attempt: 0 (SOT_RETRIES=0)
+// means a failed call is not tried again, 2 means three attempts in all.
+func TestRetriesCountAfterTheFirstAttempt(t *testing.T) {
+	for _, tt := range []struct{ retries, want int }{{0, 1}, {2, 3}} {
+		srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Fault: llmtest.Fault500}}})
+		cfg := testConfig(srv.OpenAIBaseURL())
+		cfg.Retries = tt.retries
+		st, err := New(cfg, Options{Getenv: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Complete(context.Background(), call(1)); err == nil {
+			t.Fatal("a call that always fails succeeded")
+		}
+		if got := srv.Count(); got != tt.want {
+			t.Errorf("retries %d: %d requests, want %d", tt.retries, got, tt.want)
+		}
+		srv.Close()
+	}
+}

@@ -82,7 +82,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	st, err := stack.New(cfg, stack.Options{NoCache: true, Retries: 2, Timeout: opts.Timeout, Getenv: opts.Getenv})
+	st, err := stack.New(cfg, stack.Options{NoCache: true, Retries: 1, Timeout: opts.Timeout, Getenv: opts.Getenv})
 	if err != nil {
 		return cmdutil.AsUsage(err)
 	}

@@ -64,7 +64,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 	pf := cmd.PersistentFlags()
 	pf.StringVarP(&g.model, "model", "m", "", "session default model, provider:model or an alias (env SOT_MODEL)")
 	pf.StringVar(&g.configFile, "config", "", "read this config file too (ranks above .sot/config.yaml)")
-	pf.IntVar(&g.concurrency, "concurrency", 0, "calls in flight per provider (default 8)")
+	pf.IntVar(&g.concurrency, "concurrency", 0, "calls in flight per provider (default 20)")
 	pf.IntVar(&g.maxCalls, "max-calls", 0, "stop after this many model calls (0 = no limit)")
 	pf.IntVar(&g.maxTokens, "max-tokens", 0, "stop after this many input+output tokens (0 = no limit)")
 	pf.Float64Var(&g.maxCost, "max-cost", 0, "stop after spending this many US dollars (0 = no limit)")
