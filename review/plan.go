@@ -743,6 +743,13 @@ func (p *Plan) runID(o *Options) string {
 	if o.Seed != nil {
 		w(fmt.Sprint(*o.Seed))
 	}
+	// What else changes the requests: the prompt budget (how the material
+	// is cut) and the synthesis model. Added only when set, so the ids of
+	// runs that never set them stay as they were.
+	if o.MaxPromptTokens > 0 {
+		w("max-prompt-tokens", fmt.Sprint(o.MaxPromptTokens))
+	}
+	w("triage", p.TriageModel)
 	return "r" + hex.EncodeToString(h.Sum(nil))[:10]
 }
 
