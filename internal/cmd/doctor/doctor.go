@@ -40,8 +40,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 latency, the token usage and whether structured (JSON Schema) output works.
 
 Without arguments it checks the default model (SOT_MODEL or --model) and every
-alias in the configuration. It exits 1, explaining what to fix, when a key is
-missing or rejected, an endpoint cannot be reached, or a model is unknown.`,
+alias in the configuration. It exits 2 when a key is missing (a configuration
+problem, as for every sot command), and 1 when a key is rejected, an endpoint
+cannot be reached or a model is unknown, explaining what to fix.`,
 		Example: `  SOT_MODEL=openai:gpt-4.1 sot doctor
   sot doctor anthropic:claude-sonnet-4-5 ollama:qwen2.5
   OPENAI_BASE_URL=http://127.0.0.1:8000/v1 sot doctor openai:my-vllm-model`,
@@ -65,6 +66,8 @@ type Check struct {
 	Structured bool      `json:"structured_output"`
 	Error      string    `json:"error,omitempty"`
 	Hint       string    `json:"hint,omitempty"`
+
+	missingKey bool
 }
 
 var healthSchema = json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"],"additionalProperties":false}`)
@@ -95,10 +98,20 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := print(opts, checks); err != nil {
 		return err
 	}
+	// A missing key is a configuration problem (exit 2, as in a review);
+	// any other failure is a failed check (exit 1).
+	code := cmdutil.ExitOK
 	for _, c := range checks {
-		if !c.OK {
-			return &cmdutil.ExitError{Code: cmdutil.ExitFailure}
+		switch {
+		case c.OK:
+		case c.missingKey && code == cmdutil.ExitOK:
+			code = cmdutil.ExitUsage
+		case !c.missingKey:
+			code = cmdutil.ExitFailure
 		}
+	}
+	if code != cmdutil.ExitOK {
+		return &cmdutil.ExitError{Code: code}
 	}
 	return nil
 }
@@ -148,6 +161,7 @@ func check(ctx context.Context, p llm.Provider, cfg *config.Config, ref llm.Mode
 	})
 	if err != nil {
 		c.Error, c.Hint = llm.Redact(err.Error()), llm.Redact(hint(err, cfg, ref))
+		c.missingKey = errors.Is(err, llm.ErrMissingKey)
 		return c
 	}
 	c.LatencyMS, c.Usage = resp.Latency.Milliseconds(), resp.Usage

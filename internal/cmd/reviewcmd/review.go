@@ -217,6 +217,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if o.DryRun {
 		return printPlan(f, human, plan, plan.Estimate(ro), o)
 	}
+	if err := missingKeys(ro, plan); err != nil {
+		return err
+	}
 	d := status.New(f.IO.ErrOut, f.IO.ErrTTY)
 	ro.Events = d.Event
 	if f.IO.ErrTTY {
@@ -226,6 +229,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	out, err := review.Execute(ctx, plan, ro)
 	if errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) || errors.Is(err, review.ErrRunInProgress) || errors.As(err, new(*review.FieldError)) {
 		return cmdutil.AsUsage(err)
+	}
+	if errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrUnknownModel) {
+		return fmt.Errorf("%w (sot doctor checks each configured model and says what to fix)", err)
 	}
 	if err != nil {
 		return err
@@ -389,6 +395,24 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
 	}
 	return ro, nil
+}
+
+// missingKeys refuses, once and before any call, a review whose models
+// include one whose provider has no key: every call on it would fail with
+// the same error. (A specialist's own model without a key has already been
+// moved to the session default; this is the default itself.)
+func missingKeys(ro *review.Options, p *review.Plan) error {
+	models := []string{p.TriageModel}
+	for _, m := range p.Models {
+		models = append(models, m)
+	}
+	slices.Sort(models)
+	for _, m := range slices.Compact(models) {
+		if err := stack.MissingKey(ro.Config, ro.Getenv, m); err != nil {
+			return cmdutil.AsUsage(fmt.Errorf("%w; no model was called (sot doctor checks every configured model)", err))
+		}
+	}
+	return nil
 }
 
 // outputError makes a refused output directory (a symlink planted in it
@@ -732,7 +756,7 @@ func summarize(w io.Writer, out *review.Outcome) {
 // findings at --fail-on (1) win over a partial review (3).
 func exitCode(out *review.Outcome, failOn string) error {
 	if out.Completed == 0 && out.Stopped == nil {
-		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("the review failed: none of the %d specialist call(s) succeeded (see REVIEW-SYNTHESIS.md)", len(out.Plan.Tasks))}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("the review failed: none of the %d specialist call(s) succeeded (see REVIEW-SYNTHESIS.md; sot doctor checks that each model answers)", len(out.Plan.Tasks))}
 	}
 	if failOn != "never" {
 		sev, _ := finding.ParseSeverity(failOn)

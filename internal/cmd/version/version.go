@@ -1,12 +1,14 @@
 // Package version implements "sot version": the module version, the commit
-// and the Go version the binary was built with.
+// and its date, and the Go version the binary was built with.
 package version
 
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,8 +26,10 @@ var (
 type Info struct {
 	Version string `json:"version"`
 	Commit  string `json:"commit"`
-	Go      string `json:"go"`
-	Module  string `json:"module"`
+	// Date is when the commit was made, in UTC (RFC 3339), or "unknown".
+	Date   string `json:"date"`
+	Go     string `json:"go"`
+	Module string `json:"module"`
 }
 
 // Get reads the build information of the running binary.
@@ -42,8 +46,23 @@ func Get() Info {
 			if s.Key == "vcs.revision" && info.Commit == "" {
 				info.Commit = s.Value
 			}
+			if s.Key == "vcs.time" && info.Date == "" {
+				info.Date = s.Value
+			}
 			if s.Key == "vcs.modified" && s.Value == "true" && info.Commit != "" {
 				info.Commit += "-dirty"
+			}
+		}
+	}
+	// "go install MODULE@version" stamps no VCS settings, but a
+	// pseudo-version names the commit and its time.
+	if m := pseudo.FindStringSubmatch(info.Version); m != nil {
+		if info.Commit == "" {
+			info.Commit = m[2]
+		}
+		if info.Date == "" {
+			if t, err := time.Parse("20060102150405", m[1]); err == nil {
+				info.Date = t.UTC().Format(time.RFC3339)
 			}
 		}
 	}
@@ -53,15 +72,22 @@ func Get() Info {
 	if info.Commit == "" {
 		info.Commit = "unknown"
 	}
+	if info.Date == "" {
+		info.Date = "unknown"
+	}
 	return info
 }
+
+// pseudo matches the time and commit of a Go pseudo-version, such as
+// v0.0.0-20261124071500-0123456789ab.
+var pseudo = regexp.MustCompile(`(?:^|[.-])(\d{14})-([0-9a-f]{12})(?:\+|$)`)
 
 // NewCmd returns "sot version".
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "version",
-		Short: "Print the version, commit and Go version of this sot binary",
+		Short: "Print the version, commit, commit date and Go version of this sot binary",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			info := Get()
@@ -70,7 +96,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(info)
 			}
-			fmt.Fprintf(f.IO.Out, "sot %s\ncommit: %s\ngo: %s\nmodule: %s\n", info.Version, info.Commit, info.Go, info.Module)
+			fmt.Fprintf(f.IO.Out, "sot %s\ncommit: %s\ndate: %s\ngo: %s\nmodule: %s\n", info.Version, info.Commit, info.Date, info.Go, info.Module)
 			return nil
 		},
 	}
