@@ -18,6 +18,8 @@ const (
 	ExitFailure = 1 // a failure, or findings at or above --fail-on
 	ExitUsage   = 2 // bad flags, arguments or configuration
 	ExitPartial = 3 // the run finished without some of its parts
+	// ExitInterrupted is the shell's code for a process stopped by Ctrl-C.
+	ExitInterrupted = 130
 )
 
 // IOStreams are a command's standard streams.

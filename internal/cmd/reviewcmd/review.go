@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -159,13 +160,36 @@ reviewable (every changed file was skipped).`,
 	return cmd
 }
 
-// Run executes "sot review".
+// Run executes "sot review". Ctrl-C (or SIGTERM) stops the run: finished
+// calls are in the journal, and the error says how to resume, with exit
+// code 130.
 func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	err := run(sigCtx, f, o)
+	if sigCtx.Err() != nil && ctx.Err() == nil {
+		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: fmt.Errorf("interrupted; the calls that finished are kept in the run's journal. Resume with: %s", resumeCommand())}
+	}
+	return err
+}
+
+// resumeCommand is the command line that was run, quoted for a POSIX
+// shell: running it again resumes the review.
+func resumeCommand() string {
+	parts := []string{"sot"}
+	for _, a := range os.Args[1:] {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}
+
+func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if o.Resolve != "" {
 		return resolve(f, o.Resolve)
 	}
