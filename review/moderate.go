@@ -126,19 +126,28 @@ func (r *Run) Moderate(ctx context.Context, o ModerateOptions) error {
 func (m *moderator) announce() {
 	o := m.o.Out
 	fmt.Fprintf(o, "Moderator mode for review %s (%d finding(s)).\n", m.r.Result.RunID, len(m.r.Result.Items))
+	m.help()
+}
+
+// help lists what the user can say in moderator mode.
+func (m *moderator) help() {
+	o := m.o.Out
 	fmt.Fprintf(o, "Specialists: %s\n", strings.Join(m.names, ", "))
 	fmt.Fprintln(o, "You can:")
 	fmt.Fprintln(o, "  ask <specialist> <question>           summon a specialist to answer in character")
 	fmt.Fprintln(o, "  challenge <finding> <your argument>   its author must defend it with new evidence or concede")
 	fmt.Fprintln(o, "  deeper <file or area> [with <name>]   focused analysis by the most relevant specialist")
 	fmt.Fprintln(o, "Findings are named as in REVIEW-SYNTHESIS.md (S1, S2, ...) or by their source id (security.1).")
-	fmt.Fprintln(o, "Say done, continue or proceed to leave.")
+	fmt.Fprintln(o, "Say help to see this again, and done, continue or proceed to leave.")
 }
 
 func (m *moderator) handle(ctx context.Context, line string) error {
 	verb, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
 	switch strings.ToLower(verb) {
+	case "help", "?", "h":
+		m.help()
+		return nil
 	case "ask", "summon":
 		name, question := m.specialistIn(rest)
 		if name == "" {
@@ -168,7 +177,7 @@ func (m *moderator) handle(ctx context.Context, line string) error {
 	if name, _ := m.specialistIn(line); name != "" {
 		return m.summon(ctx, name, line)
 	}
-	return fmt.Errorf("did not understand %q; use ask, challenge or deeper, or say done", line)
+	return fmt.Errorf("did not understand %q; use ask, challenge or deeper, say help for the list, or done to leave", line)
 }
 
 // specialistIn finds the specialist a request names and the rest of it.

@@ -14,6 +14,9 @@ import (
 func TerminalAsker(io *IOStreams) persona.Asker {
 	r := bufio.NewReader(io.In)
 	return func(question string, choices []string) (string, error) {
+		if isYesNo(choices) {
+			return askYesNo(io, r, question, choices)
+		}
 		for {
 			fmt.Fprintln(io.ErrOut, question)
 			for i, c := range choices {
@@ -38,5 +41,30 @@ func TerminalAsker(io *IOStreams) persona.Asker {
 			}
 			fmt.Fprintf(io.ErrOut, "Please answer 1 to %d.\n", len(choices))
 		}
+	}
+}
+
+// isYesNo reports whether the choices are a yes/no question.
+func isYesNo(choices []string) bool {
+	return len(choices) == 2 && strings.EqualFold(choices[0], "yes") && strings.EqualFold(choices[1], "no")
+}
+
+// askYesNo asks a yes/no question the way terminals do: "[Y/n]", where y,
+// yes and Enter mean yes, and n and no mean no.
+func askYesNo(io *IOStreams, r *bufio.Reader, question string, choices []string) (string, error) {
+	for {
+		fmt.Fprintf(io.ErrOut, "%s [Y/n] ", question)
+		line, err := r.ReadString('\n')
+		answer := strings.ToLower(strings.TrimSpace(line))
+		if err != nil && answer == "" && line == "" {
+			return "", fmt.Errorf("no answer: %w", persona.ErrAborted)
+		}
+		switch answer {
+		case "", "y", "yes":
+			return choices[0], nil
+		case "n", "no":
+			return choices[1], nil
+		}
+		fmt.Fprintln(io.ErrOut, "Please answer y or n (Enter means yes).")
 	}
 }
