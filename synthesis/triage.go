@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 
 	"github.com/sotlabs/sot/internal/tokens"
@@ -118,7 +117,7 @@ func presentOrder(clusters []*cluster, seed int64) ([]*cluster, []string) {
 // answers are joined. A batch that fails leaves its clusters to the
 // mechanical rules; the error says which batches failed.
 func askTriage(ctx context.Context, o Options, presented []*cluster) (triageAnswer, error) {
-	batches := triageBatches(presented, o.MaxPromptTokens)
+	batches := triageBatches(presented, o.MaxPromptTokens, tokens.Count)
 	var answer triageAnswer
 	var failed []string
 	var narratives []string
@@ -163,22 +162,38 @@ func askTriage(ctx context.Context, o Options, presented []*cluster) (triageAnsw
 // budget tokens with the system prompt, keeping their order. Everything
 // goes in one batch when it fits or when there is no budget. A cluster too
 // large for any batch goes alone; the provider then judges it.
-func triageBatches(cs []*cluster, budget int) [][]*cluster {
+//
+// count counts tokens (tokens.Count outside tests). Each cluster's lines
+// are rendered and counted once, and a batch's size is the sum of its
+// clusters' counts plus the frame of the prompt (its headings and
+// placeholders), each piece with one token to spare for the seam where it
+// joins the next: the work grows with the number of clusters, not with its
+// square.
+func triageBatches(cs []*cluster, budget int, count func(string) int) [][]*cluster {
 	if budget <= 0 || len(cs) == 0 {
 		return [][]*cluster{cs}
 	}
-	fits := func(b []*cluster) bool { return tokens.Within(budget, triageSystem, triagePrompt(b)) }
-	if fits(cs) {
+	// The whole prompt first: no text has more tokens than bytes, so a
+	// prompt far within the budget is not tokenized at all.
+	whole := triagePrompt(cs)
+	if len(triageSystem)+len(whole) <= budget || count(triageSystem)+count(whole) <= budget {
 		return [][]*cluster{cs}
 	}
+	// The frame with both placeholders is longer than any batch's frame:
+	// a section with clusters in it has no placeholder.
+	frame := count(triageSystem) + count(triagePrompt(nil)) + 2
 	var batches [][]*cluster
 	var cur []*cluster
+	used := frame
 	for _, c := range cs {
-		if len(cur) > 0 && !fits(append(slices.Clip(cur), c)) {
+		text, _ := clusterLines(c)
+		n := count(text) + 1
+		if len(cur) > 0 && used+n > budget {
 			batches = append(batches, cur)
-			cur = nil
+			cur, used = nil, frame
 		}
 		cur = append(cur, c)
+		used += n
 	}
 	if len(cur) > 0 {
 		batches = append(batches, cur)
@@ -194,23 +209,12 @@ func triageBatches(cs []*cluster, budget int) [][]*cluster {
 func triagePrompt(cs []*cluster) string {
 	var multi, single strings.Builder
 	for _, c := range cs {
-		if len(c.members) > 1 {
-			fmt.Fprintf(&multi, "### Cluster %s\n", c.id)
-			for _, m := range c.members {
-				fmt.Fprintf(&multi, "- id %s, by %s: [%s, %s, grounding %s", m.ID, m.Source(), m.Severity, m.Confidence, m.tier)
-				if loc := m.Location.String(); loc != "" {
-					fmt.Fprintf(&multi, ", %s", prompt.Quote(loc))
-				}
-				fmt.Fprintf(&multi, "] %s\n  Grounds: %s\n  Warrant: %s\n", flat(m.Claim), flat(m.Grounds), flat(m.Warrant))
-				if m.Rebuttal != "" {
-					fmt.Fprintf(&multi, "  Rebuttal conditions: %s\n", flat(m.Rebuttal))
-				}
-			}
-			multi.WriteString("\n")
-			continue
+		text, isMulti := clusterLines(c)
+		if isMulti {
+			multi.WriteString(text)
+		} else {
+			single.WriteString(text)
 		}
-		m := c.members[0]
-		fmt.Fprintf(&single, "- id %s, by %s: [%s, %s] %s\n", m.ID, m.Source(), m.Severity, m.Confidence, flat(m.Claim))
 	}
 	var b strings.Builder
 	b.WriteString("## Clusters to classify\n\n")
@@ -226,6 +230,31 @@ func triagePrompt(cs []*cluster) string {
 		b.WriteString(single.String())
 	}
 	return b.String()
+}
+
+// clusterLines renders one cluster's part of the lead's prompt, and
+// whether it belongs to the clusters to classify (more than one finding)
+// rather than to the other findings.
+func clusterLines(c *cluster) (string, bool) {
+	var b strings.Builder
+	if len(c.members) > 1 {
+		fmt.Fprintf(&b, "### Cluster %s\n", c.id)
+		for _, m := range c.members {
+			fmt.Fprintf(&b, "- id %s, by %s: [%s, %s, grounding %s", m.ID, m.Source(), m.Severity, m.Confidence, m.tier)
+			if loc := m.Location.String(); loc != "" {
+				fmt.Fprintf(&b, ", %s", prompt.Quote(loc))
+			}
+			fmt.Fprintf(&b, "] %s\n  Grounds: %s\n  Warrant: %s\n", flat(m.Claim), flat(m.Grounds), flat(m.Warrant))
+			if m.Rebuttal != "" {
+				fmt.Fprintf(&b, "  Rebuttal conditions: %s\n", flat(m.Rebuttal))
+			}
+		}
+		b.WriteString("\n")
+		return b.String(), true
+	}
+	m := c.members[0]
+	fmt.Fprintf(&b, "- id %s, by %s: [%s, %s] %s\n", m.ID, m.Source(), m.Severity, m.Confidence, flat(m.Claim))
+	return b.String(), false
 }
 
 // flat puts text on one line: white space runs, line breaks among them,

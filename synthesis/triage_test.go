@@ -2,10 +2,12 @@ package synthesis
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/internal/tokens"
 )
 
 // Findings are written by models that read the material, so their files,
@@ -38,6 +40,54 @@ func TestTriagePromptKeepsFindingTextOnItsLines(t *testing.T) {
 			if l = strings.TrimSpace(l); strings.HasPrefix(l, "# SYSTEM") || strings.HasPrefix(l, "<<<") {
 				t.Errorf("break %q: a line of the lead's prompt starts with finding text: %q", br, l)
 			}
+		}
+	}
+}
+
+// Batching counts each cluster's lines once: the text it hands the
+// tokenizer grows with the number of clusters, not with its square, and
+// every batch still fits the budget.
+func TestTriageBatchingIsLinear(t *testing.T) {
+	for _, n := range []int{50, 400} {
+		var cs []*cluster
+		for i := range n {
+			claim := fmt.Sprintf("handler %d trusts its caller's length field without a bounds check", i)
+			a := &scored{Finding: f(fmt.Sprintf("security.%d", i), "security", "", finding.MustFix, finding.High, "auth/session.go", i+1, claim), tier: Direct}
+			b := &scored{Finding: f(fmt.Sprintf("correctness.%d", i), "correctness", "", finding.ShouldFix, finding.Medium, "auth/session.go", i+1, claim), tier: Direct}
+			members := []*scored{a, b}
+			if i%3 == 0 {
+				members = members[:1]
+			}
+			cs = append(cs, &cluster{id: fmt.Sprintf("C%d", i+1), members: members})
+		}
+		whole := triagePrompt(cs)
+		budget := 2000
+		counted, calls := 0, 0
+		count := func(s string) int {
+			calls++
+			counted += len(s)
+			return tokens.Count(s)
+		}
+		batches := triageBatches(cs, budget, count)
+		if len(batches) < 2 {
+			t.Fatalf("%d clusters in %d batch(es); the test needs several", n, len(batches))
+		}
+		// The whole prompt once, the frame once, each cluster once.
+		if limit := 2*len(whole) + 2*len(triageSystem) + 1000; counted > limit {
+			t.Errorf("%d clusters: %d bytes counted in %d calls, want at most %d (linear in the prompt's %d bytes)", n, counted, calls, limit, len(whole))
+		}
+		if calls > n+4 {
+			t.Errorf("%d clusters: %d calls to the tokenizer, want at most one per cluster and a few for the frame", n, calls)
+		}
+		sent := 0
+		for _, b := range batches {
+			sent += len(b)
+			if !tokens.Within(budget, triageSystem, triagePrompt(b)) {
+				t.Errorf("a batch of %d clusters is over the budget of %d tokens", len(b), budget)
+			}
+		}
+		if sent != n {
+			t.Errorf("%d clusters in the batches, want %d", sent, n)
 		}
 	}
 }
