@@ -148,7 +148,7 @@ reviewable (every changed file was skipped).`,
 	fl.BoolVar(&o.Staged, "staged", false, "review the staged changes")
 	fl.StringSliceVar(&o.Artifacts, "artifacts", nil, "documents or directories to review (sets --type artifacts)")
 	fl.StringVar(&o.Input, "input", "", "freeform content: a file, or - for stdin")
-	fl.StringSliceVar(&o.Formats, "format", nil, "machine outputs besides markdown: json, sarif, rdjson (repeatable)")
+	fl.StringSliceVar(&o.Formats, "format", nil, "machine outputs besides markdown: json, sarif, rdjson or rdjsonl (repeatable)")
 	fl.StringVar(&o.Stdout, "stdout", "", "print one format (markdown, json, sarif, rdjson) to stdout instead of its file; status goes to stderr; with --dry-run, json prints the plan")
 	fl.StringVar(&o.FailOn, "fail-on", "never", "exit 1 when findings at or above this severity exist: must-fix, should-fix, consider or never")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "print the plan (specialists, lenses, models, calls, estimated tokens and cost) and call no model")
@@ -378,14 +378,16 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		}
 		c.Merge(wc)
 	}
-	for _, fm := range o.Formats {
-		if _, ok := review.Formats[fm]; !ok && fm != "markdown" {
-			return nil, cmdutil.UsageError("--format %q: use markdown, json, sarif or rdjson", fm)
+	for i, fm := range o.Formats {
+		o.Formats[i] = formatName(fm)
+		if _, ok := review.Formats[o.Formats[i]]; !ok && o.Formats[i] != "markdown" {
+			return nil, cmdutil.UsageError("--format %q: use markdown, json, sarif or rdjson (rdjsonl, the file's extension, works too)", fm)
 		}
 	}
 	if o.Stdout != "" {
+		o.Stdout = formatName(o.Stdout)
 		if _, ok := review.Formats[o.Stdout]; !ok && o.Stdout != "markdown" {
-			return nil, cmdutil.UsageError("--stdout %q: use markdown, json, sarif or rdjson", o.Stdout)
+			return nil, cmdutil.UsageError("--stdout %q: use markdown, json, sarif or rdjson (rdjsonl, the file's extension, works too)", o.Stdout)
 		}
 	}
 	switch o.FailOn {
@@ -437,6 +439,18 @@ func missingKeys(ro *review.Options, p *review.Plan) error {
 		}
 	}
 	return nil
+}
+
+// formatName reads a format as the user may write it: in any case, and as
+// its file's extension (rdjsonl, md).
+func formatName(f string) string {
+	switch f = strings.ToLower(strings.TrimSpace(f)); f {
+	case "rdjsonl":
+		return "rdjson"
+	case "md":
+		return "markdown"
+	}
+	return f
 }
 
 // outputError makes a refused output directory (a symlink planted in it
