@@ -127,7 +127,11 @@ func (c *Config) ProviderType(name string) string {
 }
 
 // ResolveModel expands an alias and checks that the reference names a
-// configured provider. An empty name means the default model.
+// configured provider. An empty name means the default model. A bare model
+// name (no "provider:") that is no alias takes the provider its name is
+// known by: claude-* is Anthropic's; gpt-*, chatgpt-*, o1, o3 and o4 (and
+// their -suffixed variants) are OpenAI's. Any other bare name is an
+// *UnknownModelError, which says which alias would fix it.
 func (c *Config) ResolveModel(name string) (llm.ModelRef, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -143,7 +147,14 @@ func (c *Config) ResolveModel(name string) (llm.ModelRef, error) {
 			break
 		}
 		seen[name] = true
-		name = target
+		name = strings.TrimSpace(target)
+	}
+	if !strings.Contains(name, ":") {
+		provider := providerByName(name)
+		if provider == "" {
+			return llm.ModelRef{}, &UnknownModelError{Name: name}
+		}
+		name = provider + ":" + name
 	}
 	ref, err := llm.ParseModel(name)
 	if err != nil {
@@ -154,6 +165,43 @@ func (c *Config) ResolveModel(name string) (llm.ModelRef, error) {
 	}
 	return ref, nil
 }
+
+// providerByName returns the provider a bare model name is known by, from
+// the well-known prefixes of model families (claude- for Anthropic; gpt-,
+// chatgpt-, o1, o3 and o4 for OpenAI), or "" when the name does not say.
+func providerByName(model string) string {
+	m := strings.ToLower(strings.TrimSpace(model))
+	switch {
+	case m == "":
+		return ""
+	case strings.HasPrefix(m, "claude-"):
+		return llm.ProviderAnthropic
+	case strings.HasPrefix(m, "gpt-"), strings.HasPrefix(m, "chatgpt-"):
+		return llm.ProviderOpenAI
+	}
+	for _, family := range []string{"o1", "o3", "o4"} {
+		if m == family || strings.HasPrefix(m, family+"-") {
+			return llm.ProviderOpenAI
+		}
+	}
+	return ""
+}
+
+// UnknownModelError is a bare model name that is no alias and whose
+// provider cannot be told from the name. It wraps llm.ErrUnknownProvider.
+// Callers that know where the name came from (a file and line, a flag) put
+// that before the message.
+type UnknownModelError struct {
+	// Name is the model as written (after aliases were followed).
+	Name string
+}
+
+func (e *UnknownModelError) Error() string {
+	return fmt.Sprintf("model %q names no provider, and its name is not one sot can place: write it as provider:model (for example openai:%[1]s), or add to your config: aliases: {%[1]s: <provider>:%[1]s}", e.Name)
+}
+
+// Unwrap lets errors.Is(err, llm.ErrUnknownProvider) hold.
+func (e *UnknownModelError) Unwrap() error { return llm.ErrUnknownProvider }
 
 // ProviderNames lists configured providers, sorted.
 func (c *Config) ProviderNames() []string {

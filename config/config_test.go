@@ -139,7 +139,17 @@ func TestResolveModel(t *testing.T) {
 		{"openrouter:meta/llama-3", "openrouter:meta/llama-3", ""},
 		{"ollama:qwen2.5:7b", "ollama:qwen2.5:7b", ""},
 		{"vertex:gemini", "", "unknown provider"},
-		{"gpt-4.1", "", "write it as provider:model"},
+		// A bare name: an alias first, then the provider its family is
+		// known by; anything else names the alias that would fix it.
+		{"gpt-4.1", "openai:gpt-4.1", ""},
+		{"gpt-5.2", "openai:gpt-5.2", ""},
+		{"claude-opus-4.6", "anthropic:claude-opus-4.6", ""},
+		{"o3", "openai:o3", ""},
+		{"o4-mini", "openai:o4-mini", ""},
+		{"o1-preview", "openai:o1-preview", ""},
+		{"gemini-3-pro", "", `add to your config: aliases: {gemini-3-pro: <provider>:gemini-3-pro}`},
+		{"o3x", "", "write it as provider:model"},
+		{"claude", "", "names no provider"},
 	}
 	for _, tt := range tests {
 		ref, err := cfg.ResolveModel(tt.in)
@@ -155,6 +165,29 @@ func TestResolveModel(t *testing.T) {
 	}
 	if _, err := cfg.ResolveModel("vertex:gemini"); !errors.Is(err, llm.ErrUnknownProvider) {
 		t.Errorf("unknown provider should wrap llm.ErrUnknownProvider: %v", err)
+	}
+	var ume *UnknownModelError
+	if _, err := cfg.ResolveModel("gemini-3-pro"); !errors.As(err, &ume) || ume.Name != "gemini-3-pro" || !errors.Is(err, llm.ErrUnknownProvider) {
+		t.Errorf("an unplaceable bare name should be an *UnknownModelError wrapping llm.ErrUnknownProvider: %v", err)
+	}
+}
+
+// TestResolveBareModelAliasFirst: an alias wins over the family prefix,
+// and an alias may itself point at a bare name of a known family.
+func TestResolveBareModelAliasFirst(t *testing.T) {
+	cfg := Defaults()
+	cfg.Aliases = map[string]string{"gpt-5.2": "anthropic:claude-sonnet-4-5", "gemini-3-pro": "ollama:gemini-3-pro", "best": "claude-opus-4.6"}
+	tests := []struct{ in, want string }{
+		{"gpt-5.2", "anthropic:claude-sonnet-4-5"},
+		{"gemini-3-pro", "ollama:gemini-3-pro"},
+		{"best", "anthropic:claude-opus-4.6"},
+		{"gpt-4.1-mini", "openai:gpt-4.1-mini"},
+	}
+	for _, tt := range tests {
+		ref, err := cfg.ResolveModel(tt.in)
+		if err != nil || ref.String() != tt.want {
+			t.Errorf("ResolveModel(%q) = %v, %v; want %s", tt.in, ref, err, tt.want)
+		}
 	}
 }
 
