@@ -198,6 +198,9 @@ func fixture(debate bool) *synthesis.Result {
 						{Source: "security/premortem", Stance: "maintains", Argument: "The admin endpoint shares one cache across tenants."},
 					}},
 					{Round: 3, State: "contested"},
+					{Continuation: 1, Called: []string{"security/premortem", "security/red-team"}, State: "contested", Responses: []synthesis.Response{
+						{Source: "security/red-team", Stance: "disagree", Argument: "The admin endpoint is behind the tenant middleware."},
+					}},
 				}},
 			{ID: "T3", FindingID: "performance.2", Claim: fBuffer.Claim, Source: "performance", State: "trade-off",
 				Resolution: "conservative default (priority hierarchy)",

@@ -166,7 +166,20 @@ func MergeReports(rs []finding.Report) finding.Report {
 // own. Appending a round that is already present replaces it, so a
 // resumed run that writes a round again gives the same file.
 func AppendRound(existing string, round int, body string) string {
-	heading := fmt.Sprintf("## Round %d", round)
+	return appendExchange(existing, fmt.Sprintf("## Round %d", round), body, "round")
+}
+
+// AppendContinuation adds a continuation of the debate (an exchange after
+// the global rounds, among the participants of contested threads only) to
+// a specialist's review file as a "## Continuation N" section, as
+// AppendRound adds a round.
+func AppendContinuation(existing string, n int, body string) string {
+	return appendExchange(existing, fmt.Sprintf("## Continuation %d", n), body, "continuation")
+}
+
+// appendExchange adds or replaces the section of one debate exchange; kind
+// names it in the note that replaces an empty body.
+func appendExchange(existing, heading, body, kind string) string {
 	lines := strings.Split(existing, "\n")
 	start, end := -1, len(lines)
 	for i, l := range lines {
@@ -174,7 +187,7 @@ func AppendRound(existing string, round int, body string) string {
 			start = i
 			continue
 		}
-		if start >= 0 && strings.HasPrefix(l, "## Round ") {
+		if start >= 0 && (strings.HasPrefix(l, "## Round ") || strings.HasPrefix(l, "## Continuation ")) {
 			end = i
 			break
 		}
@@ -199,7 +212,7 @@ func AppendRound(existing string, round int, body string) string {
 	body = strings.ReplaceAll(strings.ReplaceAll(body, "\r\n", "\n"), "\r", "\n")
 	body = strings.Trim(body, "\n")
 	if strings.TrimSpace(body) == "" {
-		body = "No new findings or positions in this round."
+		body = "No new findings or positions in this " + kind + "."
 	}
 	for _, l := range strings.Split(body, "\n") {
 		b.WriteString(demote(l))

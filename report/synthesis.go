@@ -634,7 +634,11 @@ func (w *mdWriter) debateTrace() {
 		}
 		w.bullet("", "Initial finding", initial)
 		for _, r := range t.Rounds {
-			w.line("- **Round %d** (state: %s)", r.Round, orNone(r.State))
+			called := ""
+			if r.Continuation > 0 {
+				called = " (" + orNone(joinOne(r.Called)) + ")"
+			}
+			w.line("- **%s**%s (state: %s)", r.Name(), called, orNone(r.State))
 			if len(r.Responses) == 0 {
 				w.line("  - no responses")
 			}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -71,7 +73,10 @@ type thread struct {
 	decision   *synthesis.Decision
 	rounds     []synthesis.ThreadRound
 	budgetOut  bool
-	answered   int // the last round in which a participant responded on the thread
+	// said holds what each participant said on the thread in the exchange
+	// under way; snapshot records it and starts the next exchange empty, so
+	// the trace shows only the positions taken in each exchange.
+	said map[string]synthesis.Response
 }
 
 // debate is the state of one debate run.
@@ -156,6 +161,17 @@ func runDebate(ctx context.Context, p *Plan, o *Options, st *stack.Stack, res *s
 	return d.apply(all), d.stopped, nil
 }
 
+// exchangeName names exchange r of the debate: "round 2" for a global
+// round, "continuation 1" for the first targeted exchange after them. The
+// debate numbers continuations after the rounds (maxRounds+1, ...) to keep
+// them in order; they are never called rounds.
+func exchangeName(r int) string {
+	if r > maxRounds {
+		return fmt.Sprintf("continuation %d", r-maxRounds)
+	}
+	return fmt.Sprintf("round %d", r)
+}
+
 func sourceOf(specialist, lens string) string {
 	if lens == "" {
 		return specialist
@@ -166,7 +182,7 @@ func sourceOf(specialist, lens string) string {
 // open makes a thread of a finding.
 func (d *debate) open(f finding.Finding, round int) {
 	t := &thread{id: fmt.Sprintf("T%d", len(d.threads)+1), origin: f, owner: f.Source(), created: round, state: StateOpen,
-		stances: map[string]string{}, arguments: map[string]string{}, severity: f.Severity}
+		stances: map[string]string{}, arguments: map[string]string{}, severity: f.Severity, said: map[string]synthesis.Response{}}
 	t.rounds = append(t.rounds, synthesis.ThreadRound{Round: round, State: StateOpen,
 		Responses: []synthesis.Response{{Source: t.owner, Stance: "raised", Argument: f.Claim}}})
 	d.threads = append(d.threads, t)
@@ -227,11 +243,12 @@ type roundSummary struct {
 	} `json:"threads"`
 }
 
-// summarize asks the lead for the summary of round r over the given threads
+// summarize asks the lead for the summary of exchange r (see exchangeName)
+// over the given threads
 // and records its classifications.
 func (d *debate) summarize(ctx context.Context, r int, threads []*thread) (*roundSummary, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Summarize round %d. Threads:\n\n", r)
+	fmt.Fprintf(&b, "Summarize %s. Threads:\n\n", exchangeName(r))
 	for _, t := range threads {
 		fmt.Fprintf(&b, "### %s (%s), raised by %s in round %d: [%s, %s] %s\n", t.id, t.state, t.owner, t.created, t.severity, t.origin.Confidence, flat(t.origin.Claim))
 		fmt.Fprintf(&b, "Grounds: %s\n", flat(t.origin.Grounds))
@@ -251,7 +268,7 @@ func (d *debate) summarize(ctx context.Context, r int, threads []*thread) (*roun
 		Model: d.p.TriageModel, System: summarySystem, Temperature: llm.Float(0.2), MaxTokens: 4096,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: b.String()}},
 		Schema:   &llm.Schema{Name: "round_summary", JSON: summarySchema},
-		Label:    fmt.Sprintf("debate/round-%d/summary", r),
+		Label:    "debate/" + strings.ReplaceAll(exchangeName(r), " ", "-") + "/summary",
 	})
 	if err != nil {
 		if errors.Is(err, llm.ErrBudget) {
@@ -266,7 +283,7 @@ func (d *debate) summarize(ctx context.Context, r int, threads []*thread) (*roun
 	for _, ts := range s.Threads {
 		t := d.byID[strings.ToUpper(strings.TrimSpace(ts.ThreadID))]
 		if t == nil {
-			d.res.Rejected = append(d.res.Rejected, fmt.Sprintf("round %d summary: thread %q does not exist; its summary was dropped", r, ts.ThreadID))
+			d.res.Rejected = append(d.res.Rejected, fmt.Sprintf("%s summary: thread %q does not exist; its summary was dropped", exchangeName(r), ts.ThreadID))
 			continue
 		}
 		t.summary, t.questions = flat(ts.Summary), flat(ts.Questions)
@@ -397,7 +414,7 @@ func (d *debate) round(ctx context.Context, r int, s *roundSummary) ([]finding.R
 			d.res.Missing = append(d.res.Missing, synthesis.Missing{Specialist: db.specialist, Lens: db.lens, Chunk: db.chunk, Files: d.p.chunkFiles(db.chunk), Error: fmt.Sprintf("round %d: %v", r, err)})
 			continue
 		}
-		if d.apply1(r, db, a.Positions) {
+		if d.apply1(db, a.Positions) {
 			changed = true
 		}
 		a.Report.Model = db.task.Request.Model
@@ -411,12 +428,12 @@ func (d *debate) round(ctx context.Context, r int, s *roundSummary) ([]finding.R
 		}
 		d.note(db, r, a)
 	}
-	d.snapshot(r)
+	d.snapshot(r, 0, nil)
 	return newReports, changed
 }
 
 // apply1 records a debater's positions and reports whether any changed.
-func (d *debate) apply1(r int, db *debater, positions []finding.Position) bool {
+func (d *debate) apply1(db *debater, positions []finding.Position) bool {
 	changed := false
 	src := db.source()
 	for _, pos := range positions {
@@ -428,7 +445,7 @@ func (d *debate) apply1(r int, db *debater, positions []finding.Position) bool {
 		if stance == "" {
 			continue
 		}
-		t.answered = r
+		t.said[src] = synthesis.Response{Source: src, Stance: stance, Argument: pos.Argument}
 		if t.stances[src] != stance {
 			changed = true
 		}
@@ -499,36 +516,34 @@ func (t *thread) restate() {
 	}
 }
 
-// snapshot records each thread's state and this round's responses.
-func (d *debate) snapshot(r int) {
+// snapshot ends an exchange: global round r, or continuation c (r is
+// then 0) of the threads in called, each with the sources called on it.
+// Each thread records its state and the positions taken in the exchange,
+// and nothing else: a participant who was not called, or said nothing on
+// the thread, does not appear in it. A thread that took part in the
+// exchange is recorded even when its positions repeat earlier ones, so the
+// trace shows every exchange that happened; one that did not is recorded
+// only when its state changed.
+func (d *debate) snapshot(r, c int, called map[*thread][]string) {
 	for _, t := range d.threads {
-		if t.created == r {
+		said := t.said
+		t.said = map[string]synthesis.Response{}
+		if c == 0 && t.created == r {
 			t.rounds[0].State = t.state
 			continue
 		}
-		tr := synthesis.ThreadRound{Round: r, State: t.state}
-		for _, src := range sortedKeys(t.stances) {
-			tr.Responses = append(tr.Responses, synthesis.Response{Source: src, Stance: t.stances[src], Argument: t.arguments[src]})
+		sources, took := called[t]
+		if c > 0 && !took {
+			continue // a continuation concerns only the threads it was for
 		}
-		// A round in which the thread was answered is recorded even when the
-		// positions repeat, so the trace shows every exchange that happened;
-		// a thread nobody spoke on is recorded only when its state changed.
-		if last := t.rounds[len(t.rounds)-1]; len(tr.Responses) > 0 && (t.answered == r || !sameResponses(last.Responses, tr.Responses)) || last.State != tr.State {
+		tr := synthesis.ThreadRound{Round: r, Continuation: c, State: t.state, Called: sources}
+		for _, src := range slices.Sorted(maps.Keys(said)) {
+			tr.Responses = append(tr.Responses, said[src])
+		}
+		if last := t.rounds[len(t.rounds)-1]; len(tr.Responses) > 0 || took || last.State != tr.State {
 			t.rounds = append(t.rounds, tr)
 		}
 	}
-}
-
-func sameResponses(a, b []synthesis.Response) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // render writes the round context one debater sees: the lead's summary and
@@ -640,6 +655,7 @@ func (d *debate) continuation(ctx context.Context) error {
 		var tasks []*engine.Task
 		var owners []*thread
 		var spokes []*debater
+		called := map[*thread][]string{}
 		for _, t := range active {
 			parts := d.participants(t)
 			if d.calls+len(parts) > continuationCallLimit {
@@ -666,11 +682,13 @@ func (d *debate) continuation(ctx context.Context) error {
 		touched := map[*thread]bool{}
 		for i, rr := range results {
 			t, db := owners[i], spokes[i]
+			if rr.Err != nil && errors.Is(rr.Err, llm.ErrBudget) {
+				d.stopped = rr.Err // refused before it was sent: not called
+				continue
+			}
 			touched[t] = true
+			called[t] = append(called[t], db.source())
 			if rr.Err != nil {
-				if errors.Is(rr.Err, llm.ErrBudget) {
-					d.stopped = rr.Err
-				}
 				continue
 			}
 			a, _, err := finding.RoundFromJSON(rr.Resp.JSON, db.specialist, db.lens, db.chunk, maxRounds+step, db.next)
@@ -683,7 +701,7 @@ func (d *debate) continuation(ctx context.Context) error {
 					own = append(own, p)
 				}
 			}
-			d.apply1(maxRounds+step, db, own)
+			d.apply1(db, own)
 			a.Report.Findings = nil // continuations argue; they do not open threads
 			d.note(db, maxRounds+step, finding.RoundAnswer{Positions: own})
 		}
@@ -693,7 +711,7 @@ func (d *debate) continuation(ctx context.Context) error {
 			done = append(done, t)
 		}
 		sort.Slice(done, func(i, j int) bool { return done[i].id < done[j].id })
-		d.snapshot(maxRounds + step)
+		d.snapshot(0, step, called)
 		if _, err := d.summarize(ctx, maxRounds+step, done); err != nil {
 			d.res.Notes = append(d.res.Notes, fmt.Sprintf("the continuation summary failed: %v", err))
 			return nil

@@ -494,7 +494,11 @@ func writeSpecialists(d *safedir.Dir, res *synthesis.Result, reports []finding.R
 		text := report.SpecialistMarkdown(r, res)
 		notes := rounds[[2]string{r.Specialist, r.Lens}]
 		for _, n := range sortedRounds(notes) {
-			text = report.AppendRound(text, n, notes[n])
+			if n > maxRounds {
+				text = report.AppendContinuation(text, n-maxRounds, notes[n])
+			} else {
+				text = report.AppendRound(text, n, notes[n])
+			}
 		}
 		if err := write(path, []byte(text)); err != nil {
 			return nil, err

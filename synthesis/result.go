@@ -1,5 +1,7 @@
 package synthesis
 
+import "fmt"
+
 // Result is everything a review produced: what REVIEW-SYNTHESIS.md, the JSON,
 // SARIF and rdjson outputs and the terminal summary are rendered from.
 type Result struct {
@@ -98,11 +100,30 @@ type Thread struct {
 	Resolution string        `json:"resolution,omitempty"`
 }
 
-// ThreadRound is what happened to a thread in one round.
+// ThreadRound is what happened to a thread in one exchange of the debate:
+// a global round, in which every specialist was called, or a continuation,
+// in which only the thread's participants were. Responses hold only the
+// positions taken in that exchange.
 type ThreadRound struct {
-	Round     int        `json:"round"`
+	// Round is the global round (1 to 3); 0 for a continuation.
+	Round int `json:"round"`
+	// Continuation numbers a targeted exchange after the global rounds
+	// (1, 2); 0 for a global round.
+	Continuation int `json:"continuation,omitempty"`
+	// Called lists the participants (specialist or specialist/lens) called
+	// on the thread in a continuation.
+	Called    []string   `json:"called,omitempty"`
 	State     string     `json:"state"`
 	Responses []Response `json:"responses"`
+}
+
+// Name is how the exchange is called in reports: "Round 2" or
+// "Continuation 1".
+func (r ThreadRound) Name() string {
+	if r.Continuation > 0 {
+		return fmt.Sprintf("Continuation %d", r.Continuation)
+	}
+	return fmt.Sprintf("Round %d", r.Round)
 }
 
 // Response is one participant's position on a thread in a round.

@@ -1,0 +1,173 @@
+package review
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sotlabs/sot/llm/llmtest"
+	"github.com/sotlabs/sot/synthesis"
+)
+
+var continuationSummaryRe = regexp.MustCompile(`^Summarize continuation (\d+)\.`)
+
+// calledIn reads the fake provider's request log and returns, for each
+// exchange of a debate ("round 1", "round 2", "continuation 1", ...), the
+// specialists that were called in it. Continuations run one after the
+// other, each followed by the lead's summary of it, so a continuation call
+// belongs to the continuation after the last summarized one.
+func calledIn(recs []llmtest.Recorded) map[string][]string {
+	out := map[string][]string{}
+	summarized := 0
+	for _, r := range recs {
+		if m := continuationSummaryRe.FindStringSubmatch(r.LastUser()); m != nil {
+			summarized++
+			continue
+		}
+		m := specialistRe.FindStringSubmatch(r.System)
+		if m == nil {
+			continue
+		}
+		name := "round 1"
+		switch {
+		case strings.Contains(r.System, "# Debate continuation"):
+			name = exchangeName(maxRounds + summarized + 1)
+		case roundRe.MatchString(r.System):
+			all := roundRe.FindAllStringSubmatch(r.System, -1)
+			name = "round " + all[len(all)-1][1]
+		}
+		if !slices.Contains(out[name], m[1]) {
+			out[name] = append(out[name], m[1])
+		}
+	}
+	for k := range out {
+		slices.Sort(out[k])
+	}
+	return out
+}
+
+// The Debate Trace shows only what happened: a specialist that agreed in
+// the global rounds and was never called again does not appear in the
+// continuations, which are labelled as such, name the specialists called,
+// and are never called rounds; review.json and the REVIEW files say the
+// same, checked against the fake provider's request log.
+func TestDebateTraceShowsOnlyWhatHappened(t *testing.T) {
+	s := script{
+		findings: map[string]map[int][]map[string]any{"security": {1: {rawFinding(1, "the session token reaches the cookie without any validation step")}}},
+		positions: map[string]map[int]map[string]string{
+			"security":    {2: {"T1": "maintain"}, 3: {"T1": "maintain"}, 9: {"T1": "maintain"}},
+			"correctness": {2: {"T1": "disagree"}, 3: {"T1": "disagree"}, 9: {"T1": "disagree"}},
+			"testing":     {2: {"T1": "agree"}, 3: {"T1": "agree"}, 9: {"T1": "agree"}},
+		},
+		kind: "factual",
+	}
+	out, srv := runDebateScript(t, s, "security,correctness,testing")
+	called := calledIn(srv.Requests())
+	if got := called["continuation 1"]; !slices.Equal(got, []string{"correctness", "security"}) {
+		t.Fatalf("continuation 1 called %v; the test needs security and correctness, and testing left out", got)
+	}
+	if _, ok := called["continuation 2"]; !ok {
+		t.Fatal("the test needs a second continuation")
+	}
+	if _, ok := called["round 4"]; ok {
+		t.Fatal("the debate ran a fourth global round")
+	}
+
+	dir := out.Plan.OutputDir
+	if _, err := WriteFormats(dir, out.Result, []string{"json"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "review.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Threads []synthesis.Thread `json:"threads"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	th := func(ts []synthesis.Thread) *synthesis.Thread {
+		for i := range ts {
+			if ts[i].ID == "T1" {
+				return &ts[i]
+			}
+		}
+		t.Fatal("review.json has no thread T1")
+		return nil
+	}(doc.Threads)
+	continuations := 0
+	for _, r := range th.Rounds {
+		var name string
+		switch {
+		case r.Continuation > 0 && r.Round == 0:
+			name = exchangeName(maxRounds + r.Continuation)
+			continuations++
+			var specs []string
+			for _, src := range r.Called {
+				spec, _, _ := strings.Cut(src, "/")
+				specs = append(specs, spec)
+			}
+			slices.Sort(specs)
+			if !slices.Equal(specs, called[name]) {
+				t.Errorf("%s lists %v as called; the request log shows %v", name, r.Called, called[name])
+			}
+		case r.Continuation == 0 && r.Round >= 1 && r.Round <= maxRounds:
+			name = exchangeName(r.Round)
+		default:
+			t.Errorf("an exchange numbered round %d, continuation %d: there are %d rounds and continuations are not rounds", r.Round, r.Continuation, maxRounds)
+			continue
+		}
+		for _, resp := range r.Responses {
+			spec, _, _ := strings.Cut(resp.Source, "/")
+			if !slices.Contains(called[name], spec) {
+				t.Errorf("the trace has %s say %q in %s, but %s was not called in it (called: %v)", resp.Source, resp.Stance, name, resp.Source, called[name])
+			}
+		}
+	}
+	if continuations != 2 {
+		t.Errorf("T1 records %d continuations, want 2: %+v", continuations, th.Rounds)
+	}
+
+	md, err := os.ReadFile(filepath.Join(dir, synthesisFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := string(md[strings.Index(string(md), "## Debate Trace"):])
+	for _, bad := range []string{"Round 4", "Round 5"} {
+		if strings.Contains(trace, bad) {
+			t.Errorf("the Debate Trace shows a %q:\n%s", bad, trace)
+		}
+	}
+	for _, want := range []string{"**Continuation 1** (security, correctness)", "**Continuation 2** (security, correctness)"} {
+		if !strings.Contains(trace, want) {
+			t.Errorf("the Debate Trace lacks %q:\n%s", want, trace)
+		}
+	}
+	for _, block := range strings.Split(trace, "- **Continuation")[1:] {
+		if i := strings.Index(block, "- **"); i >= 0 {
+			block = block[:i]
+		}
+		if strings.Contains(block, "testing") {
+			t.Errorf("a continuation shows testing, which was never called after round 3:\n%s", block)
+		}
+	}
+	rf, err := os.ReadFile(filepath.Join(dir, "REVIEW-TESTING.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(rf), "## Continuation") || strings.Contains(string(rf), "## Round 4") {
+		t.Errorf("REVIEW-TESTING.md records an exchange testing was not called in:\n%s", rf)
+	}
+	sf, err := os.ReadFile(filepath.Join(dir, "REVIEW-SECURITY.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sf), "## Continuation 1") || strings.Contains(string(sf), "## Round 4") {
+		t.Errorf("REVIEW-SECURITY.md should record its continuations as such:\n%s", sf)
+	}
+}
