@@ -73,6 +73,14 @@ var (
 		loc("go.mod", 7, 0))
 )
 
+func init() {
+	// The leads of S1 and S2 carry their own reasoning and checks, which
+	// the synthesis repeats next to the items.
+	fTokenCompare.Warrant = "== returns at the first differing byte, so the response time tells an attacker how much of a guessed token matched."
+	fTokenCompare.Verification = "Replace == with subtle.ConstantTimeCompare and run the session tests."
+	fRetry.Verification = "Point the client at a server that always answers 503.\nCheck that the call returns an error after the configured attempts."
+}
+
 func fixture(debate bool) *synthesis.Result {
 	cacheDispute := &synthesis.Dispute{
 		ID: "D1", Kind: synthesis.Factual,

@@ -1128,3 +1128,43 @@ func TestDismissedFindings(t *testing.T) {
 		t.Errorf("rdjsonl still reports the dismissed finding %s", dismissed.ID)
 	}
 }
+
+// Each must-fix and should-fix item carries what a reader needs to act on
+// it: the reasoning and the suggested check of the source leading it, and
+// the REVIEW file that source came from; the summary lists the files
+// reviewed.
+func TestSynthesisCarriesTheAction(t *testing.T) {
+	res := fixture(false)
+	md := SynthesisMarkdown(res)
+	for _, it := range res.Items {
+		start := strings.Index(md, "### "+it.ID+": ")
+		if start < 0 {
+			t.Fatalf("no section for %s", it.ID)
+		}
+		section := md[start:]
+		if end := strings.Index(section[4:], "\n#"); end >= 0 {
+			section = section[:end+4]
+		}
+		lead := it.LeadSource()
+		file := "REVIEW-" + strings.ToUpper(lead.Specialist)
+		if lead.Lens != "" {
+			file += "-" + strings.ToUpper(lead.Lens)
+		}
+		file += ".md"
+		actionable := it.Severity == finding.MustFix || it.Severity == finding.ShouldFix
+		for _, want := range []string{"**Reasoning**", "**Suggested check**", "`" + file + "`"} {
+			if got := strings.Contains(section, want); got != actionable {
+				t.Errorf("%s (%s): contains %q = %v, want %v:\n%s", it.ID, it.Severity, want, got, actionable, section)
+			}
+		}
+		if actionable && !strings.Contains(section, strings.Split(lead.Verification, "\n")[0]) {
+			t.Errorf("%s lacks its lead's suggested check %q:\n%s", it.ID, lead.Verification, section)
+		}
+	}
+	summary := md[:strings.Index(md, "## "+SectionDiversity)]
+	for _, f := range res.Reviewed {
+		if !strings.Contains(summary, "  - `"+f+"`") {
+			t.Errorf("the summary does not list the reviewed file %s:\n%s", f, summary)
+		}
+	}
+}

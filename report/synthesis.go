@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/synthesis"
 )
 
@@ -130,6 +131,9 @@ func (w *mdWriter) summary() {
 	}
 	if len(r.Reviewed) > 0 || len(r.Skipped) > 0 || r.Type == "diff" {
 		w.line("- Files reviewed: %d", len(r.Reviewed))
+		for _, f := range r.Reviewed {
+			w.line("  - %s", code(f))
+		}
 		if len(r.Skipped) == 0 {
 			w.line("- Files skipped: none")
 		} else {
@@ -337,6 +341,9 @@ func (w *mdWriter) item(it *synthesis.Item) {
 	}
 	w.bullet("", "Location", locOrNone(it.Location))
 	w.bullet("", "Category", it.Category)
+	if it.Severity == finding.MustFix || it.Severity == finding.ShouldFix {
+		w.action(it)
+	}
 	w.sources(it.Sources, true)
 	if ls := lenses(it.Sources); len(ls) > 0 {
 		w.bullet("", "Perspective", strings.Join(ls, ", "))
@@ -354,6 +361,46 @@ func (w *mdWriter) item(it *synthesis.Item) {
 		}
 		w.bullet("", "Outcome", s)
 	}
+}
+
+// action writes what a reader needs to act on an item without opening the
+// specialist's file: the reasoning and the suggested check of the source
+// that leads it, and the file holding that source's full review.
+func (w *mdWriter) action(it *synthesis.Item) {
+	lead := it.LeadSource()
+	if lead == nil {
+		return
+	}
+	w.block("Reasoning", lead.Warrant, "not given")
+	w.block("Suggested check", lead.Verification, "not given")
+	if name := reviewFile(lead); name != "" {
+		w.bullet("", "From", code(name)+" ("+orCode(lead.ID)+")")
+	}
+}
+
+// block writes a bullet whose value may run over several lines: on one
+// line when it fits there, as a quote below the bullet otherwise.
+func (w *mdWriter) block(name, value, missing string) {
+	switch {
+	case strings.TrimSpace(value) == "":
+		w.bullet("", name, missing)
+	case multiline(value):
+		w.line("- **%s**:", name)
+		w.b.WriteString(quote("  ", value))
+	default:
+		w.bullet("", name, value)
+	}
+}
+
+// reviewFile is the name of the REVIEW-<SPECIALIST>[-<LENS>].md file that
+// holds a finding's specialist review, or "" when its names cannot make
+// one.
+func reviewFile(f *finding.Finding) string {
+	p, err := persona.ReviewFile("", f.Specialist, f.Lens)
+	if err != nil {
+		return ""
+	}
+	return p
 }
 
 func (w *mdWriter) chain(chain string) {
