@@ -17,6 +17,7 @@ import (
 	"github.com/sotlabs/sot/internal/cmd/personas"
 	"github.com/sotlabs/sot/internal/cmd/promptcmd"
 	"github.com/sotlabs/sot/internal/cmd/reviewcmd"
+	"github.com/sotlabs/sot/internal/cmd/runs"
 	"github.com/sotlabs/sot/internal/cmd/trust"
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
@@ -83,6 +84,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 		reviewcmd.NewCmd(f),
 		moderate.NewCmd(f),
 		trust.NewCmd(f),
+		runs.NewCmd(f),
 	)
 	return cmd
 }

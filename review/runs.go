@@ -1,0 +1,196 @@
+package review
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/middleware"
+	"github.com/sotlabs/sot/synthesis"
+)
+
+// Run states, as ListRuns reports them.
+const (
+	StateFinished    = "finished"    // the synthesis was written
+	StatePartial     = "partial"     // written, with parts missing
+	StateInterrupted = "interrupted" // stopped before the synthesis; the same command resumes it
+	StateRunning     = "running"     // a process holds the run's lock
+	StateForeign     = "not yours"   // run.json lacks the user's signature: not resumed
+)
+
+// RunInfo describes one run directory of a project.
+type RunInfo struct {
+	ID      string    `json:"run_id"`
+	Dir     string    `json:"dir"`
+	Created time.Time `json:"created"`
+	// Kind is the review type and how it ran ("diff, parallel").
+	Kind string `json:"kind"`
+	// Material is what was reviewed (a diff range, paths, a description).
+	Material string `json:"material"`
+	State    string `json:"state"`
+	// Calls and CostUSD are what the run paid for, as its result or, for a
+	// run that did not finish, its journal records.
+	Calls    int     `json:"calls"`
+	CostUSD  float64 `json:"cost_usd"`
+	Findings int     `json:"findings"`
+	Missing  int     `json:"missing,omitempty"`
+	// Resume is the sot review command that continues or re-renders the
+	// run, as far as run.json records it (the material must be unchanged
+	// for a diff to resume under the same id).
+	Resume string `json:"resume,omitempty"`
+}
+
+// ListRuns lists the runs in the project at top: the default output
+// directories (.sot/reviews/<run-id>) and PAW's (.paw/work/<id>/reviews),
+// newest first. prices turns a journal's usage into dollars.
+func ListRuns(top string, prices llm.PriceTable) ([]RunInfo, error) {
+	var dirs []string
+	for _, pattern := range []string{filepath.Join(top, ".sot", "reviews", "*"), filepath.Join(top, ".paw", "work", "*", "reviews")} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			return nil, err
+		}
+		dirs = append(dirs, m...)
+	}
+	var runs []RunInfo
+	for _, dir := range dirs {
+		fi, err := os.Lstat(dir)
+		if err != nil || !fi.IsDir() { // a link is not followed
+			continue
+		}
+		if r, ok := readRunInfo(dir, prices); ok {
+			if rel, err := filepath.Rel(top, dir); err == nil {
+				r.Dir = rel
+			}
+			runs = append(runs, r)
+		}
+	}
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Created.After(runs[j].Created) })
+	return runs, nil
+}
+
+// readRunInfo reads what a run directory says about its run; false when it
+// holds none.
+func readRunInfo(dir string, prices llm.PriceTable) (RunInfo, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if err != nil {
+		return RunInfo{}, false
+	}
+	st := parseState(b)
+	if st.RunID == "" {
+		return RunInfo{}, false
+	}
+	r := RunInfo{ID: st.RunID, Dir: dir, Created: st.Created, Material: st.Context.Coordinates}
+	kind := []string{st.Context.Type}
+	if st.Mode != "" && st.Mode != ModeSociety {
+		kind = append(kind, st.Mode)
+	} else if st.Context.InteractionMode != "" {
+		kind = append(kind, st.Context.InteractionMode)
+	}
+	r.Kind = strings.Join(kind, ", ")
+	switch res, ok := readResult(dir); {
+	case !st.authentic:
+		r.State = StateForeign
+	case lockHeld(filepath.Join(dir, lockFile)):
+		r.State = StateRunning
+	case ok:
+		r.State = StateFinished
+		if res.Partial() {
+			r.State, r.Missing = StatePartial, len(res.Missing)
+		}
+		r.Calls, r.CostUSD, r.Findings = res.Usage.Calls, res.Usage.CostUSD, len(res.Items)
+	default:
+		r.State = StateInterrupted
+	}
+	if r.State == StateInterrupted || r.State == StateRunning {
+		calls, byModel, _ := middleware.JournalUsage(filepath.Join(dir, journalFile))
+		r.Calls = calls
+		for model, u := range byModel {
+			if p, ok := prices.Lookup(model); ok {
+				r.CostUSD += p.Cost(u)
+			}
+		}
+	}
+	if st.authentic {
+		r.Resume = resumeCommand(st, dir)
+	}
+	return r, true
+}
+
+func readResult(dir string) (*synthesis.Result, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, resultFile))
+	if err != nil {
+		return nil, false
+	}
+	var res synthesis.Result
+	if json.Unmarshal(b, &res) != nil {
+		return nil, false
+	}
+	return &res, true
+}
+
+// resumeCommand rebuilds, from a run's record, the sot review command that
+// ran it: the same command resumes the run (or, once it finished,
+// re-renders it without a call) while the material is unchanged.
+func resumeCommand(st state, dir string) string {
+	c := st.Context
+	args := []string{"sot", "review"}
+	add := func(flag, value string) { args = append(args, flag, shellQuote(value)) }
+	switch st.Mode {
+	case ModeSingleModel, ModeMultiModel:
+		add("--mode", st.Mode)
+	}
+	switch c.Type {
+	case "artifacts":
+		add("--artifacts", strings.Join(strings.Split(c.Coordinates, ", "), ","))
+	case "freeform":
+		add("--type", "freeform")
+		add("--input", c.Coordinates)
+		if c.Framing != "" {
+			add("--framing", c.Framing)
+		}
+	default:
+		switch rest, ok := strings.CutPrefix(c.Coordinates, "git diff "); {
+		case strings.HasPrefix(c.Coordinates, "git diff --cached"):
+			args = append(args, "--staged")
+		case ok && !strings.HasPrefix(rest, "HEAD (") && !strings.HasPrefix(rest, "(working"):
+			rng, paths, _ := strings.Cut(rest, " -- ")
+			add("--diff", rng)
+			if paths != "" {
+				args = append(args, strings.Fields(paths)...)
+			}
+		}
+	}
+	if c.Specialists != "" && c.Specialists != "all" {
+		add("--specialists", c.Specialists)
+	}
+	if c.Perspectives != "" && c.Perspectives != "auto" {
+		add("--perspectives", c.Perspectives)
+	}
+	if c.PerspectiveCap != 0 && c.PerspectiveCap != 2 {
+		add("--perspective-cap", strconv.Itoa(c.PerspectiveCap))
+	}
+	if c.InteractionMode == Debate {
+		add("--interaction-mode", Debate)
+	}
+	if c.SpecialistModels != "" && c.SpecialistModels != "none" {
+		add("--specialist-models", c.SpecialistModels)
+	}
+	if filepath.Base(dir) != st.RunID {
+		add("--output-dir", dir)
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
