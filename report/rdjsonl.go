@@ -77,8 +77,8 @@ func RDJSONL(res *synthesis.Result) ([]byte, error) {
 			Code:     rdCode{Value: ruleSpecialist(it.Item) + "/" + string(it.Severity)},
 		}
 		// Lines count only in the file the item names.
-		if l := it.Location.StartLine; l > 0 && it.Location.File != "" {
-			d.Location.Range = &rdRange{Start: rdPosition{Line: l}, End: rdPosition{Line: max(it.Location.EndLine, l)}}
+		if start, end, ok := region(res, it); ok {
+			d.Location.Range = &rdRange{Start: rdPosition{Line: start}, End: rdPosition{Line: end}}
 		}
 		line, err := encode(d, false)
 		if err != nil {

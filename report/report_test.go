@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/synthesis"
@@ -638,7 +639,7 @@ func TestSARIF(t *testing.T) {
 	if !slices.Equal(ruleIDs, []string{"correctness", "performance", "security"}) {
 		t.Errorf("rules: %q", ruleIDs)
 	}
-	if d.Rules[2].Name != "Security" || d.Rules[2].DefaultConfiguration.Level != "error" || d.Rules[0].DefaultConfiguration.Level != "note" {
+	if d.Rules[2].Name != "SecuritySpecialistFinding" || d.Rules[2].DefaultConfiguration.Level != "error" || d.Rules[0].DefaultConfiguration.Level != "note" {
 		t.Errorf("rule names/levels: %+v", d.Rules)
 	}
 
@@ -707,9 +708,9 @@ func TestSARIF(t *testing.T) {
 		texts = append(texts, n.Level+": "+n.Message.Text)
 	}
 	want := []string{
-		"note: 1 finding has no file location and is listed in REVIEW-SYNTHESIS.md only (section: Rollout plan)",
-		"error: Partial review: performance/premortem (chunk 2: internal/client/retry.go) did not complete: openai: 429 Too Many Requests after 4 retries",
-		"warning: 3 changed files were not reviewed: vendor/github.com/example/jwt/jwt.go (vendored); assets/logo.png (binary); api/service.pb.go (generated)",
+		"note: 1 finding has no file location and is listed in REVIEW-SYNTHESIS.md only (section: Rollout plan).",
+		"error: Partial review: performance/premortem (chunk 2: internal/client/retry.go) did not complete: openai: 429 Too Many Requests after 4 retries.",
+		"warning: 3 changed files were not reviewed: vendor/github.com/example/jwt/jwt.go (vendored); assets/logo.png (binary); api/service.pb.go (generated).",
 	}
 	if !slices.Equal(texts, want) {
 		t.Errorf("notifications:\n got %q\nwant %q", texts, want)
@@ -726,11 +727,11 @@ func TestSARIF(t *testing.T) {
 	}
 	inv = doc.Runs[0].Invocations[0]
 	if !inv.ExecutionSuccessful || len(inv.Notifications) != 1 ||
-		inv.Notifications[0].Message.Text != "2 findings have no file location and are listed in REVIEW-SYNTHESIS.md only (section: Rollout plan)" {
+		inv.Notifications[0].Message.Text != "2 findings have no file location and are listed in REVIEW-SYNTHESIS.md only (section: Rollout plan)." {
 		t.Errorf("complete review invocation: %+v", inv)
 	}
-	if bytes.Contains(data, []byte(`"version": ""`)) {
-		t.Error("empty tool version written")
+	if bytes.Contains(data, []byte(`"version": ""`)) || !bytes.Contains(data, []byte(`"version": "0.0.0-dev"`)) {
+		t.Error("an unknown tool version must be written as 0.0.0-dev, never empty")
 	}
 
 	// An empty result is still a valid log with empty arrays.
@@ -925,7 +926,7 @@ func TestSectionLocations(t *testing.T) {
 					t.Fatalf("a finding without a file became a result: %+v", run.Results)
 				}
 				n := run.Invocations[0].Notifications
-				if len(n) != 1 || (tt.section != "" && !strings.HasSuffix(n[0].Message.Text, mention)) {
+				if len(n) != 1 || (tt.section != "" && !strings.HasSuffix(n[0].Message.Text, mention+".")) {
 					t.Errorf("notifications %+v should mention %q", n, mention)
 				}
 			} else {
@@ -1165,6 +1166,111 @@ func TestSynthesisCarriesTheAction(t *testing.T) {
 	for _, f := range res.Reviewed {
 		if !strings.Contains(summary, "  - `"+f+"`") {
 			t.Errorf("the summary does not list the reviewed file %s:\n%s", f, summary)
+		}
+	}
+}
+
+// SARIF that GitHub code scanning and the SARIF Multitool accept without
+// warnings: every rule has help, a help URI and a friendly name that is
+// not its id; regions lie inside their files; the tool has a version.
+func TestSARIFForCodeScanning(t *testing.T) {
+	item := func(id, file string, start, end int) synthesis.Item {
+		f := fnd(id, "security", "", finding.MustFix, finding.High, "claim "+id, "grounds", loc(file, start, end))
+		return synthesis.Item{ID: id, Claim: "claim " + id, Severity: finding.MustFix, Confidence: finding.High, Grounding: synthesis.Direct,
+			Location: loc(file, start, end), Sources: []finding.Finding{f}, Lead: id}
+	}
+	res := &synthesis.Result{
+		Specialists: []string{"security", "api-design"},
+		Items: []synthesis.Item{
+			item("S1", "a.go", 88, 200),   // runs past the end
+			item("S2", "a.go", 300, 310),  // starts past the end
+			item("S3", "./a.go", 50, 10),  // ends before it starts, spelled with ./
+			item("S4", "b.go", 7, 9),      // a file of unknown length
+			item("S5", "a.go", 150, 150),  // the last line
+			item("S6", "gone.go", 12, 40), // a deleted file: its old lines
+		},
+		FileLines: map[string]int{"a.go": 150, "gone.go": 28},
+	}
+	want := []struct{ start, end int }{{88, 150}, {150, 150}, {50, 50}, {7, 9}, {150, 150}, {12, 28}}
+
+	tests := []struct{ version, want, semantic string }{
+		{"", DevVersion, "0.0.0-dev"},
+		{"(devel)", DevVersion, "0.0.0-dev"},
+		{"v1.4.0", "v1.4.0", "1.4.0"},
+		{"v0.3.1-0.20260101120000-abcdef123456", "v0.3.1-0.20260101120000-abcdef123456", "0.3.1-0.20260101120000-abcdef123456"},
+		{"nightly", "nightly", ""},
+	}
+	for _, tt := range tests {
+		data, err := SARIF(res, tt.version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Runs []struct {
+				Tool struct {
+					Driver struct {
+						Version         string `json:"version"`
+						SemanticVersion string `json:"semanticVersion"`
+						Rules           []struct {
+							ID      string `json:"id"`
+							Name    string `json:"name"`
+							HelpURI string `json:"helpUri"`
+							Help    struct {
+								Text     string `json:"text"`
+								Markdown string `json:"markdown"`
+							} `json:"help"`
+						} `json:"rules"`
+					} `json:"driver"`
+				} `json:"tool"`
+				Results []struct {
+					Locations []struct {
+						PhysicalLocation struct {
+							Region *struct {
+								StartLine int `json:"startLine"`
+								EndLine   int `json:"endLine"`
+							} `json:"region"`
+						} `json:"physicalLocation"`
+					} `json:"locations"`
+				} `json:"results"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		d := doc.Runs[0].Tool.Driver
+		if d.Version != tt.want || d.SemanticVersion != tt.semantic {
+			t.Errorf("version %q: driver says %q (semantic %q), want %q (semantic %q)", tt.version, d.Version, d.SemanticVersion, tt.want, tt.semantic)
+		}
+		if len(d.Rules) != 2 {
+			t.Fatalf("%d rules, want 2", len(d.Rules))
+		}
+		for _, r := range d.Rules {
+			if strings.EqualFold(r.Name, r.ID) || r.Name == "" || !unicode.IsUpper(rune(r.Name[0])) || strings.ContainsAny(r.Name, " -_") {
+				t.Errorf("rule %s: name %q must be a Pascal-case friendly name, not the id", r.ID, r.Name)
+			}
+			if r.Help.Text == "" || r.Help.Markdown == "" || !strings.Contains(r.Help.Text, r.ID) || r.HelpURI == "" {
+				t.Errorf("rule %s lacks help: %+v", r.ID, r)
+			}
+		}
+		for i, r := range doc.Runs[0].Results {
+			rg := r.Locations[0].PhysicalLocation.Region
+			if rg == nil || rg.StartLine != want[i].start || rg.EndLine != want[i].end {
+				t.Errorf("S%d: region %+v, want %d-%d", i+1, rg, want[i].start, want[i].end)
+			}
+		}
+	}
+
+	data, err := RDJSONL(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var d rdDoc
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Location.Range == nil || d.Location.Range.Start.Line != want[i].start || d.Location.Range.End.Line != want[i].end {
+			t.Errorf("rdjsonl S%d: range %+v, want %d-%d", i+1, d.Location.Range, want[i].start, want[i].end)
 		}
 	}
 }

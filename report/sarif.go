@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -20,6 +21,11 @@ const (
 	SARIFVersion   = "2.1.0"
 	SARIFSchema    = "https://json.schemastore.org/sarif-2.1.0.json"
 	InformationURI = "https://github.com/sotlabs/sot"
+	// HelpURI documents what a review's results are; every rule points at it.
+	HelpURI = InformationURI + "#reviews"
+	// DevVersion is the tool version a SARIF log carries when the binary
+	// knows none (a build from a work tree says "(devel)").
+	DevVersion = "0.0.0-dev"
 	// FingerprintKey names the partial fingerprint SARIF results carry.
 	FingerprintKey = "sotFinding/v1"
 	srcRoot        = "%SRCROOT%"
@@ -43,10 +49,11 @@ type sarifTool struct {
 }
 
 type sarifDriver struct {
-	Name           string      `json:"name"`
-	Version        string      `json:"version,omitempty"`
-	InformationURI string      `json:"informationUri"`
-	Rules          []sarifRule `json:"rules"`
+	Name            string      `json:"name"`
+	Version         string      `json:"version"`
+	SemanticVersion string      `json:"semanticVersion,omitempty"`
+	InformationURI  string      `json:"informationUri"`
+	Rules           []sarifRule `json:"rules"`
 }
 
 type sarifText struct {
@@ -58,8 +65,16 @@ type sarifRule struct {
 	Name                 string         `json:"name"`
 	ShortDescription     sarifText      `json:"shortDescription"`
 	FullDescription      sarifText      `json:"fullDescription"`
+	Help                 sarifHelp      `json:"help"`
+	HelpURI              string         `json:"helpUri"`
 	DefaultConfiguration sarifRuleConf  `json:"defaultConfiguration"`
 	Properties           map[string]any `json:"properties"`
+}
+
+// sarifHelp is a rule's help: what its results mean and what to do.
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown"`
 }
 
 type sarifRuleConf struct {
@@ -201,10 +216,12 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 		}
 		rules[i] = sarifRule{
 			ID:               sp,
-			Name:             pascal(sp),
-			ShortDescription: sarifText{Text: fmt.Sprintf("Findings of the %s specialist", sp)},
+			Name:             pascal(sp) + "SpecialistFinding",
+			ShortDescription: sarifText{Text: fmt.Sprintf("Findings of the %s specialist.", sp)},
 			FullDescription: sarifText{Text: fmt.Sprintf("Findings raised by the %s specialist persona in a sot society-of-thought review, "+
 				"merged with every source attributed and checked for grounding in the change.", sp)},
+			Help:                 ruleHelp(sp),
+			HelpURI:              HelpURI,
 			DefaultConfiguration: sarifRuleConf{Level: cmp.Or(ruleLevel[sp], "note")},
 			Properties:           map[string]any{"tags": tags},
 		}
@@ -215,8 +232,8 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 		sp := ruleSpecialist(it.Item)
 		where := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifactURI(it.file), URIBaseID: srcRoot}}}
 		// Lines count only in the file the item names.
-		if it.Location.StartLine > 0 && it.Location.File != "" {
-			where.PhysicalLocation.Region = &sarifRegion{StartLine: it.Location.StartLine, EndLine: max(it.Location.EndLine, it.Location.StartLine)}
+		if start, end, ok := region(res, it); ok {
+			where.PhysicalLocation.Region = &sarifRegion{StartLine: start, EndLine: end}
 		}
 		if sec := one(it.Location.Section); sec != "" {
 			where.LogicalLocations = []sarifLogical{{Name: sec, Kind: "section"}}
@@ -267,14 +284,14 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 		inv.Notifications = append(inv.Notifications, sarifNotification{
 			Descriptor: sarifDescriptor{ID: "sot/no-location"},
 			Level:      "note",
-			Message:    sarifText{Text: text},
+			Message:    sarifText{Text: sentence(text)},
 		})
 	}
 	for _, m := range res.Missing {
 		inv.Notifications = append(inv.Notifications, sarifNotification{
 			Descriptor: sarifDescriptor{ID: "sot/missing"},
 			Level:      "error",
-			Message:    sarifText{Text: fmt.Sprintf("Partial review: %s did not complete: %s", MissingName(m), orNone(m.Error))},
+			Message:    sarifText{Text: sentence(fmt.Sprintf("Partial review: %s did not complete: %s", MissingName(m), orNone(m.Error)))},
 		})
 	}
 	if len(res.Skipped) > 0 {
@@ -285,7 +302,7 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 		inv.Notifications = append(inv.Notifications, sarifNotification{
 			Descriptor: sarifDescriptor{ID: "sot/skipped"},
 			Level:      "warning",
-			Message:    sarifText{Text: fmt.Sprintf("%s not reviewed: %s", plural(len(res.Skipped), "changed file was", "changed files were"), strings.Join(parts, "; "))},
+			Message:    sarifText{Text: sentence(fmt.Sprintf("%s not reviewed: %s", plural(len(res.Skipped), "changed file was", "changed files were"), strings.Join(parts, "; ")))},
 		})
 	}
 
@@ -300,13 +317,75 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 		Schema:  SARIFSchema,
 		Version: SARIFVersion,
 		Runs: []sarifRun{{
-			Tool:        sarifTool{Driver: sarifDriver{Name: "sot", Version: toolVersion, InformationURI: InformationURI, Rules: rules}},
+			Tool:        sarifTool{Driver: driver(toolVersion, rules)},
 			Invocations: []sarifInvocation{inv},
 			Results:     results,
 			Properties:  props,
 		}},
 	}
 	return encode(log, true)
+}
+
+// driver describes sot as the log's tool. A version the binary does not
+// know ("" or Go's "(devel)") becomes DevVersion, so a log never claims a
+// version no release has; a semantic version is given as such too.
+func driver(version string, rules []sarifRule) sarifDriver {
+	v := strings.TrimSpace(version)
+	if v == "" || v == "(devel)" {
+		v = DevVersion
+	}
+	d := sarifDriver{Name: "sot", Version: v, InformationURI: InformationURI, Rules: rules}
+	if sv := strings.TrimPrefix(v, "v"); semVer.MatchString(sv) {
+		d.SemanticVersion = sv
+	}
+	return d
+}
+
+// semVer matches a semantic version (2.0.0) without its "v".
+var semVer = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+
+// ruleHelp explains a specialist's rule: where its results come from, how
+// to read their grounding, and where to find the full reasoning.
+func ruleHelp(sp string) sarifHelp {
+	text := fmt.Sprintf("The %s specialist reviewed the change by its own method and stated each finding with its grounds, "+
+		"its reasoning (warrant), the conditions under which it would not hold, and a suggested check. "+
+		"A result's level follows its severity: error for must-fix, warning for should-fix, note for consider. "+
+		"Its grounding says how it is anchored: direct (it cites changed lines), inferential (it cites context lines or a changed file). "+
+		"REVIEW-SYNTHESIS.md in the review's output directory shows the reasoning and the suggested check of every must-fix and should-fix item, "+
+		"and names the specialist's REVIEW file holding its full review. Fix the problem, or dismiss it with a reason using sot review --resolve.", sp)
+	md := fmt.Sprintf("The **%s** specialist reviewed the change by its own method and stated each finding with its grounds, "+
+		"its reasoning (warrant), the conditions under which it would not hold, and a suggested check.\n\n"+
+		"- Level follows severity: `error` for must-fix, `warning` for should-fix, `note` for consider.\n"+
+		"- Grounding: *direct* cites changed lines; *inferential* cites context lines or a changed file.\n\n"+
+		"`REVIEW-SYNTHESIS.md` in the review's output directory shows the reasoning and the suggested check of every must-fix and should-fix item, "+
+		"and names the specialist's `REVIEW-*.md` file holding its full review. "+
+		"Fix the problem, or dismiss it with a reason using `sot review --resolve`.", sp)
+	return sarifHelp{Text: text, Markdown: md}
+}
+
+// region is the lines an item points at, clamped to its file: a start
+// past the file's last line moves to that line, an end before the start
+// moves to the start, and an end past the last line to the last line.
+// ok is false when the item names no line. The file's length comes from
+// the result (FileLines); a file of unknown length is not clamped.
+func region(res *synthesis.Result, it placed) (start, end int, ok bool) {
+	if it.Location.StartLine <= 0 || it.Location.File == "" {
+		return 0, 0, false
+	}
+	start, end = it.Location.StartLine, max(it.Location.EndLine, it.Location.StartLine)
+	if last := res.LineCount(it.Location.File); last > 0 {
+		start, end = min(start, last), min(end, last)
+	}
+	return start, end, true
+}
+
+// sentence ends a message with a period, as SARIF's guidelines ask of
+// every message, unless it already ends a sentence.
+func sentence(s string) string {
+	if s == "" || strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") {
+		return s
+	}
+	return s + "."
 }
 
 // sections lists the distinct document sections the items name, in order.

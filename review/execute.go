@@ -1,6 +1,8 @@
 package review
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,9 +10,11 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +24,7 @@ import (
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/llm/stack"
+	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/report"
 	"github.com/sotlabs/sot/synthesis"
@@ -139,6 +144,7 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		res.Missing = append(res.Missing, synthesis.Missing{Specialist: "triage-lead", Error: llm.Redact(syn.TriageError.Error())})
 		res.Notes = append(res.Notes, "the triage lead failed, so overlapping findings were merged by location and disputes settled by evidence alone")
 	}
+	res.FileLines = p.fileLines(ctx, o, res)
 	p.usage(res, st, start)
 	if err := applyResolutions(d, res); err != nil {
 		return nil, err
@@ -646,4 +652,155 @@ func (r *Run) Save(version string) error {
 // open opens the run's directory for writing.
 func (r *Run) open() (*safedir.Dir, error) {
 	return openOutputDir(r.top, r.Dir)
+}
+
+// fileLines finds the number of lines of each file the result's items and
+// observations cite by line, so that the outputs pointing at lines keep
+// them inside the file (SARIF regions must). It is keyed by the material's
+// path and by every other spelling the findings used. The material knows
+// the length of a document, an added file (shown whole) and a deleted one
+// (every line removed); a changed file's new side is read from the work
+// tree, the index or the revision the diff compared with. A file whose
+// length cannot be read is left out, and its lines are not clamped.
+func (p *Plan) fileLines(ctx context.Context, o *Options, res *synthesis.Result) map[string]int {
+	m := p.Material
+	spellings := map[string][]string{}
+	for _, list := range [][]synthesis.Item{res.Items, res.Observations} {
+		for _, it := range list {
+			if it.Location.File == "" || it.Location.StartLine <= 0 {
+				continue
+			}
+			if f, ok := m.File(it.Location.File); ok && !slices.Contains(spellings[f.Path], it.Location.File) {
+				spellings[f.Path] = append(spellings[f.Path], it.Location.File)
+			}
+		}
+	}
+	out := map[string]int{}
+	var unknown []string
+	for _, path := range slices.Sorted(maps.Keys(spellings)) {
+		f, _ := m.File(path)
+		switch {
+		case m.Type != material.TypeDiff || f.Status == material.StatusAdded:
+			if len(f.Shown) > 0 {
+				out[path] = f.Shown[len(f.Shown)-1].End
+			}
+		case f.Status == material.StatusDeleted:
+			out[path] = f.Deletions
+		default:
+			unknown = append(unknown, path)
+		}
+	}
+	for path, n := range newSideLines(ctx, o, unknown) {
+		out[path] = n
+	}
+	for path, n := range maps.Clone(out) {
+		for _, s := range spellings[path] {
+			out[s] = n
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// newSide says where the diff o reviews takes the new side of a file from:
+// the work tree, or the object name prefix of a revision (":" for the
+// index of --staged, "B:" for A..B, A...B, "A B" and B^!).
+func newSide(o *Options) (prefix string, worktree bool) {
+	if o.Staged {
+		return ":", false
+	}
+	revs := strings.Fields(o.Diff)
+	switch len(revs) {
+	case 0:
+		return "", true
+	case 1:
+		r := revs[0]
+		if _, b, ok := strings.Cut(r, "..."); ok {
+			return cmp.Or(b, "HEAD") + ":", false
+		}
+		if _, b, ok := strings.Cut(r, ".."); ok {
+			return cmp.Or(b, "HEAD") + ":", false
+		}
+		if c, ok := strings.CutSuffix(r, "^!"); ok {
+			return c + ":", false
+		}
+		return "", true // one revision is compared with the work tree
+	}
+	return revs[len(revs)-1] + ":", false
+}
+
+// newSideLines counts the lines of the new side of paths (relative to the
+// repository's top) in the diff o reviews; paths it cannot read are left
+// out.
+func newSideLines(ctx context.Context, o *Options, paths []string) map[string]int {
+	if len(paths) == 0 {
+		return nil
+	}
+	dir := cmp.Or(o.Dir, ".")
+	top, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return nil
+	}
+	root := strings.TrimRight(string(top), "\r\n")
+	out := map[string]int{}
+	prefix, worktree := newSide(o)
+	if worktree {
+		for _, path := range paths {
+			name := filepath.Join(root, filepath.FromSlash(path))
+			// Only a regular file: a link could lead anywhere, and a pipe
+			// would never end.
+			if fi, err := os.Lstat(name); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			if b, err := os.ReadFile(name); err == nil {
+				out[path] = countLines(b)
+			}
+		}
+		return out
+	}
+	var names []string
+	var asked []string
+	for _, path := range paths {
+		if !strings.ContainsAny(path, "\n\r") {
+			names = append(names, prefix+path)
+			asked = append(asked, path)
+		}
+	}
+	cmd := exec.CommandContext(ctx, "git", "-C", root, "cat-file", "--batch")
+	cmd.Stdin = strings.NewReader(strings.Join(names, "\n") + "\n")
+	b, err := cmd.Output()
+	if err != nil {
+		return out
+	}
+	// Each answer is "<oid> blob <size>\n<content>\n", or "<name> missing\n".
+	for _, path := range asked {
+		head, rest, ok := bytes.Cut(b, []byte("\n"))
+		if !ok {
+			break
+		}
+		fields := strings.Fields(string(head))
+		if len(fields) != 3 || fields[1] != "blob" {
+			b = rest
+			continue
+		}
+		size, err := strconv.Atoi(fields[2])
+		if err != nil || size > len(rest) {
+			break
+		}
+		out[path] = countLines(rest[:size])
+		b = bytes.TrimPrefix(rest[size:], []byte("\n"))
+	}
+	return out
+}
+
+// countLines counts the lines of a file's content: a last line without a
+// newline counts too.
+func countLines(b []byte) int {
+	n := bytes.Count(b, []byte("\n"))
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package review
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -169,5 +170,124 @@ func TestDebateTraceShowsOnlyWhatHappened(t *testing.T) {
 	}
 	if !strings.Contains(string(sf), "## Continuation 1") || strings.Contains(string(sf), "## Round 4") {
 		t.Errorf("REVIEW-SECURITY.md should record its continuations as such:\n%s", sf)
+	}
+}
+
+// gitRepo makes a repository in a temporary directory and returns it with
+// a function that runs git there.
+func gitRepo(t *testing.T) (string, func(args ...string)) {
+	t.Helper()
+	dir := t.TempDir()
+	git := func(args ...string) { gitIn(t, dir, args...) }
+	git("init", "-q", "-b", "main")
+	return dir, git
+}
+
+// goLines is a Go file of n lines whose line k (1-based) says mark[k], or
+// its default text.
+func goLines(n int, mark map[int]string) string {
+	var b strings.Builder
+	b.WriteString("package a\n")
+	for k := 2; k <= n; k++ {
+		if m, ok := mark[k]; ok {
+			b.WriteString(m + "\n")
+		} else {
+			fmt.Fprintf(&b, "var v%d = %d\n", k, k)
+		}
+	}
+	return b.String()
+}
+
+// findingAt answers every specialist with one finding on file's lines
+// start..end, and the triage lead with nothing.
+func findingAt(file string, start, end int) llmtest.Rule {
+	return llmtest.Rule{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
+		if strings.HasPrefix(rec.System, "You are the triage lead") {
+			return llmtest.Reply{JSON: map[string]any{"clusters": []any{}, "narrative": ""}}
+		}
+		f := rawFinding(1, "the changed variable is never validated before use")
+		f["severity"], f["file"], f["start_line"], f["end_line"] = "must-fix", file, start, end
+		f["grounds"] = fmt.Sprintf("%s:%d assigns it without a check", file, start)
+		return llmtest.Reply{JSON: map[string]any{"findings": []any{f}, "examined": "the diff"}}
+	}}
+}
+
+// A SARIF region never runs past its file's last line, whichever side of
+// which diff the file's new version comes from.
+func TestSARIFRegionsStayInsideTheFile(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string, git func(...string)) // leaves a.go's new side with 36 lines
+		diff  string
+		stage bool
+	}{
+		{"work tree", func(t *testing.T, dir string, git func(...string)) {
+			putFile(t, dir, "a.go", goLines(36, map[int]string{35: "var changed = 1"}))
+		}, "", false},
+		{"range", func(t *testing.T, dir string, git func(...string)) {
+			putFile(t, dir, "a.go", goLines(36, map[int]string{35: "var changed = 1"}))
+			git("commit", "-qam", "change")
+			putFile(t, dir, "a.go", goLines(80, nil)) // the work tree is not the new side
+		}, "HEAD~1..HEAD", false},
+		{"staged", func(t *testing.T, dir string, git func(...string)) {
+			putFile(t, dir, "a.go", goLines(36, map[int]string{35: "var changed = 1"}))
+			git("add", "a.go")
+			putFile(t, dir, "a.go", goLines(80, nil))
+		}, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, git := gitRepo(t)
+			putFile(t, dir, ".gitignore", "/out/\n")
+			putFile(t, dir, "a.go", goLines(40, nil))
+			git("add", ".")
+			git("commit", "-qm", "base")
+			tt.setup(t, dir, git)
+			srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{findingAt("a.go", 35, 500)}})
+			t.Cleanup(srv.Close)
+			o := benchOptions(t, dir, srv, "openai:gpt-4.1")
+			o.Context.Specialists, o.Context.Perspectives = "security", "none"
+			o.Diff, o.Staged = tt.diff, tt.stage
+			out := runReview(t, o)
+			if len(out.Result.Items) != 1 {
+				t.Fatalf("items %+v, observations %+v; want the finding as an item", out.Result.Items, out.Result.Observations)
+			}
+			if _, err := WriteFormats(out.Plan.OutputDir, out.Result, []string{"sarif"}, "v1.0.0"); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(out.Plan.OutputDir, "review.sarif"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Runs []struct {
+					Results []struct {
+						Locations []struct {
+							PhysicalLocation struct {
+								Region struct{ StartLine, EndLine int } `json:"region"`
+							} `json:"physicalLocation"`
+						} `json:"locations"`
+					} `json:"results"`
+				} `json:"runs"`
+			}
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			rg := doc.Runs[0].Results[0].Locations[0].PhysicalLocation.Region
+			if rg.StartLine != 35 || rg.EndLine != 36 {
+				t.Errorf("region %d-%d, want 35-36: the new a.go has 36 lines", rg.StartLine, rg.EndLine)
+			}
+		})
+	}
+}
+
+func putFile(t *testing.T, dir, name, body string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,9 @@
 package synthesis
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Result is everything a review produced: what REVIEW-SYNTHESIS.md, the JSON,
 // SARIF and rdjson outputs and the terminal summary are rendered from.
@@ -45,12 +48,17 @@ type Result struct {
 	Rounds  int      `json:"rounds,omitempty"`
 	Threads []Thread `json:"threads,omitempty"`
 
-	Reviewed []string      `json:"reviewed_files,omitempty"`
-	Skipped  []SkippedFile `json:"skipped_files,omitempty"`
-	Chunks   int           `json:"chunks,omitempty"`
-	Missing  []Missing     `json:"missing,omitempty"`
-	Notes    []string      `json:"notes,omitempty"`
-	Usage    Usage         `json:"usage"`
+	Reviewed []string `json:"reviewed_files,omitempty"`
+	// FileLines is the number of lines of reviewed files, by path as the
+	// material and the findings spell it: the new side of a changed file,
+	// the old side of a deleted one. A file whose length is not known is
+	// not listed. Outputs that point at lines clamp them to it.
+	FileLines map[string]int `json:"file_lines,omitempty"`
+	Skipped   []SkippedFile  `json:"skipped_files,omitempty"`
+	Chunks    int            `json:"chunks,omitempty"`
+	Missing   []Missing      `json:"missing,omitempty"`
+	Notes     []string       `json:"notes,omitempty"`
+	Usage     Usage          `json:"usage"`
 }
 
 // Review modes of Result.ReviewMode.
@@ -59,6 +67,30 @@ const (
 	ReviewSingleModel = "single-model"       // one general review by one model
 	ReviewMultiModel  = "multi-model"        // one general review per model, then a synthesis
 )
+
+// LineCount is the number of lines of a reviewed file (see FileLines),
+// found under the path as given or in its plain form (no "./", "a/" or
+// "b/" prefix, forward slashes); 0 when it is not known.
+func (r *Result) LineCount(path string) int {
+	if n, ok := r.FileLines[path]; ok {
+		return n
+	}
+	p := strings.ReplaceAll(strings.TrimSpace(path), `\`, "/")
+	for strings.HasPrefix(p, "./") {
+		p = p[2:]
+	}
+	if n, ok := r.FileLines[p]; ok {
+		return n
+	}
+	for _, pre := range []string{"a/", "b/"} {
+		if q, ok := strings.CutPrefix(p, pre); ok {
+			if n, ok := r.FileLines[q]; ok {
+				return n
+			}
+		}
+	}
+	return 0
+}
 
 // Partial reports whether some part of the review is missing.
 func (r *Result) Partial() bool { return len(r.Missing) > 0 }
