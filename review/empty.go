@@ -55,5 +55,10 @@ func WriteEmpty(dir string, res *synthesis.Result, formats []string, version str
 	if err := ensureIgnore(d); err != nil {
 		return nil, err
 	}
+	// Outputs of an earlier empty result that were not asked for again
+	// would describe another run.
+	if err := removeFormats(d, formats); err != nil {
+		return nil, err
+	}
 	return writeFormats(d, res, formats, version)
 }

@@ -149,6 +149,12 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err := applyResolutions(d, res); err != nil {
 		return nil, err
 	}
+	// Every output in the directory belongs to this synthesis: the machine
+	// outputs of an earlier invocation go before it is written, and
+	// WriteFormats writes those asked for this time.
+	if err := removeFormats(d, nil); err != nil {
+		return nil, err
+	}
 	// The two files do not depend on each other: write them at once.
 	saved := make(chan error, 1)
 	go func() { saved <- saveResult(d, res) }()
@@ -545,6 +551,20 @@ func WriteFormats(dir string, res *synthesis.Result, formats []string, version s
 	}
 	defer d.Close()
 	return writeFormats(d, res, formats, version)
+}
+
+// removeFormats removes the machine outputs in d except those of the
+// formats kept, so that none is left from an earlier synthesis.
+func removeFormats(d *safedir.Dir, keep []string) error {
+	for _, format := range slices.Sorted(maps.Keys(Formats)) {
+		if slices.Contains(keep, format) {
+			continue
+		}
+		if err := d.Remove(Formats[format]); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove the earlier %s: %w", Formats[format], err)
+		}
+	}
+	return nil
 }
 
 func writeFormats(d *safedir.Dir, res *synthesis.Result, formats []string, version string) ([]string, error) {

@@ -291,3 +291,67 @@ func putFile(t *testing.T, dir, name, body string) {
 		t.Fatal(err)
 	}
 }
+
+// Every output in a run directory belongs to the latest synthesis: a
+// re-run of the same review that does not ask for SARIF and rdjsonl again
+// leaves neither beside its new synthesis, and neither does a second empty
+// result written into the same directory.
+func TestNoStaleOutputs(t *testing.T) {
+	repo := benchRepo(t, 1, 30)
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{findingAt("svc00/handler000.go", 5, 6)}})
+	t.Cleanup(srv.Close)
+	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
+	o.Context.Specialists, o.Context.Perspectives = "security", "none"
+	exists := func(dir, name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return err == nil
+	}
+
+	first := runReview(t, o)
+	dir := first.Plan.OutputDir
+	if _, err := WriteFormats(dir, first.Result, []string{"json", "sarif", "rdjson"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"review.json", "review.sarif", "review.rdjsonl"} {
+		if !exists(dir, name) {
+			t.Fatalf("the first run wrote no %s", name)
+		}
+	}
+	second := runReview(t, o)
+	if second.Plan.RunID != first.Plan.RunID || second.Plan.OutputDir != dir {
+		t.Fatalf("the re-run is run %s in %s, want run %s in %s", second.Plan.RunID, second.Plan.OutputDir, first.Plan.RunID, dir)
+	}
+	if _, err := WriteFormats(dir, second.Result, []string{"json"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"review.json": true, "review.sarif": false, "review.rdjsonl": false, synthesisFile: true} {
+		if exists(dir, name) != want {
+			t.Errorf("after the re-run with --format json: %s exists = %v, want %v", name, !want, want)
+		}
+	}
+	// Resolving re-renders the outputs that exist, and only those.
+	run, err := LoadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Save("test"); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(dir, "review.json") || exists(dir, "review.sarif") {
+		t.Error("saving a resolved run must re-render review.json and bring back nothing else")
+	}
+
+	empty := t.TempDir()
+	res := EmptyResult(Context{Type: "diff"}, "no changes to review", nil)
+	if _, err := WriteEmpty(empty, res, []string{"json", "sarif", "rdjson"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteEmpty(empty, res, []string{"sarif"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"review.json": false, "review.sarif": true, "review.rdjsonl": false} {
+		if exists(empty, name) != want {
+			t.Errorf("after the second empty result with --format sarif: %s exists = %v, want %v", name, !want, want)
+		}
+	}
+}
