@@ -232,6 +232,9 @@ func TestReviewWritesInPlaceWithoutTemporaryFiles(t *testing.T) {
 	if again.Result.Usage.Replayed == 0 {
 		t.Error("the second run replayed nothing from the journal")
 	}
+	if _, err := WriteFormats(o.Context.OutputDir, again.Result, []string{"json", "sarif"}, "test"); err != nil {
+		t.Fatal(err)
+	}
 	entries, err := os.ReadDir(o.Context.OutputDir)
 	if err != nil {
 		t.Fatal(err)
