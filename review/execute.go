@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -365,6 +366,9 @@ func (p *Plan) result() *synthesis.Result {
 		}
 	}
 	res.Skipped = skippedFiles(p.Material.Skipped)
+	if note := cutDeleted(p.Material); note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	if len(p.Chunks) > 1 {
 		res.Chunks = len(p.Chunks)
 	}
@@ -412,7 +416,7 @@ func (p *Plan) synthesize(ctx context.Context, o *Options, st *stack.Stack, repo
 			ok = append(ok, r)
 		}
 	}
-	so := synthesis.Options{Type: p.Context.Type, Anchor: newAnchor(p.Material), Seed: p.Seed, Provider: st, Model: p.TriageModel,
+	so := synthesis.Options{Type: p.Context.Type, Anchor: removedLines{newAnchor(p.Material)}, Seed: p.Seed, Provider: st, Model: p.TriageModel,
 		MaxPromptTokens: p.PromptBudget}
 	if p.Mode == ModeSingleModel {
 		so.Provider = nil // one source has nothing to triage
@@ -423,6 +427,67 @@ func (p *Plan) synthesize(ctx context.Context, o *Options, st *stack.Stack, repo
 		}
 	}
 	return synthesis.Synthesize(ctx, ok, so)
+}
+
+// removedLines grades findings on a deleted file against the old file's
+// lines: every one of them was removed, so a finding citing them cites
+// changed lines (Direct), and one citing lines past the old file's end
+// cites nothing the change has (Contextual). Other files are graded as the
+// anchor grades them.
+type removedLines struct{ anchor }
+
+func (a removedLines) IsChanged(p string, l int) bool {
+	if n, ok := a.deleted(p); ok {
+		return l >= 1 && l <= n
+	}
+	return a.anchor.IsChanged(p, l)
+}
+
+func (a removedLines) IsShown(p string, l int) bool {
+	if n, ok := a.deleted(p); ok {
+		return l >= 1 && l <= n
+	}
+	return a.anchor.IsShown(p, l)
+}
+
+// deleted reports whether p is a file the diff deletes, and how many
+// lines the old file had.
+func (a removedLines) deleted(p string) (int, bool) {
+	if a.m.Type != material.TypeDiff {
+		return 0, false
+	}
+	f, ok := a.m.File(p)
+	if !ok || f.Status != material.StatusDeleted {
+		return 0, false
+	}
+	return f.Deletions, true
+}
+
+// removedShown matches a removed line of the material: no line number,
+// then "-|".
+var removedShown = regexp.MustCompile(`(?m)^ *-\|`)
+
+// cutDeleted says which deleted files the specialists saw only in part: the
+// material shows the first lines of a deleted file, and a review must not
+// pass that off as the whole file.
+func cutDeleted(m *material.Material) string {
+	if m.Type != material.TypeDiff {
+		return ""
+	}
+	var cut []string
+	for _, f := range m.Files {
+		if f.Status != material.StatusDeleted {
+			continue
+		}
+		if n := len(removedShown.FindAllStringIndex(f.Text, -1)); n < f.Deletions {
+			cut = append(cut, fmt.Sprintf("%s (%d of %d lines)", f.Path, n, f.Deletions))
+		}
+	}
+	if len(cut) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("deleted files were shown to the specialists only in part, their first lines without the rest: %s; "+
+		"findings on these files are graded against all of the old file's lines, but nothing past the lines shown was read", strings.Join(cut, ", "))
 }
 
 // priced sums usage recorded per model, with its cost at the meter's

@@ -355,3 +355,51 @@ func TestNoStaleOutputs(t *testing.T) {
 		}
 	}
 }
+
+// A review of a removal can still find must-fix problems: findings citing
+// lines of a deleted file are graded against the old file's lines, and the
+// synthesis says when a deleted file was shown only in part.
+func TestDeletedFilesAreGradedAgainstTheirOldLines(t *testing.T) {
+	dir, git := gitRepo(t)
+	putFile(t, dir, ".gitignore", "/out/\n")
+	putFile(t, dir, "auth/check.go", goLines(120, map[int]string{100: "func Check(token string) bool { return token != \"\" }"}))
+	putFile(t, dir, "auth/small.go", goLines(12, nil))
+	git("add", ".")
+	git("commit", "-qm", "base")
+	git("rm", "-q", "auth/check.go", "auth/small.go")
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
+		if strings.HasPrefix(rec.System, "You are the triage lead") {
+			return llmtest.Reply{JSON: map[string]any{"clusters": []any{}, "narrative": ""}}
+		}
+		removed := rawFinding(1, "removing the only token check lets every caller through")
+		removed["severity"], removed["file"], removed["start_line"], removed["end_line"] = "must-fix", "auth/check.go", 100, 100
+		past := rawFinding(2, "an unrelated helper beyond the old file's end")
+		past["severity"], past["file"], past["start_line"], past["end_line"] = "should-fix", "auth/check.go", 400, 401
+		return llmtest.Reply{JSON: map[string]any{"findings": []any{removed, past}, "examined": "the deletions"}}
+	}}}})
+	t.Cleanup(srv.Close)
+	o := benchOptions(t, dir, srv, "openai:gpt-4.1")
+	o.Context.Specialists, o.Context.Perspectives = "security", "none"
+	out := runReview(t, o)
+	res := out.Result
+	if len(res.Items) != 1 || res.Items[0].Severity != "must-fix" || res.Items[0].Grounding != synthesis.Direct {
+		t.Fatalf("items %+v; want the finding on the deleted file's line 100 as a direct must-fix", res.Items)
+	}
+	if len(res.Observations) != 1 || res.Observations[0].Location.StartLine != 400 {
+		t.Errorf("observations %+v; want the finding past the old file's 120 lines", res.Observations)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	if !strings.Contains(notes, "auth/check.go (40 of 120 lines)") || strings.Contains(notes, "auth/small.go") {
+		t.Errorf("the notes must say auth/check.go was shown only in part, and only it: %s", notes)
+	}
+	md, err := os.ReadFile(filepath.Join(out.Plan.OutputDir, synthesisFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "auth/check.go (40 of 120 lines)") {
+		t.Error("REVIEW-SYNTHESIS.md does not say the deleted file was cut short")
+	}
+	if res.FileLines["auth/check.go"] != 120 {
+		t.Errorf("file lines %v; a deleted file's lines are its old lines", res.FileLines)
+	}
+}
