@@ -150,18 +150,69 @@ func TestBuiltinDebatersAndObservers(t *testing.T) {
 	}
 }
 
-func TestTemplatesValidate(t *testing.T) {
+// TestTemplatesKeepOutUntilFilled: a new persona's template is not
+// usable as written; validation names every placeholder with its line, and
+// once each is replaced the file validates without a problem.
+func TestTemplatesKeepOutUntilFilled(t *testing.T) {
+	filler := "Replace this with a sentence that a reviewer wrote about the way this persona reads a change to billing code, " +
+		"naming the ledger, the invoices and the rounding rules it checks before anything else, and the evidence it wants from authors"
 	for _, kind := range []Kind{Specialist, Lens, Role, Debater, Observer} {
-		text, err := Template(kind, "my-"+string(kind))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, probs := Parse("my-"+string(kind)+".md", []byte(text), "", LevelProject)
-		if len(probs) > 0 || p.Kind != kind {
-			t.Errorf("template for %s: kind %s, problems %v", kind, p.Kind, probs)
-		}
+		t.Run(string(kind), func(t *testing.T) {
+			name := "my-" + string(kind)
+			text, err := Template(kind, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, probs := Parse(name+".md", []byte(text), "", LevelProject)
+			if p.Kind != kind || !HasErrors(probs) {
+				t.Fatalf("template: kind %s, problems %v; want errors", p.Kind, probs)
+			}
+			lines := strings.Split(text, "\n")
+			holders := 0
+			for _, pr := range probs {
+				if pr.Warning {
+					continue
+				}
+				if !strings.Contains(pr.Message, "template placeholder left: <<TODO:") || pr.Line < 1 || !strings.Contains(lines[pr.Line-1], "<<TODO:") {
+					t.Errorf("error %q does not name a placeholder on its line", pr)
+				}
+				holders++
+			}
+			if want := strings.Count(text, "<<TODO:"); holders != want {
+				t.Errorf("%d placeholders reported, the template has %d", holders, want)
+			}
+			filled := placeholderPattern.ReplaceAllString(text, filler)
+			if _, probs := Parse(name+".md", []byte(filled), "", LevelProject); len(probs) > 0 {
+				t.Errorf("filled in, the template still has problems: %v", probs)
+			}
+		})
 	}
 	if _, err := Template(Specialist, "../x"); err == nil {
 		t.Error("a template name with a path must be refused")
+	}
+}
+
+// TestDiscoverySkipsUnfilledTemplate: a template left as written takes no
+// part in reviews, with one warning that says how many placeholders are
+// left and where the first is.
+func TestDiscoverySkipsUnfilledTemplate(t *testing.T) {
+	text, err := Template(Specialist, "billing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, _ := discoverIn(t, map[string]string{"repo/.sot/personas/billing.md": text})
+	if _, ok := lib.Get(Specialist, "billing"); ok {
+		t.Fatal("an unfilled template must not be used")
+	}
+	var msgs []string
+	for _, p := range lib.Problems {
+		msgs = append(msgs, p.Error())
+	}
+	want := regexp.MustCompile(`billing\.md:4: skipped: 11 template placeholder\(s\) <<TODO: \.\.\.>> left, the first on this line; replace them, then check the file with: sot personas validate \S+billing\.md`)
+	if len(msgs) != 1 || !want.MatchString(msgs[0]) {
+		t.Errorf("warnings %q, want one matching %s", msgs, want)
+	}
+	if r := lib.RejectedFor(Specialist, "billing"); len(r) != 1 || r[0].Persona.Level != LevelProject {
+		t.Errorf("rejected = %+v, want the project file", r)
 	}
 }

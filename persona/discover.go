@@ -81,6 +81,8 @@ type Library struct {
 	Shadowed []*Persona
 	// Problems are the warnings of discovery: skipped files and why.
 	Problems []Problem
+	// Rejected are the files skipped because of errors (see RejectedFor).
+	Rejected []Rejection
 
 	vet func(*Persona) []Problem
 }
@@ -202,16 +204,62 @@ func (l *Library) vetOne(p *Persona) []Problem {
 func (l *Library) add(path string, data []byte, kind Kind, level Level) {
 	p, probs := Parse(path, data, kind, level)
 	if HasErrors(probs) {
+		var errs []Problem
+		var holders []Problem
 		for _, pr := range probs {
-			if !pr.Warning {
-				pr.Message = "skipped: " + pr.Message
-				pr.Warning = true
-				l.Problems = append(l.Problems, pr)
+			switch {
+			case pr.Warning:
+			case pr.placeholder:
+				holders = append(holders, pr)
+			default:
+				errs = append(errs, pr)
 			}
 		}
+		if len(holders) > 0 {
+			// One warning for a template nobody has filled in yet, not
+			// one per placeholder on every run.
+			errs = append(errs, Problem{File: path, Line: holders[0].Line,
+				Message: fmt.Sprintf("%d template placeholder(s) <<TODO: ...>> left, the first on this line; replace them, then check the file with: sot personas validate %s", len(holders), path)})
+		}
+		for i := range errs {
+			errs[i].Message = "skipped: " + errs[i].Message
+			errs[i].Warning = true
+		}
+		l.Problems = append(l.Problems, errs...)
+		if p.Kind == "" {
+			p.Kind = Specialist
+		}
+		l.Rejected = append(l.Rejected, Rejection{Persona: p, Problems: errs})
 		return
 	}
 	l.put(p)
+}
+
+// Rejection is a persona file that discovery skipped because of an error.
+type Rejection struct {
+	// Persona is what could be read of the file: its ID, kind, level and
+	// path at least.
+	Persona *Persona
+	// Problems are the errors that made it unusable, as reported.
+	Problems []Problem
+}
+
+// RejectedFor returns the files of a kind and name that were skipped
+// because of errors and would otherwise have won over the persona now used
+// (a more specific level, or any level when no persona of that name is
+// left), most specific first. It is how a caller says that a project file
+// was rejected and, say, a built-in took its place.
+func (l *Library) RejectedFor(kind Kind, id string) []Rejection {
+	id = strings.ToLower(id)
+	winner, ok := l.Get(kind, id)
+	var out []Rejection
+	for _, r := range l.Rejected {
+		if r.Persona.Kind == kind && r.Persona.ID == id && (!ok || r.Persona.Level < winner.Level) {
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Persona.Level < out[j].Persona.Level })
+	return out
 }
 
 func (l *Library) put(p *Persona) {

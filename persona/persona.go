@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sotlabs/sot/internal/yamlfile"
@@ -109,8 +110,23 @@ type Persona struct {
 	Digest string `json:"-"`
 	// bodyLine is the file line on which Body starts.
 	bodyLine int
-	// frontmatter is the YAML header's text, which starts on line 2.
-	frontmatter string
+	// frontmatter is the YAML header's text, which starts on line 2;
+	// frontmatterEnd is the line of its closing ---, 0 without one.
+	frontmatter    string
+	frontmatterEnd int
+	// titleLine is the file line of Title, 0 without one.
+	titleLine int
+	// heads are the "## " headings in file order, with their lines.
+	heads []heading
+	// derived and domain are the signals read from the persona's own
+	// text, for a specialist that declares none (see SelectionSignals).
+	derived, domain []string
+}
+
+// heading is one "## " heading of a persona file.
+type heading struct {
+	text string
+	line int
 }
 
 // FrontmatterLine returns the file line of a top-level frontmatter key, or 0.
@@ -140,24 +156,60 @@ func (p *Persona) DisplayName() string {
 	return p.ID
 }
 
-// Section returns a section's text by heading, ignoring case.
-func (p *Persona) Section(heading string) string {
-	for h, v := range p.Sections {
-		if strings.EqualFold(h, heading) {
-			return v
+// sectionAliases are other names a section goes by: PAW's shared rules
+// call their output format "Required Output Format".
+var sectionAliases = map[string][]string{
+	"output format": {"Required Output Format"},
+}
+
+// Heading finds the section that Section(name) reads and returns its
+// heading as written and its file line. A heading matches when it equals
+// name, ignoring case, or starts with name followed by punctuation or a
+// space ("Cognitive Strategy: Deployment-Path Tracing" is the Cognitive
+// Strategy); an exact heading wins over one with a suffix, and a
+// section's other names (PAW's "Required Output Format" for "Output
+// Format") count too.
+func (p *Persona) Heading(name string) (text string, line int, ok bool) {
+	names := append([]string{name}, sectionAliases[strings.ToLower(name)]...)
+	for _, exact := range []bool{true, false} {
+		for _, n := range names {
+			for _, h := range p.heads {
+				if headingMatches(h.text, n, exact) {
+					return h.text, h.line, true
+				}
+			}
 		}
+	}
+	return "", 0, false
+}
+
+// headingMatches reports whether a heading names a section: equal to name
+// ignoring case, or (unless exact) name followed by a suffix that starts
+// with neither a letter nor a digit.
+func headingMatches(h, name string, exact bool) bool {
+	if strings.EqualFold(h, name) {
+		return true
+	}
+	if exact || len(h) <= len(name) || !strings.EqualFold(h[:len(name)], name) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(h[len(name):])
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+}
+
+// Section returns a section's text by heading (see Heading for what
+// matches), or "".
+func (p *Persona) Section(name string) string {
+	if h, _, ok := p.Heading(name); ok {
+		return p.Sections[h]
 	}
 	return ""
 }
 
-// HasSection reports whether the heading exists, ignoring case.
-func (p *Persona) HasSection(heading string) bool {
-	for h := range p.Sections {
-		if strings.EqualFold(h, heading) {
-			return true
-		}
-	}
-	return false
+// HasSection reports whether a heading names the section (see Heading).
+func (p *Persona) HasSection(name string) bool {
+	_, _, ok := p.Heading(name)
+	return ok
 }
 
 // Problem is something wrong with a persona file, at a line when known.
@@ -168,6 +220,8 @@ type Problem struct {
 	Message string `json:"message"`
 	// Warning problems are reported but do not make a file unusable.
 	Warning bool `json:"warning,omitempty"`
+	// placeholder marks a template placeholder left in the file.
+	placeholder bool
 }
 
 func (p Problem) Error() string {
@@ -211,12 +265,12 @@ func Parse(file string, data []byte, kind Kind, level Level) (*Persona, []Proble
 		add(0, false, "file is empty")
 		return p, probs
 	}
-	if !utf8.Valid(data) {
-		add(0, false, "file is not UTF-8 text")
+	if bytes.IndexByte(data, 0) >= 0 {
+		add(lineAt(data, bytes.IndexByte(data, 0)), false, "file contains NUL bytes; is it binary?")
 		return p, probs
 	}
-	if bytes.IndexByte(data, 0) >= 0 {
-		add(0, false, "file contains NUL bytes; is it binary?")
+	if !utf8.Valid(data) {
+		add(lineAt(data, invalidUTF8(data)), false, "file is not UTF-8 text; save it as UTF-8")
 		return p, probs
 	}
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
@@ -230,6 +284,7 @@ func Parse(file string, data []byte, kind Kind, level Level) (*Persona, []Proble
 		}
 		fm := text[4 : 4+end]
 		p.frontmatter = fm
+		p.frontmatterEnd = strings.Count(fm, "\n") + 3
 		rest := text[4+end+4:]
 		rest = strings.TrimPrefix(rest, "\n")
 		bodyLine = strings.Count(text[:len(text)-len(rest)], "\n") + 1
@@ -244,11 +299,11 @@ func Parse(file string, data []byte, kind Kind, level Level) (*Persona, []Proble
 		}
 	}
 	p.Body, p.bodyLine = body, bodyLine
-	p.Title, p.Sections = sections(body)
+	p.sections()
 	if p.Meta.Kind != "" {
 		k := Kind(strings.ToLower(strings.TrimSpace(p.Meta.Kind)))
 		if !knownKind(k) {
-			add(2, false, "unknown kind %q; use one of specialist, lens, role, debater, observer, shared-rules", p.Meta.Kind)
+			add(p.FrontmatterLine("kind"), false, "unknown kind %q; use one of specialist, lens, role, debater, observer, shared-rules", p.Meta.Kind)
 			return p, probs
 		}
 		p.Kind = k
@@ -260,9 +315,14 @@ func Parse(file string, data []byte, kind Kind, level Level) (*Persona, []Proble
 		p.Kind = Specialist
 	}
 	if !ValidID(p.ID) {
-		add(0, false, "name %q is not allowed: use lower-case letters, digits, - and _ (the name becomes part of output file names)", p.ID)
+		// The file's name is at fault, not a line of it.
+		add(0, false, "name %q is not allowed: use lower-case letters, digits, - and _ (the name becomes part of output file names); rename the file", p.ID)
 	}
 	probs = append(probs, p.validate()...)
+	probs = append(probs, placeholders(file, text)...)
+	if p.Kind == Specialist && len(p.Meta.Signals) == 0 {
+		p.derived, p.domain = deriveSignals(p)
+	}
 	return p, probs
 }
 
@@ -275,21 +335,20 @@ func knownKind(k Kind) bool {
 	return false
 }
 
-// sections splits Markdown into its "# " title and "## " sections, ignoring
-// headings inside code fences.
-func sections(body string) (string, map[string]string) {
-	title := ""
-	secs := map[string]string{}
+// sections splits the body into its "# " title and "## " sections,
+// ignoring headings inside code fences, and records each heading's line.
+func (p *Persona) sections() {
+	p.Sections = map[string]string{}
 	var cur string
 	var buf strings.Builder
 	inFence := false
 	flush := func() {
 		if cur != "" {
-			secs[cur] = strings.TrimSpace(buf.String())
+			p.Sections[cur] = strings.TrimSpace(buf.String())
 		}
 		buf.Reset()
 	}
-	for _, line := range strings.Split(body, "\n") {
+	for i, line := range strings.Split(p.Body, "\n") {
 		trim := strings.TrimSpace(line)
 		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
 			inFence = !inFence
@@ -298,9 +357,11 @@ func sections(body string) (string, map[string]string) {
 		case !inFence && strings.HasPrefix(line, "## "):
 			flush()
 			cur = strings.TrimSpace(strings.TrimPrefix(line, "## "))
+			p.heads = append(p.heads, heading{cur, p.bodyLine + i})
 			continue
-		case !inFence && strings.HasPrefix(line, "# ") && title == "":
-			title = strings.TrimSpace(strings.TrimPrefix(line, "# "))
+		case !inFence && strings.HasPrefix(line, "# ") && p.Title == "":
+			p.Title = strings.TrimSpace(strings.TrimPrefix(line, "# "))
+			p.titleLine = p.bodyLine + i
 			continue
 		}
 		if cur != "" {
@@ -309,16 +370,39 @@ func sections(body string) (string, map[string]string) {
 		}
 	}
 	flush()
-	return title, secs
 }
 
-// lineOf returns the file line of the first body line containing s.
-func (p *Persona) lineOf(s string) int {
-	i := strings.Index(p.Body, s)
+// lineAt is the line (from 1) holding byte offset i of data.
+func lineAt(data []byte, i int) int {
 	if i < 0 {
 		return 0
 	}
-	return p.bodyLine + strings.Count(p.Body[:i], "\n")
+	return bytes.Count(data[:i], []byte("\n")) + 1
+}
+
+// invalidUTF8 is the offset of the first byte that is not UTF-8, or -1.
+func invalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// anchor is where a problem about something missing from the file is
+// reported: the title's line, else the line closing the frontmatter, else
+// line 1; where says which, for the message.
+func (p *Persona) anchor() (line int, where string) {
+	switch {
+	case p.titleLine > 0:
+		return p.titleLine, "below the title on this line"
+	case p.frontmatterEnd > 0:
+		return p.frontmatterEnd, "below the frontmatter, which ends on this line"
+	}
+	return 1, "to the file"
 }
 
 // ReviewFile is the path of a specialist's review file in dir:

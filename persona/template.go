@@ -2,11 +2,33 @@ package persona
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
-// Template returns the text of a new persona file of the given kind that
-// validates as written; every placeholder says what to replace it with.
+// placeholderPattern matches a placeholder of a template written by
+// Template: "<<TODO: what to write here>>".
+var placeholderPattern = regexp.MustCompile(`<<TODO:[^\n]*?>>`)
+
+// placeholders reports every template placeholder left in a file, one
+// error per placeholder at its line: a persona still holding one has not
+// been written yet, so it takes no part in reviews.
+func placeholders(file, text string) []Problem {
+	var probs []Problem
+	for i, line := range strings.Split(text, "\n") {
+		for _, m := range placeholderPattern.FindAllString(line, -1) {
+			probs = append(probs, Problem{File: file, Line: i + 1, placeholder: true,
+				Message: fmt.Sprintf("template placeholder left: %s; replace it with your own text", m)})
+		}
+	}
+	return probs
+}
+
+// Template returns the text of a new persona file of the given kind. Every
+// part the author must write is a placeholder "<<TODO: what to write>>";
+// until each is replaced, validation reports it (with its line) and
+// discovery skips the file, so a half-written persona never reviews
+// anything.
 func Template(kind Kind, id string) (string, error) {
 	if !ValidID(id) {
 		return "", fmt.Errorf("name %q is not allowed: use lower-case letters, digits, - and _", id)
@@ -17,48 +39,45 @@ func Template(kind Kind, id string) (string, error) {
 		return fmt.Sprintf(`---
 kind: specialist
 context: implementation
-description: One sentence on what this specialist hunts for and by which method.
+description: "<<TODO: one sentence on what this specialist hunts for, and by which method>>"
 # model: anthropic:claude-sonnet-4-5   # optional: run this specialist on its own model
-signals: [keyword, "*.ext"]
+# signals: [keyword, "*.ext", "dir/"]  # optional: what adaptive:N looks for in a change; without it, sot reads the Domain Boundary and Cognitive Strategy
 ---
 # %[1]s specialist
 
 ## Identity & Narrative Backstory
-Who this reviewer is, and the incidents in their career that explain why they
-look at changes the way they do. Two or three concrete paragraphs work best.
+<<TODO: who this reviewer is, and the incidents in their career that explain how they read a change; two or three concrete paragraphs>>
 
 ## Cognitive Strategy
-1. The first step of this specialist's method, concrete enough to repeat.
-2. The next step, and what evidence it collects.
-3. How the method adapts to diffs, design documents and freeform material.
+<<TODO: the method as numbered steps, each concrete enough to repeat, and the evidence each step collects>>
 
 ## Domain Boundary
-What this specialist examines, and what it leaves to the other specialists.
+<<TODO: what this specialist examines (name the files, directories or patterns it owns, such as *.sql or migrations/), and what it leaves to the other specialists>>
 
 ## Behavioral Rules
 - Cite a file and line (or a document section) for every claim.
 - When nothing qualifies, say what was examined and why it passed.
+- <<TODO: the rules particular to this specialist>>
 
 ## Demand Rationale
-Which defects reach production when nobody reviews this way, and what
-evidence this specialist asks authors for.
+<<TODO: which defects reach production when nobody reviews this way, and what evidence this specialist asks authors for>>
 
 ## Example Review Comments
 
-### Finding: A one-sentence claim about the material.
+### Finding: <<TODO: a one-sentence claim this specialist would make>>
 
 - **Severity**: should-fix
 - **Confidence**: MEDIUM
-- **Category**: category
-- **Grounds**: `+"`path/to/file.go:42`"+` shows what the code does.
-- **Warrant**: Why those grounds support the claim.
-- **Rebuttal Conditions**: What evidence would make the finding wrong.
-- **Suggested Verification**: A test or check that settles it.
-`, title), nil
+- **Category**: %[2]s
+- **Grounds**: <<TODO: the file and line, and what they show>>
+- **Warrant**: <<TODO: why those grounds support the claim>>
+- **Rebuttal Conditions**: <<TODO: what evidence would make the finding wrong>>
+- **Suggested Verification**: <<TODO: a test or check that settles it>>
+`, title, id), nil
 	case Lens:
 		return fmt.Sprintf(`---
 kind: lens
-description: One sentence on the frame this lens puts on a review.
+description: "<<TODO: one sentence on the frame this lens puts on a review>>"
 ---
 # %[1]s
 
@@ -66,66 +85,59 @@ description: One sentence on the frame this lens puts on a review.
 temporal
 
 ## Parameters
-- **Temporal frame**: when the reviewer imagines standing, such as six months after release
-- **Scenario**: the situation the reviewer adopts
+- **Temporal frame**: <<TODO: when the reviewer imagines standing, such as six months after release>>
+- **Scenario**: <<TODO: the situation the reviewer adopts>>
 
 ## Overlay Template
-As the {specialist} specialist, adopt this frame before you read the material:
-describe here, in fifty to a hundred words, the situation the reviewer imagines,
-what they should look for from inside it that a plain review would miss, and
-how their method changes. Keep the specialist's own method; this lens only shifts
-where it looks. Add the line **Perspective**: %[2]s to every finding this lens produces.
+As the {specialist} specialist, <<TODO: in fifty to a hundred words, the situation the reviewer imagines, what to look for from inside it that a plain review would miss, and how the method shifts>>
+Add the line **Perspective**: %[2]s to every finding this lens produces.
 
 ## Novelty Constraint
-Say what this lens must surface that a baseline review would not, and that
-findings identical to a baseline review should be dropped.
+<<TODO: what this lens must surface that a baseline review would not>>
 `, title, id), nil
 	case Role:
 		return fmt.Sprintf(`---
 kind: role
-description: One sentence on how this role reads the sources.
-prompt_prefix: "One sentence that opens a prompt for this role:"
-traits: [trait, trait, trait]
+description: "<<TODO: one sentence on how this role reads the sources>>"
+prompt_prefix: "<<TODO: one sentence that opens a prompt for this role>>"
+traits: ["<<TODO: three traits>>"]
 weight: 0.8
-triggers: ["word or phrase that calls for this role"]
+triggers: ["<<TODO: words or phrases that call for this role>>"]
 tier: specialized
 color: "#64748b"
 ---
 # %s
 
-How this role reasons over a set of documents, what it looks for first, and
-what it tends to miss.
+<<TODO: how this role reasons over a set of documents, what it looks for first, and what it tends to miss>>
 `, title), nil
 	case Debater:
 		return fmt.Sprintf(`---
 name: The %s
 kind: debater
-stance: What this debater always looks for in a passage.
-focus: The debater's area of expertise.
-lineage: The schools and thinkers this stance descends from.
-methodology: How the debater builds an argument, step by step.
-blind_spots: [what this debater misses]
-voice: how the debater sounds
+stance: "<<TODO: what this debater always looks for in a passage>>"
+focus: "<<TODO: the debater's area of expertise>>"
+lineage: "<<TODO: the schools and thinkers this stance descends from>>"
+methodology: "<<TODO: how the debater builds an argument, step by step>>"
+blind_spots: ["<<TODO: what this debater misses>>"]
+voice: "<<TODO: how the debater sounds>>"
 ---
 # The %[1]s
 
-How the debater reads a passage, answers the others, and what would make them
-concede a point.
+<<TODO: how the debater reads a passage, answers the others, and what would make them concede a point>>
 `, title), nil
 	case Observer:
 		return fmt.Sprintf(`---
 name: The %s
 kind: observer
-bias: The orientation this observer cannot help bringing to a debate.
-focus: The angles this observer attends to.
-blind_spots: [what this observer systematically misses]
-example_questions: ["A specific branch question this observer would ask about a passage?"]
+bias: "<<TODO: the orientation this observer cannot help bringing to a debate>>"
+focus: "<<TODO: the angles this observer attends to>>"
+blind_spots: ["<<TODO: what this observer systematically misses>>"]
+example_questions: ["<<TODO: a specific branch question this observer would ask about a passage>>"]
 anti_examples: ["What remains unresolved?"]
 ---
 # The %[1]s
 
-What this observer notices in a debate transcript that the debaters miss, and
-how it phrases a branch question.
+<<TODO: what this observer notices in a debate transcript that the debaters miss, and how it phrases a branch question>>
 `, title), nil
 	}
 	return "", fmt.Errorf("unknown kind %q: use specialist, lens, role, debater or observer", kind)

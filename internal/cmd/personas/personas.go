@@ -61,6 +61,19 @@ type Entry struct {
 	Context   string        `json:"context,omitempty"`
 	Model     string        `json:"model,omitempty"`
 	Overrides []string      `json:"overrides,omitempty"`
+	// Rejected are files of this name that would have been used but
+	// failed validation, each with its problems; Source is used in their
+	// place.
+	Rejected []Rejected `json:"rejected,omitempty"`
+	// Unusable is set on a row for a rejected file that nothing of its
+	// name replaces: the persona does not exist for reviews.
+	Unusable bool `json:"unusable,omitempty"`
+}
+
+// Rejected is a persona file skipped because of errors.
+type Rejected struct {
+	Source   string            `json:"source"`
+	Problems []persona.Problem `json:"problems"`
 }
 
 func entry(lib *persona.Library, p *persona.Persona) Entry {
@@ -71,7 +84,77 @@ func entry(lib *persona.Library, p *persona.Persona) Entry {
 	for _, s := range lib.Chain(p.Kind, p.ID)[1:] {
 		e.Overrides = append(e.Overrides, s.Path)
 	}
+	for _, r := range lib.RejectedFor(p.Kind, p.ID) {
+		e.Rejected = append(e.Rejected, Rejected{r.Persona.Path, r.Problems})
+	}
 	return e
+}
+
+// entries lists the personas of kind k ("" for all) as "personas list"
+// shows them: the personas in use, then rows for rejected files that
+// nothing of their name replaces.
+func entries(lib *persona.Library, k persona.Kind) []Entry {
+	var out []Entry
+	for _, p := range lib.All() {
+		if k == "" || p.Kind == k {
+			out = append(out, entry(lib, p))
+		}
+	}
+	for _, r := range lib.Rejected {
+		p := r.Persona
+		if (k != "" && p.Kind != k) || hasEntry(out, p.Kind, p.ID) {
+			continue
+		}
+		e := Entry{Name: p.ID, Kind: p.Kind, Level: p.Level, Source: p.Path, Unusable: true}
+		for _, o := range lib.RejectedFor(p.Kind, p.ID) {
+			e.Rejected = append(e.Rejected, Rejected{o.Persona.Path, o.Problems})
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func hasEntry(es []Entry, kind persona.Kind, id string) bool {
+	for _, e := range es {
+		if e.Kind == kind && e.Name == id {
+			return true
+		}
+	}
+	return false
+}
+
+// writeList prints the entries as a table, marking with ! the rows where a
+// rejected file was replaced (or left nothing), and then the reasons.
+func writeList(f *cmdutil.Factory, es []Entry) error {
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tLEVEL\tCONTEXT\tMODEL\tSOURCE")
+	var notes []string
+	for _, e := range es {
+		name, source := e.Name, e.Source
+		if len(e.Rejected) > 0 {
+			name += " !"
+			var files []string
+			for _, r := range e.Rejected {
+				files = append(files, r.Source)
+				for _, p := range r.Problems {
+					notes = append(notes, "  "+p.Error())
+				}
+			}
+			if e.Unusable {
+				source = "none: rejected " + strings.Join(files, ", ")
+			} else {
+				source += " (in place of rejected " + strings.Join(files, ", ") + ")"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, e.Kind, e.Level, dash(e.Context), dash(e.Model), source)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(f.IO.Out, "\n! rejected persona files, not used for reviews (fix them, then run sot personas validate):\n%s\n", strings.Join(notes, "\n"))
+	}
+	return nil
 }
 
 func newListCmd(f *cmdutil.Factory) *cobra.Command {
@@ -80,7 +163,11 @@ func newListCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List every persona found, with its kind, level, source file, context and model",
-		Args:  cobra.NoArgs,
+		Long: `List every persona found, with its kind, level, source file, context and
+model. A file that failed validation is not used; its row is marked with !
+and names the file used in its place (a built-in, say), and the reasons
+follow the table.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			k, err := parseKind(kind)
 			if err != nil {
@@ -90,21 +177,11 @@ func newListCmd(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var entries []Entry
-			for _, p := range lib.All() {
-				if k == "" || p.Kind == k {
-					entries = append(entries, entry(lib, p))
-				}
-			}
+			es := entries(lib, k)
 			if asJSON {
-				return writeJSON(f, entries)
+				return writeJSON(f, es)
 			}
-			tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tKIND\tLEVEL\tCONTEXT\tMODEL\tSOURCE")
-			for _, e := range entries {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Kind, e.Level, dash(e.Context), dash(e.Model), e.Source)
-			}
-			return tw.Flush()
+			return writeList(f, es)
 		},
 	}
 	cmd.Flags().StringVar(&kind, "kind", "", "only this kind: specialist, lens, role, debater, observer, shared-rules")
@@ -172,11 +249,14 @@ func newNewCmd(f *cmdutil.Factory) *cobra.Command {
 	var user, force bool
 	cmd := &cobra.Command{
 		Use:   "new NAME --kind specialist|lens|role|debater|observer",
-		Short: "Write a new persona file from a template that validates",
-		Long: `Write a new persona file from a template that validates. Specialists, roles,
+		Short: "Write a new persona file from a template to fill in",
+		Long: `Write a new persona file from a template to fill in. Specialists, roles,
 debaters and observers go to .sot/personas/NAME.md, lenses to .sot/lenses/NAME.md
-(with --user, under $XDG_CONFIG_HOME/sot/ instead). Edit the placeholders, then
-run 'sot personas validate'.`,
+(with --user, under $XDG_CONFIG_HOME/sot/ instead).
+
+Every part you must write is a placeholder <<TODO: what to write>>. Until
+each one is replaced, the file takes no part in reviews, and 'sot personas
+validate' names the placeholders left, with their lines.`,
 		Example: `  sot personas new billing --kind specialist
   sot personas new regulator --kind lens --user`,
 		Args: cobra.ExactArgs(1),
@@ -215,6 +295,8 @@ run 'sot personas validate'.`,
 				return err
 			}
 			fmt.Fprintf(f.IO.Out, "wrote %s\n", path)
+			fmt.Fprintf(f.IO.ErrOut, "Replace its %d <<TODO: ...>> placeholders with your own text; until then it takes no part in reviews. Then check it with: sot personas validate %s\n",
+				strings.Count(text, "<<TODO:"), path)
 			return nil
 		},
 	}
