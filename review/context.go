@@ -7,13 +7,17 @@ package review
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/internal/yamlfile"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/prompt"
@@ -81,7 +85,10 @@ func (c *Context) Defaults() {
 	}
 }
 
-// FieldError is an invalid value or combination, naming the field.
+// FieldError is an invalid value or combination, naming the field. When
+// the value was read from a file, Field starts with the file and line
+// ("WorkflowContext.md:12: Final Review Specialist Models"); when it came
+// from a flag, Field is the flag ("--specialist-models").
 type FieldError struct {
 	Field string
 	Msg   string
@@ -139,16 +146,29 @@ func (c *Context) Validate() error {
 type ModelSpec struct {
 	Pool   []string          // unpinned models, in order
 	Pinned map[string]string // specialist -> model
+	// list is the field as written, so that a spec parsed without the
+	// configuration can be read again with it (see assignModels).
+	list string
 }
 
-// knownProviders are the prefixes that make "x:y" a model rather than a pin.
-var knownProviders = map[string]bool{"openai": true, "anthropic": true, "ollama": true, "command": true}
+// builtinProviders are the provider names every configuration has.
+var builtinProviders = map[string]bool{"openai": true, "anthropic": true, "ollama": true, "command": true}
 
-// ParseModels reads "none", a pool ("openai:gpt-4.1, anthropic:claude-sonnet-4-5"),
-// pinned pairs ("security=anthropic:claude-sonnet-4-5" or
-// "security:anthropic:claude-sonnet-4-5"), or a mix.
-func ParseModels(s string) (ModelSpec, error) {
-	spec := ModelSpec{Pinned: map[string]string{}}
+// ParseModels reads a specialist_models list knowing only the built-in
+// providers; see ParseModelsFor, which a caller holding the configuration
+// should use.
+func ParseModels(s string) (ModelSpec, error) { return ParseModelsFor(s, nil) }
+
+// ParseModelsFor reads a specialist_models list: "none", a pool of
+// models ("openai:gpt-4.1, claude-sonnet-4-5"), pins, or a mix, comma
+// separated. A pin is "specialist=model", or "name:model" whose first part
+// is not a provider: PAW writes "security:claude-opus-4.6" and
+// "security:anthropic:claude-opus-4.6". The providers are the built-in
+// ones and those cfg configures (cfg may be nil), so "openrouter:x" is a
+// model when openrouter is configured. Models are not resolved here; see
+// CheckSpecialistModels.
+func ParseModelsFor(s string, cfg *config.Config) (ModelSpec, error) {
+	spec := ModelSpec{Pinned: map[string]string{}, list: s}
 	s = strings.TrimSpace(s)
 	if s == "" || strings.EqualFold(s, "none") {
 		return spec, nil
@@ -167,13 +187,95 @@ func ParseModels(s string) (ModelSpec, error) {
 			continue
 		}
 		first, rest, hasColon := strings.Cut(item, ":")
-		if hasColon && !knownProviders[strings.ToLower(first)] && strings.Contains(rest, ":") {
-			spec.Pinned[strings.ToLower(first)] = rest // security:anthropic:claude-...
+		name, rest := strings.ToLower(strings.TrimSpace(first)), strings.TrimSpace(rest)
+		if hasColon && rest != "" && !isProvider(name, cfg) && persona.ValidID(name) {
+			spec.Pinned[name] = rest
 			continue
 		}
 		spec.Pool = append(spec.Pool, item)
 	}
 	return spec, nil
+}
+
+// isProvider reports whether name is a built-in or configured provider.
+func isProvider(name string, cfg *config.Config) bool {
+	if builtinProviders[name] {
+		return true
+	}
+	if cfg == nil {
+		return false
+	}
+	_, ok := cfg.Providers[name]
+	return ok
+}
+
+// CheckSpecialistModels resolves every model of a specialist_models list,
+// pooled or pinned, through cfg (aliases, then the families a bare name is
+// known by). field says where the list came from: a flag such as
+// "--specialist-models", or "file:line: field" for a file. Models that do
+// not resolve are reported together in one *FieldError that, for bare
+// names no provider claims, shows the aliases that would fix them.
+func CheckSpecialistModels(list, field string, cfg *config.Config) error {
+	ms, err := ParseModelsFor(list, cfg)
+	if err != nil {
+		return &FieldError{field, err.Error()}
+	}
+	var models, whom []string
+	for _, m := range ms.Pool {
+		models, whom = append(models, m), append(whom, "")
+	}
+	for _, name := range slices.Sorted(maps.Keys(ms.Pinned)) {
+		models, whom = append(models, ms.Pinned[name]), append(whom, name)
+	}
+	return checkModels(models, whom, field, cfg)
+}
+
+// CheckModelNames resolves every model of a plain list (multi-model mode's
+// --models or Final Review Models) through cfg; see CheckSpecialistModels.
+func CheckModelNames(models []string, field string, cfg *config.Config) error {
+	return checkModels(models, make([]string, len(models)), field, cfg)
+}
+
+func checkModels(models, whom []string, field string, cfg *config.Config) error {
+	var unknown, msgs []string
+	for i, m := range models {
+		m = strings.TrimSpace(m)
+		if m == "" || strings.EqualFold(m, "none") {
+			continue
+		}
+		_, err := cfg.ResolveModel(m)
+		var ume *config.UnknownModelError
+		switch {
+		case err == nil:
+		case errors.As(err, &ume):
+			if !slices.Contains(unknown, ume.Name) {
+				unknown = append(unknown, ume.Name)
+			}
+		default:
+			who := ""
+			if whom[i] != "" {
+				who = " (pinned to " + whom[i] + ")"
+			}
+			msgs = append(msgs, fmt.Sprintf("model %q%s: %v", m, who, err))
+		}
+	}
+	if len(unknown) > 0 {
+		var names, fixes []string
+		for _, u := range unknown {
+			names = append(names, strconv.Quote(u))
+			fixes = append(fixes, u+": <provider>:"+u)
+		}
+		what := "model " + names[0] + " names no provider, and its name is not one sot can place"
+		if len(names) > 1 {
+			what = "models " + strings.Join(names, ", ") + " name no provider, and their names are not ones sot can place"
+		}
+		msgs = append([]string{fmt.Sprintf("%s: write each as provider:model (for example openai:%s), or add to your config: aliases: {%s}",
+			what, unknown[0], strings.Join(fixes, ", "))}, msgs...)
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &FieldError{field, strings.Join(msgs, "; ")}
 }
 
 // LoadFile reads a review context from a YAML or JSON file.
@@ -207,6 +309,35 @@ func LoadFile(path string) (Context, error) {
 	return c, nil
 }
 
+// CheckFileModels resolves every model that the context file at path
+// names in specialist_models (c is what LoadFile read from it), as
+// CheckSpecialistModels does; an error names the file and the field's
+// line. A caller whose flag overrides the field does not call it.
+func CheckFileModels(path string, c Context, cfg *config.Config) error {
+	where := path + ": specialist_models"
+	if line := keyLine(path, "specialist_models"); line > 0 {
+		where = fmt.Sprintf("%s:%d: specialist_models", path, line)
+	}
+	return CheckSpecialistModels(c.SpecialistModels, where, cfg)
+}
+
+// keyLine is the line of a context file on which a top-level key is set
+// (YAML "key:" at the start of a line, or JSON "\"key\":"), or 0.
+func keyLine(path, key string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	yamlKey := regexp.MustCompile(`^` + regexp.QuoteMeta(key) + `\s*:`)
+	jsonKey := regexp.MustCompile(`"` + regexp.QuoteMeta(key) + `"\s*:`)
+	for i, line := range strings.Split(string(data), "\n") {
+		if yamlKey.MatchString(line) || jsonKey.MatchString(line) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
 // wcLine matches "Key: value" lines of a WorkflowContext.md, with or without
 // list markers and bold.
 var wcLine = regexp.MustCompile(`^\s*(?:[-*]\s+)?\**([A-Za-z][A-Za-z ]+?)\**\s*:\s*\**\s*(.*?)\s*$`)
@@ -215,6 +346,8 @@ var workID = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
 // Workflow is what a PAW WorkflowContext.md says about the final review.
 type Workflow struct {
+	// Path is the file read.
+	Path   string
 	WorkID string
 	// Mode is society-of-thought, single-model or multi-model.
 	Mode string
@@ -225,6 +358,44 @@ type Workflow struct {
 	Context Context
 	// Set lists the contract fields the file set.
 	Set map[string]bool
+	// Disabled is true when the file says "Final Agent Review: disabled":
+	// the work asks for no final review. DisabledLine is that line.
+	Disabled     bool
+	DisabledLine int
+	// Lines maps each field the file set, by its name in the file
+	// ("Final Review Specialist Models"), to its line.
+	Lines map[string]int
+}
+
+// Workflow field names, as PAW writes them.
+const (
+	FieldFinalAgentReview       = "Final Agent Review"
+	FieldFinalReviewModels      = "Final Review Models"
+	FieldFinalReviewSpecModels  = "Final Review Specialist Models"
+	fieldFinalReviewMode        = "Final Review Mode"
+	fieldFinalReviewPerspective = "Final Review Perspective Cap"
+)
+
+// where is "path:line: field" for a field the file set, or "path: field".
+func (w *Workflow) where(field string) string {
+	if line := w.Lines[field]; line > 0 {
+		return fmt.Sprintf("%s:%d: %s", w.Path, line, field)
+	}
+	return w.Path + ": " + field
+}
+
+// CheckModels resolves every model the file names, in Final Review
+// Specialist Models (pooled or pinned) and Final Review Models, through
+// cfg. A model that does not resolve is a *FieldError naming the file, the
+// line and the field, and for a bare name the alias that would fix it.
+// Only the models left in w are checked: a caller that overrides a field
+// with a flag clears it first (w.Context.SpecialistModels = "",
+// w.Models = nil), so that a model the run will not use cannot stop it.
+func (w *Workflow) CheckModels(cfg *config.Config) error {
+	if err := CheckSpecialistModels(w.Context.SpecialistModels, w.where(FieldFinalReviewSpecModels), cfg); err != nil {
+		return err
+	}
+	return CheckModelNames(w.Models, w.where(FieldFinalReviewModels), cfg)
 }
 
 // LoadWorkflow reads the Final Review fields of a PAW WorkflowContext.md.
@@ -234,7 +405,7 @@ func LoadWorkflow(path string) (Workflow, error) {
 		return Workflow{}, fmt.Errorf("read workflow context: %w", err)
 	}
 	defer f.Close()
-	w := Workflow{Set: map[string]bool{}}
+	w := Workflow{Path: path, Set: map[string]bool{}, Lines: map[string]int{}}
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
 		m := wcLine.FindStringSubmatch(sc.Text())
@@ -242,11 +413,25 @@ func LoadWorkflow(path string) (Workflow, error) {
 			continue
 		}
 		key, val := strings.ToLower(strings.TrimSpace(m[1])), strings.Trim(strings.TrimSpace(m[2]), "`*")
+		if name, ok := workflowFields[key]; ok {
+			if _, dup := w.Lines[name]; !dup {
+				w.Lines[name] = line
+			}
+		}
 		set := func(field string, dst *string) {
 			*dst = val
 			w.Set[field] = true
 		}
 		switch key {
+		case "final agent review":
+			switch strings.ToLower(val) {
+			case "enabled":
+				w.Disabled, w.DisabledLine = false, 0
+			case "disabled":
+				w.Disabled, w.DisabledLine = true, line
+			default:
+				return w, &FieldError{fmt.Sprintf("%s:%d: %s", path, line, FieldFinalAgentReview), fmt.Sprintf("%q is not enabled or disabled", val)}
+			}
 		case "work id", "feature slug":
 			w.WorkID = val
 		case "final review mode":
@@ -270,7 +455,7 @@ func LoadWorkflow(path string) (Workflow, error) {
 		case "final review perspective cap":
 			n, err := strconv.Atoi(val)
 			if err != nil || n < 1 {
-				return w, fmt.Errorf("%s:%d: Final Review Perspective Cap %q is not a positive integer", path, line, val)
+				return w, &FieldError{fmt.Sprintf("%s:%d: %s", path, line, fieldFinalReviewPerspective), fmt.Sprintf("%q is not a positive integer", val)}
 			}
 			w.Context.PerspectiveCap = n
 			w.Set["perspective_cap"] = true
@@ -286,13 +471,33 @@ func LoadWorkflow(path string) (Workflow, error) {
 	switch w.Mode {
 	case "", "society-of-thought", "single-model", "multi-model":
 	default:
-		return w, fmt.Errorf("%s: Final Review Mode %q is not society-of-thought, single-model or multi-model", path, w.Mode)
+		return w, &FieldError{w.where(fieldFinalReviewMode), fmt.Sprintf("%q is not society-of-thought, single-model or multi-model", w.Mode)}
 	}
 	if !workID.MatchString(w.WorkID) || strings.Contains(w.WorkID, "..") {
-		return w, fmt.Errorf("%s: work id %q cannot be used in a path", path, w.WorkID)
+		field := "Work ID"
+		switch {
+		case w.Lines[field] > 0:
+		case w.Lines["Feature Slug"] > 0:
+			field = "Feature Slug"
+		default:
+			field = "work id (the name of the file's directory)"
+		}
+		return w, &FieldError{w.where(field), fmt.Sprintf("%q cannot be used in a path; use letters, digits, '.', '_' and '-'", w.WorkID)}
 	}
 	w.Context.OutputDir = workflowOutputDir(path, w.WorkID)
 	return w, nil
+}
+
+// workflowFields are the fields of a WorkflowContext.md whose lines are
+// recorded, by their lower-cased name.
+var workflowFields = map[string]string{}
+
+func init() {
+	for _, f := range []string{"Work ID", "Feature Slug", FieldFinalAgentReview, fieldFinalReviewMode, FieldFinalReviewModels,
+		"Final Review Specialists", "Final Review Interaction Mode", "Final Review Interactive", FieldFinalReviewSpecModels,
+		"Final Review Perspectives", fieldFinalReviewPerspective} {
+		workflowFields[strings.ToLower(f)] = f
+	}
 }
 
 // workflowOutputDir is .paw/work/<work-id>/reviews at the top of the

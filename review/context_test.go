@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/persona"
 )
 
@@ -46,24 +48,104 @@ func TestContextValidate(t *testing.T) {
 }
 
 func TestParseModels(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Providers["openrouter"] = config.Provider{Type: "openai"}
 	tests := []struct {
 		in   string
+		cfg  *config.Config
 		want ModelSpec
 	}{
-		{"none", ModelSpec{Pinned: map[string]string{}}},
-		{"openai:gpt-4.1, anthropic:claude-sonnet-4-5", ModelSpec{Pool: []string{"openai:gpt-4.1", "anthropic:claude-sonnet-4-5"}, Pinned: map[string]string{}}},
-		{"security=anthropic:claude-sonnet-4-5", ModelSpec{Pinned: map[string]string{"security": "anthropic:claude-sonnet-4-5"}}},
-		{"security:anthropic:claude-sonnet-4-5, fast", ModelSpec{Pool: []string{"fast"}, Pinned: map[string]string{"security": "anthropic:claude-sonnet-4-5"}}},
-		{"ollama:qwen2.5:7b", ModelSpec{Pool: []string{"ollama:qwen2.5:7b"}, Pinned: map[string]string{}}},
+		{"none", nil, ModelSpec{Pinned: map[string]string{}}},
+		{"openai:gpt-4.1, anthropic:claude-sonnet-4-5", nil, ModelSpec{Pool: []string{"openai:gpt-4.1", "anthropic:claude-sonnet-4-5"}, Pinned: map[string]string{}}},
+		{"security=anthropic:claude-sonnet-4-5", nil, ModelSpec{Pinned: map[string]string{"security": "anthropic:claude-sonnet-4-5"}}},
+		{"security:anthropic:claude-sonnet-4-5, fast", nil, ModelSpec{Pool: []string{"fast"}, Pinned: map[string]string{"security": "anthropic:claude-sonnet-4-5"}}},
+		{"ollama:qwen2.5:7b", nil, ModelSpec{Pool: []string{"ollama:qwen2.5:7b"}, Pinned: map[string]string{}}},
+		// PAW's syntax: a name that is no provider, then a bare model.
+		{"security:claude-opus-4.6, architecture:claude-opus-4.6, assumptions:gemini-3-pro", nil, ModelSpec{Pinned: map[string]string{
+			"security": "claude-opus-4.6", "architecture": "claude-opus-4.6", "assumptions": "gemini-3-pro"}}},
+		{"Testing:gpt-5.2, gpt-4.1", nil, ModelSpec{Pool: []string{"gpt-4.1"}, Pinned: map[string]string{"testing": "gpt-5.2"}}},
+		// A configured provider is a provider, not a specialist.
+		{"openrouter:meta/llama-3, security:o3", &cfg, ModelSpec{Pool: []string{"openrouter:meta/llama-3"}, Pinned: map[string]string{"security": "o3"}}},
+		{"openrouter:meta/llama-3", nil, ModelSpec{Pinned: map[string]string{"openrouter": "meta/llama-3"}}},
 	}
 	for _, tt := range tests {
-		got, err := ParseModels(tt.in)
+		got, err := ParseModelsFor(tt.in, tt.cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("ParseModels(%q) (-want +got):\n%s", tt.in, diff)
+		if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(ModelSpec{})); diff != "" {
+			t.Errorf("ParseModelsFor(%q) (-want +got):\n%s", tt.in, diff)
 		}
+	}
+}
+
+// TestAssignModelsPAWPins: PAW's "specialist:model" pins go to their
+// specialists (bare names resolved by family), a pin for a specialist not
+// taking part warns, and a custom provider's model stays in the pool.
+func TestAssignModelsPAWPins(t *testing.T) {
+	lib, err := persona.Discover(persona.Dirs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []*persona.Persona
+	for _, id := range []string{"security", "architecture", "testing", "performance"} {
+		p, _ := lib.Get(persona.Specialist, id)
+		specs = append(specs, p)
+	}
+	cfg := config.Defaults()
+	cfg.Providers["openrouter"] = config.Provider{Type: "openai"}
+	ms, err := ParseModels("security:claude-opus-4.6, architecture:claude-opus-4.6, testing:gpt-5.2, maintainability:gpt-5.2, openrouter:meta/llama-3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, warnings := assignModels(specs, ms, "openai:gpt-4.1", &cfg)
+	want := map[string]string{
+		"security":     "anthropic:claude-opus-4.6",
+		"architecture": "anthropic:claude-opus-4.6",
+		"testing":      "openai:gpt-5.2",
+		"performance":  "openrouter:meta/llama-3", // the pool, read with the configured providers
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("assignment (-want +got):\n%s", diff)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], `pins "maintainability", which is not taking part`) {
+		t.Errorf("warnings = %q", warnings)
+	}
+}
+
+func TestCheckModels(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Aliases = map[string]string{"gemini-3-pro": "openai:gemini-3-pro"}
+	tests := []struct {
+		name, list, want string
+	}{
+		{"resolvable", "security:claude-opus-4.6, gpt-5.2, o3, gemini-3-pro, anthropic:claude-sonnet-4-5", ""},
+		{"none", "none", ""},
+		{"one bare name", "assumptions:gemini-3-pro-preview",
+			`--specialist-models: model "gemini-3-pro-preview" names no provider, and its name is not one sot can place: write each as provider:model (for example openai:gemini-3-pro-preview), or add to your config: aliases: {gemini-3-pro-preview: <provider>:gemini-3-pro-preview}`},
+		{"several, once each", "a:llama-4, b:mistral-large, c:llama-4",
+			`--specialist-models: models "llama-4", "mistral-large" name no provider, and their names are not ones sot can place: write each as provider:model (for example openai:llama-4), or add to your config: aliases: {llama-4: <provider>:llama-4, mistral-large: <provider>:mistral-large}`},
+		{"unknown provider", "security=vertex:gemini",
+			`--specialist-models: model "vertex:gemini" (pinned to security): unknown provider "vertex"`},
+		{"bad pin", "=openai:gpt-4.1", `--specialist-models: "=openai:gpt-4.1": write a pinned pair`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckSpecialistModels(tt.list, "--specialist-models", &cfg)
+			var fe *FieldError
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tt.want != "" && (!errors.As(err, &fe) || !strings.HasPrefix(err.Error(), tt.want)):
+				t.Fatalf("err = %v\nwant a *FieldError starting %q", err, tt.want)
+			}
+		})
+	}
+	if err := CheckModelNames([]string{"gpt-5.2", "claude-opus-4.6"}, "--models", &cfg); err != nil {
+		t.Errorf("plain models: %v", err)
+	}
+	if err := CheckModelNames([]string{"gpt-5.2", "gemini-3-pro-preview"}, "--models", &cfg); err == nil || !strings.HasPrefix(err.Error(), `--models: model "gemini-3-pro-preview" names no provider`) {
+		t.Errorf("plain models: %v", err)
 	}
 }
 
@@ -132,5 +214,150 @@ func TestLoadWorkflow(t *testing.T) {
 	os.WriteFile(path, []byte("Work ID: ../../etc\n"), 0o644)
 	if _, err := LoadWorkflow(path); err == nil {
 		t.Error("a work id that leaves the tree must be refused")
+	}
+}
+
+// pawWorkflow is a WorkflowContext.md in PAW's plain "Field: value" form.
+const pawWorkflow = `# WorkflowContext
+
+Work Title: Ledger Export
+Work ID: ledger-export
+Base Branch: main
+Workflow Mode: full
+Final Agent Review: enabled
+Final Review Mode: society-of-thought
+Final Review Interactive: smart
+Final Review Specialists: adaptive:4
+Final Review Interaction Mode: parallel
+Final Review Specialist Models: security:claude-opus-4.6, testing:gpt-5.2, assumptions:gemini-3-pro-preview
+Final Review Models: gpt-5.2, claude-opus-4.6
+Planning Review Models: gpt-5.2, gemini-3-pro-preview
+`
+
+func writeWorkflow(t *testing.T, text string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), ".paw", "work", "ledger-export")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "WorkflowContext.md")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestWorkflowCheckModels: a model the file names that sot cannot place is
+// reported at the file's line, with the alias that fixes it, not as a
+// flag the user never passed.
+func TestWorkflowCheckModels(t *testing.T) {
+	cfg := config.Defaults()
+	tests := []struct {
+		name, text, want string
+		clear            func(*Workflow)
+	}{
+		{"specialist models", pawWorkflow,
+			`WorkflowContext.md:12: Final Review Specialist Models: model "gemini-3-pro-preview" names no provider, and its name is not one sot can place: write each as provider:model (for example openai:gemini-3-pro-preview), or add to your config: aliases: {gemini-3-pro-preview: <provider>:gemini-3-pro-preview}`, nil},
+		{"overridden by a flag", pawWorkflow, "", func(w *Workflow) { w.Context.SpecialistModels = "" }},
+		{"final review models", strings.Replace(pawWorkflow, "Final Review Models: gpt-5.2, claude-opus-4.6", "Final Review Models: gpt-5.2, gemini-3-pro", 1),
+			`WorkflowContext.md:13: Final Review Models: model "gemini-3-pro" names no provider`, func(w *Workflow) { w.Context.SpecialistModels = "" }},
+		{"list form with bold", "- **Final Review Specialist Models**: `security:vertex:gemini`\n",
+			`WorkflowContext.md:1: Final Review Specialist Models: model "vertex:gemini" (pinned to security): unknown provider "vertex"`, nil},
+		{"all resolvable", strings.Replace(pawWorkflow, "assumptions:gemini-3-pro-preview", "assumptions:o3", 1), "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeWorkflow(t, tt.text)
+			w, err := LoadWorkflow(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.clear != nil {
+				tt.clear(&w)
+			}
+			err = w.CheckModels(&cfg)
+			var fe *FieldError
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tt.want != "" && (!errors.As(err, &fe) || !strings.HasPrefix(err.Error(), filepath.Dir(path)+string(filepath.Separator)+tt.want)):
+				t.Fatalf("err = %v\nwant a *FieldError starting %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestWorkflowFieldLinesAndDisabled(t *testing.T) {
+	path := writeWorkflow(t, pawWorkflow)
+	w, err := LoadWorkflow(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Disabled || w.Path != path || w.WorkID != "ledger-export" {
+		t.Errorf("workflow %+v", w)
+	}
+	wantLines := map[string]int{"Work ID": 4, "Final Agent Review": 7, "Final Review Mode": 8, "Final Review Interactive": 9, "Final Review Specialists": 10,
+		"Final Review Interaction Mode": 11, "Final Review Specialist Models": 12, "Final Review Models": 13}
+	if diff := cmp.Diff(wantLines, w.Lines); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if w.Context.SpecialistModels != "security:claude-opus-4.6, testing:gpt-5.2, assumptions:gemini-3-pro-preview" || strings.Join(w.Models, ",") != "gpt-5.2,claude-opus-4.6" {
+		t.Errorf("models %q, %q (Planning Review Models must not leak in)", w.Context.SpecialistModels, w.Models)
+	}
+
+	tests := []struct {
+		value    string
+		disabled bool
+		err      string
+	}{
+		{"disabled", true, ""},
+		{"Disabled", true, ""},
+		{"`disabled`", true, ""},
+		{"enabled", false, ""},
+		{"sometimes", false, `WorkflowContext.md:7: Final Agent Review: "sometimes" is not enabled or disabled`},
+	}
+	for _, tt := range tests {
+		path := writeWorkflow(t, strings.Replace(pawWorkflow, "Final Agent Review: enabled", "Final Agent Review: "+tt.value, 1))
+		w, err := LoadWorkflow(path)
+		var fe *FieldError
+		switch {
+		case tt.err != "":
+			if !errors.As(err, &fe) || !strings.HasSuffix(err.Error(), tt.err) {
+				t.Errorf("%s: err = %v, want a *FieldError ending %q", tt.value, err, tt.err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tt.value, err)
+		case w.Disabled != tt.disabled || (tt.disabled && w.DisabledLine != 7):
+			t.Errorf("%s: disabled %v at line %d, want %v at 7", tt.value, w.Disabled, w.DisabledLine, tt.disabled)
+		}
+	}
+}
+
+func TestCheckFileModels(t *testing.T) {
+	cfg := config.Defaults()
+	tests := []struct{ file, text, want string }{
+		{"ctx.yaml", "type: diff\nspecialists: all\nspecialist_models: security:claude-opus-4.6, edge-cases:grok-4\n",
+			`ctx.yaml:3: specialist_models: model "grok-4" names no provider`},
+		{"ctx.json", "{\n  \"type\": \"diff\",\n  \"specialist_models\": \"gpt-5.2, mystery-1\"\n}\n",
+			`ctx.json:3: specialist_models: model "mystery-1" names no provider`},
+		{"ok.yaml", "specialist_models: security:claude-opus-4.6, gpt-5.2\n", ""},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), tt.file)
+		if err := os.WriteFile(path, []byte(tt.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := LoadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = CheckFileModels(path, c, &cfg)
+		var fe *FieldError
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.file, err)
+		case tt.want != "" && (!errors.As(err, &fe) || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: err = %v, want %q", tt.file, err, tt.want)
+		}
 	}
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // affinity says which built-in specialists a change category calls for.
-// Custom specialists are matched through their frontmatter signals.
+// Custom specialists are matched through their signals (see
+// persona.Persona.SelectionSignals).
 var affinity = map[string][]string{
 	"trust-boundary": {"security", "edge-cases"},
 	"data-handling":  {"correctness", "security", "edge-cases"},
@@ -34,12 +35,17 @@ var affinity = map[string][]string{
 // minRelevance is the score a specialist needs to be picked by adaptive
 // selection. A change category the specialist serves scores 2 (for
 // behaviour-change, which every code change has, only when the change has
-// no other category), a file
-// pattern among its signals that a changed file matches scores 1, and
-// each signal word scores a third per mention, up to 1. So one category
-// or one file pattern is enough, and words are enough once they add up to
-// three mentions; a single passing word (a "config" in a README) is not,
-// and the pick is not padded with such specialists to reach N.
+// no other category), a file pattern, path or file name among its
+// signals that a changed file matches scores 1, and each signal word
+// scores a third per mention, up to 1. So one category or one file
+// pattern is enough, and words are enough once they add up to three
+// mentions; a single passing word (a "config" in a README) is not, and
+// the pick is not padded with such specialists to reach N.
+//
+// A specialist that declares no signals has them derived from its text:
+// then a changed file whose path names its domain (agents/x.md for a
+// domain of "agent instructions") scores 1, once, and its words together
+// score at most 1, so that a long persona is not relevant to everything.
 const minRelevance = 1.0
 
 // scoreSpecialist rates how relevant a specialist is to a change, and says why.
@@ -57,27 +63,110 @@ func scoreSpecialist(p *persona.Persona, sig material.Signals, files []string) (
 			}
 		}
 	}
-	for _, s := range p.Meta.Signals {
+	ss := p.SelectionSignals()
+	var words float64
+	for _, s := range ss.Terms {
 		s = strings.ToLower(strings.TrimSpace(s))
 		if s == "" {
 			continue
 		}
-		if strings.ContainsAny(s, "*?[") {
-			for _, f := range files {
-				if ok, _ := path.Match(s, path.Base(f)); ok {
-					score++
-					why = append(why, s)
-					break
-				}
+		if isPathSignal(s, ss.Derived) {
+			if f := matchPath(s, files); f != "" {
+				score++
+				why = append(why, s)
 			}
 			continue
 		}
-		if n := sig.Keywords[s]; n > 0 {
-			score += min(float64(n), 3) / 3
+		n := sig.Keywords[s]
+		if ss.Derived {
+			n = keywordStem(sig.Keywords, s)
+		}
+		if n > 0 {
+			words += min(float64(n), 3) / 3
 			why = append(why, s)
 		}
 	}
-	return score, why
+	if ss.Derived {
+		words = min(words, 1)
+		if w, f := domainInPaths(ss.Domain, files); w != "" {
+			score++
+			why = append(why, fmt.Sprintf("%s names its domain, %q", f, w))
+		}
+	}
+	return score + words, why
+}
+
+// isPathSignal reports whether a signal is matched against the changed
+// files' paths rather than their words: a pattern (*, ?, [), and, since
+// file names and paths are never words, one holding a slash or (for a
+// derived signal) a dot.
+func isPathSignal(s string, derived bool) bool {
+	return strings.ContainsAny(s, "*?[/") || derived && strings.Contains(s, ".")
+}
+
+// matchPath returns the first changed file a path signal matches, or "".
+// A signal without a slash ("*.sql", "go.mod") is matched against file
+// names; a directory ("agents/") against every directory of a path; and a
+// path or pattern with a slash ("docs/design/*", "prompts/*.md") against
+// the whole path and every tail of it that starts at a directory.
+func matchPath(sig string, files []string) string {
+	for _, f := range files {
+		lf := strings.ToLower(f)
+		switch {
+		case strings.HasSuffix(sig, "/"):
+			if strings.Contains("/"+lf, "/"+sig) {
+				return f
+			}
+		case strings.Contains(sig, "/"):
+			for tail := lf; ; {
+				if ok, _ := path.Match(sig, tail); ok || tail == sig || strings.HasPrefix(tail, sig+"/") {
+					return f
+				}
+				i := strings.IndexByte(tail, '/')
+				if i < 0 {
+					break
+				}
+				tail = tail[i+1:]
+			}
+		default:
+			if ok, _ := path.Match(sig, path.Base(lf)); ok {
+				return f
+			}
+		}
+	}
+	return ""
+}
+
+// keywordStem counts the mentions of a derived word among the change's
+// words, plurals included ("agents" for "agent").
+func keywordStem(keywords map[string]int, w string) int {
+	stem := persona.Stem(w)
+	n := 0
+	for k, c := range keywords {
+		if persona.Stem(k) == stem {
+			n += c
+		}
+	}
+	return n
+}
+
+// domainInPaths returns a word of a persona's domain that a changed file's
+// path names (a directory or a part of the file name, plurals included),
+// and that file; or "", "".
+func domainInPaths(domain, files []string) (string, string) {
+	for _, f := range files {
+		parts := strings.FieldsFunc(strings.ToLower(f), func(r rune) bool {
+			return r == '/' || r == '.' || r == '-' || r == '_'
+		})
+		for _, w := range domain {
+			for _, part := range parts {
+				if persona.Stem(part) == persona.Stem(w) {
+					return w, f
+				}
+			}
+		}
+	}
+	return "", ""
 }
 
 // adaptive picks up to n specialists, the most relevant to the change
@@ -263,7 +352,10 @@ func autoLenses(all []*persona.Persona, m *material.Material) ([]*persona.Person
 	sig := m.Analyze()
 	byType := map[string][]*persona.Persona{}
 	for _, l := range all {
-		t := strings.ToLower(strings.Fields(l.Section("Lens Type") + " " + lensBaseline)[0])
+		t := l.LensType() // PAW's "neutral" reads as baseline
+		if t == "" {
+			t = lensBaseline
+		}
 		byType[t] = append(byType[t], l)
 	}
 	type qualified struct {
@@ -313,6 +405,13 @@ func anyOf(sig material.Signals, cats ...string) string {
 // sorted by name, then the session default. A model that cannot be resolved
 // falls back to the default with a warning.
 func assignModels(specs []*persona.Persona, ms ModelSpec, def string, cfg *config.Config) (map[string]string, []string) {
+	if ms.list != "" {
+		// Read the list again knowing the configured providers, so that
+		// "openrouter:x" is a model and "security:claude-opus-4.6" a pin.
+		if again, err := ParseModelsFor(ms.list, cfg); err == nil {
+			ms = again
+		}
+	}
 	out := map[string]string{}
 	var warnings []string
 	var unpinned []string
