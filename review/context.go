@@ -212,33 +212,37 @@ func isProvider(name string, cfg *config.Config) bool {
 // CheckSpecialistModels resolves every model of a specialist_models list,
 // pooled or pinned, through cfg (aliases, then the families a bare name is
 // known by). field says where the list came from: a flag such as
-// "--specialist-models", or "file:line: field" for a file. Models that do
-// not resolve are reported together in one *FieldError that, for bare
-// names no provider claims, shows the aliases that would fix them.
+// "--specialist-models", or "file:line: field" for a file. Bare names that
+// neither an alias nor a family places are reported together in one
+// *FieldError that shows the aliases that would fix them. Any other model
+// that does not resolve (an unknown provider) is left to the plan, which
+// falls back to the session default with a warning, as for a model whose
+// provider has no key.
 func CheckSpecialistModels(list, field string, cfg *config.Config) error {
 	ms, err := ParseModelsFor(list, cfg)
 	if err != nil {
 		return &FieldError{field, err.Error()}
 	}
-	var models, whom []string
-	for _, m := range ms.Pool {
-		models, whom = append(models, m), append(whom, "")
-	}
+	models := slices.Clone(ms.Pool)
 	for _, name := range slices.Sorted(maps.Keys(ms.Pinned)) {
-		models, whom = append(models, ms.Pinned[name]), append(whom, name)
+		models = append(models, ms.Pinned[name])
 	}
-	return checkModels(models, whom, field, cfg)
+	return checkModels(models, field, cfg, false)
 }
 
 // CheckModelNames resolves every model of a plain list (multi-model mode's
-// --models or Final Review Models) through cfg; see CheckSpecialistModels.
+// --models or Final Review Models) through cfg, as CheckSpecialistModels
+// does, and reports every model that does not resolve: multi-model mode
+// compares exactly the models named, so none falls back.
 func CheckModelNames(models []string, field string, cfg *config.Config) error {
-	return checkModels(models, make([]string, len(models)), field, cfg)
+	return checkModels(models, field, cfg, true)
 }
 
-func checkModels(models, whom []string, field string, cfg *config.Config) error {
+// checkModels reports the models that do not resolve: bare names no
+// alias or family places, and with all, every other error too.
+func checkModels(models []string, field string, cfg *config.Config, all bool) error {
 	var unknown, msgs []string
-	for i, m := range models {
+	for _, m := range models {
 		m = strings.TrimSpace(m)
 		if m == "" || strings.EqualFold(m, "none") {
 			continue
@@ -251,12 +255,8 @@ func checkModels(models, whom []string, field string, cfg *config.Config) error 
 			if !slices.Contains(unknown, ume.Name) {
 				unknown = append(unknown, ume.Name)
 			}
-		default:
-			who := ""
-			if whom[i] != "" {
-				who = " (pinned to " + whom[i] + ")"
-			}
-			msgs = append(msgs, fmt.Sprintf("model %q%s: %v", m, who, err))
+		case all:
+			msgs = append(msgs, fmt.Sprintf("model %q: %v", m, err))
 		}
 	}
 	if len(unknown) > 0 {
@@ -369,9 +369,9 @@ type Workflow struct {
 
 // Workflow field names, as PAW writes them.
 const (
-	FieldFinalAgentReview       = "Final Agent Review"
-	FieldFinalReviewModels      = "Final Review Models"
-	FieldFinalReviewSpecModels  = "Final Review Specialist Models"
+	fieldFinalAgentReview       = "Final Agent Review"
+	fieldFinalReviewModels      = "Final Review Models"
+	fieldFinalReviewSpecModels  = "Final Review Specialist Models"
 	fieldFinalReviewMode        = "Final Review Mode"
 	fieldFinalReviewPerspective = "Final Review Perspective Cap"
 )
@@ -392,10 +392,10 @@ func (w *Workflow) where(field string) string {
 // with a flag clears it first (w.Context.SpecialistModels = "",
 // w.Models = nil), so that a model the run will not use cannot stop it.
 func (w *Workflow) CheckModels(cfg *config.Config) error {
-	if err := CheckSpecialistModels(w.Context.SpecialistModels, w.where(FieldFinalReviewSpecModels), cfg); err != nil {
+	if err := CheckSpecialistModels(w.Context.SpecialistModels, w.where(fieldFinalReviewSpecModels), cfg); err != nil {
 		return err
 	}
-	return CheckModelNames(w.Models, w.where(FieldFinalReviewModels), cfg)
+	return CheckModelNames(w.Models, w.where(fieldFinalReviewModels), cfg)
 }
 
 // LoadWorkflow reads the Final Review fields of a PAW WorkflowContext.md.
@@ -430,7 +430,7 @@ func LoadWorkflow(path string) (Workflow, error) {
 			case "disabled":
 				w.Disabled, w.DisabledLine = true, line
 			default:
-				return w, &FieldError{fmt.Sprintf("%s:%d: %s", path, line, FieldFinalAgentReview), fmt.Sprintf("%q is not enabled or disabled", val)}
+				return w, &FieldError{fmt.Sprintf("%s:%d: %s", path, line, fieldFinalAgentReview), fmt.Sprintf("%q is not enabled or disabled", val)}
 			}
 		case "work id", "feature slug":
 			w.WorkID = val
@@ -493,8 +493,8 @@ func LoadWorkflow(path string) (Workflow, error) {
 var workflowFields = map[string]string{}
 
 func init() {
-	for _, f := range []string{"Work ID", "Feature Slug", FieldFinalAgentReview, fieldFinalReviewMode, FieldFinalReviewModels,
-		"Final Review Specialists", "Final Review Interaction Mode", "Final Review Interactive", FieldFinalReviewSpecModels,
+	for _, f := range []string{"Work ID", "Feature Slug", fieldFinalAgentReview, fieldFinalReviewMode, fieldFinalReviewModels,
+		"Final Review Specialists", "Final Review Interaction Mode", "Final Review Interactive", fieldFinalReviewSpecModels,
 		"Final Review Perspectives", fieldFinalReviewPerspective} {
 		workflowFields[strings.ToLower(f)] = f
 	}
