@@ -51,6 +51,15 @@ type Outcome struct {
 // the review carries on and says so.
 func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	start := time.Now()
+	// The stack comes first: a run it refuses (under --max-cost, a model
+	// without a price) must not touch the output directory.
+	st, err := o.NewStack("")
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Meter.CheckPrices(p.models()...); err != nil {
+		return nil, err
+	}
 	d, err := openOutputDir(p.top, p.OutputDir)
 	if err != nil {
 		return nil, err
@@ -70,11 +79,6 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	}
 	j, err := p.openJournal(d, o.Fresh)
 	if err != nil {
-		return nil, err
-	}
-	st, err := o.NewStack("")
-	if err != nil {
-		j.Close()
 		return nil, err
 	}
 	st.UseJournal(j)
@@ -152,7 +156,7 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	}
 	// Every output in the directory belongs to this synthesis: the machine
 	// outputs of an earlier invocation go before it is written, and
-	// WriteFormats writes those asked for this time.
+	// WriteFormats renders them again, with those asked for this time.
 	if err := removeFormats(d, nil); err != nil {
 		return nil, err
 	}
@@ -182,6 +186,18 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		}
 	}
 	return &Outcome{Plan: p, Result: res, Reports: merged, Files: files, Stopped: stopped, Completed: completed}, nil
+}
+
+// models lists every model the run may call: the specialists' and the
+// triage lead's (the default that fallbacks use too).
+func (p *Plan) models() []string {
+	models := []string{p.TriageModel}
+	for _, m := range p.Models {
+		if !slices.Contains(models, m) {
+			models = append(models, m)
+		}
+	}
+	return models
 }
 
 const journalFile = "journal.jsonl"
@@ -605,17 +621,32 @@ func Render(format string, res *synthesis.Result, version string) ([]byte, error
 // WriteFormats writes the machine formats into the output directory, each
 // atomically and none through a symlink; a directory holding symlinks, or
 // reached through one inside the project of the working directory, is
-// refused.
+// refused. Besides the formats asked for, it writes again every machine
+// output an earlier invocation of the same run wrote there (Execute
+// removes them before the new synthesis is written), so that every output
+// in the directory is rendered from the latest synthesis.
 func WriteFormats(dir string, res *synthesis.Result, formats []string, version string) ([]string, error) {
-	if !slices.ContainsFunc(formats, func(f string) bool { return Formats[f] != "" }) {
-		return nil, nil // markdown is always written
-	}
 	d, err := openOutputDir(projectRoot("."), dir)
 	if err != nil {
 		return nil, err
 	}
 	defer d.Close()
-	return writeFormats(d, res, formats, version)
+	all := slices.Clone(formats)
+	if st := readState(d); st.authentic && st.RunID != "" && st.RunID == res.RunID {
+		for _, format := range slices.Sorted(maps.Keys(Formats)) {
+			if slices.Contains(st.Written, Formats[format]) && !slices.Contains(all, format) {
+				all = append(all, format)
+			}
+		}
+	}
+	if !slices.ContainsFunc(all, func(f string) bool { return Formats[f] != "" }) {
+		return nil, nil // markdown is always written
+	}
+	files, err := writeFormats(d, res, all, version)
+	if err != nil {
+		return nil, err
+	}
+	return files, recordWritten(d, files)
 }
 
 // removeFormats removes the machine outputs in d except those of the

@@ -1,7 +1,9 @@
 package review
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,8 +11,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
+	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/synthesis"
 )
 
@@ -293,12 +298,13 @@ func putFile(t *testing.T, dir, name, body string) {
 }
 
 // Every output in a run directory belongs to the latest synthesis: a
-// re-run of the same review that does not ask for SARIF and rdjsonl again
-// leaves neither beside its new synthesis, and neither does a second empty
-// result written into the same directory.
+// re-run of the same review renders again the machine outputs an earlier
+// invocation wrote, from its own synthesis, even when they are not asked
+// for again; an empty result written into a directory leaves only the
+// outputs it was asked for.
 func TestNoStaleOutputs(t *testing.T) {
 	repo := benchRepo(t, 1, 30)
-	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{findingAt("svc00/handler000.go", 5, 6)}})
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{manyFindings(3)}})
 	t.Cleanup(srv.Close)
 	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
 	o.Context.Specialists, o.Context.Perspectives = "security", "none"
@@ -306,30 +312,54 @@ func TestNoStaleOutputs(t *testing.T) {
 		_, err := os.Stat(filepath.Join(dir, name))
 		return err == nil
 	}
+	results := func(dir string) (sarif, rdjsonl int) {
+		b, err := os.ReadFile(filepath.Join(dir, "review.sarif"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Runs []struct{ Results []json.RawMessage } `json:"runs"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		r, err := os.ReadFile(filepath.Join(dir, "review.rdjsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(doc.Runs[0].Results), strings.Count(string(r), "\n")
+	}
 
 	first := runReview(t, o)
 	dir := first.Plan.OutputDir
 	if _, err := WriteFormats(dir, first.Result, []string{"json", "sarif", "rdjson"}, "test"); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"review.json", "review.sarif", "review.rdjsonl"} {
-		if !exists(dir, name) {
-			t.Fatalf("the first run wrote no %s", name)
-		}
+	if s, r := results(dir); s != 3 || r != 3 {
+		t.Fatalf("the first run has %d SARIF results and %d rdjsonl lines, want 3 and 3", s, r)
 	}
-	second := runReview(t, o)
-	if second.Plan.RunID != first.Plan.RunID || second.Plan.OutputDir != dir {
-		t.Fatalf("the re-run is run %s in %s, want run %s in %s", second.Plan.RunID, second.Plan.OutputDir, first.Plan.RunID, dir)
+
+	// The same review again, whose specialist now finds one problem.
+	srv.SetConfig(llmtest.Config{Rules: []llmtest.Rule{manyFindings(1)}})
+	second, err := Execute(context.Background(), first.Plan, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Plan.RunID != first.Plan.RunID {
+		t.Fatal("the re-run is another run")
+	}
+	for _, name := range []string{"review.json", "review.sarif", "review.rdjsonl"} {
+		if exists(dir, name) {
+			t.Errorf("%s of the first synthesis sits beside the second", name)
+		}
 	}
 	if _, err := WriteFormats(dir, second.Result, []string{"json"}, "test"); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]bool{"review.json": true, "review.sarif": false, "review.rdjsonl": false, synthesisFile: true} {
-		if exists(dir, name) != want {
-			t.Errorf("after the re-run with --format json: %s exists = %v, want %v", name, !want, want)
-		}
+	if s, r := results(dir); s != 1 || r != 1 {
+		t.Errorf("after the re-run: %d SARIF results and %d rdjsonl lines, want the new synthesis' 1 and 1", s, r)
 	}
-	// Resolving re-renders the outputs that exist, and only those.
+	// Resolving re-renders the outputs that exist.
 	run, err := LoadRun(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -337,8 +367,8 @@ func TestNoStaleOutputs(t *testing.T) {
 	if err := run.Save("test"); err != nil {
 		t.Fatal(err)
 	}
-	if !exists(dir, "review.json") || exists(dir, "review.sarif") {
-		t.Error("saving a resolved run must re-render review.json and bring back nothing else")
+	if s, r := results(dir); s != 1 || r != 1 {
+		t.Errorf("after saving the run: %d SARIF results and %d rdjsonl lines, want 1 and 1", s, r)
 	}
 
 	empty := t.TempDir()
@@ -354,6 +384,26 @@ func TestNoStaleOutputs(t *testing.T) {
 			t.Errorf("after the second empty result with --format sarif: %s exists = %v, want %v", name, !want, want)
 		}
 	}
+}
+
+// manyFindings answers every specialist with n findings on distinct lines
+// of the bench repository's file, and the triage lead with nothing.
+func manyFindings(n int) llmtest.Rule {
+	return llmtest.Rule{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
+		if strings.HasPrefix(rec.System, "You are the triage lead") {
+			return llmtest.Reply{JSON: map[string]any{"clusters": []any{}, "narrative": ""}}
+		}
+		claims := []string{"the handler never closes the request body it reads",
+			"a negative length from the caller panics the slice expression",
+			"the retry loop ignores the context and never gives up"}
+		var fs []any
+		for i := range n {
+			f := rawFinding(4*i+1, claims[i])
+			f["severity"] = "must-fix"
+			fs = append(fs, f)
+		}
+		return llmtest.Reply{JSON: map[string]any{"findings": fs, "examined": "the diff"}}
+	}}
 }
 
 // A review of a removal can still find must-fix problems: findings citing
@@ -401,5 +451,67 @@ func TestDeletedFilesAreGradedAgainstTheirOldLines(t *testing.T) {
 	}
 	if res.FileLines["auth/check.go"] != 120 {
 		t.Errorf("file lines %v; a deleted file's lines are its old lines", res.FileLines)
+	}
+}
+
+// --max-cost holds for a whole review: with every specialist call ready at
+// once, the run stops before it could spend more than the cap.
+func TestReviewStaysUnderMaxCost(t *testing.T) {
+	repo := benchRepo(t, 2, 200)
+	srv := llmtest.NewServer(llmtest.Config{Latency: 20 * time.Millisecond})
+	t.Cleanup(srv.Close)
+	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
+	o.Context.Perspectives = "none"
+	p, err := Prepare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := middleware.NewMeter(middleware.Budget{}, llm.DefaultPrices(), nil)
+	worst := 0.0
+	for _, task := range p.Tasks {
+		c, _ := m.WorstCost(task.Request)
+		worst = max(worst, c)
+	}
+	limit := 1.5 * worst // one call at a time at most, whatever it costs
+	o.Config.Budget.MaxCost = limit
+	out, err := Execute(context.Background(), p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Result.Usage.CostUSD > limit {
+		t.Errorf("the review spent $%.4f under --max-cost $%.4f", out.Result.Usage.CostUSD, limit)
+	}
+	if !errors.Is(out.Stopped, llm.ErrBudget) || !strings.Contains(out.Stopped.Error(), "--max-cost") {
+		t.Errorf("stopped: %v; want the cost cap to stop the run", out.Stopped)
+	}
+	if n := srv.Count(); n == 0 || n >= len(p.Tasks) {
+		t.Errorf("%d of %d specialist calls sent; want some, not all", n, len(p.Tasks))
+	}
+}
+
+// Under --max-cost a model without a known price is refused before any
+// call and before the output directory is touched, as a configuration
+// error that says to add its price.
+func TestReviewRefusesUnpricedModelUnderMaxCost(t *testing.T) {
+	repo := benchRepo(t, 1, 30)
+	srv := llmtest.NewServer(llmtest.Config{})
+	t.Cleanup(srv.Close)
+	o := benchOptions(t, repo, srv, "openai:house-model")
+	o.Context.Specialists, o.Context.Perspectives = "security", "none"
+	o.Config.Budget.MaxCost = 1
+	p, err := Prepare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Execute(context.Background(), p, o)
+	var ue *middleware.UnpricedError
+	if !errors.As(err, &ue) || !errors.Is(err, llm.ErrConfig) || !strings.Contains(err.Error(), "prices:") || !strings.Contains(err.Error(), "openai:house-model") {
+		t.Fatalf("err = %v; want a configuration error naming the model and prices:", err)
+	}
+	if srv.Count() != 0 {
+		t.Errorf("%d calls were sent", srv.Count())
+	}
+	if _, err := os.Stat(p.OutputDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the output directory was created: %v", err)
 	}
 }

@@ -1,11 +1,14 @@
 package middleware
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/sotlabs/sot/llm"
@@ -45,6 +48,27 @@ func (e *BudgetError) Error() string {
 // Unwrap returns llm.ErrBudget.
 func (e *BudgetError) Unwrap() error { return llm.ErrBudget }
 
+// UnpricedError refuses a run under --max-cost that would use a model
+// with no known price: its calls could not be counted against the cap. It
+// unwraps to llm.ErrConfig, a usage error: the configuration must name the
+// price.
+type UnpricedError struct {
+	Models []string // the models without a price, sorted
+}
+
+func (e *UnpricedError) Error() string {
+	example := e.Models[0]
+	return fmt.Sprintf("--max-cost needs every model's price, and none is known for %s; add it under prices: in config, in USD per million tokens "+
+		"(for example prices: {%q: {input: 2, cached_input: 0.5, output: 8}}), or run without --max-cost", strings.Join(e.Models, ", "), example)
+}
+
+// Unwrap returns llm.ErrConfig.
+func (e *UnpricedError) Unwrap() error { return llm.ErrConfig }
+
+// DefaultOutputReserve is the output a call that sets no MaxTokens is
+// assumed to produce at most, when its worst-case cost is reserved.
+const DefaultOutputReserve = 16384
+
 // Totals is what a run has used so far.
 type Totals struct {
 	Calls    int       `json:"calls"`    // provider calls that returned an answer
@@ -64,7 +88,14 @@ type ModelTotal struct {
 	Cost  float64   `json:"cost_usd"`
 }
 
-// Meter counts calls, tokens and dollars, and refuses calls once a budget is spent.
+// Meter counts calls, tokens and dollars, and refuses calls once a budget is
+// spent. Under a cost cap it is a hard cap: before a call is sent, its
+// worst-case cost (every byte of its input a token at the dearest input
+// price, plus its whole output limit) is reserved, and a call whose
+// reservation does not fit next to what was spent and what calls under way
+// have reserved waits for one of them to finish; if it cannot fit even
+// once nothing is under way, it is refused. A finished call's reservation
+// gives way to what it really cost.
 type Meter struct {
 	budget Budget
 	prices llm.PriceTable
@@ -72,6 +103,8 @@ type Meter struct {
 
 	mu       sync.Mutex
 	inflight int
+	reserved float64       // worst-case cost of the calls under way
+	released chan struct{} // closed, and replaced, whenever a call finishes
 	t        Totals
 	unpriced map[string]bool
 	// prior is what the run spent before this process (a resumed run): it
@@ -85,7 +118,7 @@ func NewMeter(b Budget, prices llm.PriceTable, log *slog.Logger) *Meter {
 		log = slog.Default()
 	}
 	return &Meter{budget: b, prices: prices, log: log, unpriced: map[string]bool{},
-		t: Totals{ByModel: map[string]ModelTotal{}}}
+		t: Totals{ByModel: map[string]ModelTotal{}}, released: make(chan struct{})}
 }
 
 // Totals returns a snapshot of what has been used.
@@ -122,34 +155,113 @@ func (m *Meter) AddPrior(calls int, u llm.Usage, cost float64) {
 	m.prior.Cost += cost
 }
 
-// reserve admits a call if no budget is spent.
-func (m *Meter) reserve() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	b := m.budget
-	calls := m.prior.Calls + m.t.Calls + m.t.Failures
-	tokens := m.prior.Usage.Total() + m.t.Usage.Total()
-	cost := m.prior.Cost + m.t.Cost
-	switch {
-	case b.MaxCalls > 0 && calls+m.inflight >= b.MaxCalls:
-		spent := fmt.Sprintf("%d calls", calls)
-		if m.inflight > 0 {
-			spent += fmt.Sprintf(", %d more under way", m.inflight)
-		}
-		return &BudgetError{Flag: "--max-calls", Limit: fmt.Sprint(b.MaxCalls), Spent: spent}
-	case b.MaxTokens > 0 && tokens >= b.MaxTokens:
-		return &BudgetError{Flag: "--max-tokens", Limit: fmt.Sprint(b.MaxTokens), Spent: fmt.Sprintf("%d tokens", tokens)}
-	case b.MaxCost > 0 && cost >= b.MaxCost:
-		return &BudgetError{Flag: "--max-cost", Limit: fmt.Sprintf("$%.2f", b.MaxCost), Spent: fmt.Sprintf("$%.4f", cost)}
+// CheckPrices refuses, before any call, models whose cost a cost cap
+// could not count: under --max-cost every model needs a price. Without a
+// cost cap it accepts every model.
+func (m *Meter) CheckPrices(models ...string) error {
+	if m.budget.MaxCost <= 0 {
+		return nil
 	}
-	m.inflight++
-	return nil
+	var missing []string
+	for _, model := range models {
+		if _, ok := m.prices.Lookup(model); !ok && !slices.Contains(missing, model) {
+			missing = append(missing, model)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	sort.Strings(missing)
+	return &UnpricedError{Models: missing}
 }
 
-func (m *Meter) settle(model string, resp *llm.Response, err error) {
+// WorstCost is the most a request can cost: every byte of its input (no
+// text has more tokens than bytes) at the dearest input price, whether
+// read, cached or written to a prompt cache, plus its whole output limit.
+// ok is false when the model has no known price.
+func (m *Meter) WorstCost(req *llm.Request) (cost float64, ok bool) {
+	p, ok := m.prices.Lookup(req.Model)
+	if !ok {
+		return 0, false
+	}
+	in := len(req.System) + 16
+	for _, msg := range req.Messages {
+		in += len(msg.Content) + 16 // and the role and framing of the turn
+	}
+	if req.Schema != nil {
+		in += len(req.Schema.JSON) + len(req.Schema.Name) + 16
+	}
+	out := req.MaxTokens
+	if out <= 0 {
+		out = DefaultOutputReserve
+	}
+	inPrice := max(p.Input, p.CacheWrite, p.CachedInput)
+	return (float64(in)*inPrice + float64(out)*p.Output) / 1e6, true
+}
+
+// reserve admits a call if no budget is spent and, under a cost cap, once
+// its worst-case cost fits: it waits while calls under way hold the room
+// it needs, and is refused when it cannot fit even once they are done. It
+// returns the reservation to release when the call finishes.
+func (m *Meter) reserve(ctx context.Context, req *llm.Request) (float64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for {
+		b := m.budget
+		calls := m.prior.Calls + m.t.Calls + m.t.Failures
+		tokens := m.prior.Usage.Total() + m.t.Usage.Total()
+		cost := m.prior.Cost + m.t.Cost
+		switch {
+		case b.MaxCalls > 0 && calls+m.inflight >= b.MaxCalls:
+			spent := fmt.Sprintf("%d calls", calls)
+			if m.inflight > 0 {
+				spent += fmt.Sprintf(", %d more under way", m.inflight)
+			}
+			return 0, &BudgetError{Flag: "--max-calls", Limit: fmt.Sprint(b.MaxCalls), Spent: spent}
+		case b.MaxTokens > 0 && tokens >= b.MaxTokens:
+			return 0, &BudgetError{Flag: "--max-tokens", Limit: fmt.Sprint(b.MaxTokens), Spent: fmt.Sprintf("%d tokens", tokens)}
+		}
+		if b.MaxCost <= 0 {
+			m.inflight++
+			return 0, nil
+		}
+		worst, ok := m.WorstCost(req)
+		if !ok {
+			return 0, &UnpricedError{Models: []string{req.Model}}
+		}
+		if cost+m.reserved+worst <= b.MaxCost {
+			m.inflight++
+			m.reserved += worst
+			return worst, nil
+		}
+		if m.inflight == 0 {
+			spent := fmt.Sprintf("$%.4f; the next call could cost up to $%.4f with its input and its output limit of %d tokens", cost, worst, cmp.Or(max(req.MaxTokens, 0), DefaultOutputReserve))
+			return 0, &BudgetError{Flag: "--max-cost", Limit: fmt.Sprintf("$%.2f", b.MaxCost), Spent: spent}
+		}
+		// Calls under way hold the room this one needs: wait for one to
+		// finish, and look again.
+		released := m.released
+		m.mu.Unlock()
+		select {
+		case <-released:
+			m.mu.Lock()
+		case <-ctx.Done():
+			m.mu.Lock()
+			return 0, ctx.Err()
+		}
+	}
+}
+
+func (m *Meter) settle(model string, reserved float64, resp *llm.Response, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.inflight--
+	m.reserved = max(m.reserved-reserved, 0)
+	if m.inflight == 0 {
+		m.reserved = 0 // no rounding left over
+	}
+	close(m.released)
+	m.released = make(chan struct{})
 	if err != nil {
 		// A call that never reached a provider is not a call.
 		if !errors.Is(err, llm.ErrBudget) && !errors.Is(err, llm.ErrUnknownProvider) &&
@@ -176,11 +288,12 @@ func (m *Meter) settle(model string, resp *llm.Response, err error) {
 // Wrap meters every call made through next.
 func (m *Meter) Wrap(next llm.Provider) llm.Provider {
 	return llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-		if err := m.reserve(); err != nil {
+		reserved, err := m.reserve(ctx, req)
+		if err != nil {
 			return nil, err
 		}
 		resp, err := next.Complete(ctx, req)
-		m.settle(req.Model, resp, err)
+		m.settle(req.Model, reserved, resp, err)
 		return resp, err
 	})
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
@@ -48,7 +51,9 @@ func TestBudgetsStopTheRun(t *testing.T) {
 	}{
 		{"max calls", Budget{MaxCalls: 2}, 2, "--max-calls 2 reached"},
 		{"max tokens", Budget{MaxTokens: 1}, 1, "--max-tokens 1 reached"},
-		{"max cost", Budget{MaxCost: 1e-9}, 1, "--max-cost $0.00 reached"},
+		// A call is refused when its worst case (its input, and 16,384
+		// output tokens as it sets no limit: $0.13) would break the cap.
+		{"max cost", Budget{MaxCost: 0.1}, 0, "--max-cost $0.10 reached"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,5 +127,92 @@ func TestBudgetValidate(t *testing.T) {
 	}
 	if err := (Budget{MaxCalls: 1, MaxTokens: 2, MaxCost: 3}).Validate(); err != nil {
 		t.Error(err)
+	}
+}
+
+// --max-cost is a hard cap: calls in flight at once never spend more than
+// it, because each call reserves its worst case before it is sent, waits
+// while others hold the room it needs, and is refused once it cannot fit.
+func TestMaxCostIsAHardCap(t *testing.T) {
+	// Each answer is 200 bytes, 50 tokens: the whole output limit.
+	p, srv := backend(t, llmtest.Config{Latency: 20 * time.Millisecond, Rules: []llmtest.Rule{{Reply: strings.Repeat("x", 200)}}})
+	prices := llm.PriceTable{"gpt-4.1": {Input: 2, CachedInput: 0.5, Output: 8}}
+	const limit = 0.002
+	m := NewMeter(Budget{MaxCost: limit}, prices, nil)
+	w := m.Wrap(p)
+	worst, ok := m.WorstCost(capped(0))
+	if !ok || worst*4 > limit || worst*5 <= limit {
+		t.Fatalf("worst case $%g; the test needs four of them to fit the cap of $%g and five not to", worst, limit)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 18)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = w.Complete(context.Background(), capped(i))
+		}()
+	}
+	wg.Wait()
+	done, refused := 0, 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			done++
+		case errors.Is(err, llm.ErrBudget):
+			refused++
+			if !strings.Contains(err.Error(), "--max-cost $0.00 reached") || !strings.Contains(err.Error(), "the next call could cost up to $0.0005") {
+				t.Errorf("the refusal should name the cap and what the next call could cost: %v", err)
+			}
+		default:
+			t.Fatal(err)
+		}
+	}
+	got := m.Totals()
+	if got.Cost > limit {
+		t.Errorf("18 calls at once spent $%.6f under a cap of $%g", got.Cost, limit)
+	}
+	if done == 0 || refused == 0 || done+refused != 18 || srv.Count() != done {
+		t.Errorf("%d calls done, %d refused, %d reached the server; want some of each, and no refused call sent", done, refused, srv.Count())
+	}
+}
+
+// capped is a call with a small output limit.
+func capped(n int) *llm.Request {
+	r := ask(n)
+	r.MaxTokens = 50
+	return r
+}
+
+// Under --max-cost a model with no known price is refused before any call,
+// as a configuration error that says where to add the price; without a
+// cost cap it is only reported.
+func TestMaxCostRefusesUnpricedModels(t *testing.T) {
+	prices := llm.PriceTable{"gpt-4.1": {Input: 2, Output: 8}}
+	m := NewMeter(Budget{MaxCost: 1}, prices, nil)
+	if err := m.CheckPrices("openai:gpt-4.1", "openai:gpt-4.1-2025"); err != nil {
+		t.Fatalf("priced models refused: %v", err)
+	}
+	err := m.CheckPrices("openai:gpt-4.1", "ollama-remote:qwen3", "openai:house-model", "openai:house-model")
+	var ue *UnpricedError
+	if !errors.As(err, &ue) || !errors.Is(err, llm.ErrConfig) || !slices.Equal(ue.Models, []string{"ollama-remote:qwen3", "openai:house-model"}) {
+		t.Fatalf("err = %v; want an UnpricedError for the two unpriced models, a configuration error", err)
+	}
+	for _, want := range []string{"--max-cost", "prices:", "openai:house-model"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+	p, srv := backend(t, llmtest.Config{})
+	r := ask(1)
+	r.Model = "openai:house-model"
+	if _, err := m.Wrap(p).Complete(context.Background(), r); !errors.As(err, &ue) {
+		t.Errorf("a call on an unpriced model under a cost cap: err %v", err)
+	}
+	if srv.Count() != 0 {
+		t.Error("the refused call reached the server")
+	}
+	if err := NewMeter(Budget{}, prices, nil).CheckPrices("openai:house-model"); err != nil {
+		t.Errorf("without a cost cap, an unpriced model is allowed: %v", err)
 	}
 }
