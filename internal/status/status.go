@@ -1,6 +1,12 @@
 // Package status shows the progress of a run's model calls: on a terminal, a
-// live line per group (specialist) that is redrawn in place; otherwise plain
-// log lines, one per finished or failed call.
+// live line per group (specialist) under a line with the calls done over the
+// calls planned and the time elapsed, redrawn in place; otherwise plain log
+// lines, one per finished or failed call.
+//
+// Finding counts shown while a run goes on are those of each call's own
+// answer: the synthesis later merges, grades and may demote them, so they
+// are labelled as raised before the synthesis and never split by severity,
+// which only the synthesis decides.
 package status
 
 import (
@@ -18,11 +24,18 @@ import (
 type Display struct {
 	out io.Writer
 	tty bool
+	now func() time.Time
 
-	mu     sync.Mutex
-	groups map[string]*group
-	order  []string
-	drawn  int
+	mu       sync.Mutex
+	start    time.Time
+	expected int
+	groups   map[string]*group
+	order    []string
+	drawn    int
+	// seen holds every task queued, so the calls planned are never fewer
+	// than the calls the run has made; finished counts those done or failed.
+	seen     map[string]bool
+	finished int
 	// failed holds the tasks whose last attempt failed: one queued again
 	// (on another model, say) is no longer counted as a failure.
 	failed map[string]bool
@@ -30,54 +43,111 @@ type Display struct {
 
 type group struct {
 	queued, running, done, failed int
-	severities                    map[string]int
+	findings                      int
+	calls                         []callCount // per finished call, in order
 	lastErr                       string
-	started                       time.Time
+}
+
+// callCount is the findings one call's answer raised.
+type callCount struct {
+	label string
+	n     int
 }
 
 // New returns a display writing to out; tty selects live redrawing.
 func New(out io.Writer, tty bool) *Display {
-	return &Display{out: out, tty: tty, groups: map[string]*group{}, failed: map[string]bool{}}
+	return &Display{out: out, tty: tty, now: time.Now, groups: map[string]*group{}, seen: map[string]bool{}, failed: map[string]bool{}}
+}
+
+// Expect tells the display how many calls the run plans, so that progress
+// reads calls done over calls planned from the start; calls queued beyond
+// it (debate rounds, a specialist run again on the default model) raise
+// the count.
+func (d *Display) Expect(calls int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.expected = calls
+}
+
+// Start redraws the live lines every interval on a terminal, so that the
+// elapsed time moves while calls wait; stop ends it. Without a terminal it
+// does nothing.
+func (d *Display) Start(interval time.Duration) (stop func()) {
+	if !d.tty || interval <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var once sync.Once
+	go func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				d.Tick()
+			}
+		}
+	}()
+	return func() { once.Do(func() { close(done) }) }
+}
+
+// Tick redraws the live lines, with the time elapsed now. It does nothing
+// before the first event or without a terminal.
+func (d *Display) Tick() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.tty && len(d.order) > 0 {
+		d.redraw()
+	}
 }
 
 // Event takes one engine event.
 func (d *Display) Event(e engine.Event) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.start.IsZero() {
+		d.start = d.now()
+	}
 	g := d.groups[e.Task.Group]
 	if g == nil {
-		g = &group{severities: map[string]int{}}
+		g = &group{}
 		d.groups[e.Task.Group] = g
 		d.order = append(d.order, e.Task.Group)
 	}
 	switch e.State {
 	case engine.Queued:
 		g.queued++
+		d.seen[e.Task.ID] = true
 		if d.failed[e.Task.ID] {
 			delete(d.failed, e.Task.ID)
 			g.failed--
 			g.lastErr = ""
+			d.finished--
 		}
 	case engine.Running:
 		g.queued--
 		g.running++
-		if g.started.IsZero() {
-			g.started = e.At
-		}
 	case engine.Done:
 		g.running--
 		g.done++
-		n := countSeverities(e.Resp.JSON, g.severities)
+		d.finished++
+		n := countFindings(e.Resp.JSON)
+		g.findings += n
+		g.calls = append(g.calls, callCount{label: callLabel(e.Task), n: n})
 		if !d.tty {
-			fmt.Fprintf(d.out, "sot: %s done: %d finding(s) in %s\n", e.Task.ID, n, e.Resp.Latency.Round(100*time.Millisecond))
+			fmt.Fprintf(d.out, "sot: %s done: %s raised in %s (%s)\n", e.Task.ID, plural(n, "finding", "findings"),
+				e.Resp.Latency.Round(100*time.Millisecond), d.progress())
 		}
 	case engine.Failed:
 		g.running--
 		g.failed++
+		d.finished++
 		d.failed[e.Task.ID] = true
 		g.lastErr = firstLine(e.Err.Error())
 		if !d.tty {
-			fmt.Fprintf(d.out, "sot: %s failed: %s\n", e.Task.ID, g.lastErr)
+			fmt.Fprintf(d.out, "sot: %s failed: %s (%s)\n", e.Task.ID, g.lastErr, d.progress())
 		}
 	}
 	if d.tty {
@@ -85,18 +155,41 @@ func (d *Display) Event(e engine.Event) {
 	}
 }
 
-// countSeverities adds the severities of a structured review answer.
-func countSeverities(raw json.RawMessage, into map[string]int) int {
+// progress is "5 of 19 calls done, 0:42 elapsed".
+func (d *Display) progress() string {
+	planned := max(d.expected, len(d.seen))
+	return fmt.Sprintf("%d of %d calls done, %s elapsed", d.finished, planned, elapsed(d.now().Sub(d.start)))
+}
+
+// elapsed is a duration as m:ss, or h:mm:ss from an hour on.
+func elapsed(t time.Duration) string {
+	s := int(max(t, 0).Seconds())
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// callLabel names a call within its group: its task id after the group's
+// part ("red-team", "red-team/c2", "round-2"), or "" for the group's only
+// kind of call.
+func callLabel(t *engine.Task) string {
+	id := t.ID
+	if i := strings.Index(id, "/"+t.Group); i >= 0 && t.Group != "" {
+		id = id[i+1+len(t.Group):]
+	} else {
+		return id
+	}
+	return strings.TrimPrefix(id, "/")
+}
+
+// countFindings counts the findings of a structured review answer.
+func countFindings(raw json.RawMessage) int {
 	var a struct {
-		Findings []struct {
-			Severity string `json:"severity"`
-		} `json:"findings"`
+		Findings []json.RawMessage `json:"findings"`
 	}
 	if json.Unmarshal(raw, &a) != nil {
 		return 0
-	}
-	for _, f := range a.Findings {
-		into[strings.ToLower(f.Severity)]++
 	}
 	return len(a.Findings)
 }
@@ -131,7 +224,7 @@ func (d *Display) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// redraw rewrites every group's line in place.
+// redraw rewrites the progress line and every group's line in place.
 func (d *Display) redraw() {
 	if d.drawn > 0 {
 		fmt.Fprintf(d.out, "\x1b[%dA", d.drawn)
@@ -140,10 +233,11 @@ func (d *Display) redraw() {
 	for _, name := range d.order {
 		width = max(width, len(name))
 	}
+	fmt.Fprintf(d.out, "\x1b[2K  %s\n", d.progress())
 	for _, name := range d.order {
 		fmt.Fprintf(d.out, "\x1b[2K  %-*s  %s\n", width, name, d.line(d.groups[name]))
 	}
-	d.drawn = len(d.order)
+	d.drawn = len(d.order) + 1
 }
 
 func (d *Display) line(g *group) string {
@@ -152,22 +246,38 @@ func (d *Display) line(g *group) string {
 	case g.failed > 0 && g.queued+g.running == 0:
 		return fmt.Sprintf("failed (%d of %d calls): %s", g.failed, total, g.lastErr)
 	case g.queued+g.running == 0:
-		return "done: " + d.counts(g)
+		return "done: " + raised(g)
 	case g.running > 0 || g.done > 0:
 		return fmt.Sprintf("running (%d of %d calls done)", g.done+g.failed, total)
 	}
 	return "queued"
 }
 
-func (d *Display) counts(g *group) string {
-	var parts []string
-	for _, s := range []string{"must-fix", "should-fix", "consider"} {
-		if n := g.severities[s]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+// raised says what a group's calls found, per call when there were
+// several, as raised before the synthesis.
+func raised(g *group) string {
+	s := plural(g.findings, "finding", "findings") + " raised"
+	if len(g.calls) > 1 {
+		var parts []string
+		for i, c := range g.calls {
+			if i == 4 {
+				parts = append(parts, "...")
+				break
+			}
+			label := c.label
+			if label == "" {
+				label = "call"
+			}
+			parts = append(parts, fmt.Sprintf("%s %d", label, c.n))
 		}
+		s += " (" + strings.Join(parts, ", ") + ")"
 	}
-	if len(parts) == 0 {
-		return "no findings"
+	return s + ", before the synthesis merges and grades them"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
 	}
-	return strings.Join(parts, ", ")
+	return fmt.Sprintf("%d %s", n, many)
 }

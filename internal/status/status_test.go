@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -24,10 +25,24 @@ func events(d *Display) {
 	d.Event(engine.Event{Task: tst, State: engine.Failed, Err: errors.New("openai: rate limited\nmore")})
 }
 
+// clock is a display's clock that moves only when told.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func newAt(out *bytes.Buffer, tty bool) (*Display, *clock) {
+	c := &clock{t: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	d := New(out, tty)
+	d.now = c.now
+	return d, c
+}
+
 func TestPlainLines(t *testing.T) {
 	var b bytes.Buffer
-	events(New(&b, false))
-	want := "sot: review/security done: 2 finding(s) in 1.2s\nsot: review/testing failed: openai: rate limited\n"
+	d, _ := newAt(&b, false)
+	events(d)
+	want := "sot: review/security done: 2 findings raised in 1.2s (1 of 2 calls done, 0:00 elapsed)\n" +
+		"sot: review/testing failed: openai: rate limited (2 of 2 calls done, 0:00 elapsed)\n"
 	if b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
@@ -35,10 +50,11 @@ func TestPlainLines(t *testing.T) {
 
 func TestLiveLines(t *testing.T) {
 	var b bytes.Buffer
-	events(New(&b, true))
+	d, _ := newAt(&b, true)
+	events(d)
 	out := b.String()
-	last := out[strings.LastIndex(out, "\x1b[2A"):]
-	for _, want := range []string{"security  done: 1 must-fix, 1 consider", "testing   failed (1 of 1 calls): openai: rate limited"} {
+	last := out[strings.LastIndex(out, "\x1b[3A"):]
+	for _, want := range []string{"2 of 2 calls done, 0:00 elapsed", "security  done: 2 findings raised, before the synthesis merges and grades them", "testing   failed (1 of 1 calls): openai: rate limited"} {
 		if !strings.Contains(last, want) {
 			t.Errorf("final frame lacks %q:\n%q", want, last)
 		}
@@ -60,18 +76,18 @@ func TestLiveLinesSurviveLogLines(t *testing.T) {
 	b.Reset()
 	d.Write([]byte("level=WARN msg=retrying\n"))
 	out := b.String()
-	want := "\x1b[2A\x1b[J" + "level=WARN msg=retrying\n"
+	want := "\x1b[3A\x1b[J" + "level=WARN msg=retrying\n"
 	if !strings.HasPrefix(out, want) {
 		t.Fatalf("the live lines were not cleared before the log line:\n%q", out)
 	}
 	rest := out[len(want):]
-	if strings.Count(rest, "\x1b[2K") != 2 || !strings.Contains(rest, "security  queued") || !strings.Contains(rest, "testing   queued") {
+	if strings.Count(rest, "\x1b[2K") != 3 || !strings.Contains(rest, "security  queued") || !strings.Contains(rest, "testing   queued") {
 		t.Errorf("the live lines were not drawn again below the log line:\n%q", rest)
 	}
 	b.Reset()
 	d.Event(engine.Event{Task: sec, State: engine.Running})
-	if !strings.HasPrefix(b.String(), "\x1b[2A") {
-		t.Errorf("the next frame does not redraw the two lines in place:\n%q", b.String())
+	if !strings.HasPrefix(b.String(), "\x1b[3A") {
+		t.Errorf("the next frame does not redraw the three lines in place:\n%q", b.String())
 	}
 }
 
@@ -96,8 +112,80 @@ func TestRetriedTaskCountsByItsLastOutcome(t *testing.T) {
 	d.Event(engine.Event{Task: sec, State: engine.Running})
 	d.Event(engine.Event{Task: sec, State: engine.Done, Resp: &llm.Response{JSON: json.RawMessage(`{"findings":[]}`)}})
 	out := b.String()
-	last := out[strings.LastIndex(out, "\x1b[1A"):]
-	if !strings.Contains(last, "security  done: no findings") {
+	last := out[strings.LastIndex(out, "\x1b[2A"):]
+	if !strings.Contains(last, "1 of 1 calls done") || !strings.Contains(last, "security  done: 0 findings raised") {
 		t.Errorf("final frame:\n%q", last)
+	}
+}
+
+// The live counts never contradict the summary the synthesis prints: they
+// are each call's own, said to come before the synthesis merges and grades
+// them, and never split by severity, which only the synthesis decides (a
+// must-fix a specialist raised may end as a should-fix or an observation).
+func TestLiveCountsAreRaisedPerCall(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		var b bytes.Buffer
+		d, _ := newAt(&b, tty)
+		red := &engine.Task{ID: "review/security/red-team", Group: "security"}
+		pre := &engine.Task{ID: "review/security/premortem", Group: "security"}
+		for _, task := range []*engine.Task{red, pre} {
+			d.Event(engine.Event{Task: task, State: engine.Queued})
+		}
+		for _, task := range []*engine.Task{red, pre} {
+			d.Event(engine.Event{Task: task, State: engine.Running})
+			d.Event(engine.Event{Task: task, State: engine.Done, Resp: &llm.Response{
+				JSON: json.RawMessage(`{"findings":[{"severity":"must-fix"},{"severity":"should-fix"}]}`)}})
+		}
+		out := b.String()
+		for _, sev := range []string{"must-fix", "should-fix", "consider"} {
+			if strings.Contains(out, sev) {
+				t.Errorf("tty %v: the live output counts %s before the synthesis graded anything:\n%s", tty, sev, out)
+			}
+		}
+		want := "review/security/red-team done: 2 findings raised"
+		if tty {
+			want = "security  done: 4 findings raised (red-team 2, premortem 2), before the synthesis merges and grades them"
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("tty %v: output lacks %q:\n%q", tty, want, out)
+		}
+	}
+}
+
+// On a terminal a progress line shows the calls done over the calls
+// planned and the time elapsed, and moves with the clock between events.
+func TestProgressLine(t *testing.T) {
+	var b bytes.Buffer
+	d, c := newAt(&b, true)
+	d.Expect(19)
+	sec := &engine.Task{ID: "review/security", Group: "security"}
+	d.Event(engine.Event{Task: sec, State: engine.Queued})
+	d.Event(engine.Event{Task: sec, State: engine.Running})
+	c.t = c.t.Add(42 * time.Second)
+	d.Event(engine.Event{Task: sec, State: engine.Done, Resp: &llm.Response{JSON: json.RawMessage(`{"findings":[]}`)}})
+	if !strings.Contains(b.String(), "1 of 19 calls done, 0:42 elapsed") {
+		t.Errorf("no progress line with 1 of 19 calls and 0:42:\n%q", b.String())
+	}
+	b.Reset()
+	c.t = c.t.Add(time.Hour + 18*time.Second)
+	d.Tick()
+	if !strings.Contains(b.String(), "1 of 19 calls done, 1:01:00 elapsed") {
+		t.Errorf("a tick does not move the elapsed time:\n%q", b.String())
+	}
+	// Calls queued beyond the plan raise the count planned.
+	for i := range 20 {
+		d.Event(engine.Event{Task: &engine.Task{ID: fmt.Sprintf("review/security/round-2/%d", i), Group: "security"}, State: engine.Queued})
+	}
+	if !strings.Contains(b.String(), "1 of 21 calls done") {
+		t.Errorf("21 calls queued, 19 expected: the count planned must follow:\n%q", b.String())
+	}
+	// Without a terminal a tick draws nothing, and Start does nothing.
+	var plain bytes.Buffer
+	p := New(&plain, false)
+	p.Event(engine.Event{Task: sec, State: engine.Queued})
+	p.Tick()
+	p.Start(time.Millisecond)()
+	if plain.Len() != 0 {
+		t.Errorf("a plain display drew %q", plain.String())
 	}
 }
