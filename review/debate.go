@@ -546,14 +546,15 @@ func (d *debate) snapshot(r, c int, called map[*thread][]string) {
 	}
 }
 
-// render writes the round context one debater sees: the lead's summary and
-// the decisions taken, with every other specialist's raw finding text
+// render writes the round context one debater sees in round r, or in
+// continuation r of the thread focus: the lead's summary and the decisions
+// taken, with every other specialist's raw finding text
 // removed, so that nothing but the hub's summary crosses between spokes.
 func (d *debate) render(db *debater, r int, s *roundSummary, threads []*thread, focus string) string {
 	src := db.source()
 	var b strings.Builder
 	if focus != "" {
-		fmt.Fprintf(&b, "Continuation of thread %s after the global rounds. Only the reviewers involved take part. Respond on %s only.\n\n", focus, focus)
+		fmt.Fprintf(&b, "Continuation %d of %d of thread %s after the global rounds. Only the reviewers involved take part. Respond on %s only.\n\n", r, maxExtraExchanges, focus, focus)
 	} else {
 		fmt.Fprintf(&b, "This is round %d of the debate. The triage lead summarized the previous round below; it is all you see of the other reviewers.\n\n", r)
 		if s != nil && s.Overview != "" {
@@ -666,7 +667,7 @@ func (d *debate) continuation(ctx context.Context) error {
 			d.calls += len(parts)
 			for _, db := range parts {
 				req := db.task.Request.Clone()
-				req.System += "# Debate continuation\n\n" + d.render(db, 0, nil, []*thread{t}, t.id) + "\n"
+				req.System += "# Debate continuation\n\n" + d.render(db, step, nil, []*thread{t}, t.id) + "\n"
 				req.Messages = []llm.Message{{Role: llm.RoleUser, Content: roundInstructions}}
 				req.Schema = &llm.Schema{Name: finding.RoundSchemaName, JSON: finding.RoundSchema}
 				req.Label = fmt.Sprintf("%s/continuation-%s-%d", db.task.ID, t.id, step)

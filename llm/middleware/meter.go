@@ -39,10 +39,17 @@ type BudgetError struct {
 	Flag  string // "--max-calls", "--max-tokens" or "--max-cost"
 	Limit string // the cap, formatted
 	Spent string // what was spent, formatted
+	// Next, when set, is why the next call would break the cap: what it
+	// could cost at most, next to what the cap leaves.
+	Next string
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("budget exhausted: %s %s reached (spent %s); raise the limit and run the same command again to continue (finished calls are replayed, not paid for twice)", e.Flag, e.Limit, e.Spent)
+	const more = "raise the limit and run the same command again to continue (finished calls are replayed, not paid for twice)"
+	if e.Next != "" {
+		return fmt.Sprintf("budget exhausted: %s %s could be exceeded: %s (spent %s); %s", e.Flag, e.Limit, e.Next, e.Spent, more)
+	}
+	return fmt.Sprintf("budget exhausted: %s %s reached (spent %s); %s", e.Flag, e.Limit, e.Spent, more)
 }
 
 // Unwrap returns llm.ErrBudget.
@@ -235,8 +242,9 @@ func (m *Meter) reserve(ctx context.Context, req *llm.Request) (float64, error) 
 			return worst, nil
 		}
 		if m.inflight == 0 {
-			spent := fmt.Sprintf("$%.4f; the next call could cost up to $%.4f with its input and its output limit of %d tokens", cost, worst, cmp.Or(max(req.MaxTokens, 0), DefaultOutputReserve))
-			return 0, &BudgetError{Flag: "--max-cost", Limit: fmt.Sprintf("$%.2f", b.MaxCost), Spent: spent}
+			next := fmt.Sprintf("the next call could cost up to $%.4f (its input and its output limit of %d tokens), more than the $%.4f left",
+				worst, cmp.Or(max(req.MaxTokens, 0), DefaultOutputReserve), max(b.MaxCost-cost, 0))
+			return 0, &BudgetError{Flag: "--max-cost", Limit: fmt.Sprintf("$%.2f", b.MaxCost), Spent: fmt.Sprintf("$%.4f", cost), Next: next}
 		}
 		// Calls under way hold the room this one needs: wait for one to
 		// finish, and look again.

@@ -53,7 +53,7 @@ func TestBudgetsStopTheRun(t *testing.T) {
 		{"max tokens", Budget{MaxTokens: 1}, 1, "--max-tokens 1 reached"},
 		// A call is refused when its worst case (its input, and 16,384
 		// output tokens as it sets no limit: $0.13) would break the cap.
-		{"max cost", Budget{MaxCost: 0.1}, 0, "--max-cost $0.10 reached"},
+		{"max cost", Budget{MaxCost: 0.1}, 0, "--max-cost $0.10 could be exceeded: the next call could cost up to $0.1312"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,7 +161,7 @@ func TestMaxCostIsAHardCap(t *testing.T) {
 			done++
 		case errors.Is(err, llm.ErrBudget):
 			refused++
-			if !strings.Contains(err.Error(), "--max-cost $0.00 reached") || !strings.Contains(err.Error(), "the next call could cost up to $0.0005") {
+			if !strings.Contains(err.Error(), "--max-cost $0.00 could be exceeded: the next call could cost up to $0.0005") {
 				t.Errorf("the refusal should name the cap and what the next call could cost: %v", err)
 			}
 		default:
