@@ -259,7 +259,10 @@ func (c *Config) Validate(src Sources) error {
 	}
 	for alias, target := range c.Aliases {
 		if _, err := llm.ParseModel(target); err != nil {
-			return bad("aliases."+alias, "%v", err)
+			// A bare name is fine when its family places it (claude-...).
+			if _, rerr := c.ResolveModel(target); rerr != nil {
+				return bad("aliases."+alias, "%v", err)
+			}
 		}
 	}
 	if c.DefaultModel != "" {

@@ -242,3 +242,17 @@ func TestIsSecret(t *testing.T) {
 		}
 	}
 }
+
+// An alias may name a bare model that its family places (claude-...).
+func TestAliasToBareModel(t *testing.T) {
+	cfg, _, err := fixture{user: "aliases:\n  best: claude-opus-4.6\n"}.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref, err := cfg.ResolveModel("best"); err != nil || ref.String() != "anthropic:claude-opus-4.6" {
+		t.Fatalf("best = %v, %v", ref, err)
+	}
+	if _, _, err := (fixture{user: "aliases:\n  odd: grok-4\n"}).load(t); err == nil || !strings.Contains(err.Error(), "aliases.odd") {
+		t.Fatalf("an alias to a name sot cannot place loaded: %v", err)
+	}
+}

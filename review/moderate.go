@@ -397,7 +397,8 @@ func (m *moderator) relevant(text string) string {
 	best, bestScore := m.names[0], -1
 	for _, n := range m.names {
 		score := 0
-		for _, s := range m.specs[n].Meta.Signals {
+		sig := m.specs[n].SelectionSignals()
+		for _, s := range append(sig.Terms, sig.Domain...) {
 			s = strings.ToLower(strings.Trim(s, "*."))
 			if s != "" && strings.Contains(text, s) {
 				score++

@@ -4,6 +4,7 @@
 package reviewcmd
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -194,6 +195,11 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return resolve(f, o.Resolve)
 	}
 	ro, err := buildOptions(f, o)
+	var off *workflowDisabled
+	if errors.As(err, &off) {
+		fmt.Fprintf(f.IO.ErrOut, "sot: %s:%d: Final Agent Review is disabled, so no review runs and no model is called; set it to enabled to review this work\n", off.path, off.line)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -327,6 +333,13 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Models named by flags, before any file adds its own.
+	if err := review.CheckSpecialistModels(o.Context.SpecialistModels, "--specialist-models", cfg); err != nil {
+		return nil, cmdutil.AsUsage(err)
+	}
+	if err := review.CheckModelNames(o.Models, "--models", cfg); err != nil {
+		return nil, cmdutil.AsUsage(err)
+	}
 	c := o.Context
 	if o.ContextFile != "" {
 		fc, err := review.LoadFile(o.ContextFile)
@@ -334,6 +347,9 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 			return nil, cmdutil.AsUsage(err)
 		}
 		if c.SpecialistModels == "" {
+			if err := review.CheckFileModels(o.ContextFile, fc, cfg); err != nil {
+				return nil, cmdutil.AsUsage(err)
+			}
 			fc.SpecialistModels = scopeModels(f, cfg, o.ContextFile, "specialist_models", fc.SpecialistModels)
 		}
 		if c.OutputDir == "" {
@@ -348,6 +364,24 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	if o.WorkflowContext != "" {
 		wf, err := review.LoadWorkflow(o.WorkflowContext)
 		if err != nil {
+			return nil, cmdutil.AsUsage(err)
+		}
+		if wf.Disabled {
+			return nil, &workflowDisabled{wf.Path, wf.DisabledLine}
+		}
+		// Check only the models this run will use: a flag overrides a
+		// field, and single-model mode uses neither list.
+		check := wf
+		if c.SpecialistModels != "" {
+			check.Context.SpecialistModels = ""
+		}
+		if len(o.Models) > 0 {
+			check.Models = nil
+		}
+		if cmp.Or(mode, wf.Mode) == review.ModeSingleModel {
+			check.Context.SpecialistModels, check.Models = "", nil
+		}
+		if err := check.CheckModels(cfg); err != nil {
 			return nil, cmdutil.AsUsage(err)
 		}
 		if c.SpecialistModels == "" {
@@ -453,6 +487,17 @@ func formatName(f string) string {
 	return f
 }
 
+// workflowDisabled is a WorkflowContext.md that says "Final Agent Review:
+// disabled": sot says so and exits 0 without reviewing.
+type workflowDisabled struct {
+	path string
+	line int
+}
+
+func (e *workflowDisabled) Error() string {
+	return fmt.Sprintf("%s:%d: Final Agent Review is disabled", e.path, e.line)
+}
+
 // outputError makes a refused output directory (a symlink planted in it
 // after the plan was made, say) a usage error, as it is when planning.
 func outputError(err error) error {
@@ -547,7 +592,7 @@ func insideProject(top, path string) bool {
 func scopeModels(f *cmdutil.Factory, cfg *config.Config, file, field, list string) string {
 	return scopeList(f, file, field, list, "it could run a program", func(item string) bool {
 		model := item
-		if ms, err := review.ParseModels(item); err == nil {
+		if ms, err := review.ParseModelsFor(item, cfg); err == nil {
 			for _, m := range ms.Pinned {
 				model = m
 			}
