@@ -34,10 +34,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8089", "address to listen on")
 	configPath := fs.String("config", "", "YAML configuration file (rules, faults, quota, models, ...)")
 	latency := fs.Duration("latency", 0, "delay before every answer, e.g. 300ms (overrides the file)")
+	firstToken := fs.Duration("first-token", 0, "when a streamed answer starts, e.g. 30ms; default a tenth of the latency (overrides the file)")
 	faultRate := fs.Float64("fault-rate", 0, "probability 0..1 that a request fails with 429, 500 or 503 (overrides the file's rate)")
 	prefixCache := fs.Bool("prefix-cache", false, "simulate the providers' prompt prefix caches (overrides the file)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: llmtest [--addr HOST:PORT] [--config FILE] [--latency D] [--fault-rate P] [--prefix-cache]")
+		fmt.Fprintln(stderr, "usage: llmtest [--addr HOST:PORT] [--config FILE] [--latency D] [--first-token D] [--fault-rate P] [--prefix-cache]")
 		fmt.Fprintln(stderr, "Serves the OpenAI Chat Completions and Anthropic Messages APIs with scripted or schema-generated answers.")
 		fs.PrintDefaults()
 	}
@@ -59,6 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		switch f.Name {
 		case "latency":
 			cfg.Latency = *latency
+		case "first-token":
+			cfg.FirstToken = *firstToken
 		case "fault-rate":
 			cfg.Faults.Rate = *faultRate
 			if len(cfg.Faults.Kinds) == 0 {

@@ -41,7 +41,7 @@ func TestRun(t *testing.T) {
 	var out syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--config", cfgPath, "--latency", "1ms", "--prefix-cache"}, &out, io.Discard)
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--config", cfgPath, "--latency", "1ms", "--first-token", "1ms", "--prefix-cache"}, &out, io.Discard)
 	}()
 	re := regexp.MustCompile(`export OPENAI_BASE_URL=(\S+)`)
 	var base string
@@ -77,6 +77,7 @@ func TestRun(t *testing.T) {
 func TestRunErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"--fault-rate", "2"},
+		{"--first-token", "-1s"},
 		{"--config", "/nonexistent.yaml"},
 		{"extra"},
 		{"--addr", "not an address"},

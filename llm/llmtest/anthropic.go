@@ -273,7 +273,7 @@ func (d anthropicDialect) body(c *call, a answer) []byte {
 	return b
 }
 
-func (d anthropicDialect) stream(c *call, a answer) []byte {
+func (d anthropicDialect) stream(c *call, a answer) ([]byte, int) {
 	tool, _, stop := d.shape(c, a)
 	var buf bytes.Buffer
 	buf.Grow(len(a.text)*2 + 1024)
@@ -298,7 +298,8 @@ func (d anthropicDialect) stream(c *call, a answer) []byte {
 			"content_block": map[string]any{"type": "text", "text": ""}})
 	}
 	event("ping", map[string]any{"type": "ping"})
-	for _, p := range splitPieces(a.text, 4) {
+	head := buf.Len()
+	for i, p := range splitPieces(a.text, 4) {
 		var delta map[string]any
 		if tool {
 			delta = map[string]any{"type": "input_json_delta", "partial_json": p}
@@ -306,13 +307,16 @@ func (d anthropicDialect) stream(c *call, a answer) []byte {
 			delta = map[string]any{"type": "text_delta", "text": p}
 		}
 		event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": delta})
+		if i == 0 {
+			head = buf.Len()
+		}
 	}
 	event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	event("message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 		"usage": map[string]any{"output_tokens": a.usage.output}})
 	event("message_stop", map[string]any{"type": "message_stop"})
-	return buf.Bytes()
+	return buf.Bytes(), head
 }
 
 func (anthropicDialect) invalid(stream bool) []byte {

@@ -13,10 +13,11 @@ const (
 )
 
 // automaticCache simulates OpenAI's automatic prefix cache: it returns the
-// cached tokens of the longest readable prefix of c.prompt, counted in whole
-// blocks and only from cacheMinTokens on, then stores every block prefix of
-// c.prompt.
-func (s *Server) automaticCache(c *call, arrival time.Time, warmup time.Duration) int {
+// cached tokens of the longest prefix of c.prompt that was readable when
+// the call arrived, counted in whole blocks and only from cacheMinTokens
+// on, then stores every block prefix of c.prompt as readable from
+// readable.
+func (s *Server) automaticCache(c *call, arrival, readable time.Time) int {
 	n := len(c.prompt) / cacheBlockBytes
 	if n == 0 {
 		return 0
@@ -30,7 +31,6 @@ func (s *Server) automaticCache(c *call, arrival time.Time, warmup time.Duration
 		_, _ = h.Write(c.prompt[i*cacheBlockBytes : (i+1)*cacheBlockBytes])
 		keys[i] = h.Sum64()
 	}
-	readable := arrival.Add(warmup)
 
 	s.cacheMu.Lock()
 	defer s.cacheMu.Unlock()
@@ -51,9 +51,10 @@ func (s *Server) automaticCache(c *call, arrival time.Time, warmup time.Duration
 
 // explicitCache simulates Anthropic's explicit prompt cache: every block
 // marked with cache_control ends a cacheable prefix. It returns the tokens
-// read from the longest readable marked prefix and the tokens written for the
-// marked prefixes beyond it.
-func (s *Server) explicitCache(c *call, arrival time.Time, warmup time.Duration) (read, write int) {
+// read from the longest marked prefix readable when the call arrived and
+// the tokens written for the marked prefixes beyond it, which become
+// readable from readable.
+func (s *Server) explicitCache(c *call, arrival, readable time.Time) (read, write int) {
 	type mark struct {
 		key    uint64
 		tokens int
@@ -77,7 +78,6 @@ func (s *Server) explicitCache(c *call, arrival time.Time, warmup time.Duration)
 	if len(marks) == 0 {
 		return 0, 0
 	}
-	readable := arrival.Add(warmup)
 
 	s.cacheMu.Lock()
 	defer s.cacheMu.Unlock()

@@ -53,6 +53,13 @@ type Config struct {
 	// LatencyJitter adds a random 0..jitter.
 	Latency       time.Duration `yaml:"latency"`
 	LatencyJitter time.Duration `yaml:"latency_jitter"`
+	// FirstToken is when a streamed answer starts, counted from the
+	// request's arrival like Latency: the events up to the first piece of
+	// the answer are sent then, the rest when Latency is over. 0 means a
+	// tenth of the latency, about what providers show for a long prompt
+	// and an answer of a few hundred tokens; it is never later than the
+	// latency. An answer that does not stream starts when it is sent.
+	FirstToken time.Duration `yaml:"first_token"`
 	// Seed seeds the random numbers behind jitter and fault rates.
 	Seed uint64 `yaml:"seed"`
 	// Rules script answers; the first rule that matches a request wins.
@@ -69,10 +76,13 @@ type Config struct {
 	// "Authorization: Bearer K"; Anthropic: "x-api-key: K", or the bearer
 	// token that the official Go SDK's option.WithAPIKey sends).
 	APIKey string `yaml:"api_key"`
-	// PrefixCache simulates the providers' prompt caches.
+	// PrefixCache simulates the providers' prompt caches. As at the
+	// providers, a request writes its prompt's prefixes to the cache when
+	// its answer starts (see FirstToken), and reads a prefix only when it
+	// arrives after that: requests sent together all miss.
 	PrefixCache bool `yaml:"prefix_cache"`
-	// CacheWarmup is how long after the arrival of the request that wrote a
-	// cached prefix the prefix can be read; 0 means at once.
+	// CacheWarmup is how much longer after its writer's answer starts a
+	// cached prefix becomes readable; 0 means as the answer starts.
 	CacheWarmup time.Duration `yaml:"cache_warmup"`
 	// RecordLimit keeps only the most recent requests for Requests; 0 keeps
 	// all of them (long-running servers should set it).
@@ -127,10 +137,15 @@ type Faults struct {
 	Sequence []FaultKind `yaml:"sequence"`
 	// RetryAfter is the Retry-After of an injected 429, in seconds (default 1).
 	RetryAfter int `yaml:"retry_after"`
+	// RetryAfterMs, when set, is sent with an injected 429 as the
+	// retry-after-ms header (which OpenAI's API sends too, and clients
+	// prefer), so that tests can ask for waits shorter than a second.
+	RetryAfterMs int `yaml:"retry_after_ms"`
 }
 
 // Quota allows Requests requests per Window; over it the server answers 429
-// with Retry-After set to the seconds left in the window.
+// with Retry-After set to the seconds left in the window (rounded up) and
+// retry-after-ms to the milliseconds left.
 type Quota struct {
 	Requests int           `yaml:"requests"`
 	Window   time.Duration `yaml:"window"`
@@ -151,6 +166,9 @@ func (c *Config) problems() []problem {
 	}
 	if c.LatencyJitter < 0 {
 		add("latency_jitter", "must not be negative")
+	}
+	if c.FirstToken < 0 {
+		add("first_token", "must not be negative")
 	}
 	if c.CacheWarmup < 0 {
 		add("cache_warmup", "must not be negative")
@@ -186,6 +204,9 @@ func (c *Config) problems() []problem {
 	}
 	if c.Faults.RetryAfter < 0 {
 		add("faults.retry_after", "must not be negative")
+	}
+	if c.Faults.RetryAfterMs < 0 {
+		add("faults.retry_after_ms", "must not be negative")
 	}
 	if c.RecordLimit < 0 {
 		add("record_limit", "must not be negative")

@@ -26,9 +26,11 @@ const (
 type dialect interface {
 	// parse reads a request body into rec and returns the call.
 	parse(body []byte, rec *Recorded) (*call, error)
-	// body and stream render an answer.
+	// body and stream render an answer. stream also returns where its
+	// head ends: the events up to and including the first piece of the
+	// answer's text, which are sent when the answer starts.
 	body(c *call, a answer) []byte
-	stream(c *call, a answer) []byte
+	stream(c *call, a answer) (out []byte, head int)
 	// invalid is a 200 body that the client cannot decode.
 	invalid(stream bool) []byte
 	writeError(w http.ResponseWriter, id int64, status int, kind errKind, detail string)
@@ -236,7 +238,7 @@ func (d openaiDialect) body(c *call, a answer) []byte {
 	return b
 }
 
-func (d openaiDialect) stream(c *call, a answer) []byte {
+func (d openaiDialect) stream(c *call, a answer) ([]byte, int) {
 	var buf bytes.Buffer
 	buf.Grow(len(a.text)*2 + 1024)
 	event := func(v any) {
@@ -249,9 +251,13 @@ func (d openaiDialect) stream(c *call, a answer) []byte {
 	empty := ""
 	chunk.Choices = []oaiChoice{{Delta: &oaiDelta{Role: "assistant", Content: &empty}}}
 	event(chunk)
-	for _, p := range splitPieces(a.text, 4) {
+	head := buf.Len()
+	for i, p := range splitPieces(a.text, 4) {
 		chunk.Choices = []oaiChoice{{Delta: &oaiDelta{Content: &p}}}
 		event(chunk)
+		if i == 0 {
+			head = buf.Len()
+		}
 	}
 	finish := a.finish
 	chunk.Choices = []oaiChoice{{Delta: &oaiDelta{}, FinishReason: &finish}}
@@ -263,7 +269,7 @@ func (d openaiDialect) stream(c *call, a answer) []byte {
 		event(chunk)
 	}
 	buf.WriteString("data: [DONE]\n\n")
-	return buf.Bytes()
+	return buf.Bytes(), head
 }
 
 func (openaiDialect) invalid(stream bool) []byte {

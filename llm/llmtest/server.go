@@ -4,10 +4,12 @@
 // network.
 //
 // Answers come from scripted rules, or are generated from the request's JSON
-// Schema. Latency, faults (429 with Retry-After, 5xx, hangs, truncated or
-// malformed bodies, schema violations), quotas, authentication, unknown
-// models and the providers' prefix caches are simulated. Every request is
-// recorded for inspection.
+// Schema. Latency (with the time to a streamed answer's first token),
+// faults (429 with Retry-After, 5xx, hangs, truncated or malformed bodies,
+// schema violations), quotas, authentication, unknown models and the
+// providers' prefix caches, which serve a prefix only once an answer to a
+// request holding it has started, are simulated. Every request is recorded
+// for inspection.
 package llmtest
 
 import (
@@ -428,6 +430,7 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, provider stri
 	// Quota, fault sequence and rate, all under one short lock.
 	var fault FaultKind
 	var retryAfter int
+	var retryAfterMs int64
 	var jitter time.Duration
 	s.mu.Lock()
 	if q := cfg.Quota; q.Requests > 0 {
@@ -436,6 +439,7 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, provider stri
 		}
 		if s.quotaN >= q.Requests {
 			left := q.Window - arrival.Sub(s.quotaAt)
+			retryAfterMs = int64((left + time.Millisecond - 1) / time.Millisecond)
 			retryAfter = int((left + time.Second - 1) / time.Second)
 			if retryAfter < 1 {
 				retryAfter = 1
@@ -462,6 +466,7 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, provider stri
 	s.mu.Unlock()
 	if retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+		w.Header().Set("Retry-After-Ms", strconv.FormatInt(max(1, retryAfterMs), 10))
 		fail(http.StatusTooManyRequests, errRate, "", "")
 		return
 	}
@@ -482,6 +487,9 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, provider stri
 		switch fault {
 		case Fault429:
 			w.Header().Set("Retry-After", strconv.Itoa(cfg.Faults.RetryAfter))
+			if ms := cfg.Faults.RetryAfterMs; ms > 0 {
+				w.Header().Set("Retry-After-Ms", strconv.Itoa(ms))
+			}
 			fail(http.StatusTooManyRequests, errRate, "", fault)
 			return
 		case Fault500:
@@ -511,8 +519,15 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, provider stri
 	}
 
 	// Latency counts from the request's arrival: reading and parsing it is
-	// part of the simulated model's time, as it is at a real provider.
-	if !s.sleep(r.Context(), latency-time.Since(arrival)) {
+	// part of the simulated model's time, as it is at a real provider. A
+	// streamed answer starts at its first token and ends at the latency;
+	// one that does not stream (or breaks) is sent whole at the latency.
+	paced := c.rec.Stream && fault != FaultTruncate && fault != FaultInvalidJSON
+	start := latency
+	if paced {
+		start = firstToken(cfg, latency)
+	}
+	if !s.sleep(r.Context(), start-time.Since(arrival)) {
 		s.abort(rec, fault)
 	}
 
@@ -522,8 +537,9 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, provider stri
 		return
 	}
 	var out []byte
+	head := 0
 	if c.rec.Stream {
-		out = d.stream(c, a)
+		out, head = d.stream(c, a)
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 	} else {
@@ -532,6 +548,23 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, provider stri
 	}
 	d.setRequestID(w.Header(), id)
 	s.finish(rec, http.StatusOK, fault)
+	if paced {
+		w.WriteHeader(http.StatusOK)
+		if head > 0 && start < latency {
+			if _, err := w.Write(out[:head]); err != nil {
+				return
+			}
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
+			if !s.sleep(r.Context(), latency-time.Since(arrival)) {
+				s.abort(rec, fault)
+			}
+			out = out[head:]
+		}
+		writeEvents(w, out)
+		return
+	}
 
 	switch fault {
 	case FaultTruncate:
@@ -552,6 +585,14 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, provider stri
 	}
 	leaving(w)
 	_, _ = w.Write(out)
+}
+
+// firstToken is when a streamed answer of the given latency starts.
+func firstToken(cfg *compiled, latency time.Duration) time.Duration {
+	if cfg.FirstToken > 0 {
+		return min(cfg.FirstToken, latency)
+	}
+	return latency / 10
 }
 
 // leavingWriter ends a request's time "in flight" just before its last
@@ -731,11 +772,14 @@ func (s *Server) compose(cfg *compiled, c *call, rep Reply, fault FaultKind, arr
 	a.usage.output = tokens(len(a.text))
 	a.usage.input = tokens(len(c.prompt))
 	if cfg.PrefixCache {
+		// The answer starts now: the call reads what was written before it
+		// arrived, and what it writes is readable from now on.
+		readable := time.Now().Add(cfg.CacheWarmup)
 		if c.rec.Provider == Anthropic {
-			a.usage.cacheRead, a.usage.cacheWrite = s.explicitCache(c, arrival, cfg.CacheWarmup)
+			a.usage.cacheRead, a.usage.cacheWrite = s.explicitCache(c, arrival, readable)
 			a.usage.input -= a.usage.cacheRead + a.usage.cacheWrite
 		} else {
-			a.usage.cacheRead = s.automaticCache(c, arrival, cfg.CacheWarmup)
+			a.usage.cacheRead = s.automaticCache(c, arrival, readable)
 		}
 	}
 	return a, nil

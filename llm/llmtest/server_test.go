@@ -1,6 +1,8 @@
 package llmtest
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -256,8 +258,8 @@ func TestFaults(t *testing.T) {
 		check      func(t *testing.T, provider string, r resp)
 	}{
 		{Fault429, 429, func(t *testing.T, provider string, r resp) {
-			if r.header.Get("Retry-After") != "7" {
-				t.Errorf("Retry-After = %q, want 7", r.header.Get("Retry-After"))
+			if r.header.Get("Retry-After") != "7" || r.header.Get("Retry-After-Ms") != "" {
+				t.Errorf("Retry-After = %q, retry-after-ms = %q, want 7 and none", r.header.Get("Retry-After"), r.header.Get("Retry-After-Ms"))
 			}
 			wantErrType(t, provider, r, "requests", "rate_limit_error")
 		}},
@@ -475,11 +477,12 @@ func TestQuota(t *testing.T) {
 		}
 		wantErrType(t, provider, r, "requests", "rate_limit_error")
 	}
-	// A short window resets.
+	// A short window resets; retry-after-ms says exactly when.
 	s.SetConfig(Config{Quota: Quota{Requests: 1, Window: time.Second}})
 	oaiCall(t, s, oaiBody("m", "", "hi"), nil)
-	if r := oaiCall(t, s, oaiBody("m", "", "hi"), nil); r.status != 429 || r.header.Get("Retry-After") != "1" {
-		t.Errorf("status %d Retry-After %q", r.status, r.header.Get("Retry-After"))
+	r := oaiCall(t, s, oaiBody("m", "", "hi"), nil)
+	if ms, _ := strconv.Atoi(r.header.Get("Retry-After-Ms")); r.status != 429 || r.header.Get("Retry-After") != "1" || ms < 1 || ms > 1000 {
+		t.Errorf("status %d Retry-After %q retry-after-ms %q", r.status, r.header.Get("Retry-After"), r.header.Get("Retry-After-Ms"))
 	}
 	time.Sleep(1050 * time.Millisecond)
 	if r := oaiCall(t, s, oaiBody("m", "", "hi"), nil); r.status != 200 {
@@ -602,11 +605,61 @@ func TestPrefixCacheAnthropic(t *testing.T) {
 	}
 }
 
+// A prefix is readable only once its writer's answer has started: a
+// request that arrives before that (sent together with it) misses and
+// writes the prefix too, and one that arrives after it reads it, though
+// the writer's answer has not ended.
+func TestPrefixCacheWrittenWhenTheAnswerStarts(t *testing.T) {
+	shared := longText("start", 8000)
+	s := newServer(t, Config{PrefixCache: true, Latency: 400 * time.Millisecond, FirstToken: 200 * time.Millisecond})
+	// The writer streams; read up to its first piece of text.
+	body := oaiBody("m", shared, "writer")
+	body["stream"] = true
+	body["stream_options"] = map[string]any{"include_usage": true}
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, s.OpenAIBaseURL()+"/chat/completions", bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	together := make(chan int, 1)
+	go func() {
+		together <- oaiCall(t, s, oaiBody("m", shared, "together"), nil).oai(t).Usage.PromptTokensDetails.CachedTokens
+	}()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	rd := bufio.NewReader(res.Body)
+	for {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the stream ended before any text: %v", err)
+		}
+		if strings.Contains(line, `"content":"`) && !strings.Contains(line, `"content":""`) {
+			break
+		}
+	}
+	if d := time.Since(start); d < 200*time.Millisecond {
+		t.Errorf("the first text arrived after %s, before the first token time", d)
+	}
+	after := oaiCall(t, s, oaiBody("m", shared, "after"), nil).oai(t).Usage.PromptTokensDetails.CachedTokens
+	rest, _ := io.ReadAll(rd)
+	if d := time.Since(start); d < 400*time.Millisecond || !strings.Contains(string(rest), "[DONE]") {
+		t.Errorf("the stream ended after %s (want the latency, 400ms) with %q", d, rest)
+	}
+	if c := <-together; c != 0 {
+		t.Errorf("a request sent together with the writer read %d cached tokens", c)
+	}
+	if after == 0 {
+		t.Errorf("a request sent after the writer's answer started read nothing from the cache")
+	}
+}
+
 func TestPrefixCacheWarmup(t *testing.T) {
 	shared := longText("warm", 8000)
 	s := newServer(t, Config{PrefixCache: true, CacheWarmup: 500 * time.Millisecond})
-	// Sent at once, the second request of each style cannot read the prefix
-	// yet and writes it too.
+	// Sent one after the other, but within the warm-up, the second request
+	// of each style cannot read the prefix yet and writes it too.
 	antCall(t, s, antCached(shared, true, "A"), nil)
 	if u := antCall(t, s, antCached(shared, true, "B"), nil).ant(t).Usage; u.CacheReadInputTokens != 0 || u.CacheCreationInputTokens == 0 {
 		t.Errorf("anthropic during warm-up: %+v", u)
@@ -798,6 +851,7 @@ func TestLoadConfig(t *testing.T) {
 	good := write("good.yaml", `
 latency: 300ms
 latency_jitter: 50ms
+first_token: 20ms
 seed: 7
 models: [gpt-4.1, claude-sonnet-4-5]
 api_key: test-key
@@ -811,6 +865,7 @@ faults:
   kinds: [429, 503, hang]
   sequence: [500, none]
   retry_after: 3
+  retry_after_ms: 250
 rules:
   - model: gpt-4.1
     user: hello
@@ -829,7 +884,8 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Latency != 300*time.Millisecond || cfg.LatencyJitter != 50*time.Millisecond || cfg.Seed != 7 || len(cfg.Models) != 2 ||
+	if cfg.Latency != 300*time.Millisecond || cfg.LatencyJitter != 50*time.Millisecond || cfg.FirstToken != 20*time.Millisecond ||
+		cfg.Faults.RetryAfterMs != 250 || cfg.Seed != 7 || len(cfg.Models) != 2 ||
 		cfg.APIKey != "test-key" || !cfg.PrefixCache || cfg.CacheWarmup != 2*time.Second || cfg.Quota.Requests != 10 ||
 		cfg.Quota.Window != time.Minute || cfg.Faults.Rate != 0.1 || len(cfg.Faults.Kinds) != 3 || cfg.Faults.Kinds[0] != Fault429 ||
 		cfg.Faults.Sequence[1] != FaultNone || cfg.Faults.RetryAfter != 3 || len(cfg.Rules) != 3 || cfg.Rules[0].Times != 2 ||
@@ -854,6 +910,8 @@ rules:
 		{"bad rate", "faults:\n  rate: 2\n", "bad.yaml:2:9: faults.rate"},
 		{"rule fault", "rules:\n  - reply: x\n  - fault: nope\n", "bad.yaml:3:12: rules[1].fault"},
 		{"quota without window", "quota:\n  requests: 3\n", "quota.window"},
+		{"negative first token", "first_token: -1s\n", "bad.yaml:1:14: first_token: must not be negative"},
+		{"negative retry_after_ms", "faults:\n  retry_after_ms: -5\n", "faults.retry_after_ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

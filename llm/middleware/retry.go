@@ -13,7 +13,9 @@ import (
 
 // RetryOptions bound the retries of one call.
 type RetryOptions struct {
-	// MaxAttempts is the total number of tries, first one included (default 5).
+	// MaxAttempts is the number of tries a call gets for failures other
+	// than rate limits, the first one included (default 5). With 1 nothing
+	// is tried again, not even after a rate limit.
 	MaxAttempts int
 	// BaseDelay is the back-off before the second try (default 500ms); it
 	// doubles with every try, with jitter, up to MaxDelay (default 20s).
@@ -22,10 +24,20 @@ type RetryOptions struct {
 	// MaxRetryAfter is the longest Retry-After sot is willing to wait (default
 	// 2m). A provider that asks for longer fails the call at once.
 	MaxRetryAfter time.Duration
+	// RateLimitWait bounds how long a call keeps waiting out rate limits
+	// (429), counted from its first one: a 429 does not use up one of
+	// MaxAttempts, since the provider only asks the call to come back
+	// later. The default is the longer of AttemptTimeout and MaxRetryAfter.
+	// The caller's context bounds it too.
+	RateLimitWait time.Duration
 	// AttemptTimeout bounds each try; 0 means no bound beyond the context's.
 	AttemptTimeout time.Duration
-	// Logger receives one line per retry; nil uses slog.Default().
+	// Logger receives one debug line per retry; nil uses slog.Default().
 	Logger *slog.Logger
+	// OnRetry, when set, is called before every retry with the error of the
+	// attempt that failed (see llm.ErrRateLimited and the other kinds). It
+	// may be called concurrently.
+	OnRetry func(err error)
 }
 
 func (o RetryOptions) withDefaults() RetryOptions {
@@ -41,6 +53,9 @@ func (o RetryOptions) withDefaults() RetryOptions {
 	if o.MaxRetryAfter <= 0 {
 		o.MaxRetryAfter = 2 * time.Minute
 	}
+	if o.RateLimitWait <= 0 {
+		o.RateLimitWait = max(o.AttemptTimeout, o.MaxRetryAfter)
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -49,12 +64,21 @@ func (o RetryOptions) withDefaults() RetryOptions {
 
 // Retry retries calls that failed with a retryable error (rate limits, 408,
 // 409, 5xx, connection failures, timeouts, unreadable answers) with jittered
-// exponential back-off, waiting at least as long as a Retry-After asks.
+// exponential back-off. After a rate limit it waits as long as Retry-After
+// asks plus a random part of that again, so that calls turned away together
+// do not all come back at the same moment; rate limits are waited out for
+// up to RateLimitWait and do not count against MaxAttempts. Each retry is
+// logged at debug level and reported to OnRetry.
 // The backends turn their SDKs' own retries off, so nothing retries twice over.
 func Retry(next llm.Provider, opts RetryOptions) llm.Provider {
 	o := opts.withDefaults()
 	return llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-		var err error
+		var (
+			err        error
+			failures   int       // failed attempts that count against MaxAttempts
+			limited    int       // rate-limited attempts
+			firstLimit time.Time // when the first rate limit came back
+		)
 		for attempt := 1; ; attempt++ {
 			var resp *llm.Response
 			resp, err = o.try(ctx, next, req)
@@ -64,18 +88,36 @@ func Retry(next llm.Provider, opts RetryOptions) llm.Provider {
 			if ctx.Err() != nil || !llm.Retryable(err) {
 				return nil, err
 			}
-			if attempt >= o.MaxAttempts {
-				return nil, fmt.Errorf("gave up after %d attempts: %w", attempt, err)
+			if o.MaxAttempts == 1 {
+				return nil, err
 			}
-			wait := o.backoff(attempt)
-			if ra := llm.RetryAfter(err); ra > 0 {
-				if ra > o.MaxRetryAfter {
-					return nil, fmt.Errorf("provider asked to wait %s, longer than the %s sot will wait: %w", ra, o.MaxRetryAfter, err)
+			ra := llm.RetryAfter(err)
+			if ra > o.MaxRetryAfter {
+				return nil, fmt.Errorf("provider asked to wait %s, longer than the %s sot will wait: %w", ra, o.MaxRetryAfter, err)
+			}
+			var wait time.Duration
+			if errors.Is(err, llm.ErrRateLimited) {
+				limited++
+				if firstLimit.IsZero() {
+					firstLimit = time.Now()
 				}
-				wait = max(wait, ra)
+				wait = o.rateLimitDelay(limited, ra)
+				if waited := time.Since(firstLimit); waited+wait > o.RateLimitWait {
+					return nil, fmt.Errorf("still rate limited after %d attempts in %s; sot waits out rate limits for up to %s: %w",
+						attempt, waited.Round(time.Millisecond), o.RateLimitWait, err)
+				}
+			} else {
+				failures++
+				if failures >= o.MaxAttempts {
+					return nil, fmt.Errorf("gave up after %d attempts: %w", attempt, err)
+				}
+				wait = max(o.backoff(failures), ra)
 			}
-			o.Logger.Warn("model call failed; retrying", "label", req.Label, "model", req.Model,
-				"attempt", attempt, "of", o.MaxAttempts, "wait", wait.Round(time.Millisecond), "err", err)
+			o.Logger.Debug("model call failed; retrying", "label", req.Label, "model", req.Model,
+				"attempt", attempt, "wait", wait.Round(time.Millisecond), "err", err)
+			if o.OnRetry != nil {
+				o.OnRetry(err)
+			}
 			t := time.NewTimer(wait)
 			select {
 			case <-ctx.Done():
@@ -112,4 +154,16 @@ func (o RetryOptions) backoff(attempt int) time.Duration {
 	}
 	half := d / 2
 	return half + time.Duration(rand.Int64N(int64(half)+1))
+}
+
+// rateLimitDelay is the wait after the n-th rate limit of a call. With a
+// Retry-After it is that, plus a random part of up to half of it again, so
+// that calls the provider turned away together spread out instead of all
+// coming back at the moment it named. Without one, it is the exponential
+// back-off.
+func (o RetryOptions) rateLimitDelay(n int, retryAfter time.Duration) time.Duration {
+	if retryAfter <= 0 {
+		return o.backoff(n)
+	}
+	return retryAfter + time.Duration(rand.Int64N(int64(retryAfter/2)+1))
 }

@@ -5,10 +5,12 @@ package stack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/sotlabs/sot/config"
@@ -43,6 +45,74 @@ type Stack struct {
 	Meter   *middleware.Meter
 	Cache   *middleware.Cache   // nil when caching is off
 	Journal *middleware.Journal // nil without JournalPath
+
+	retries retryCounter
+}
+
+// Retries counts the retries a stack made, by what went wrong with the
+// attempt before each one. Rate limits are waited out without using up
+// the configured retries, so RateLimited may exceed them.
+type Retries struct {
+	RateLimited int // the provider answered 429
+	Unavailable int // 5xx, 408, 409, or the provider could not be reached
+	TimedOut    int // no answer within the time limit of an attempt
+	Unreadable  int // an answer that could not be read
+}
+
+// Total is the number of retries of every kind.
+func (r Retries) Total() int { return r.RateLimited + r.Unavailable + r.TimedOut + r.Unreadable }
+
+// String says how many retries there were and why, for the end of a run:
+// "7 retries: 5 after rate limits (429), 2 after server errors". It is ""
+// when there were none.
+func (r Retries) String() string {
+	if r.Total() == 0 {
+		return ""
+	}
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d after %s", n, what))
+		}
+	}
+	add(r.RateLimited, "rate limits (429)")
+	add(r.Unavailable, "server or connection errors")
+	add(r.TimedOut, "timeouts")
+	add(r.Unreadable, "unreadable answers")
+	noun := "retries"
+	if r.Total() == 1 {
+		noun = "retry"
+	}
+	return fmt.Sprintf("%d %s: %s", r.Total(), noun, strings.Join(parts, ", "))
+}
+
+// Retries returns the retries the stack's calls needed so far.
+func (s *Stack) Retries() Retries {
+	return Retries{
+		RateLimited: int(s.retries.rateLimited.Load()),
+		Unavailable: int(s.retries.unavailable.Load()),
+		TimedOut:    int(s.retries.timedOut.Load()),
+		Unreadable:  int(s.retries.unreadable.Load()),
+	}
+}
+
+// retryCounter counts retries as they happen, from any goroutine.
+type retryCounter struct {
+	rateLimited, unavailable, timedOut, unreadable atomic.Int64
+}
+
+// count records one retry after err.
+func (c *retryCounter) count(err error) {
+	switch {
+	case errors.Is(err, llm.ErrRateLimited):
+		c.rateLimited.Add(1)
+	case errors.Is(err, llm.ErrTimeout):
+		c.timedOut.Add(1)
+	case errors.Is(err, llm.ErrBadResponse):
+		c.unreadable.Add(1)
+	default:
+		c.unavailable.Add(1)
+	}
 }
 
 // Close closes the journal.
@@ -72,11 +142,11 @@ func New(cfg *config.Config, opts Options) (*Stack, error) {
 	if err := budget.Validate(); err != nil {
 		return nil, err
 	}
+	s := &Stack{Meter: middleware.NewMeter(budget, llm.DefaultPrices().Merge(cfg.Prices), opts.Logger)}
 	router := llm.Router{}
 	for _, name := range cfg.ProviderNames() {
-		router[name] = backend(cfg, name, opts)
+		router[name] = backend(cfg, name, opts, s.retries.count)
 	}
-	s := &Stack{Meter: middleware.NewMeter(budget, llm.DefaultPrices().Merge(cfg.Prices), opts.Logger)}
 	var p llm.Provider = s.Meter.Wrap(router)
 	// Answers are masked below the schema check, which then validates what
 	// is passed on, and below the cache and the journal, which never hold
@@ -111,10 +181,11 @@ func New(cfg *config.Config, opts Options) (*Stack, error) {
 	return s, nil
 }
 
-// backend builds one provider wrapped in its retries and limits. A provider
-// that cannot be built (a missing key, a bad URL) becomes one that fails
-// every call with that error, so unused providers never block a run.
-func backend(cfg *config.Config, name string, opts Options) llm.Provider {
+// backend builds one provider wrapped in its retries and limits, reporting
+// every retry to onRetry. A provider that cannot be built (a missing key, a
+// bad URL) becomes one that fails every call with that error, so unused
+// providers never block a run.
+func backend(cfg *config.Config, name string, opts Options, onRetry func(error)) llm.Provider {
 	pc := cfg.Providers[name]
 	key := apiKey(pc, opts.Getenv)
 	llm.RegisterSecret(key)
@@ -171,7 +242,7 @@ func backend(cfg *config.Config, name string, opts Options) llm.Provider {
 		timeout = opts.Timeout
 	}
 	return middleware.Retry(middleware.Limit(p, conc, pc.RPM), middleware.RetryOptions{
-		MaxAttempts: attempts, AttemptTimeout: timeout, Logger: opts.Logger,
+		MaxAttempts: attempts, AttemptTimeout: timeout, Logger: opts.Logger, OnRetry: onRetry,
 	})
 }
 

@@ -304,3 +304,28 @@ func TestRetriesCountAfterTheFirstAttempt(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// The stack counts its retries by cause, rate limits included, for the
+// line a run prints at its end.
+func TestStackCountsRetries(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Faults: llmtest.Faults{RetryAfterMs: 5,
+		Sequence: []llmtest.FaultKind{llmtest.Fault429, llmtest.Fault429, llmtest.Fault500}}})
+	defer srv.Close()
+	st, err := New(testConfig(srv.OpenAIBaseURL()), Options{Getenv: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Retries(); got.Total() != 0 || got.String() != "" {
+		t.Errorf("before any call: %+v %q", got, got)
+	}
+	if _, err := st.Complete(context.Background(), call(1)); err != nil {
+		t.Fatal(err)
+	}
+	got := st.Retries()
+	if got != (Retries{RateLimited: 2, Unavailable: 1}) {
+		t.Errorf("retries %+v, want 2 after rate limits and 1 after a server error", got)
+	}
+	if want := "3 retries: 2 after rate limits (429), 1 after server or connection errors"; got.String() != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
