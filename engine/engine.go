@@ -6,10 +6,12 @@ package engine
 
 import (
 	"context"
+	"hash/maphash"
 	"sync"
 	"time"
 
 	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/middleware"
 )
 
 // State is where a task is.
@@ -53,6 +55,16 @@ type Result struct {
 // Run sends every task through p concurrently and returns the results in
 // the order of tasks. onEvent, if set, is called for every change of state,
 // one call at a time.
+//
+// Tasks whose requests share a prompt prefix (the same model, and the same
+// leading Request.SharedPrefix bytes of System) are not all sent at once.
+// Providers' prompt caches (Anthropic's cache_control, OpenAI's automatic
+// caching) serve a prefix only once a first request has written it, which
+// happens as its answer starts; calls sent together all pay to write it.
+// So the first task of each such group goes first, and the others follow
+// as soon as its answer starts streaming, or as soon as it finishes if it
+// was answered at once (from the journal or the cache) or its attempt
+// failed.
 func Run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)) []Result {
 	var mu sync.Mutex
 	emit := func(e Event) {
@@ -68,11 +80,28 @@ func Run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 		emit(Event{Task: t, State: Queued})
 	}
 	results := make([]Result, len(tasks))
+	firsts := map[prefixKey]*release{}
 	var wg sync.WaitGroup
 	for i, t := range tasks {
+		key, shared := keyOf(t.Request)
+		var wait, first *release
+		if shared {
+			if r, ok := firsts[key]; ok {
+				wait = r
+			} else {
+				first = &release{ch: make(chan struct{})}
+				firsts[key] = first
+			}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if wait != nil {
+				select {
+				case <-wait.ch:
+				case <-ctx.Done():
+				}
+			}
 			// Running is reported when the provider's limits let the call
 			// through, not when it starts waiting for a slot; a call answered
 			// from the journal or cache is reported running as it finishes.
@@ -80,7 +109,14 @@ func Run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 			running := func() { started.Do(func() { emit(Event{Task: t, State: Running}) }) }
 			req := t.Request.Clone()
 			req.OnStart = running
-			resp, err := p.Complete(ctx, req)
+			cctx := ctx
+			if first != nil {
+				cctx = middleware.WithAnswerStart(ctx, first.open)
+			}
+			resp, err := p.Complete(cctx, req)
+			if first != nil {
+				first.open()
+			}
 			running()
 			results[i] = Result{Task: t, Resp: resp, Err: err}
 			if err != nil {
@@ -93,3 +129,35 @@ func Run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 	wg.Wait()
 	return results
 }
+
+// minSharedPrefix is the shortest prefix worth waiting for: neither
+// provider caches a prefix under 1,024 tokens, and no text has more tokens
+// than bytes.
+const minSharedPrefix = 1024
+
+// prefixKey identifies a shared prefix sent to a model.
+type prefixKey struct {
+	model string
+	hash  uint64
+	n     int
+}
+
+var prefixSeed = maphash.MakeSeed()
+
+// keyOf returns the key of req's shared prefix, and false when it has none
+// worth waiting for.
+func keyOf(req *llm.Request) (prefixKey, bool) {
+	n := req.SharedPrefix
+	if n < minSharedPrefix || n > len(req.System) {
+		return prefixKey{}, false
+	}
+	return prefixKey{req.Model, maphash.String(prefixSeed, req.System[:n]), n}, true
+}
+
+// release lets the calls waiting for a prefix go, once.
+type release struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (r *release) open() { r.once.Do(func() { close(r.ch) }) }

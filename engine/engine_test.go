@@ -3,11 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/anthropic"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/llm/openai"
@@ -111,5 +114,130 @@ func TestRunReportsRunningWithoutLimiter(t *testing.T) {
 	Run(context.Background(), p, []*Task{{ID: "t", Group: "g", Request: &llm.Request{}}}, func(e Event) { got = append(got, e.State) })
 	if fmt.Sprint(got) != fmt.Sprint([]State{Queued, Running, Done}) {
 		t.Errorf("states %v", got)
+	}
+}
+
+// sharedTasks returns n tasks whose system prompts share an 8,000-byte
+// prefix and then differ.
+func sharedTasks(n int, model, prefix string) []*Task {
+	shared := strings.Repeat(prefix+" is the material every reviewer reads.\n", 8000/(len(prefix)+38)+1)
+	var tasks []*Task
+	for i := range n {
+		tasks = append(tasks, &Task{ID: fmt.Sprintf("t%d", i), Group: "g", Request: &llm.Request{Model: model,
+			System: shared + fmt.Sprintf("You are reviewer %d.", i), SharedPrefix: len(shared),
+			Messages: []llm.Message{{Role: llm.RoleUser, Content: fmt.Sprintf("%s task %d", prefix, i)}}}})
+	}
+	return tasks
+}
+
+// The calls of a group that shares a prefix wait for the first one's answer
+// to start, which is when the provider has written the prefix to its cache:
+// only the first pays to write it, and every other call reads it. Sent all
+// at once, as before, none of them could.
+func TestRunSendsOneCallPerSharedPrefixFirst(t *testing.T) {
+	for _, provider := range []string{"openai", "anthropic"} {
+		t.Run(provider, func(t *testing.T) {
+			srv := llmtest.NewServer(llmtest.Config{PrefixCache: true, Latency: 300 * time.Millisecond, FirstToken: 100 * time.Millisecond})
+			defer srv.Close()
+			var backend llm.Provider
+			var err error
+			if provider == "openai" {
+				backend, err = openai.New(openai.Config{Name: "openai", BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-engine-0123456789"})
+			} else {
+				backend, err = anthropic.New(anthropic.Config{Name: "anthropic", BaseURL: srv.AnthropicBaseURL(), APIKey: "sk-engine-0123456789"})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := middleware.Limit(backend, 20, 0)
+			tasks := sharedTasks(6, provider+":m", provider)
+			results := Run(context.Background(), p, tasks, nil)
+			readers := 0
+			for i, r := range results {
+				if r.Err != nil {
+					t.Fatalf("task %d: %v", i, r.Err)
+				}
+				u := r.Resp.Usage
+				switch {
+				case i == 0 && u.CachedInputTokens != 0:
+					t.Errorf("the first call read %d cached tokens; nothing was written before it", u.CachedInputTokens)
+				case i > 0 && u.CachedInputTokens > 0:
+					readers++
+				}
+			}
+			if readers != len(tasks)-1 {
+				t.Errorf("%d of %d later calls read the shared prefix from the cache, want all", readers, len(tasks)-1)
+			}
+			// The later calls overlapped the first: they did not wait for its
+			// whole answer.
+			if got := srv.MaxConcurrent(); got != len(tasks) {
+				t.Errorf("at most %d calls in flight at once, want %d", got, len(tasks))
+			}
+		})
+	}
+}
+
+// The calls waiting for a prefix go when the first call fails, and when it
+// is answered without reaching the provider's limits (as the journal and
+// the cache answer); tasks without a shared prefix, or with another one,
+// never wait.
+func TestRunReleasesWaitingCallsWhateverTheFirstDoes(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Latency: 200 * time.Millisecond, Rules: []llmtest.Rule{{User: "failing task 0", Fault: llmtest.Fault401}}})
+	defer srv.Close()
+	backend, err := openai.New(openai.Config{Name: "openai", BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-engine-0123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := middleware.Limit(backend, 20, 0)
+	results := Run(context.Background(), p, sharedTasks(4, "openai:m", "failing"), nil)
+	if results[0].Err == nil {
+		t.Error("the first call should fail")
+	}
+	for i, r := range results[1:] {
+		if r.Err != nil {
+			t.Errorf("task %d: %v", i+1, r.Err)
+		}
+	}
+
+	// The first call answered above the limiter, at once.
+	var mu sync.Mutex
+	calls := 0
+	answered := llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		if req.LastUser() == "replayed task 0" {
+			return &llm.Response{Text: "replayed", Source: llm.SourceJournal}, nil
+		}
+		return p.Complete(ctx, req)
+	})
+	for _, r := range Run(context.Background(), answered, sharedTasks(3, "openai:m", "replayed"), nil) {
+		if r.Err != nil {
+			t.Error(r.Err)
+		}
+	}
+	if calls != 3 {
+		t.Errorf("%d calls, want 3", calls)
+	}
+
+	// Two prefixes and a task with none: three calls go at once.
+	srv2 := llmtest.NewServer(llmtest.Config{Latency: 300 * time.Millisecond, FirstToken: 300 * time.Millisecond})
+	defer srv2.Close()
+	backend2, err := openai.New(openai.Config{Name: "openai", BaseURL: srv2.OpenAIBaseURL(), APIKey: "sk-engine-0123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alpha, beta := sharedTasks(2, "openai:m", "alpha"), sharedTasks(2, "openai:m", "beta")
+	solo := &Task{ID: "solo", Group: "g", Request: &llm.Request{Model: "openai:m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "solo"}}}}
+	Run(context.Background(), middleware.Limit(backend2, 20, 0), []*Task{alpha[0], beta[0], solo, alpha[1], beta[1]}, nil)
+	// The first requests to arrive are the first of each prefix and the
+	// task without one; the second of each prefix arrives only once its
+	// first's answer has started, which here is when it ends.
+	var order []string
+	for _, r := range srv2.Requests() {
+		order = append(order, r.LastUser())
+	}
+	if len(order) != 5 || !slices.Contains(order[:3], "alpha task 0") || !slices.Contains(order[:3], "beta task 0") || !slices.Contains(order[:3], "solo") {
+		t.Errorf("arrival order %q: want the first of each prefix and the task without one first", order)
 	}
 }
