@@ -479,9 +479,9 @@ func (a removedLines) deleted(p string) (int, bool) {
 	return f.Deletions, true
 }
 
-// removedShown matches a removed line of the material: no line number,
-// then "-|".
-var removedShown = regexp.MustCompile(`(?m)^ *-\|`)
+// removedShown matches a removed line of the material: "-|" after the
+// gutter, which holds the old file's line number or nothing.
+var removedShown = regexp.MustCompile(`(?m)^ *(\d+ )?-\|`)
 
 // cutDeleted says which deleted files the specialists saw only in part: the
 // material shows the first lines of a deleted file, and a review must not
