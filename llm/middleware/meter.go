@@ -72,9 +72,9 @@ func (e *UnpricedError) Error() string {
 // Unwrap returns llm.ErrConfig.
 func (e *UnpricedError) Unwrap() error { return llm.ErrConfig }
 
-// DefaultOutputReserve is the output a call that sets no MaxTokens is
+// defaultOutputReserve is the output a call that sets no MaxTokens is
 // assumed to produce at most, when its worst-case cost is reserved.
-const DefaultOutputReserve = 16384
+const defaultOutputReserve = 16384
 
 // Totals is what a run has used so far.
 type Totals struct {
@@ -200,7 +200,7 @@ func (m *Meter) WorstCost(req *llm.Request) (cost float64, ok bool) {
 	}
 	out := req.MaxTokens
 	if out <= 0 {
-		out = DefaultOutputReserve
+		out = defaultOutputReserve
 	}
 	inPrice := max(p.Input, p.CacheWrite, p.CachedInput)
 	return (float64(in)*inPrice + float64(out)*p.Output) / 1e6, true
@@ -243,7 +243,7 @@ func (m *Meter) reserve(ctx context.Context, req *llm.Request) (float64, error) 
 		}
 		if m.inflight == 0 {
 			next := fmt.Sprintf("the next call could cost up to $%.4f (its input and its output limit of %d tokens), more than the $%.4f left",
-				worst, cmp.Or(max(req.MaxTokens, 0), DefaultOutputReserve), max(b.MaxCost-cost, 0))
+				worst, cmp.Or(max(req.MaxTokens, 0), defaultOutputReserve), max(b.MaxCost-cost, 0))
 			return 0, &BudgetError{Flag: "--max-cost", Limit: fmt.Sprintf("$%.2f", b.MaxCost), Spent: fmt.Sprintf("$%.4f", cost), Next: next}
 		}
 		// Calls under way hold the room this one needs: wait for one to
