@@ -19,6 +19,7 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -251,12 +252,15 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return err
 	}
 	d := status.New(f.IO.ErrOut, f.IO.ErrTTY)
+	d.Expect(len(plan.Tasks))
 	ro.Events = d.Event
 	if f.IO.ErrTTY {
 		errOut = d
 		f.LogTo(d)
 	}
+	stopTicks := d.Start(time.Second)
 	out, err := review.Execute(ctx, plan, ro)
+	stopTicks()
 	if errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) || errors.Is(err, review.ErrRunInProgress) || errors.As(err, new(*review.FieldError)) {
 		return cmdutil.AsUsage(err)
 	}
