@@ -3,9 +3,12 @@ package material
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/sotlabs/sot/internal/tokens"
@@ -58,10 +61,46 @@ func (m *Material) Split(budget int) []Chunk {
 		return nil
 	}
 	countTokens(m.Files)
-	files := slices.Clone(m.Files)
-	slices.SortStableFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	if budget <= 0 || sumTokens(files) <= budget {
-		return []Chunk{{Index: 1, Files: files, Tokens: sumTokens(files)}}
+	sizes := make([]int, len(m.Files))
+	for i, f := range m.Files {
+		sizes[i] = f.Tokens
+	}
+	return split(m.Files, sizes, budget, tokens.Count, 0, true)
+}
+
+// SplitBy is Split with the cost of text measured by size instead of its
+// token count: a caller that will wrap every line of the material (as
+// prompt.Fence does) measures what the lines cost once wrapped. size must
+// be additive over lines: the size of two texts of whole lines, one after
+// the other, is the sum of their sizes. Each file is measured once. A
+// chunk's Tokens is the size of its Text, the blank lines between its
+// files included; the files' own Tokens are left as they were.
+func (m *Material) SplitBy(budget int, size func(text string) int) []Chunk {
+	if len(m.Files) == 0 {
+		return nil
+	}
+	sizes := measureAll(len(m.Files), func(i int) int { return size(m.Files[i].Text) })
+	return split(m.Files, sizes, budget, size, size("\n"), false)
+}
+
+// split packs files of the given sizes into chunks of at most budget, each
+// blank line between two files of a chunk costing sep. setTokens records
+// the sizes of parts of files in their Tokens.
+func split(all []File, sizes []int, budget int, size func(string) int, sep int, setTokens bool) []Chunk {
+	order := make([]int, len(all))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(all[a].Path, all[b].Path) })
+	files := make([]File, len(all))
+	total := 0
+	for k, i := range order {
+		files[k] = all[i]
+		total += sizes[i]
+	}
+	total += sep * (len(files) - 1)
+	if budget <= 0 || total <= budget {
+		return []Chunk{{Index: 1, Files: files, Tokens: total}}
 	}
 	var chunks []Chunk
 	var cur Chunk
@@ -72,21 +111,62 @@ func (m *Material) Split(budget int) []Chunk {
 			cur = Chunk{}
 		}
 	}
-	for _, f := range files {
-		pieces := []File{f}
-		if f.Tokens > budget {
-			pieces = splitFile(f, budget)
+	for _, i := range order {
+		f, n := all[i], sizes[i]
+		pieces, pieceSizes := []File{f}, []int{n}
+		if n > budget {
+			pieces, pieceSizes = splitFile(f, n, budget, size)
+			if setTokens {
+				for k := range pieces {
+					pieces[k].Tokens = pieceSizes[k]
+				}
+			}
 		}
-		for _, p := range pieces {
-			if len(cur.Files) > 0 && cur.Tokens+p.Tokens > budget {
+		for k, p := range pieces {
+			add := pieceSizes[k]
+			if len(cur.Files) > 0 {
+				add += sep
+			}
+			if len(cur.Files) > 0 && cur.Tokens+add > budget {
 				flush()
+				add = pieceSizes[k]
 			}
 			cur.Files = append(cur.Files, p)
-			cur.Tokens += p.Tokens
+			cur.Tokens += add
 		}
 	}
 	flush()
 	return chunks
+}
+
+// measureAll returns size(i) for i in [0, n), measured concurrently:
+// tokenizing dominates the cost of reading large material.
+func measureAll(n int, size func(int) int) []int {
+	out := make([]int, n)
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range out {
+			out[i] = size(i)
+		}
+		return out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				out[i] = size(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // partName names part i of n of a file.
@@ -135,8 +215,9 @@ type piece struct {
 	continued bool
 }
 
-// splitFile splits a file larger than budget into parts that fit it.
-func splitFile(f File, budget int) []File {
+// splitFile splits a file of the given size, larger than budget, into
+// parts that fit it, and returns the parts with their sizes.
+func splitFile(f File, total, budget int, size func(string) int) ([]File, []int) {
 	lines := splitLines(f.Text)
 	header := "## " + headerName(f.Path)
 	if len(lines) > 0 && strings.HasPrefix(lines[0], "## ") {
@@ -156,10 +237,6 @@ func splitFile(f File, budget int) []File {
 	// If a part is over the budget, the limit is tightened, and after a few
 	// tries the lines are counted one by one (the count of a text is
 	// nearly always at most the sum of its lines' counts).
-	total := f.Tokens
-	if total == 0 {
-		total = tokens.Count(f.Text)
-	}
 	ratio := 1.1 * float64(total) / float64(len(f.Text)+1)
 	var groups []*group
 	for _, l := range lines {
@@ -177,43 +254,45 @@ func splitFile(f File, budget int) []File {
 	}
 	notesTokens := 0
 	for _, n := range notes {
-		notesTokens += tokens.Count(n + "\n")
+		notesTokens += size(n + "\n")
 	}
 	// A line is cut into pieces when it does not fit in a part beside the
 	// part's header, the longest "@@" line and the notes.
-	headerTokens := tokens.Count("## "+headerName(partName(f.Path, 99, 99))+suffix+"\n") + 1
+	headerTokens := size("## "+headerName(partName(f.Path, 99, 99))+suffix+"\n") + 1
 	atTokens := 0
 	for _, g := range groups {
 		if g.at != "" {
-			atTokens = max(atTokens, tokens.Count(g.at+" (continued)\n"))
+			atTokens = max(atTokens, size(g.at+" (continued)\n"))
 		}
 	}
 	const estimatedTries, exactTries = 3, 5
 	limit, exact := budget, false
 	var parts []File
+	var sizes []int
 	for attempt := 1; ; attempt++ {
 		lineCap := limit - headerTokens - atTokens - notesTokens
-		parts = renderParts(f, suffix, notes, packParts(cutLongLines(groups, lineCap), headerTokens, notesTokens, limit))
+		parts = renderParts(f, suffix, notes, packParts(cutLongLines(groups, lineCap, size), headerTokens, notesTokens, limit, size))
+		sizes = measureAll(len(parts), func(i int) int { return size(parts[i].Text) })
 		// A part over the budget can shrink if it has several lines, or
 		// if its one line can still be cut into smaller pieces: a piece
 		// needs room for its text and for its markers, which take about
 		// as many tokens again.
 		over := 0
-		for _, p := range parts {
-			if p.Tokens > budget && (lineCap > 2*minPieceTokens || countContent(p.Text) > 1) {
-				over = max(over, p.Tokens-budget)
+		for i, p := range parts {
+			if sizes[i] > budget && (lineCap > 2*minPieceTokens || countContent(p.Text) > 1) {
+				over = max(over, sizes[i]-budget)
 			}
 		}
 		switch {
 		case over == 0:
-			return parts
+			return parts, sizes
 		case !exact && (attempt >= estimatedTries || limit <= 1):
 			for _, g := range groups {
-				copy(g.toks, countAll(len(g.lines), func(i int) string { return g.lines[i] + "\n" }))
+				copy(g.toks, measureAll(len(g.lines), func(i int) int { return size(g.lines[i] + "\n") }))
 			}
 			limit, exact = budget, true
 		case exact && (attempt >= estimatedTries+exactTries || limit <= 1):
-			return parts
+			return parts, sizes
 		default:
 			limit = max(1, limit-over-limit/50)
 		}
@@ -223,7 +302,7 @@ func splitFile(f File, budget int) []File {
 // cutLongLines returns the groups with every line estimated at more than
 // lineCap tokens cut into pieces (see cutLine). Groups without such a line
 // are shared; groups is returned as it is when nothing is cut.
-func cutLongLines(groups []*group, lineCap int) []*group {
+func cutLongLines(groups []*group, lineCap int, size func(string) int) []*group {
 	var out []*group
 	for gi, g := range groups {
 		if !slices.ContainsFunc(g.toks, func(t int) bool { return t > lineCap }) {
@@ -243,7 +322,7 @@ func cutLongLines(groups []*group, lineCap int) []*group {
 				ng.cont = append(ng.cont, false)
 				continue
 			}
-			pieces, toks := cutLine(l, lineCap)
+			pieces, toks := cutLine(l, lineCap, size)
 			for k := range pieces {
 				ng.lines = append(ng.lines, pieces[k])
 				ng.toks = append(ng.toks, toks[k])
@@ -266,7 +345,7 @@ func cutLongLines(groups []*group, lineCap int) []*group {
 // joining the pieces gives the line's text back exactly. The line is
 // returned whole when lineCap leaves less than minPieceTokens beside the
 // markers for the text of a piece.
-func cutLine(l string, lineCap int) ([]string, []int) {
+func cutLine(l string, lineCap int, size func(string) int) ([]string, []int) {
 	mark, num, text := parseLine(l)
 	name := "line"
 	switch {
@@ -281,13 +360,13 @@ func cutLine(l string, lineCap int) ([]string, []int) {
 	head, tail := "("+name+" continued) ", " ("+name+" continues)"
 	// The markers are counted with a margin for the tokens that a cut
 	// may add where a piece meets them.
-	overhead := tokens.Count(prefix+head+tail+"\n") + 2
+	overhead := size(prefix+head+tail+"\n") + 2
 	if lineCap-overhead < minPieceTokens {
-		return []string{l}, []int{tokens.Count(l + "\n")}
+		return []string{l}, []int{size(l + "\n")}
 	}
 	texts, counts := cutText(text, lineCap-overhead)
 	if len(texts) == 1 {
-		return []string{l}, []int{tokens.Count(l + "\n")}
+		return []string{l}, []int{size(l + "\n")}
 	}
 	pieces := make([]string, len(texts))
 	toks := make([]int, len(texts))
@@ -371,7 +450,7 @@ func utf8RuneLen(s string) int {
 
 // packParts assigns the groups' lines to parts of at most limit tokens.
 // headerTokens is the size of a part's header line.
-func packParts(groups []*group, headerTokens, notesTokens, limit int) [][]piece {
+func packParts(groups []*group, headerTokens, notesTokens, limit int, size func(string) int) [][]piece {
 	var parts [][]piece
 	var cur []piece
 	used := 0
@@ -387,7 +466,7 @@ func packParts(groups []*group, headerTokens, notesTokens, limit int) [][]piece 
 	for _, g := range groups {
 		atTokens := 0
 		if g.at != "" {
-			atTokens = tokens.Count(g.at + " (continued)\n")
+			atTokens = size(g.at + " (continued)\n")
 		}
 		total := atTokens
 		for _, t := range g.toks {
@@ -493,7 +572,6 @@ func renderParts(f File, suffix string, notes []string, parts [][]piece) []File 
 		pf.Text = b.String()
 		out = append(out, pf)
 	}
-	countTokens(out)
 	return out
 }
 

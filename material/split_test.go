@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -373,7 +374,7 @@ func TestSplitLongLine(t *testing.T) {
 	// The pieces show where a line continues, and the line is counted
 	// once, in the part that starts it.
 	f, _ := diffM.File("data.go")
-	parts := splitFile(*f, 1000)
+	parts, _ := splitFile(*f, tokens.Count(f.Text), 1000, tokens.Count)
 	if len(parts) < 3 {
 		t.Fatalf("%d parts", len(parts))
 	}
@@ -411,6 +412,65 @@ func TestCutText(t *testing.T) {
 					t.Errorf("%.10q/%d: piece %d has %d tokens", text, limit, i, counts[i])
 				}
 			}
+		}
+	}
+}
+
+// SplitBy measures each file once with the caller's measure, packs by it,
+// and gives each chunk the measure of its text (blank lines between files
+// included), leaving the files' own counts alone. The measure here is
+// additive over lines, as a fence's is: bytes plus three per line.
+func TestSplitByMeasuresEachFileOnce(t *testing.T) {
+	for _, m := range splitMaterials(t) {
+		var mu sync.Mutex
+		measured := map[string]int{}
+		size := func(text string) int {
+			mu.Lock()
+			measured[text]++
+			mu.Unlock()
+			return len(text) + 3*strings.Count(text, "\n")
+		}
+		whole := 0
+		for _, f := range m.Files {
+			whole += size(f.Text) + size("\n")
+		}
+		clear(measured)
+		for _, budget := range []int{whole / 5, whole, 0} {
+			t.Run(fmt.Sprintf("%s/%d", m.Type, budget), func(t *testing.T) {
+				clear(measured)
+				chunks := m.SplitBy(budget, size)
+				if budget > 0 && budget < whole && len(chunks) < 2 {
+					t.Fatalf("%d chunk(s) for a budget of a fifth", len(chunks))
+				}
+				for _, f := range m.Files {
+					if measured[f.Text] != 1 {
+						t.Errorf("%s measured %d times", f.Path, measured[f.Text])
+					}
+				}
+				got := map[string][]string{}
+				for _, c := range chunks {
+					if n := len(c.Text()) + 3*strings.Count(c.Text(), "\n"); n != c.Tokens {
+						t.Errorf("chunk %d: Tokens %d, its text measures %d", c.Index, c.Tokens, n)
+					}
+					if budget > 0 && c.Tokens > budget && len(contentLines(c.Text())) > 1 {
+						t.Errorf("chunk %d: %d over the budget of %d", c.Index, c.Tokens, budget)
+					}
+					for _, f := range c.Files {
+						if _, _, _, part := splitPartName(f.Path); !part {
+							if orig, _ := m.File(f.Path); orig.Tokens != f.Tokens {
+								t.Errorf("%s: Tokens changed from %d to %d", f.Path, orig.Tokens, f.Tokens)
+							}
+						}
+						base, _, _, _ := splitPartName(f.Path)
+						got[base] = append(got[base], contentLines(f.Text)...)
+					}
+				}
+				for _, f := range m.Files {
+					if diff := cmp.Diff(contentLines(f.Text), joinPieces(got[f.Path])); diff != "" {
+						t.Errorf("%s: the chunks do not hold its lines once each (-want +got):\n%s", f.Path, diff)
+					}
+				}
+			})
 		}
 	}
 }

@@ -92,8 +92,14 @@ type Run struct {
 	SharedRules *persona.Persona // nil means no shared rules
 	Material    string           // the material, rendered
 	Nonce       string           // fences the material
-	Coordinates string           // what is reviewed: a diff range, paths, a description; quoted in the prompt
-	OutputDir   string           // where the review files go; quoted in the prompt
+	// MaterialTokens, when not 0, is GutteredTokens(Material), counted by
+	// the caller (when it split the material into chunks, say): the budget
+	// check of Compose and Composed.Tokens use it instead of counting the
+	// material again. It may exceed the count by a few tokens, never fall
+	// short of it.
+	MaterialTokens int
+	Coordinates    string // what is reviewed: a diff range, paths, a description; quoted in the prompt
+	OutputDir      string // where the review files go; quoted in the prompt
 	// Extra holds further coordinates (e.g. "Files skipped"), printed sorted
 	// by key. The caller quotes the names in a value (see Quote); line
 	// breaks left in a value are escaped.
@@ -107,6 +113,7 @@ type Run struct {
 
 type prefix struct {
 	typ, framing, material, nonce string
+	materialTokens                int
 	rules                         *persona.Persona
 	text                          string
 	layers                        []Layer
@@ -128,6 +135,17 @@ const (
 type Layer struct {
 	Name       string `json:"name"`
 	Start, End int
+	// tokens is the layer's token count when it is known without counting
+	// (the material's, from Run.MaterialTokens); 0 otherwise.
+	tokens int
+}
+
+// count returns the tokens of the layer's text.
+func (l Layer) count(text string) int {
+	if l.tokens > 0 {
+		return l.tokens
+	}
+	return tokens.Count(text[l.Start:l.End])
 }
 
 // Composed is a finished system prompt.
@@ -147,7 +165,7 @@ type Composed struct {
 func (c Composed) Tokens() int {
 	n := 0
 	for _, l := range c.Layers {
-		n += tokens.Count(c.Text[l.Start:l.End])
+		n += l.count(c.Text)
 	}
 	return n
 }
@@ -157,7 +175,7 @@ func (c Composed) PrefixTokens() int {
 	n := 0
 	for _, l := range c.Layers {
 		if l.End <= c.SharedPrefix {
-			n += tokens.Count(c.Text[l.Start:l.End])
+			n += l.count(c.Text)
 		}
 	}
 	return n
@@ -216,7 +234,8 @@ func rulesAndFormat(rules *persona.Persona) (string, string) {
 func (r *Run) Prefix() (string, []Layer, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if c := r.cached; c != nil && c.typ == r.Type && c.framing == r.Framing && c.material == r.Material && c.nonce == r.Nonce && c.rules == r.SharedRules {
+	if c := r.cached; c != nil && c.typ == r.Type && c.framing == r.Framing && c.material == r.Material && c.nonce == r.Nonce &&
+		c.materialTokens == r.MaterialTokens && c.rules == r.SharedRules {
 		return c.text, c.layers, nil
 	}
 	rules, _ := rulesAndFormat(r.SharedRules)
@@ -236,7 +255,16 @@ func (r *Run) Prefix() (string, []Layer, error) {
 	add(LayerRules, "Rules for every reviewer", rules)
 	add(LayerPreamble, "What you are reviewing", pre)
 	add(LayerMaterial, "Material under review", fenced)
-	r.cached = &prefix{typ: r.Type, framing: r.Framing, material: r.Material, nonce: r.Nonce, rules: r.SharedRules, text: b.String(), layers: layers}
+	if r.MaterialTokens > 0 && r.Material != "" {
+		// The fence's lines split the text into pieces the tokenizer
+		// counts on their own, so the layer counts as the layer around no
+		// material, less its one empty line, plus the material's lines.
+		var e strings.Builder
+		empty := writeLayer(&e, LayerMaterial, "Material under review", Fence("", r.Nonce))
+		layers[len(layers)-1].tokens = tokens.Count(e.String()[empty.Start:empty.End]) - GutteredTokens("\n") + r.MaterialTokens
+	}
+	r.cached = &prefix{typ: r.Type, framing: r.Framing, material: r.Material, nonce: r.Nonce, materialTokens: r.MaterialTokens,
+		rules: r.SharedRules, text: b.String(), layers: layers}
 	return r.cached.text, layers, nil
 }
 
@@ -248,7 +276,7 @@ func writeLayer(b *strings.Builder, name, heading, text string) Layer {
 	b.WriteString("\n\n")
 	b.WriteString(text)
 	b.WriteString("\n\n")
-	return Layer{name, start, b.Len()}
+	return Layer{Name: name, Start: start, End: b.Len()}
 }
 
 // Fence wraps untrusted material between marker lines carrying the nonce,
@@ -263,21 +291,43 @@ func Fence(material, nonce string) string {
 	b.Grow(len(material) + len(material)/8 + len(fenceStatement) + 4*len(nonce) + 64)
 	b.WriteString(strings.ReplaceAll(fenceStatement, "{nonce}", nonce))
 	b.WriteString("\n\n<<<BEGIN MATERIAL " + nonce + ">>>\n")
-	eachLine(material, func(line string) {
-		b.WriteString(Gutter)
-		writeLine(&b, line)
-		b.WriteByte('\n')
-	})
+	writeGuttered(&b, material)
 	b.WriteString("<<<END MATERIAL " + nonce + ">>>")
 	return b.String()
+}
+
+// writeGuttered writes every line of text after the gutter, with the
+// characters that could break it escaped, each ending in a line break.
+func writeGuttered(b *strings.Builder, text string) {
+	eachLine(text, func(line string) {
+		b.WriteString(Gutter)
+		writeLine(b, line)
+		b.WriteByte('\n')
+	})
 }
 
 // FencedTokens counts the tokens that material adds to a prompt once it is
 // fenced: the tokens of its fence beyond those of a fence around nothing.
 // The gutter costs about a token a line more than the material's own count.
 func FencedTokens(material string) int {
-	const probe = "000000000000000000000000"
-	return tokens.Count(Fence(material, probe)) - tokens.Count(Fence("", probe))
+	return GutteredTokens(strings.TrimRight(material, "\n")+"\n") - GutteredTokens("\n")
+}
+
+// GutteredTokens counts the tokens of text's lines as the fence writes
+// them, each after the gutter: a last line without a line break counts as
+// if it had one, and "" has no lines. Every fenced line starts with the
+// gutter, so the tokenizer never joins the end of one line with the next:
+// the count of two texts of whole lines, one after the other, is the sum
+// of theirs. The material of several files can be counted file by file,
+// each blank line between them counting GutteredTokens("\n").
+func GutteredTokens(text string) int {
+	if text == "" {
+		return 0
+	}
+	var b strings.Builder
+	b.Grow(len(text) + len(text)/8 + 8)
+	writeGuttered(&b, strings.TrimSuffix(text, "\n"))
+	return tokens.Count(b.String())
 }
 
 // FencedBytes bounds the size that material adds to a prompt once it is
@@ -360,7 +410,7 @@ func (r *Run) build(spec *persona.Persona, o Options, overlay string) (Composed,
 		}
 		start := b.Len()
 		b.WriteString(prefix[l.Start:l.End])
-		c.Layers = append(c.Layers, Layer{l.Name, start, b.Len()})
+		c.Layers = append(c.Layers, Layer{Name: l.Name, Start: start, End: b.Len(), tokens: l.tokens})
 	}
 	if shared {
 		c.SharedPrefix = b.Len()

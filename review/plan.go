@@ -571,15 +571,22 @@ func (p *Plan) schedule(o *Options) error {
 		if room < 500 {
 			return &FieldError{"--max-prompt-tokens", fmt.Sprintf("a prompt budget of %d tokens leaves no room for material (the personas and rules alone take %d)", budget, overhead)}
 		}
-		if total := fencedTokens(p.Material.Files); total > room {
-			p.Chunks = splitFenced(p.Material, room, total)
+		// Each file is counted once, as fenced; the chunks carry their
+		// counts into composition, which does not count them again.
+		if chunks := p.Material.SplitBy(room, prompt.GutteredTokens); len(chunks) > 1 {
+			p.Chunks = chunks
 			how := "whole files"
 			if splitsAFile(p.Chunks) {
 				how = "whole files, a file too large for one prompt cut into parts at hunk or line boundaries"
 			}
-			p.Warnings = append(p.Warnings, fmt.Sprintf("the material (%d tokens) exceeds the prompt budget; it is split into %d chunks of %s, and every specialist reviews every chunk", total, len(p.Chunks), how))
-		} else {
-			p.Chunks[0].Tokens = p.Material.Tokens()
+			total := 0
+			for _, c := range chunks {
+				total += c.Tokens
+			}
+			p.Warnings = append(p.Warnings, fmt.Sprintf("the material (%d tokens) exceeds the prompt budget; it is split into %d chunks of %s, and every specialist reviews every chunk",
+				total, len(p.Chunks), how))
+		} else if len(chunks) == 1 {
+			p.Chunks[0].Tokens = chunks[0].Tokens // the same files, in the material's order
 		}
 	}
 	return p.buildTasks(o, rules)
@@ -624,8 +631,8 @@ func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 		lenses = []*persona.Persona{nil}
 	}
 	for _, ch := range p.Chunks {
-		run := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Material: ch.Text(), Nonce: p.Nonce,
-			Coordinates: p.Context.Coordinates, OutputDir: projectPath(p.top, p.OutputDir), Extra: p.extraCoordinates()}
+		run := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Material: ch.Text(), MaterialTokens: ch.Tokens,
+			Nonce: p.Nonce, Coordinates: p.Context.Coordinates, OutputDir: projectPath(p.top, p.OutputDir), Extra: p.extraCoordinates()}
 		for _, s := range p.Specialists {
 			for _, l := range lenses {
 				c, err := run.Compose(s, prompt.Options{Lens: l, Round: chunkNote(ch.Index, n), MaxTokens: p.PromptBudget})

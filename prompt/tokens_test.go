@@ -1,0 +1,93 @@
+package prompt
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sotlabs/sot/internal/tokens"
+	"github.com/sotlabs/sot/persona"
+)
+
+// fenceSamples are materials whose lines end and start in ways the
+// tokenizer could join across a line break if nothing stood between them.
+var fenceSamples = []string{
+	diffMaterial,
+	"",
+	"one line without a break",
+	"a\n\n\nb\n\n",
+	"// comment\n/// doc\n//go:build x\n  / slash at the start\n",
+	"x := 1;   \n\t\t}\n\n)]}>\n",
+	"CRLF line\r\nnext\r\n",
+	"日本語のテキスト\nüñíçødé\n12345678901234567890\n",
+	"   \n\t\n \n",
+	"line with a \u2028 separator and a \r inside\n",
+}
+
+// The fenced count of a material is the count of its fence less that of a
+// fence around nothing, exactly, computed without the fence's statement.
+func TestFencedTokensIsExact(t *testing.T) {
+	for _, m := range fenceSamples {
+		want := tokens.Count(Fence(m, nonce)) - tokens.Count(Fence("", nonce))
+		if got := FencedTokens(m); got != want {
+			t.Errorf("FencedTokens(%.40q) = %d, want %d", m, got, want)
+		}
+	}
+}
+
+// Counting fenced lines piece by piece gives the count of the whole: a
+// material of many files can be counted file by file, each blank line
+// between two files counting GutteredTokens("\n").
+func TestGutteredTokensAddUp(t *testing.T) {
+	var pieces []string
+	sum := 0
+	for _, m := range fenceSamples {
+		if m == "" {
+			continue
+		}
+		if !strings.HasSuffix(m, "\n") {
+			m += "\n"
+		}
+		pieces = append(pieces, m)
+		sum += GutteredTokens(m)
+	}
+	if got := GutteredTokens(strings.Join(pieces, "")); got != sum {
+		t.Errorf("the whole counts %d, its pieces %d", got, sum)
+	}
+	joined := sum + (len(pieces)-1)*GutteredTokens("\n")
+	if got := GutteredTokens(strings.Join(pieces, "\n")); got != joined {
+		t.Errorf("the pieces joined by blank lines count %d, want %d", got, joined)
+	}
+	if GutteredTokens("") != 0 || GutteredTokens("a") != GutteredTokens("a\n") {
+		t.Error(`"" must count 0, and a last line counts the same with or without its break`)
+	}
+}
+
+// A run given the count of its material composes prompts whose count is
+// what counting them would give, and uses it for the budget.
+func TestMaterialTokensCountsTheMaterialLayer(t *testing.T) {
+	lib := library(t)
+	spec := get(t, lib, persona.Specialist, "security")
+	material := strings.Repeat(diffMaterial, 20)
+	counted := &Run{Type: TypeDiff, SharedRules: lib.SharedRules(), Material: material, Nonce: nonce, Coordinates: "HEAD"}
+	given := &Run{Type: TypeDiff, SharedRules: lib.SharedRules(), Material: material, MaterialTokens: GutteredTokens(material), Nonce: nonce, Coordinates: "HEAD"}
+	a, err := counted.Compose(spec, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := given.Compose(spec, Options{MaxTokens: a.Tokens()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Text != b.Text || b.Tokens() != a.Tokens() || b.PrefixTokens() != a.PrefixTokens() {
+		t.Errorf("tokens %d and prefix %d with the count given, %d and %d counted", b.Tokens(), b.PrefixTokens(), a.Tokens(), a.PrefixTokens())
+	}
+	if n := tokens.Count(b.Layer(LayerMaterial)); b.Layers[2].count(b.Text) != n {
+		t.Errorf("the material layer counts %d, its text %d", b.Layers[2].count(b.Text), n)
+	}
+	// A count that says the material is larger is believed: the prompt no
+	// longer fits.
+	given.MaterialTokens += 100
+	if _, err := given.Compose(spec, Options{MaxTokens: a.Tokens()}); err == nil {
+		t.Error("a prompt over the budget by the material's given count was composed")
+	}
+}
