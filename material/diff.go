@@ -1057,16 +1057,18 @@ func renderDeleted(b *strings.Builder, fd *fileDiff, removed int) {
 	if removed > deletedPreview {
 		fmt.Fprintf(b, "; the first %d follow", deletedPreview)
 	}
-	b.WriteByte('\n')
-	w := newLineWriter(b, minWidth)
+	b.WriteString(", numbered as in the old file\n")
+	w := newLineWriter(b, numWidth(min(removed, deletedPreview)))
 	shown := 0
 	for _, h := range fd.hunks {
+		n := int(h.OrigStartLine)
 		for line := range bodyLines(h.Body) {
 			if shown == deletedPreview {
 				return
 			}
 			if line != "" && line[0] == '-' {
-				w.diffLine(markRemoved, 0, strings.TrimSuffix(line[1:], "\r"))
+				w.oldLine(n, strings.TrimSuffix(line[1:], "\r"))
+				n++
 				shown++
 			}
 		}

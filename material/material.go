@@ -96,7 +96,8 @@ type File struct {
 	//	     -| removed line (no new-file number)
 	//	  42  | context line
 	//
-	// with "@@ section" lines starting each hunk; artifact and freeform lines
+	// with "@@ section" lines starting each hunk; a deleted file's lines are
+	// numbered as in the old file ("  12 -| removed line"); artifact and freeform lines
 	// look like "  12 | text". Secrets in the text are masked, as in
 	// "AKIA…[secret: aws-access-token]".
 	Text      string

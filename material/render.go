@@ -72,6 +72,19 @@ func (w *lineWriter) diffLine(mark byte, n int, text string) {
 	w.b.WriteByte('\n')
 }
 
+// oldLine writes a removed line of a deleted file, numbered as in the old
+// file: "  12 -| text". Its number is not a line of the new side, so no
+// range is recorded.
+func (w *lineWriter) oldLine(n int, text string) {
+	w.pad(n)
+	w.b.WriteString(" -|")
+	if text != "" {
+		w.b.WriteByte(' ')
+		w.b.WriteString(text)
+	}
+	w.b.WriteByte('\n')
+}
+
 // plainLine writes one artifact line: "  12 | text".
 func (w *lineWriter) plainLine(n int, text string) {
 	w.pad(n)
@@ -102,8 +115,9 @@ func (r *rangeList) add(n int) {
 }
 
 // parseLine decodes one rendered line. It returns the marker (markContext,
-// markAdded, markRemoved or markPlain), the line number (0 for removed
-// lines) and the text; mark is 0 for header, note and "@@" lines.
+// markAdded, markRemoved or markPlain), the new-file line number (0 for
+// removed lines, including a deleted file's lines numbered as in the old
+// file) and the text; mark is 0 for header, note and "@@" lines.
 func parseLine(s string) (mark byte, num int, text string) {
 	i := 0
 	for i < len(s) && s[i] == ' ' {
@@ -127,13 +141,13 @@ func parseLine(s string) (mark byte, num int, text string) {
 	case s[i+1] == '|':
 		mark = markPlain
 		i += 2
-	case (s[i+1] == markContext || s[i+1] == markAdded) && i+2 < len(s) && s[i+2] == '|':
+	case (s[i+1] == markContext || s[i+1] == markAdded || s[i+1] == markRemoved) && i+2 < len(s) && s[i+2] == '|':
 		mark = s[i+1]
 		i += 3
 	default:
 		return 0, 0, ""
 	}
-	if digits > 0 {
+	if digits > 0 && mark != markRemoved { // a deleted file's lines carry old numbers, not new-side ones
 		num, _ = strconv.Atoi(s[d : d+digits])
 	}
 	if i < len(s) && s[i] == ' ' {
