@@ -59,6 +59,11 @@ type Retries struct {
 	Unreadable  int // an answer that could not be read
 }
 
+// Add returns the sum of two counts (of two stacks of one run, say).
+func (r Retries) Add(o Retries) Retries {
+	return Retries{r.RateLimited + o.RateLimited, r.Unavailable + o.Unavailable, r.TimedOut + o.TimedOut, r.Unreadable + o.Unreadable}
+}
+
 // Total is the number of retries of every kind.
 func (r Retries) Total() int { return r.RateLimited + r.Unavailable + r.TimedOut + r.Unreadable }
 

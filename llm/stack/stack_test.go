@@ -328,4 +328,7 @@ func TestStackCountsRetries(t *testing.T) {
 	if want := "3 retries: 2 after rate limits (429), 1 after server or connection errors"; got.String() != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
+	if sum := got.Add(Retries{TimedOut: 1}); sum.Total() != 4 || sum.String() != "4 retries: 2 after rate limits (429), 1 after server or connection errors, 1 after timeouts" {
+		t.Errorf("sum %q", sum)
+	}
 }
