@@ -10,8 +10,10 @@ import (
 )
 
 var (
-	once  sync.Once
-	codec tokenizer.Codec
+	once sync.Once
+	// fast counts as the o200k_base codec does, five times faster; nil if
+	// the encoding cannot be loaded.
+	fast *counter
 
 	// memo remembers the counts of large strings: a run composes the same
 	// rules and material into many prompts, and hashing is a hundred times
@@ -49,13 +51,20 @@ func Count(s string) int {
 }
 
 func count(s string) int {
-	once.Do(func() { codec, _ = tokenizer.Get(tokenizer.O200kBase) })
-	if codec != nil {
-		if n, err := codec.Count(s); err == nil {
+	once.Do(load)
+	if fast != nil {
+		if n, err := fast.count(s); err == nil {
 			return n
 		}
 	}
 	return (len(s) + 3) / 4
+}
+
+// load loads the encoding and reads its vocabulary (about 90 ms).
+func load() {
+	if c, err := tokenizer.Get(tokenizer.O200kBase); err == nil {
+		fast = newCounter(c)
+	}
 }
 
 // Within reports whether texts together count at most budget tokens. No
@@ -78,4 +87,4 @@ func Within(budget int, texts ...string) bool {
 
 // Warm loads the encoding in the background, so the first Count of a run
 // does not wait for it.
-func Warm() { go once.Do(func() { codec, _ = tokenizer.Get(tokenizer.O200kBase) }) }
+func Warm() { go once.Do(load) }

@@ -1,0 +1,146 @@
+package tokens
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+var (
+	refOnce  sync.Once
+	refCodec tokenizer.Codec
+	refFast  *counter
+)
+
+// reference returns the codec and the counter built from it.
+func reference(t testing.TB) (tokenizer.Codec, *counter) {
+	t.Helper()
+	refOnce.Do(func() {
+		c, err := tokenizer.Get(tokenizer.O200kBase)
+		if err != nil {
+			return
+		}
+		refCodec, refFast = c, newCounter(c)
+	})
+	if refFast == nil {
+		t.Fatal("the o200k_base encoding did not load")
+	}
+	return refCodec, refFast
+}
+
+// tricky holds texts where the pattern's alternatives meet: contractions in
+// both cases and with the long s, marks, letters of every case, scripts
+// without case, digits in runs, punctuation before slashes and line
+// breaks, every kind of white space, and pieces long enough for the codec's
+// own merging.
+var tricky = []string{
+	"", "a", " ", "\n", "hello world", "Hello World", "HELLO WORLD", "ǅungla ǈ ǋ",
+	"don't DON'T it's IT'S we're WE'RE they've I'm you'll he'd 'S 'T 'Re 'vE 'lL 'd", "x'ſ x'ſt 'x '",
+	"e\u0301 a\u0300\u0301 \u0301\u0302 ab\u0301c Ä\u0308B", "ʰʲ ᵃᵇ ﬁ", "日本語のテキスト 中文 한국어",
+	"1 12 123 1234 12345 ١٢٣٤ ½¾ Ⅷ 3.14 -42 0x1F",
+	"}\n//x /\n/ ;\r\n// a/b/c */\n", "x := y; // c\n\t\t}\n\n)]}>\n", "<<<END MATERIAL 0123>>>\n│  12 +| code",
+	"   \n\t\n \n", "a   b", "a  \n  b", "  x", "x  ", "\u00a0\u2028\u2029\u3000x", "\r\n\r\n\r", "\v\f x",
+	"🙂👍🏽 ok 🎉🎉", "\x00\x01\x7f x", "�", "  " + strings.Repeat("x", 300), strings.Repeat(" ", 200) + "x",
+	strings.Repeat("ab", 80), strings.Repeat("=", 120) + "\n", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" + strings.Repeat("é", 40),
+	"Ω≈ç√∫˜µ≤≥÷ åß∂ƒ©˙∆˚¬…æ œ∑´®†¥¨ˆøπ“‘", "ThisIsCamelCase andHTTPServer XMLHttpRequest", "snake_case_name and kebab-case-name",
+}
+
+func TestCounterMatchesTheCodec(t *testing.T) {
+	codec, fast := reference(t)
+	check := func(name, s string) {
+		t.Helper()
+		want, err := codec.Count(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := fast.count(s); got != want {
+			t.Errorf("%s: %d tokens, the codec counts %d", name, got, want)
+		}
+	}
+	for _, s := range tricky {
+		check(fmt.Sprintf("%.30q", s), s)
+	}
+	// The repository's text files (Go, Markdown, YAML, scripts), up to a
+	// megabyte of them.
+	root := filepath.Join("..", "..")
+	n, size := 0, 0
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || size > 1<<20 {
+			return filepath.SkipAll
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".md", ".yaml", ".yml", ".txtar", ".json", ".txt", ".sh":
+		default:
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || len(b) > 1<<20 {
+			return nil
+		}
+		check(path, string(b))
+		n++
+		size += len(b)
+		return nil
+	})
+	if n < 100 {
+		t.Errorf("only %d files compared", n)
+	}
+}
+
+// FuzzCounterMatchesTheCodec compares the counter with the codec on any
+// text: go test -fuzz FuzzCounter ./internal/tokens.
+func FuzzCounterMatchesTheCodec(f *testing.F) {
+	for _, s := range tricky {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		codec, fast := reference(t)
+		want, err := codec.Count(s)
+		if err != nil {
+			t.Skip()
+		}
+		if got, _ := fast.count(s); got != want {
+			t.Errorf("%q: %d tokens, the codec counts %d", s, got, want)
+		}
+	})
+}
+
+// BenchmarkCount compares the counter with the codec on the repository's
+// Go source, about 1 MB: go test ./internal/tokens -run '^$' -bench Count.
+func BenchmarkCount(b *testing.B) {
+	codec, fast := reference(b)
+	var text strings.Builder
+	filepath.WalkDir(filepath.Join("..", ".."), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(path) == ".go" && text.Len() < 1<<20 {
+			if data, err := os.ReadFile(path); err == nil {
+				text.Write(data)
+			}
+		}
+		return nil
+	})
+	s := text.String()
+	b.Run("codec", func(b *testing.B) {
+		b.SetBytes(int64(len(s)))
+		for b.Loop() {
+			codec.Count(s)
+		}
+	})
+	b.Run("counter", func(b *testing.B) {
+		b.SetBytes(int64(len(s)))
+		for b.Loop() {
+			fast.count(s)
+		}
+	})
+}
