@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -204,6 +205,31 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if err != nil {
 		return err
 	}
+	// The stacks the review builds, so that the retries they needed can be
+	// told at the end.
+	var (
+		stacksMu sync.Mutex
+		stacks   []*stack.Stack
+	)
+	newStack := ro.NewStack
+	ro.NewStack = func(journal string) (*stack.Stack, error) {
+		st, err := newStack(journal)
+		if st != nil {
+			stacksMu.Lock()
+			stacks = append(stacks, st)
+			stacksMu.Unlock()
+		}
+		return st, err
+	}
+	retries := func() stack.Retries {
+		stacksMu.Lock()
+		defer stacksMu.Unlock()
+		var r stack.Retries
+		for _, st := range stacks {
+			r = r.Add(st.Retries())
+		}
+		return r
+	}
 	human := f.IO.Out
 	if o.Stdout != "" {
 		human = f.IO.ErrOut
@@ -283,6 +309,9 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		f.IO.Out.Write(b)
 	}
 	summarize(human, out)
+	if r := retries().String(); r != "" {
+		fmt.Fprintf(human, "sot: the run needed %s (--verbose shows each)\n", r)
+	}
 	offerModerator(ctx, f, ro, out)
 	return exitCode(out, o.FailOn)
 }
