@@ -207,14 +207,20 @@ type Options struct {
 }
 
 // rulesAndFormat splits the shared rules: the rules proper go first, in the
-// shared prefix; the Output Format section names the specialist, so it goes
-// with the specialist's own layers.
+// shared prefix; the output format section (sot's "## Output Format", or
+// PAW's "## Required Output Format", as persona.Persona.Heading finds it)
+// names the specialist, so it goes with the specialist's own layers. The
+// format comes back without its heading line.
 func rulesAndFormat(rules *persona.Persona) (string, string) {
 	if rules == nil {
 		return "", ""
 	}
 	body := withoutTitle(rules.Body)
-	i := strings.Index(body, "\n## Output Format")
+	heading, _, ok := rules.Heading("Output Format")
+	i := -1
+	if ok {
+		i = strings.Index(body, "\n## "+heading)
+	}
 	if i < 0 {
 		return strings.TrimSpace(body), ""
 	}
@@ -226,7 +232,7 @@ func rulesAndFormat(rules *persona.Persona) (string, string) {
 	} else {
 		body = body[:i]
 	}
-	return strings.TrimSpace(body), strings.TrimSpace(format)
+	return strings.TrimSpace(body), strings.TrimSpace(strings.TrimPrefix(format, "## "+heading))
 }
 
 // Prefix is the part of every prompt that is the same for every specialist
@@ -425,7 +431,7 @@ func (r *Run) build(spec *persona.Persona, o Options, overlay string) (Composed,
 		add(LayerLens, "Perspective: "+o.Lens.ID, overlay)
 	}
 	if _, format := rulesAndFormat(r.SharedRules); shared && format != "" {
-		add(LayerFormat, "How to report", strings.ReplaceAll(strings.TrimPrefix(format, "## Output Format"), "[specialist-name]", spec.ID))
+		add(LayerFormat, "How to report", strings.ReplaceAll(format, "[specialist-name]", spec.ID))
 	}
 	add(LayerCoordinates, "Review coordinates", r.coordinates(spec.ID, o.Lens))
 	add(LayerRound, "This round", o.Round)

@@ -287,3 +287,20 @@ func TestComposeHostileNamesGolden(t *testing.T) {
 	}
 	golden(t, "hostile-names.golden", c.Layer(LayerMaterial)+c.Layer(LayerCoordinates)+c.Layer(LayerRound))
 }
+
+// TestPAWSharedRulesFormat: PAW's shared rules keep their output format
+// (with the severities) in "## Required Output Format"; it goes with the
+// specialist's layers, its [specialist-name] resolved.
+func TestPAWSharedRulesFormat(t *testing.T) {
+	rules, probs := persona.Parse("_shared-rules.md", []byte("# Panel Rules\n\n## Anti-Sycophancy Rules\nName a real concern.\n\n## Confidence Scoring\nHIGH, MEDIUM or LOW.\n\n## Required Output Format\n\n### Finding: [claim]\n**Severity**: must-fix | should-fix | consider\n**Category**: [specialist-name]\n"), "", persona.LevelProject)
+	if persona.HasErrors(probs) {
+		t.Fatal(probs)
+	}
+	body, format := rulesAndFormat(rules)
+	if strings.Contains(body, "Required Output Format") || strings.Contains(body, "[specialist-name]") {
+		t.Errorf("the rules kept the output format: %q", body)
+	}
+	if !strings.HasPrefix(format, "### Finding: [claim]") || !strings.Contains(format, "**Category**: [specialist-name]") {
+		t.Errorf("format = %q", format)
+	}
+}

@@ -441,12 +441,13 @@ func (p *Plan) generalRoster(o *Options, def string) error {
 	models := []string{def}
 	if p.Mode == ModeMultiModel {
 		models = o.Models
+		field := "--models"
 		if len(models) == 0 {
-			ms, _ := ParseModels(p.Context.SpecialistModels)
-			models = ms.Pool
+			ms, _ := ParseModelsFor(p.Context.SpecialistModels, o.Config)
+			models, field = ms.Pool, "models (--models, or Final Review Models or specialist models in the review context)"
 		}
 		if len(models) < 2 {
-			return &FieldError{"--models", "multi-model mode needs at least two models, e.g. --models openai:gpt-4.1,anthropic:claude-sonnet-4-5"}
+			return &FieldError{field, fmt.Sprintf("multi-model mode needs at least two distinct models and has %d; name them, e.g. --models openai:gpt-4.1,anthropic:claude-sonnet-4-5", len(models))}
 		}
 	}
 	p.Models = map[string]string{}
