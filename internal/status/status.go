@@ -39,6 +39,9 @@ type Display struct {
 	// failed holds the tasks whose last attempt failed: one queued again
 	// (on another model, say) is no longer counted as a failure.
 	failed map[string]bool
+	// firstWith names, for each error printed, the first call that failed
+	// with it, so that an error shared by many calls is printed once.
+	firstWith map[string]string
 }
 
 type group struct {
@@ -56,7 +59,7 @@ type callCount struct {
 
 // New returns a display writing to out; tty selects live redrawing.
 func New(out io.Writer, tty bool) *Display {
-	return &Display{out: out, tty: tty, now: time.Now, groups: map[string]*group{}, seen: map[string]bool{}, failed: map[string]bool{}}
+	return &Display{out: out, tty: tty, now: time.Now, groups: map[string]*group{}, seen: map[string]bool{}, failed: map[string]bool{}, firstWith: map[string]string{}}
 }
 
 // Expect tells the display how many calls the run plans, so that progress
@@ -146,6 +149,11 @@ func (d *Display) Event(e engine.Event) {
 		d.finished++
 		d.failed[e.Task.ID] = true
 		g.lastErr = firstLine(e.Err.Error())
+		if first, ok := d.firstWith[g.lastErr]; ok && first != e.Task.ID {
+			g.lastErr = "the same error as " + first
+		} else {
+			d.firstWith[g.lastErr] = e.Task.ID
+		}
 		if !d.tty {
 			fmt.Fprintf(d.out, "sot: %s failed: %s (%s)\n", e.Task.ID, g.lastErr, d.progress())
 		}

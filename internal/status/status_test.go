@@ -189,3 +189,22 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("a plain display drew %q", plain.String())
 	}
 }
+
+// An error shared by many calls is printed once; the others point at it.
+func TestSharedErrorPrintedOnce(t *testing.T) {
+	var out strings.Builder
+	d := New(&out, false)
+	err := errors.New("provider unavailable: connection refused")
+	for _, id := range []string{"review/security", "review/testing", "review/correctness"} {
+		task := &engine.Task{ID: id, Group: strings.TrimPrefix(id, "review/")}
+		d.Event(engine.Event{Task: task, State: engine.Queued})
+		d.Event(engine.Event{Task: task, State: engine.Running})
+		d.Event(engine.Event{Task: task, State: engine.Failed, Err: err})
+	}
+	if n := strings.Count(out.String(), "connection refused"); n != 1 {
+		t.Errorf("the shared error is printed %d times:\n%s", n, out.String())
+	}
+	if !strings.Contains(out.String(), "review/testing failed: the same error as review/security") {
+		t.Errorf("a later failure does not point at the first:\n%s", out.String())
+	}
+}

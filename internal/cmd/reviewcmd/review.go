@@ -845,8 +845,18 @@ func summarize(w io.Writer, out *review.Outcome) {
 			label = "FAILED review: no specialist call succeeded"
 		}
 		fmt.Fprintf(w, "sot: %s: %d part(s) missing:\n", label, len(res.Missing))
+		// Parts that failed the same way are listed together, with the
+		// error once.
+		var errs []string
+		names := map[string][]string{}
 		for _, m := range res.Missing {
-			fmt.Fprintf(w, "  - %s: %s\n", report.MissingName(m), m.Error)
+			if _, ok := names[m.Error]; !ok {
+				errs = append(errs, m.Error)
+			}
+			names[m.Error] = append(names[m.Error], report.MissingName(m))
+		}
+		for _, e := range errs {
+			fmt.Fprintf(w, "  - %s: %s\n", strings.Join(names[e], ", "), e)
 		}
 	}
 	if out.Stopped != nil {
