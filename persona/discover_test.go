@@ -99,7 +99,7 @@ func TestMalformedFilesAreSkippedWithAWarning(t *testing.T) {
 	tests := []struct {
 		name, file, body, want string
 	}{
-		{"empty", "repo/.sot/personas/empty.md", "", "empty.md: skipped: file is empty"},
+		{"empty", "repo/.sot/personas/empty.md", "", "empty.md:1: skipped: file is empty"},
 		{"bad YAML has line and column", "repo/.sot/personas/bad.md", "---\ncontext: implementation\nmodel: [unclosed\n---\n# x\n", "bad.md:3:"},
 		{"unterminated frontmatter", "repo/.sot/personas/open.md", "---\ncontext: x\n# body", "open.md:1: skipped: frontmatter starts with --- but never ends"},
 		{"context list", "repo/.sot/personas/multi.md", "---\ncontext: [a, b]\n---\n" + specialistFile("-", "m"), "context must be a single value"},

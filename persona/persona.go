@@ -262,7 +262,7 @@ func Parse(file string, data []byte, kind Kind, level Level) (*Persona, []Proble
 		probs = append(probs, Problem{File: file, Line: line, Message: fmt.Sprintf(format, args...), Warning: warn})
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		add(0, false, "file is empty")
+		add(1, false, "file is empty")
 		return p, probs
 	}
 	if bytes.IndexByte(data, 0) >= 0 {
@@ -316,7 +316,7 @@ func Parse(file string, data []byte, kind Kind, level Level) (*Persona, []Proble
 	}
 	if !ValidID(p.ID) {
 		// The file's name is at fault, not a line of it.
-		add(0, false, "name %q is not allowed: use lower-case letters, digits, - and _ (the name becomes part of output file names); rename the file", p.ID)
+		add(1, false, "name %q is not allowed: use lower-case letters, digits, - and _ (the name becomes part of output file names); rename the file", p.ID)
 	}
 	probs = append(probs, p.validate()...)
 	probs = append(probs, placeholders(file, text)...)

@@ -96,7 +96,7 @@ func (p *Persona) validate() []Problem {
 	case Specialist:
 		if p.ID == ReservedReviewName {
 			// The file's name is at fault, not a line of it.
-			add(0, false, "the name %q is taken by REVIEW-SYNTHESIS.md, which this specialist's review would overwrite; rename the file", p.ID)
+			add(1, false, "the name %q is taken by REVIEW-SYNTHESIS.md, which this specialist's review would overwrite; rename the file", p.ID)
 			return probs
 		}
 		if strings.TrimSpace(p.Body) == "" {
