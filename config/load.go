@@ -234,12 +234,8 @@ func (l *Loader) trusted(path string, data []byte) bool {
 		return false
 	}
 	top, _ := project.Top(filepath.Dir(path))
-	if top != "" {
-		if t, err := canonical(top); err == nil {
-			if s, err := canonical(l.Trust.Path); err == nil && within(t, s) {
-				return false
-			}
-		}
+	if _, inside := project.ResolvedWithin(top, l.Trust.Path); inside {
+		return false
 	}
 	return l.Trust.Trusted(path, data)
 }

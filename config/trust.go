@@ -11,8 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
+
+	"github.com/sotlabs/sot/internal/project"
 )
 
 // TrustStore records the project files a user has trusted explicitly (with
@@ -79,16 +80,7 @@ func Digest(data []byte) string {
 // canonical is the absolute path of a file with symbolic links resolved, so
 // that a link cannot borrow the trust of the file it points at under
 // another name, and one file has one record.
-func canonical(path string) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real, nil
-	}
-	return filepath.Clean(abs), nil
-}
+func canonical(path string) (string, error) { return project.Resolve(path) }
 
 func (s *TrustStore) load() (trustFile, error) {
 	var tf trustFile
@@ -257,10 +249,4 @@ func (s *TrustStore) List() ([]TrustStatus, error) {
 		out = append(out, st)
 	}
 	return out, nil
-}
-
-// within reports whether path lies inside dir (both absolute).
-func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -15,11 +15,8 @@ package material
 import (
 	"errors"
 	"path"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/sotlabs/sot/internal/tokens"
 )
@@ -280,31 +277,7 @@ func countTokens(files []File) {
 
 // countAll counts the tokens of n texts concurrently.
 func countAll(n int, text func(int) string) []int {
-	out := make([]int, n)
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := range out {
-			out[i] = tokens.Count(text(i))
-		}
-		return out
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				out[i] = tokens.Count(text(i))
-			}
-		}()
-	}
-	wg.Wait()
-	return out
+	return measureAll(n, func(i int) int { return tokens.Count(text(i)) })
 }
 
 // headerName is how a path is written in the material's headers: as is, or

@@ -142,16 +142,10 @@ func leavesProject(top, path string) (string, bool) {
 	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		return "", false
 	}
-	target, err := filepath.EvalSymlinks(path)
-	if err != nil {
+	if _, err := filepath.EvalSymlinks(path); err != nil {
 		return "", false // a dangling link fails to read, with its own message
 	}
-	realTop, err := filepath.EvalSymlinks(top)
-	if err != nil {
-		realTop = top
-	}
-	rel, err := filepath.Rel(realTop, target)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if target, inside := project.ResolvedWithin(top, path); !inside {
 		return target, true
 	}
 	return "", false

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sotlabs/sot/internal/shell"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/synthesis"
@@ -140,7 +141,7 @@ func readResult(dir string) (*synthesis.Result, bool) {
 func resumeCommand(st state, dir string) string {
 	c := st.Context
 	args := []string{"sot", "review"}
-	add := func(flag, value string) { args = append(args, flag, shellQuote(value)) }
+	add := func(flag, value string) { args = append(args, flag, shell.Quote(value)) }
 	switch st.Mode {
 	case ModeSingleModel, ModeMultiModel:
 		add("--mode", st.Mode)
@@ -185,12 +186,4 @@ func resumeCommand(st state, dir string) string {
 		add("--output-dir", dir)
 	}
 	return strings.Join(args, " ")
-}
-
-// shellQuote quotes s for a POSIX shell when it needs quoting.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

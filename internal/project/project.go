@@ -43,6 +43,38 @@ func Within(dir, path string) (string, bool) {
 	return rel, true
 }
 
+// Resolve returns path made absolute, with symbolic links resolved when it
+// exists.
+func Resolve(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real, nil
+	}
+	return filepath.Clean(abs), nil
+}
+
+// ResolvedWithin reports whether path lies inside top once both are
+// resolved (see Resolve), so that a link cannot take a path out of the
+// project unseen; it returns the resolved path.
+func ResolvedWithin(top, path string) (string, bool) {
+	if top == "" {
+		return "", false
+	}
+	p, err := Resolve(path)
+	if err != nil {
+		return "", false
+	}
+	t, err := Resolve(top)
+	if err != nil {
+		return p, false
+	}
+	_, ok := Within(t, p)
+	return p, ok
+}
+
 // FromWorkDir names path relative to the current directory when it can be,
 // and as given otherwise.
 func FromWorkDir(path string) string {

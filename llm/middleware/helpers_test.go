@@ -3,6 +3,7 @@ package middleware
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/sotlabs/sot/llm"
@@ -37,4 +38,27 @@ func complete(t testing.TB, p llm.Provider, req *llm.Request) *llm.Response {
 		t.Fatal(err)
 	}
 	return resp
+}
+
+// completeAll sends n calls through p at once and returns the errors of
+// those that failed.
+func completeAll(p llm.Provider, n int) []error {
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := p.Complete(context.Background(), ask(i)); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	var out []error
+	for err := range errs {
+		out = append(out, err)
+	}
+	return out
 }

@@ -27,20 +27,7 @@ func TestRetryWaitsOutATightQuota(t *testing.T) {
 	p, srv := backend(t, llmtest.Config{Quota: llmtest.Quota{Requests: 3, Window: 100 * time.Millisecond}})
 	r := Retry(Limit(p, 20, 0), RetryOptions{BaseDelay: time.Millisecond})
 	const calls = 19
-	var wg sync.WaitGroup
-	errs := make(chan error, calls)
-	for i := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := r.Complete(context.Background(), ask(i)); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range completeAll(r, calls) {
 		t.Errorf("call failed under the quota: %v", err)
 	}
 	limited := 0

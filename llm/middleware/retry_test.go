@@ -17,20 +17,7 @@ func TestRetryRidesOutThirtyPercentFaults(t *testing.T) {
 		Kinds: []llmtest.FaultKind{llmtest.Fault500, llmtest.Fault503, llmtest.Fault429, llmtest.FaultHang, llmtest.FaultTruncate, llmtest.FaultInvalidJSON}}})
 	r := Retry(Limit(p, 16, 0), RetryOptions{MaxAttempts: 8, BaseDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond, AttemptTimeout: 500 * time.Millisecond})
 	const calls = 60
-	var wg sync.WaitGroup
-	errs := make(chan error, calls)
-	for i := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := r.Complete(context.Background(), ask(i)); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range completeAll(r, calls) {
 		t.Errorf("call failed despite retries: %v", err)
 	}
 	faults := 0

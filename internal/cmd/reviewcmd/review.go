@@ -30,6 +30,7 @@ import (
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
 	"github.com/sotlabs/sot/internal/project"
+	"github.com/sotlabs/sot/internal/shell"
 	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
@@ -182,14 +183,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 // resumeCommand is the command line that was run, quoted for a POSIX
 // shell: running it again resumes the review.
 func resumeCommand() string {
-	parts := []string{"sot"}
-	for _, a := range os.Args[1:] {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		parts = append(parts, a)
-	}
-	return strings.Join(parts, " ")
+	return "sot " + shell.Join(os.Args[1:])
 }
 
 func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
@@ -379,17 +373,18 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		if err != nil {
 			return nil, cmdutil.AsUsage(err)
 		}
+		file := newProjectFile(f, o.ContextFile)
 		if c.SpecialistModels == "" {
 			if err := review.CheckFileModels(o.ContextFile, fc, cfg); err != nil {
 				return nil, cmdutil.AsUsage(err)
 			}
-			fc.SpecialistModels = scopeModels(f, cfg, o.ContextFile, "specialist_models", fc.SpecialistModels)
+			fc.SpecialistModels = file.models(cfg, "specialist_models", fc.SpecialistModels)
 		}
 		if c.OutputDir == "" {
-			fc.OutputDir = scopeOutputDir(f, o.ContextFile, fc.OutputDir)
+			fc.OutputDir = file.outputDir(fc.OutputDir)
 		}
 		if c.Specialists == "" {
-			fc.Specialists = scopeSpecialists(f, o.ContextFile, "specialists", fc.Specialists)
+			fc.Specialists = file.specialists("specialists", fc.Specialists)
 		}
 		c.Merge(fc)
 	}
@@ -417,15 +412,21 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		if err := check.CheckModels(cfg); err != nil {
 			return nil, cmdutil.AsUsage(err)
 		}
+		file := newProjectFile(f, o.WorkflowContext)
 		if c.SpecialistModels == "" {
-			wf.Context.SpecialistModels = scopeModels(f, cfg, o.WorkflowContext, "Final Review Specialist Models", wf.Context.SpecialistModels)
+			wf.Context.SpecialistModels = file.models(cfg, "Final Review Specialist Models", wf.Context.SpecialistModels)
 		}
 		if c.Specialists == "" {
-			wf.Context.Specialists = scopeSpecialists(f, o.WorkflowContext, "Final Review Specialists", wf.Context.Specialists)
+			wf.Context.Specialists = file.specialists("Final Review Specialists", wf.Context.Specialists)
 		}
 		if len(o.Models) == 0 && len(wf.Models) > 0 {
-			wf.Models = strings.Split(scopeModels(f, cfg, o.WorkflowContext, "Final Review Models", strings.Join(wf.Models, ",")), ",")
-			wf.Models = slices.DeleteFunc(wf.Models, func(m string) bool { return m == "" })
+			var kept []string
+			for _, m := range strings.Split(file.models(cfg, "Final Review Models", strings.Join(wf.Models, ",")), ",") {
+				if m = strings.TrimSpace(m); m != "" {
+					kept = append(kept, m)
+				}
+			}
+			wf.Models = kept
 		}
 		if mode == "" {
 			mode = wf.Mode
@@ -540,43 +541,75 @@ func outputError(err error) error {
 	return err
 }
 
-// scopeOutputDir keeps an output_dir read from a context file only when it
-// lies inside the project, unless the user trusted the file: a reviewed
+// projectFile is a file of the reviewed project that sets review options (a
+// context file, a WorkflowContext.md). Unless the user trusted it, it may
+// not choose a program to run, a place outside the project to write, or
+// files outside the project to send; each setting dropped for that is
+// named in a warning with the file and how to trust it.
+type projectFile struct {
+	path    string
+	trusted bool   // read once: the file and the trust store
+	top     string // the project's top
+	warn    io.Writer
+}
+
+func newProjectFile(f *cmdutil.Factory, path string) *projectFile {
+	top, _ := project.Top(f.WorkDir())
+	return &projectFile{path: path, trusted: f.Trust().TrustedFile(path), top: top, warn: f.IO.ErrOut}
+}
+
+// inside reports whether path, with symbolic links resolved, lies inside
+// the project.
+func (pf *projectFile) inside(path string) bool {
+	_, ok := project.ResolvedWithin(pf.top, path)
+	return ok
+}
+
+// outputDir keeps an output_dir that lies inside the project: a reviewed
 // repository chooses where its review goes within itself, not elsewhere on
 // the machine.
-func scopeOutputDir(f *cmdutil.Factory, file, dir string) string {
-	if dir == "" || f.Trust().TrustedFile(file) {
+func (pf *projectFile) outputDir(dir string) string {
+	if dir == "" || pf.trusted || pf.inside(dir) {
 		return dir
 	}
-	top, _ := project.Top(f.WorkDir())
-	if insideProject(top, dir) {
-		return dir
-	}
-	fmt.Fprintf(f.IO.ErrOut, "sot: warning: %s is not trusted, so sot ignored its output_dir %s, which lies outside the project (%s); the review goes to the default directory; pass --output-dir, or trust the file with: sot trust %s\n",
-		file, strconv.Quote(dir), top, file)
+	fmt.Fprintf(pf.warn, "sot: warning: %s is not trusted, so sot ignored its output_dir %s, which lies outside the project (%s); the review goes to the default directory; pass --output-dir, or trust the file with: sot trust %s\n",
+		pf.path, strconv.Quote(dir), pf.top, pf.path)
 	return ""
 }
 
-// scopeSpecialists drops from a specialist list read from a project file
-// every persona file named by a path outside the project, unless the user
-// trusted the list's file: its text would go into every prompt, so a
-// reviewed repository could otherwise send the user's own files to a model.
-func scopeSpecialists(f *cmdutil.Factory, file, field, list string) string {
+// specialists drops every persona file named by a path outside the
+// project: its text would go into every prompt, so a reviewed repository
+// could otherwise send the user's own files to a model.
+func (pf *projectFile) specialists(field, list string) string {
 	if !strings.ContainsAny(list, `/\.`) {
 		return list
 	}
-	top, _ := project.Top(f.WorkDir())
-	return scopeList(f, file, field, list, "persona files outside the project", func(name string) bool {
-		return persona.IsPath(name) && !insideProject(top, name)
+	return pf.list(field, list, "persona files outside the project", func(name string) bool {
+		return persona.IsPath(name) && !pf.inside(name)
 	})
 }
 
-// scopeList drops from a comma list, read from a file of the reviewed
-// project, every entry for which drop is true, unless the user trusted the
-// file; one warning names the entries, the file, the field, why, and how to
-// trust the file.
-func scopeList(f *cmdutil.Factory, file, field, list, why string, drop func(string) bool) string {
-	if strings.TrimSpace(list) == "" || f.Trust().TrustedFile(file) {
+// models drops every model that would run a program: a cloned repository
+// must not choose a program to run.
+func (pf *projectFile) models(cfg *config.Config, field, list string) string {
+	return pf.list(field, list, "it could run a program", func(item string) bool {
+		model := item
+		if ms, err := review.ParseModelsFor(item, cfg); err == nil {
+			for _, m := range ms.Pinned {
+				model = m
+			}
+			if len(ms.Pool) == 1 {
+				model = ms.Pool[0]
+			}
+		}
+		return cfg.RunsProgram(model)
+	})
+}
+
+// list drops from a comma list every entry for which drop is true; one
+// warning names the entries, the field, why, and how to trust the file.
+func (pf *projectFile) list(field, list, why string, drop func(string) bool) string {
+	if strings.TrimSpace(list) == "" || pf.trusted {
 		return list
 	}
 	var kept, dropped []string
@@ -593,48 +626,9 @@ func scopeList(f *cmdutil.Factory, file, field, list, why string, drop func(stri
 	if len(dropped) == 0 {
 		return list
 	}
-	fmt.Fprintf(f.IO.ErrOut, "sot: warning: %s is not trusted, so sot ignored %s in %s (%s); if you wrote this file or have read it, trust it as it is now with: sot trust %s\n",
-		file, strings.Join(dropped, ", "), field, why, file)
+	fmt.Fprintf(pf.warn, "sot: warning: %s is not trusted, so sot ignored %s in %s (%s); if you wrote this file or have read it, trust it as it is now with: sot trust %s\n",
+		pf.path, strings.Join(dropped, ", "), field, why, pf.path)
 	return strings.Join(kept, ", ")
-}
-
-// insideProject reports whether path, with symbolic links resolved, lies
-// inside the project top.
-func insideProject(top, path string) bool {
-	if top == "" {
-		return false
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return false
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	if real, err := filepath.EvalSymlinks(top); err == nil {
-		top = real
-	}
-	_, ok := project.Within(top, abs)
-	return ok
-}
-
-// scopeModels drops from a comma list of models, read from a file of the
-// reviewed project (a context file, a WorkflowContext.md), every entry whose
-// model would run a program, unless the user trusted that file: a cloned
-// repository must not choose a program to run.
-func scopeModels(f *cmdutil.Factory, cfg *config.Config, file, field, list string) string {
-	return scopeList(f, file, field, list, "it could run a program", func(item string) bool {
-		model := item
-		if ms, err := review.ParseModelsFor(item, cfg); err == nil {
-			for _, m := range ms.Pinned {
-				model = m
-			}
-			if len(ms.Pool) == 1 {
-				model = ms.Pool[0]
-			}
-		}
-		return cfg.RunsProgram(model)
-	})
 }
 
 // classify turns preparation errors into usage errors where the caller's

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/internal/cmdutil"
+	"github.com/sotlabs/sot/internal/project"
 )
 
 // Options are the inputs of "sot trust".
@@ -155,10 +156,7 @@ func unlocked(items []config.Ignored, path, wd string) []string {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(wd, p)
 		}
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real
-		}
-		if p == path && it.Trustable {
+		if real, err := project.Resolve(p); err == nil && real == path && it.Trustable {
 			keys = append(keys, it.Key)
 		}
 	}
