@@ -61,10 +61,14 @@ type Result struct {
 // Providers' prompt caches (Anthropic's cache_control, OpenAI's automatic
 // caching) serve a prefix only once a first request has written it, which
 // happens as its answer starts; calls sent together all pay to write it.
-// So the first task of each such group goes first, and the others follow
+// So the first task of each such group goes first, and the others are sent
 // as soon as its answer starts streaming, or as soon as it finishes if it
 // was answered at once (from the journal or the cache) or its attempt
-// failed.
+// failed. They do not wait idle: once the first task holds its slot under
+// the providers' limits, they go through the stack (journal, cache,
+// limits) and are encoded, and only the sending waits (llm.WithSendHold).
+// Waiting for the first task's slot first means a held call never keeps
+// it from one.
 func Run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)) []Result {
 	var mu sync.Mutex
 	emit := func(e Event) {
@@ -89,27 +93,33 @@ func Run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 			if r, ok := firsts[key]; ok {
 				wait = r
 			} else {
-				first = &release{ch: make(chan struct{})}
+				first = &release{ch: make(chan struct{}), slot: make(chan struct{})}
 				firsts[key] = first
 			}
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			cctx := ctx
 			if wait != nil {
 				select {
-				case <-wait.ch:
+				case <-wait.slot:
 				case <-ctx.Done():
 				}
+				cctx = llm.WithSendHold(ctx, wait.ch)
 			}
 			// Running is reported when the provider's limits let the call
 			// through, not when it starts waiting for a slot; a call answered
 			// from the journal or cache is reported running as it finishes.
 			var started sync.Once
-			running := func() { started.Do(func() { emit(Event{Task: t, State: Running}) }) }
+			running := func() {
+				started.Do(func() { emit(Event{Task: t, State: Running}) })
+				if first != nil {
+					first.started()
+				}
+			}
 			req := t.Request.Clone()
 			req.OnStart = running
-			cctx := ctx
 			if first != nil {
 				cctx = middleware.WithAnswerStart(ctx, first.open)
 			}
@@ -154,10 +164,17 @@ func keyOf(req *llm.Request) (prefixKey, bool) {
 	return prefixKey{req.Model, maphash.String(prefixSeed, req.System[:n]), n}, true
 }
 
-// release lets the calls waiting for a prefix go, once.
+// release lets the calls waiting for a prefix go, once: first into the
+// stack (slot, once the first call holds a slot or has finished), then onto
+// the wire (ch, once its answer starts).
 type release struct {
-	once sync.Once
-	ch   chan struct{}
+	once, slotOnce sync.Once
+	ch, slot       chan struct{}
 }
 
-func (r *release) open() { r.once.Do(func() { close(r.ch) }) }
+func (r *release) open() {
+	r.started()
+	r.once.Do(func() { close(r.ch) })
+}
+
+func (r *release) started() { r.slotOnce.Do(func() { close(r.slot) }) }

@@ -241,3 +241,30 @@ func TestRunReleasesWaitingCallsWhateverTheFirstDoes(t *testing.T) {
 		t.Errorf("arrival order %q: want the first of each prefix and the task without one first", order)
 	}
 }
+
+// Calls held back for a prefix are encoded while they wait, but never take
+// the slot the first call needs: with room for one call at a time, the
+// first still goes first and every call is answered, each later one
+// reading the prefix from the cache.
+func TestRunHeldCallsNeverTakeTheFirstCallsSlot(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{PrefixCache: true, Latency: 50 * time.Millisecond})
+	defer srv.Close()
+	backend, err := openai.New(openai.Config{Name: "openai", BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-engine-0123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	results := Run(ctx, middleware.Limit(backend, 1, 0), sharedTasks(4, "openai:m", "narrow"), nil)
+	for i, r := range results {
+		if r.Err != nil {
+			t.Fatalf("task %d: %v", i, r.Err)
+		}
+		if i > 0 && r.Resp.Usage.CachedInputTokens == 0 {
+			t.Errorf("task %d read nothing from the cache", i)
+		}
+	}
+	if reqs := srv.Requests(); len(reqs) == 0 || reqs[0].LastUser() != "narrow task 0" {
+		t.Errorf("the first request to arrive was not the first task's")
+	}
+}

@@ -114,7 +114,7 @@ func runReview(tb testing.TB, o *Options) *Outcome {
 // critical path, and the same for the phase that makes the calls.
 func BenchmarkReviewParallel(b *testing.B) {
 	repo := benchRepo(b, 3, 40)
-	o := benchOptionsAt(b, repo, providerProcess(b, 300*time.Millisecond), "openai:gpt-4.1")
+	o := benchOptionsAt(b, repo, providerProcess(b, 300*time.Millisecond, false), "openai:gpt-4.1")
 	o.Context.Perspectives = "premortem,red-team"
 	var walls, execs []time.Duration
 	var calls int
@@ -165,7 +165,8 @@ func mean(ds []time.Duration) time.Duration {
 
 // BenchmarkReviewPrefixCache: reviews of a 2,000-line diff (nine
 // specialists × two lenses, then the synthesis) against llmtest's
-// simulated prefix cache at 300 ms a call, first token at 30 ms. As at the
+// simulated prefix cache (served by a process of its own) at 300 ms a
+// call, first token at 30 ms. As at the
 // providers, a prefix can be read only by requests that arrive after the
 // answer of a request that wrote it has started. Each review has a prompt
 // prefix of its own (another nonce), so none reads what an earlier one
@@ -173,9 +174,7 @@ func mean(ds []time.Duration) time.Duration {
 // median wall time over the critical path of two dependent calls.
 func BenchmarkReviewPrefixCache(b *testing.B) {
 	repo := benchRepo(b, 10, 200)
-	srv := llmtest.NewServer(llmtest.Config{PrefixCache: true, Latency: 300 * time.Millisecond, RecordLimit: 64})
-	defer srv.Close()
-	o := benchOptions(b, repo, srv, "openai:gpt-4.1")
+	o := benchOptionsAt(b, repo, providerProcess(b, 300*time.Millisecond, true), "openai:gpt-4.1")
 	o.Context.Perspectives = "premortem,red-team"
 	var cached, in int
 	var walls []time.Duration

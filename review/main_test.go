@@ -24,15 +24,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// serveProvider runs llmtest with the given latency, prints its base URL and
-// serves until its standard input closes (the benchmark ended or died).
-func serveProvider(latency string) int {
+// serveProvider runs llmtest as spec says ("300ms", or "300ms,prefix-cache"
+// for its simulated prompt cache), prints its base URL and serves until its
+// standard input closes (the benchmark ended or died).
+func serveProvider(spec string) int {
+	latency, cache := strings.CutSuffix(spec, ",prefix-cache")
 	d, err := time.ParseDuration(latency)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	srv, err := llmtest.Listen("127.0.0.1:0", llmtest.Config{Latency: d, RecordLimit: 64})
+	srv, err := llmtest.Listen("127.0.0.1:0", llmtest.Config{Latency: d, PrefixCache: cache, RecordLimit: 64})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -47,10 +49,14 @@ func serveProvider(latency string) int {
 // real provider would be, so its work does not share sot's Go scheduler and
 // garbage collector (it still shares the machine's cores). It returns the
 // OpenAI base URL; the process ends with the benchmark.
-func providerProcess(tb testing.TB, latency time.Duration) string {
+func providerProcess(tb testing.TB, latency time.Duration, prefixCache bool) string {
 	tb.Helper()
+	spec := latency.String()
+	if prefixCache {
+		spec += ",prefix-cache"
+	}
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), providerEnv+"="+latency.String())
+	cmd.Env = append(os.Environ(), providerEnv+"="+spec)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -98,6 +98,9 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	if err != nil {
 		return nil, p.fail(req, llm.ErrConfig, err.Error(), nil)
 	}
+	if err := llm.WaitSendHold(ctx); err != nil {
+		return nil, err
+	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
