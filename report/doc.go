@@ -9,5 +9,6 @@
 // Text that came from a model or a user (claims, grounds, narratives) is
 // never trusted to keep the document's shape: single-line fields have
 // their whitespace collapsed, and multi-line text is block-quoted with
-// any heading markers escaped, so it cannot open a new section.
+// any heading markers escaped, so it cannot open a new section (package
+// internal/markdown does both).
 package report

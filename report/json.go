@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/internal/markdown"
 	"github.com/sotlabs/sot/synthesis"
 )
 
@@ -124,7 +125,7 @@ func located(res *synthesis.Result) (in []placed, without []*synthesis.Item) {
 		switch {
 		case it.Location.File != "":
 			in = append(in, placed{it, it.Location.File})
-		case one(it.Location.Section) != "" && only != "":
+		case markdown.OneLine(it.Location.Section) != "" && only != "":
 			in = append(in, placed{it, only})
 		default:
 			without = append(without, it)
@@ -136,8 +137,8 @@ func located(res *synthesis.Result) (in []placed, without []*synthesis.Item) {
 // ruleSpecialist is the specialist an item is filed under in SARIF and
 // rdjsonl: the specialist of the source that leads it (Item.LeadSource).
 func ruleSpecialist(it *synthesis.Item) string {
-	if l := it.LeadSource(); l != nil && one(l.Specialist) != "" {
-		return one(l.Specialist)
+	if l := it.LeadSource(); l != nil && markdown.OneLine(l.Specialist) != "" {
+		return markdown.OneLine(l.Specialist)
 	}
 	return "unattributed"
 }
@@ -146,13 +147,13 @@ func ruleSpecialist(it *synthesis.Item) string {
 // document section it names, if any, the source that leads it with its
 // grounds, and every source.
 func message(it *synthesis.Item) string {
-	s := one(it.Claim)
-	if sec := one(it.Location.Section); sec != "" {
+	s := markdown.OneLine(it.Claim)
+	if sec := markdown.OneLine(it.Location.Section); sec != "" {
 		s += " (section: " + sec + ")"
 	}
 	if l := it.LeadSource(); l != nil {
-		s += " — " + one(l.Source()) + " (" + one(l.ID) + ")"
-		if g := one(l.Grounds); g != "" {
+		s += " — " + markdown.OneLine(l.Source()) + " (" + markdown.OneLine(l.ID) + ")"
+		if g := markdown.OneLine(l.Grounds); g != "" {
 			s += ": " + g
 		}
 		s += " Sources: " + sourceList(it.Sources) + "."
@@ -163,7 +164,7 @@ func message(it *synthesis.Item) string {
 func sourceList(src []finding.Finding) string {
 	parts := make([]string, len(src))
 	for i, f := range src {
-		parts[i] = one(f.ID) + " (" + one(f.Source()) + ")"
+		parts[i] = markdown.OneLine(f.ID) + " (" + markdown.OneLine(f.Source()) + ")"
 	}
 	return joinOne(parts)
 }

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/internal/markdown"
 	"github.com/sotlabs/sot/synthesis"
 )
 
@@ -186,7 +187,7 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 	ruleLevel := map[string]string{}
 	ruleTags := map[string]map[string]bool{}
 	for _, sp := range res.Specialists {
-		if sp = one(sp); sp != "" {
+		if sp = markdown.OneLine(sp); sp != "" {
 			ruleLevel[sp] = ""
 		}
 	}
@@ -198,7 +199,7 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 		if ruleTags[sp] == nil {
 			ruleTags[sp] = map[string]bool{}
 		}
-		if c := strings.ToLower(one(it.Category)); c != "" {
+		if c := strings.ToLower(markdown.OneLine(it.Category)); c != "" {
 			ruleTags[sp][c] = true
 		}
 	}
@@ -235,7 +236,7 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 		if start, end, ok := region(res, it); ok {
 			where.PhysicalLocation.Region = &sarifRegion{StartLine: start, EndLine: end}
 		}
-		if sec := one(it.Location.Section); sec != "" {
+		if sec := markdown.OneLine(it.Location.Section); sec != "" {
 			where.LogicalLocations = []sarifLogical{{Name: sec, Kind: "section"}}
 		}
 		props := map[string]any{
@@ -297,7 +298,7 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 	if len(res.Skipped) > 0 {
 		parts := make([]string, len(res.Skipped))
 		for i, f := range res.Skipped {
-			parts[i] = one(f.Path) + " (" + orNone(f.Reason) + ")"
+			parts[i] = markdown.OneLine(f.Path) + " (" + orNone(f.Reason) + ")"
 		}
 		inv.Notifications = append(inv.Notifications, sarifNotification{
 			Descriptor: sarifDescriptor{ID: "sot/skipped"},
@@ -392,7 +393,7 @@ func sentence(s string) string {
 func sections(items []*synthesis.Item) []string {
 	var out []string
 	for _, it := range items {
-		if sec := one(it.Location.Section); sec != "" && !slices.Contains(out, sec) {
+		if sec := markdown.OneLine(it.Location.Section); sec != "" && !slices.Contains(out, sec) {
 			out = append(out, sec)
 		}
 	}
@@ -404,7 +405,7 @@ func sections(items []*synthesis.Item) []string {
 // line shifts do not make code scanning see a new alert.
 func Fingerprint(specialist, file, claim string) string {
 	h := sha256.New()
-	for _, s := range []string{one(specialist), cleanURIPath(file), strings.ToLower(one(claim))} {
+	for _, s := range []string{markdown.OneLine(specialist), cleanURIPath(file), strings.ToLower(markdown.OneLine(claim))} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/internal/markdown"
 	"github.com/sotlabs/sot/synthesis"
 )
 
@@ -20,18 +21,18 @@ func SpecialistMarkdown(r finding.Report, res *synthesis.Result) string {
 		res = &synthesis.Result{}
 	}
 	var b strings.Builder
-	title := one(r.Specialist)
+	title := markdown.OneLine(r.Specialist)
 	if title == "" {
 		title = "unnamed specialist"
 	}
-	if lens := one(r.Lens); lens != "" {
+	if lens := markdown.OneLine(r.Lens); lens != "" {
 		fmt.Fprintf(&b, "# %s review — %s perspective\n\n", title, lens)
 	} else {
 		fmt.Fprintf(&b, "# %s review\n\n", title)
 	}
 
 	field := func(name, v string) {
-		if v = one(v); v != "" {
+		if v = markdown.OneLine(v); v != "" {
 			fmt.Fprintf(&b, "- **%s**: %s\n", name, v)
 		}
 	}
@@ -67,7 +68,7 @@ func SpecialistMarkdown(r finding.Report, res *synthesis.Result) string {
 			b.WriteString("Some of this specialist's work did not complete; the findings below are incomplete and the review is partial.\n\n")
 		}
 		b.WriteString("Error:\n\n")
-		b.WriteString(quote("", r.Error))
+		b.WriteString(markdown.Quote("", r.Error))
 		b.WriteString("\n")
 		if len(r.Findings) == 0 {
 			return strings.TrimRight(b.String(), "\n") + "\n"
@@ -80,7 +81,7 @@ func SpecialistMarkdown(r finding.Report, res *synthesis.Result) string {
 			b.WriteString("The specialist reported no findings and gave no account of what it examined.\n")
 		} else {
 			b.WriteString("The specialist reported no findings. What it examined, in its words:\n\n")
-			b.WriteString(quote("", r.Examined))
+			b.WriteString(markdown.Quote("", r.Examined))
 		}
 		return b.String()
 	}
@@ -92,7 +93,7 @@ func SpecialistMarkdown(r finding.Report, res *synthesis.Result) string {
 	}
 	if strings.TrimSpace(r.Examined) != "" {
 		b.WriteString("\n## Examined\n\n")
-		b.WriteString(quote("", r.Examined))
+		b.WriteString(markdown.Quote("", r.Examined))
 	}
 	return b.String()
 }
@@ -215,7 +216,7 @@ func appendExchange(existing, heading, body, kind string) string {
 		body = "No new findings or positions in this " + kind + "."
 	}
 	for _, l := range strings.Split(body, "\n") {
-		b.WriteString(demote(l))
+		b.WriteString(markdown.Demote(l))
 		b.WriteString("\n")
 	}
 	if after != "" {
@@ -226,22 +227,4 @@ func appendExchange(existing, heading, body, kind string) string {
 		}
 	}
 	return b.String()
-}
-
-// demote turns "# x" and "## x" into "### x" and "#### x"; other lines,
-// including deeper headings, are kept.
-func demote(l string) string {
-	t := strings.TrimLeft(l, " ")
-	if len(l)-len(t) > 3 {
-		return l // indented code
-	}
-	for _, p := range []string{"# ", "## "} {
-		if strings.HasPrefix(t, p) || t == strings.TrimSpace(p) {
-			return "##" + t
-		}
-	}
-	if isSetextUnderline(t) {
-		return `\` + t // would turn the line above into a heading
-	}
-	return l
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/internal/markdown"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/synthesis"
 )
@@ -85,7 +86,7 @@ func (w *mdWriter) section(title string, body func()) {
 
 // bullet writes "<indent>- **name**: value" when value is not empty.
 func (w *mdWriter) bullet(indent, name, value string) {
-	if value = one(value); value != "" {
+	if value = markdown.OneLine(value); value != "" {
 		w.line("%s- **%s**: %s", indent, name, value)
 	}
 }
@@ -106,7 +107,7 @@ func (w *mdWriter) summary() {
 	w.line("- Context: %s", orNone(r.Context))
 	w.line("- Perspectives: %s", orNone(joinOne(r.Perspectives)))
 	w.line("- Perspective cap: %d", r.PerspectiveCap)
-	if s := one(r.SelectionRationale); s != "" {
+	if s := markdown.OneLine(r.SelectionRationale); s != "" {
 		w.line("- Selection rationale: %s", s)
 	}
 	if w.debate {
@@ -114,14 +115,14 @@ func (w *mdWriter) summary() {
 		w.line("- Threads: %s", threadCounts(r.Threads))
 	}
 	if r.Type != "" || r.Coordinates != "" {
-		target := one(r.Type)
-		if c := one(r.Coordinates); c != "" {
-			target = strings.TrimSpace(target + " " + code(c))
+		target := markdown.OneLine(r.Type)
+		if c := markdown.OneLine(r.Coordinates); c != "" {
+			target = strings.TrimSpace(target + " " + markdown.Code(c))
 		}
 		w.line("- Reviewed: %s", target)
 	}
 	if r.RunID != "" {
-		w.line("- Run: %s", code(r.RunID))
+		w.line("- Run: %s", markdown.Code(r.RunID))
 	}
 	if len(r.Models) > 0 {
 		w.line("- Models:")
@@ -132,14 +133,14 @@ func (w *mdWriter) summary() {
 	if len(r.Reviewed) > 0 || len(r.Skipped) > 0 || r.Type == "diff" {
 		w.line("- Files reviewed: %d", len(r.Reviewed))
 		for _, f := range r.Reviewed {
-			w.line("  - %s", code(f))
+			w.line("  - %s", markdown.Code(f))
 		}
 		if len(r.Skipped) == 0 {
 			w.line("- Files skipped: none")
 		} else {
 			w.line("- Files skipped: %d", len(r.Skipped))
 			for _, f := range r.Skipped {
-				w.line("  - %s: %s", code(f.Path), orNone(f.Reason))
+				w.line("  - %s: %s", markdown.Code(f.Path), orNone(f.Reason))
 			}
 		}
 	}
@@ -175,16 +176,16 @@ func (w *mdWriter) summary() {
 		w.blank()
 		w.line("Triage lead's summary:")
 		w.blank()
-		w.b.WriteString(quote("", r.Narrative))
+		w.b.WriteString(markdown.Quote("", r.Narrative))
 	}
 }
 
 // reviewMode describes how the review was done: "society-of-thought
 // (parallel)", "single-model" or "multi-model (3 models)".
 func reviewMode(r *synthesis.Result) string {
-	switch m := one(r.ReviewMode); m {
+	switch m := markdown.OneLine(r.ReviewMode); m {
 	case "", synthesis.ReviewSociety:
-		mode := one(r.Mode)
+		mode := markdown.OneLine(r.Mode)
 		if mode == "" {
 			mode = "parallel"
 		}
@@ -207,7 +208,7 @@ func reviewMode(r *synthesis.Result) string {
 func threadCounts(ts []synthesis.Thread) string {
 	n := map[string]int{}
 	for _, t := range ts {
-		n[one(strings.ToLower(t.State))]++
+		n[markdown.OneLine(strings.ToLower(t.State))]++
 	}
 	var parts []string
 	for _, s := range threadStates {
@@ -241,7 +242,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func (w *mdWriter) diversity() {
 	r := w.res
-	mode := one(r.PerspectiveMode)
+	mode := markdown.OneLine(r.PerspectiveMode)
 	if mode == "" {
 		mode = "none"
 	}
@@ -270,7 +271,7 @@ func (w *mdWriter) diversity() {
 		w.line("  - %s → %s", orNone(l), joinOne(specs))
 	}
 	w.line("- Selection mode: %s", mode)
-	if s := one(r.PerspectiveRationale); s != "" {
+	if s := markdown.OneLine(r.PerspectiveRationale); s != "" {
 		w.line("- Selection rationale: %s", s)
 	}
 	w.skippedPerspectives()
@@ -316,11 +317,11 @@ func (w *mdWriter) items(sev finding.Severity) {
 }
 
 func itemTitle(it *synthesis.Item) string {
-	claim := one(it.Claim)
+	claim := markdown.OneLine(it.Claim)
 	if claim == "" {
 		claim = "(no claim)"
 	}
-	if id := one(it.ID); id != "" {
+	if id := markdown.OneLine(it.ID); id != "" {
 		return id + ": " + claim
 	}
 	return claim
@@ -356,7 +357,7 @@ func (w *mdWriter) item(it *synthesis.Item) {
 	}
 	if o := it.Outcome; o != nil {
 		s := orNone(o.Status)
-		if r := one(o.Reason); r != "" {
+		if r := markdown.OneLine(o.Reason); r != "" {
 			s += " — " + r
 		}
 		w.bullet("", "Outcome", s)
@@ -374,7 +375,7 @@ func (w *mdWriter) action(it *synthesis.Item) {
 	w.block("Reasoning", lead.Warrant, "not given")
 	w.block("Suggested check", lead.Verification, "not given")
 	if name := reviewFile(lead); name != "" {
-		w.bullet("", "From", code(name)+" ("+orCode(lead.ID)+")")
+		w.bullet("", "From", markdown.Code(name)+" ("+orCode(lead.ID)+")")
 	}
 }
 
@@ -384,9 +385,9 @@ func (w *mdWriter) block(name, value, missing string) {
 	switch {
 	case strings.TrimSpace(value) == "":
 		w.bullet("", name, missing)
-	case multiline(value):
+	case markdown.MultiLine(value):
 		w.line("- **%s**:", name)
-		w.b.WriteString(quote("  ", value))
+		w.b.WriteString(markdown.Quote("  ", value))
 	default:
 		w.bullet("", name, value)
 	}
@@ -407,20 +408,20 @@ func (w *mdWriter) chain(chain string) {
 	switch {
 	case strings.TrimSpace(chain) == "":
 		w.bullet("", "Reasoning chain", "not recorded")
-	case multiline(chain):
+	case markdown.MultiLine(chain):
 		w.line("- **Reasoning chain**:")
-		w.b.WriteString(quote("  ", chain))
+		w.b.WriteString(markdown.Quote("  ", chain))
 	default:
 		w.bullet("", "Reasoning chain", chain)
 	}
 }
 
 func locOrNone(l finding.Location) string {
-	if l.File == "" && one(l.Section) != "" {
-		return "section " + code(l.Section)
+	if l.File == "" && markdown.OneLine(l.Section) != "" {
+		return "section " + markdown.Code(l.Section)
 	}
 	if s := locString(l); s != "" {
-		return code(s)
+		return markdown.Code(s)
 	}
 	return "none (not tied to a file or section)"
 }
@@ -435,7 +436,7 @@ func (w *mdWriter) sources(src []finding.Finding, grounds bool) {
 	for _, f := range src {
 		s := fmt.Sprintf("%s by %s (%s)", orCode(f.ID), orNone(f.Source()), orNone(string(f.Confidence)))
 		if grounds {
-			if g := one(f.Grounds); g != "" {
+			if g := markdown.OneLine(f.Grounds); g != "" {
 				s += ": " + g
 			}
 		}
@@ -444,7 +445,7 @@ func (w *mdWriter) sources(src []finding.Finding, grounds bool) {
 }
 
 func orCode(s string) string {
-	if c := code(s); c != "" {
+	if c := markdown.Code(s); c != "" {
 		return c
 	}
 	return "(no id)"
@@ -456,7 +457,7 @@ func disputeNote(d *synthesis.Dispute) string {
 		kind = "factual dispute"
 	}
 	s := orNone(kind)
-	if id := one(d.ID); id != "" {
+	if id := markdown.OneLine(d.ID); id != "" {
 		s += " " + id
 	}
 	if ids := codes(d.FindingIDs); ids != "" {
@@ -464,7 +465,7 @@ func disputeNote(d *synthesis.Dispute) string {
 	}
 	if d.Unresolved {
 		s += " — **unresolved**"
-	} else if r := one(d.Resolution); r != "" {
+	} else if r := markdown.OneLine(d.Resolution); r != "" {
 		s += " — " + r
 	}
 	if d.HighSignal {
@@ -475,7 +476,7 @@ func disputeNote(d *synthesis.Dispute) string {
 
 func decisionNote(d *synthesis.Decision) string {
 	s := "by " + orNone(d.By) + ": " + orNone(d.Choice)
-	if r := one(d.Reason); r != "" {
+	if r := markdown.OneLine(d.Reason); r != "" {
 		s += " — " + r
 	}
 	if d.Flagged {
@@ -488,7 +489,7 @@ func decisionNote(d *synthesis.Decision) string {
 func codes(ids []string) string {
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
-		if c := code(id); c != "" {
+		if c := markdown.Code(id); c != "" {
 			out = append(out, c)
 		}
 	}
@@ -526,7 +527,7 @@ func (w *mdWriter) tradeOffs() {
 			}
 		}
 		w.bullet("", "Recommendation", orNone(d.Recommendation)+" (priority hierarchy: "+strings.Join(synthesis.PriorityHierarchy, " > ")+")")
-		res := one(d.Resolution)
+		res := markdown.OneLine(d.Resolution)
 		if d.Unresolved {
 			res = strings.TrimSpace("**unresolved** " + res)
 		}
@@ -580,7 +581,7 @@ func (w *mdWriter) positions(ps []synthesis.Position) {
 	w.line("- **Positions**:")
 	for _, p := range ps {
 		s := orNone(p.Source)
-		if c := code(p.FindingID); c != "" {
+		if c := markdown.Code(p.FindingID); c != "" {
 			s += " (" + c + ")"
 		}
 		w.line("  - %s: %s", s, orNone(p.Summary))
@@ -627,7 +628,7 @@ func (w *mdWriter) dissent() {
 		if i > 0 {
 			w.blank()
 		}
-		title := one(d.ID)
+		title := markdown.OneLine(d.ID)
 		kind := "factual dispute"
 		if d.Kind == synthesis.TradeOff {
 			kind = "trade-off"
@@ -651,7 +652,7 @@ func (w *mdWriter) dissent() {
 		}
 		if d.Unresolved {
 			s := "**unresolved**"
-			if r := one(d.Resolution); r != "" {
+			if r := markdown.OneLine(d.Resolution); r != "" {
 				s += " — " + r
 			}
 			w.bullet("", "Resolution", s)
@@ -676,7 +677,7 @@ func (w *mdWriter) debateTrace() {
 		w.line("### %s", heading(t.ID, t.Claim, "Thread"))
 		w.blank()
 		initial := orCode(t.FindingID)
-		if s := one(t.Source); s != "" {
+		if s := markdown.OneLine(t.Source); s != "" {
 			initial += " by " + s
 		}
 		w.bullet("", "Initial finding", initial)
@@ -691,9 +692,9 @@ func (w *mdWriter) debateTrace() {
 			}
 			for _, resp := range r.Responses {
 				head := fmt.Sprintf("  - %s, %s", orNone(resp.Source), orNone(resp.Stance))
-				if multiline(resp.Argument) {
+				if markdown.MultiLine(resp.Argument) {
 					w.line("%s:", head)
-					w.b.WriteString(quote("    ", resp.Argument))
+					w.b.WriteString(markdown.Quote("    ", resp.Argument))
 				} else {
 					w.line("%s: %s", head, orNone(resp.Argument))
 				}
@@ -715,7 +716,7 @@ func (w *mdWriter) trace() {
 	}
 	for _, t := range r.Trace {
 		s := fmt.Sprintf("- %s ← %s; grounding %s", orCode(t.ItemID), orNone(codes(t.Sources)), orNone(string(t.Grounding)))
-		if res := one(t.Resolution); res != "" {
+		if res := markdown.OneLine(t.Resolution); res != "" {
 			s += "; conflict resolution: " + res
 		}
 		w.line("%s", s)
@@ -741,8 +742,8 @@ func (w *mdWriter) trace() {
 
 // heading is "ID: text" on one line, or fallback when both are empty.
 func heading(id, text, fallback string) string {
-	title := one(id)
-	if t := one(text); t != "" {
+	title := markdown.OneLine(id)
+	if t := markdown.OneLine(text); t != "" {
 		title = strings.TrimSpace(title + ": " + t)
 	}
 	if title == "" {

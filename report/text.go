@@ -7,69 +7,9 @@ import (
 	"time"
 
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/internal/markdown"
 	"github.com/sotlabs/sot/synthesis"
 )
-
-// one collapses all whitespace (newlines included) to single spaces, so a
-// value can never start a line of its own.
-func one(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// code renders s as an inline code span, widening the fence when s itself
-// contains backticks.
-func code(s string) string {
-	s = one(s)
-	if s == "" {
-		return ""
-	}
-	if !strings.Contains(s, "`") {
-		return "`" + s + "`"
-	}
-	fence := "``"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	return fence + " " + s + " " + fence
-}
-
-// quote renders multi-line text as a block quote, each line prefixed by
-// indent and "> ". Lines that Markdown would read as headings (ATX "#" or a
-// setext underline) are escaped, so the text stays inside the quote.
-func quote(indent, s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	var b strings.Builder
-	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-		l = neutralize(strings.TrimRight(l, " \t"))
-		if l == "" {
-			b.WriteString(indent + ">\n")
-			continue
-		}
-		b.WriteString(indent + "> " + l + "\n")
-	}
-	return b.String()
-}
-
-// neutralize escapes a line that would otherwise be a heading.
-func neutralize(l string) string {
-	t := strings.TrimLeft(l, " \t")
-	if strings.HasPrefix(t, "#") || isSetextUnderline(t) {
-		return `\` + t
-	}
-	return l
-}
-
-func isSetextUnderline(t string) bool {
-	t = strings.TrimSpace(t)
-	if t == "" {
-		return false
-	}
-	return strings.Trim(t, "=") == "" || strings.Trim(t, "-") == ""
-}
-
-// multiline reports whether s has more than one non-blank line.
-func multiline(s string) bool {
-	return strings.ContainsAny(strings.TrimSpace(s), "\n\r")
-}
 
 // num formats an integer with thousands separators.
 func num(n int) string {
@@ -103,7 +43,7 @@ func plural(n int, singular, pluralForm string) string {
 
 // orNone returns s, or "none" when it is empty.
 func orNone(s string) string {
-	if s = one(s); s == "" {
+	if s = markdown.OneLine(s); s == "" {
 		return "none"
 	}
 	return s
@@ -113,7 +53,7 @@ func orNone(s string) string {
 func joinOne(xs []string) string {
 	out := make([]string, 0, len(xs))
 	for _, x := range xs {
-		if x = one(x); x != "" {
+		if x = markdown.OneLine(x); x != "" {
 			out = append(out, x)
 		}
 	}
@@ -127,7 +67,7 @@ func locString(l finding.Location) string {
 	if l.File != "" && l.Section != "" {
 		s += " (" + l.Section + ")"
 	}
-	return one(s)
+	return markdown.OneLine(s)
 }
 
 // MissingName names a part of the review that did not complete.
@@ -148,7 +88,7 @@ func MissingName(m synthesis.Missing) string {
 		}
 		s += fmt.Sprintf(" (chunk %d%s)", m.Chunk, files)
 	}
-	return one(s)
+	return markdown.OneLine(s)
 }
 
 // lenses lists the distinct perspectives of the sources, in source order.
@@ -156,7 +96,7 @@ func lenses(sources []finding.Finding) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range sources {
-		if l := one(s.Lens); l != "" && !seen[l] {
+		if l := markdown.OneLine(s.Lens); l != "" && !seen[l] {
 			seen[l] = true
 			out = append(out, l)
 		}

@@ -2,10 +2,9 @@ package synthesis
 
 import (
 	"sort"
-	"strings"
-	"unicode"
 
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/lexical"
 )
 
 // Anchor answers questions about the material under review; material.Material
@@ -101,47 +100,13 @@ type scored struct {
 	finding.Finding
 	tier  Grounding
 	score float64
-	words map[string]bool
+	words lexical.Set
 }
 
 // cluster is a group of findings about the same thing.
 type cluster struct {
 	id      string
 	members []*scored
-}
-
-// similarity is the Jaccard similarity of two findings' claim words.
-func similarity(a, b map[string]bool) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	inter := 0
-	for w := range a {
-		if b[w] {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
-}
-
-// stop words carry no meaning for similarity.
-var stop = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields("a an the and or but of to in on at for with without from by is are was were be been it its this that these those as not no can may might will would should could than then there their they which who when where what how if into out over under via per so such only also any all each both") {
-		stop[w] = true
-	}
-}
-
-// words returns the meaningful, lower-cased words of s.
-func words(s string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len(w) > 2 && !stop[w] {
-			out[w] = true
-		}
-	}
-	return out
 }
 
 // otherLens reports whether two findings are by one specialist under
@@ -189,12 +154,12 @@ func clusterFindings(fs []*scored) []*cluster {
 			// method applied to the same code, so they are put side by side
 			// however they word it; the triage lead may still call them
 			// distinct.
-			if sameLines && (similarity(a.words, b.words) >= 0.15 || otherLens(a, b)) {
+			if sameLines && (lexical.Jaccard(a.words, b.words) >= 0.15 || otherLens(a, b)) {
 				union(i, j)
 				continue
 			}
 			sameFile := a.Location.File == b.Location.File
-			if similarity(a.words, b.words) >= textThreshold && (sameFile || a.Location.File == "" || b.Location.File == "") {
+			if lexical.Jaccard(a.words, b.words) >= textThreshold && (sameFile || a.Location.File == "" || b.Location.File == "") {
 				union(i, j)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/lexical"
 	"github.com/sotlabs/sot/llm"
 )
 
@@ -54,7 +55,7 @@ func Synthesize(ctx context.Context, reports []finding.Report, o Options) (*Synt
 	var all []*scored
 	for _, r := range reports {
 		for _, f := range r.Findings {
-			s := &scored{Finding: f, words: words(f.Claim)}
+			s := &scored{Finding: f, words: lexical.Words(f.Claim)}
 			s.tier = Tier(&s.Finding, o.Anchor, o.Type)
 			s.score = f.Confidence.Weight() * tierWeight(s.tier)
 			all = append(all, s)

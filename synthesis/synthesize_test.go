@@ -3,12 +3,12 @@ package synthesis
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/tokens"
+	"github.com/sotlabs/sot/lexical"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/middleware"
@@ -424,7 +424,7 @@ func TestLensesOfOneSpecialistCluster(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := []*scored{{Finding: tt.a, words: words(tt.a.Claim)}, {Finding: tt.b, words: words(tt.b.Claim)}}
+			fs := []*scored{{Finding: tt.a, words: lexical.Words(tt.a.Claim)}, {Finding: tt.b, words: lexical.Words(tt.b.Claim)}}
 			if got := len(clusterFindings(fs)); got != tt.clusters {
 				t.Errorf("%d clusters, want %d", got, tt.clusters)
 			}
@@ -477,7 +477,7 @@ func TestAgreeingLensesAreNotHighSignal(t *testing.T) {
 func TestGroundedKeepsPolarity(t *testing.T) {
 	src := func(id, claim, grounds string) *scored {
 		x := finding.Finding{ID: id, Claim: claim, Grounds: grounds, Warrant: "Attackers control the query string."}
-		return &scored{Finding: x, words: words(claim)}
+		return &scored{Finding: x, words: lexical.Words(claim)}
 	}
 	notValidated := []*scored{
 		src("security.1", "The token is not validated before it is written to the cookie.", "session.go:41 copies the token into the cookie."),
@@ -509,34 +509,6 @@ func TestGroundedKeepsPolarity(t *testing.T) {
 	}
 }
 
-func TestGroundWords(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"The token is not validated.", []string{"not_validat", "token"}},
-		{"There is no problem here", []string{"here", "not_problem"}},
-		{"It doesn't check, the token", []string{"not_check", "token"}},
-		{"Without validation the cookie cannot be trusted", []string{"cooki", "not_trust", "not_validation"}},
-		{"No. Tokens leak", []string{"leak", "token"}},
-		{"Tokens are compared in non-constant time", []string{"compar", "not_constant", "time", "token"}},
-		{"The handler is a no-op here", []string{"handler", "here"}},
-		{"Not only the token leaks", []string{"leak", "token"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			var got []string
-			for w := range groundWords(tt.in) {
-				got = append(got, w)
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("groundWords(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
 func TestNarrativeEnforced(t *testing.T) {
 	known := map[string]*scored{}
 	for _, x := range []finding.Finding{
@@ -549,7 +521,7 @@ func TestNarrativeEnforced(t *testing.T) {
 		{ID: "testing.1", Specialist: "testing", Claim: "The retry loop is validated by a test.",
 			Grounds: "retry_test.go covers the loop.", Warrant: "Tests catch regressions."},
 	} {
-		known[x.ID] = &scored{Finding: x, words: words(x.Claim)}
+		known[x.ID] = &scored{Finding: x, words: lexical.Words(x.Claim)}
 	}
 	tests := []struct {
 		name     string

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 
+	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/prompt"
@@ -93,19 +93,19 @@ Write the narrative last: three to six sentences on what matters most, citing fi
 // presentOrder is the randomized order in which findings reach the lead. It
 // returns shuffled copies of the clusters and leaves the clusters it is given
 // untouched, so nothing downstream (which source leads a merged item, for
-// one) depends on the seed.
+// one) depends on the seed. One engine.Shuffler for the seed shuffles the
+// clusters, then each cluster's members in turn.
 func presentOrder(clusters []*cluster, seed int64) ([]*cluster, []string) {
-	r := rand.New(rand.NewPCG(uint64(seed), 0x736f74))
+	sh := engine.NewShuffler(seed)
 	cs := make([]*cluster, len(clusters))
 	for i, c := range clusters {
 		cs[i] = &cluster{id: c.id, members: append([]*scored(nil), c.members...)}
 	}
-	r.Shuffle(len(cs), func(i, j int) { cs[i], cs[j] = cs[j], cs[i] })
+	engine.ShuffleWith(sh, cs)
 	var order []string
 	for _, c := range cs {
-		ms := c.members
-		r.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
-		for _, m := range ms {
+		engine.ShuffleWith(sh, c.members)
+		for _, m := range c.members {
 			order = append(order, m.ID)
 		}
 	}
@@ -182,23 +182,10 @@ func triageBatches(cs []*cluster, budget int, count func(string) int) [][]*clust
 	// The frame with both placeholders is longer than any batch's frame:
 	// a section with clusters in it has no placeholder.
 	frame := count(triageSystem) + count(triagePrompt(nil)) + 2
-	var batches [][]*cluster
-	var cur []*cluster
-	used := frame
-	for _, c := range cs {
+	return engine.Batches(cs, budget, frame, func(c *cluster) int {
 		text, _ := clusterLines(c)
-		n := count(text) + 1
-		if len(cur) > 0 && used+n > budget {
-			batches = append(batches, cur)
-			cur, used = nil, frame
-		}
-		cur = append(cur, c)
-		used += n
-	}
-	if len(cur) > 0 {
-		batches = append(batches, cur)
-	}
-	return batches
+		return count(text) + 1
+	})
 }
 
 // triagePrompt lists the clusters for the lead. Multi-source clusters are
@@ -260,19 +247,3 @@ func clusterLines(c *cluster) (string, bool) {
 // flat puts text on one line: white space runs, line breaks among them,
 // become one space, and control characters are escaped.
 func flat(s string) string { return prompt.Inline(s) }
-
-func splitSentences(text string) []string {
-	var out []string
-	start := 0
-	t := flat(text)
-	for i := 0; i < len(t); i++ {
-		if (t[i] == '.' || t[i] == '!' || t[i] == '?') && (i+1 == len(t) || t[i+1] == ' ') {
-			out = append(out, strings.TrimSpace(t[start:i+1]))
-			start = i + 1
-		}
-	}
-	if rest := strings.TrimSpace(t[start:]); rest != "" {
-		out = append(out, rest)
-	}
-	return out
-}
