@@ -6,6 +6,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -138,7 +139,7 @@ func (c *Config) ResolveModel(name string) (llm.ModelRef, error) {
 		name = c.DefaultModel
 	}
 	if name == "" {
-		return llm.ModelRef{}, fmt.Errorf("no model configured: set SOT_MODEL=provider:model (for example openai:gpt-4.1), pass --model, or set default_model in .sot/config.yaml")
+		return llm.ModelRef{}, fmt.Errorf("%w: set SOT_MODEL=provider:model (for example openai:gpt-4.1), pass --model, or set default_model in .sot/config.yaml", ErrNoModel)
 	}
 	seen := map[string]bool{}
 	for {
@@ -186,6 +187,9 @@ func providerByName(model string) string {
 	}
 	return ""
 }
+
+// ErrNoModel: no model was named and none is configured.
+var ErrNoModel = errors.New("no model configured")
 
 // UnknownModelError is a bare model name that is no alias and whose
 // provider cannot be told from the name. It wraps llm.ErrUnknownProvider.

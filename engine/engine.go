@@ -33,6 +33,10 @@ type Task struct {
 	ID      string
 	Group   string
 	Request *llm.Request
+	// Support marks a call that serves the step rather than being one of
+	// its personas' (a debate hub's summary, the lead's synthesis):
+	// displays count it apart from the personas' work.
+	Support bool
 }
 
 // Event reports a task's new state.
@@ -50,6 +54,8 @@ type Result struct {
 	Task *Task
 	Resp *llm.Response
 	Err  error
+	// FellBack is set when the task ran on the fallback model (see Local).
+	FellBack *FellBack
 }
 
 // Run sends every task through p concurrently and returns the results in

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -26,11 +27,21 @@ func (m ModelRef) String() string { return m.Provider + ":" + m.Name }
 func ParseModel(ref string) (ModelRef, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
-		return ModelRef{}, fmt.Errorf("empty model reference: name one as provider:model, for example openai:gpt-4.1")
+		return ModelRef{}, refError("empty model reference: name one as provider:model, for example openai:gpt-4.1")
 	}
 	p, name, ok := strings.Cut(ref, ":")
 	if !ok || p == "" || strings.TrimSpace(name) == "" {
-		return ModelRef{}, fmt.Errorf("model %q: write it as provider:model, for example openai:%s or anthropic:claude-sonnet-4-5", ref, ref)
+		return ModelRef{}, refError(fmt.Sprintf("model %q: write it as provider:model, for example openai:%s or anthropic:claude-sonnet-4-5", ref, ref))
 	}
 	return ModelRef{Provider: strings.ToLower(strings.TrimSpace(p)), Name: strings.TrimSpace(name)}, nil
 }
+
+// ErrBadModelRef marks a model reference that is not provider:model.
+var ErrBadModelRef = errors.New("not a provider:model reference")
+
+// refError is a model reference ParseModel cannot read; it is
+// ErrBadModelRef.
+type refError string
+
+func (e refError) Error() string        { return string(e) }
+func (e refError) Is(target error) bool { return target == ErrBadModelRef }

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/yamlfile"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/prompt"
@@ -85,16 +86,12 @@ func (c *Context) Defaults() {
 	}
 }
 
-// FieldError is an invalid value or combination, naming the field. When
-// the value was read from a file, Field starts with the file and line
+// FieldError is an invalid value or combination, naming the field: the
+// engine's user error, which every front end reports as a usage error.
+// When the value was read from a file, Field starts with the file and line
 // ("WorkflowContext.md:12: Final Review Specialist Models"); when it came
 // from a flag, Field is the flag ("--specialist-models").
-type FieldError struct {
-	Field string
-	Msg   string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+type FieldError = engine.UserError
 
 func oneOf(field, v string, allowed ...string) error {
 	for _, a := range allowed {
@@ -102,7 +99,7 @@ func oneOf(field, v string, allowed ...string) error {
 			return nil
 		}
 	}
-	return &FieldError{field, fmt.Sprintf("%q is not one of %s", v, strings.Join(allowed, ", "))}
+	return &FieldError{Field: field, Msg: fmt.Sprintf("%q is not one of %s", v, strings.Join(allowed, ", "))}
 }
 
 // Validate rejects invalid values and contradictory combinations.
@@ -120,22 +117,22 @@ func (c *Context) Validate() error {
 		return err
 	}
 	if c.PerspectiveCap < 1 {
-		return &FieldError{"perspective_cap", fmt.Sprintf("must be a positive integer, not %d", c.PerspectiveCap)}
+		return &FieldError{Field: "perspective_cap", Msg: fmt.Sprintf("must be a positive integer, not %d", c.PerspectiveCap)}
 	}
 	if strings.TrimSpace(c.Framing) != "" && c.Type != prompt.TypeFreeform {
-		return &FieldError{"framing", fmt.Sprintf("applies only to type freeform, and type is %s", c.Type)}
+		return &FieldError{Field: "framing", Msg: fmt.Sprintf("applies only to type freeform, and type is %s", c.Type)}
 	}
 	if _, err := persona.ParseSelection(c.Specialists); err != nil {
-		return &FieldError{"specialists", err.Error()}
+		return &FieldError{Field: "specialists", Msg: err.Error()}
 	}
 	if _, err := ParseModels(c.SpecialistModels); err != nil {
-		return &FieldError{"specialist_models", err.Error()}
+		return &FieldError{Field: "specialist_models", Msg: err.Error()}
 	}
 	p := strings.ToLower(strings.TrimSpace(c.Perspectives))
 	if p != "none" && p != "auto" {
 		for _, n := range strings.Split(p, ",") {
 			if n = strings.TrimSpace(n); n != "" && !persona.ValidID(n) {
-				return &FieldError{"perspectives", fmt.Sprintf("%q is not a lens name; use none, auto or a comma list", n)}
+				return &FieldError{Field: "perspectives", Msg: fmt.Sprintf("%q is not a lens name; use none, auto or a comma list", n)}
 			}
 		}
 	}
@@ -221,7 +218,7 @@ func isProvider(name string, cfg *config.Config) bool {
 func CheckSpecialistModels(list, field string, cfg *config.Config) error {
 	ms, err := ParseModelsFor(list, cfg)
 	if err != nil {
-		return &FieldError{field, err.Error()}
+		return &FieldError{Field: field, Msg: err.Error()}
 	}
 	models := slices.Clone(ms.Pool)
 	for _, name := range slices.Sorted(maps.Keys(ms.Pinned)) {
@@ -275,7 +272,7 @@ func checkModels(models []string, field string, cfg *config.Config, all bool) er
 	if len(msgs) == 0 {
 		return nil
 	}
-	return &FieldError{field, strings.Join(msgs, "; ")}
+	return &FieldError{Field: field, Msg: strings.Join(msgs, "; ")}
 }
 
 // LoadFile reads a review context from a YAML or JSON file.
@@ -304,7 +301,7 @@ func LoadFile(path string) (Context, error) {
 		_ = yamlfile.Decode(path, data, &cap, false, 0)
 	}
 	if cap.PerspectiveCap != nil && *cap.PerspectiveCap < 1 {
-		return c, &FieldError{"perspective_cap", fmt.Sprintf("%s sets it to %d; it must be a positive integer", path, *cap.PerspectiveCap)}
+		return c, &FieldError{Field: "perspective_cap", Msg: fmt.Sprintf("%s sets it to %d; it must be a positive integer", path, *cap.PerspectiveCap)}
 	}
 	return c, nil
 }
@@ -430,7 +427,7 @@ func LoadWorkflow(path string) (Workflow, error) {
 			case "disabled":
 				w.Disabled, w.DisabledLine = true, line
 			default:
-				return w, &FieldError{fmt.Sprintf("%s:%d: %s", path, line, fieldFinalAgentReview), fmt.Sprintf("%q is not enabled or disabled", val)}
+				return w, &FieldError{Field: fmt.Sprintf("%s:%d: %s", path, line, fieldFinalAgentReview), Msg: fmt.Sprintf("%q is not enabled or disabled", val)}
 			}
 		case "work id", "feature slug":
 			w.WorkID = val
@@ -455,7 +452,7 @@ func LoadWorkflow(path string) (Workflow, error) {
 		case "final review perspective cap":
 			n, err := strconv.Atoi(val)
 			if err != nil || n < 1 {
-				return w, &FieldError{fmt.Sprintf("%s:%d: %s", path, line, fieldFinalReviewPerspective), fmt.Sprintf("%q is not a positive integer", val)}
+				return w, &FieldError{Field: fmt.Sprintf("%s:%d: %s", path, line, fieldFinalReviewPerspective), Msg: fmt.Sprintf("%q is not a positive integer", val)}
 			}
 			w.Context.PerspectiveCap = n
 			w.Set["perspective_cap"] = true
@@ -471,7 +468,7 @@ func LoadWorkflow(path string) (Workflow, error) {
 	switch w.Mode {
 	case "", "society-of-thought", "single-model", "multi-model":
 	default:
-		return w, &FieldError{w.where(fieldFinalReviewMode), fmt.Sprintf("%q is not society-of-thought, single-model or multi-model", w.Mode)}
+		return w, &FieldError{Field: w.where(fieldFinalReviewMode), Msg: fmt.Sprintf("%q is not society-of-thought, single-model or multi-model", w.Mode)}
 	}
 	if !workID.MatchString(w.WorkID) || strings.Contains(w.WorkID, "..") {
 		field := "Work ID"
@@ -482,7 +479,7 @@ func LoadWorkflow(path string) (Workflow, error) {
 		default:
 			field = "work id (the name of the file's directory)"
 		}
-		return w, &FieldError{w.where(field), fmt.Sprintf("%q cannot be used in a path; use letters, digits, '.', '_' and '-'", w.WorkID)}
+		return w, &FieldError{Field: w.where(field), Msg: fmt.Sprintf("%q cannot be used in a path; use letters, digits, '.', '_' and '-'", w.WorkID)}
 	}
 	w.Context.OutputDir = workflowOutputDir(path, w.WorkID)
 	return w, nil

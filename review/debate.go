@@ -81,9 +81,12 @@ type thread struct {
 
 // debate is the state of one debate run.
 type debate struct {
-	p        *Plan
-	o        *Options
-	st       *stack.Stack
+	p  *Plan
+	o  *Options
+	st *stack.Stack
+	// x runs the rounds and the hub's summaries; a model that failed for
+	// good in the first round already fell back there.
+	x        engine.Executor
 	res      *synthesis.Result
 	debaters []*debater
 	bySource map[string]*debater
@@ -102,7 +105,7 @@ type debate struct {
 // Rounds stop early when nothing changes, and never exceed three; threads
 // still contested get up to two targeted exchanges, within a call budget.
 func runDebate(ctx context.Context, p *Plan, o *Options, st *stack.Stack, res *synthesis.Result) ([]finding.Report, error, error) {
-	d := &debate{p: p, o: o, st: st, res: res, bySource: map[string]*debater{}, byID: map[string]*thread{}, notes: map[[2]string]map[int]string{}}
+	d := &debate{p: p, o: o, st: st, x: &engine.Local{Provider: st, Hooks: o.Hooks}, res: res, bySource: map[string]*debater{}, byID: map[string]*thread{}, notes: map[[2]string]map[int]string{}}
 	p.debate = d
 	for _, t := range p.Tasks {
 		info := p.taskInfo[t.ID]
@@ -111,8 +114,11 @@ func runDebate(ctx context.Context, p *Plan, o *Options, st *stack.Stack, res *s
 		d.bySource[db.source()] = db
 	}
 	results := p.runTasks(ctx, st, p.Tasks, o, res)
-	if err := setupFailure(results); err != nil {
+	if err := engine.SetupFailure(results); err != nil {
 		return nil, nil, err
+	}
+	for i, r := range results {
+		d.debaters[i].task = r.Task // the task that ran, on the model it fell back to if it did
 	}
 	round1, stopped := p.collect(results, res)
 	d.stopped = stopped
@@ -264,12 +270,14 @@ func (d *debate) summarize(ctx context.Context, r int, threads []*thread) (*roun
 		n := tokens.Count(summarySystem) + tokens.Count(b.String())
 		return nil, fmt.Errorf("the summary of %d threads needs %d tokens, over the prompt budget of %d; raise --max-prompt-tokens or review with fewer specialists or lenses to debate further", len(threads), n, budget)
 	}
-	resp, err := d.st.Complete(ctx, &llm.Request{
+	req := &llm.Request{
 		Model: d.p.TriageModel, System: summarySystem, Temperature: llm.Float(0.2), MaxTokens: 4096,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: b.String()}},
 		Schema:   &llm.Schema{Name: "round_summary", JSON: summarySchema},
 		Label:    "debate/" + strings.ReplaceAll(exchangeName(r), " ", "-") + "/summary",
-	})
+	}
+	hub := d.x.Execute(ctx, []*engine.Task{{ID: req.Label, Group: "triage-lead", Request: req, Support: true}})[0]
+	resp, err := hub.Resp, hub.Err
 	if err != nil {
 		if errors.Is(err, llm.ErrBudget) {
 			d.stopped = err
@@ -396,7 +404,7 @@ func (d *debate) round(ctx context.Context, r int, s *roundSummary) ([]finding.R
 		req.Label = fmt.Sprintf("%s/round-%d", db.task.ID, r)
 		tasks = append(tasks, &engine.Task{ID: req.Label, Group: db.specialist, Request: req})
 	}
-	results := engine.Run(ctx, d.st, tasks, d.o.Events)
+	results := d.x.Execute(ctx, tasks)
 	var newReports []finding.Report
 	changed := false
 	for i, rr := range results {
@@ -679,7 +687,7 @@ func (d *debate) continuation(ctx context.Context) error {
 			return nil
 		}
 		d.o.progress("debate continuation %d: %d contested thread(s), %d call(s)", step, len(active), len(tasks))
-		results := engine.Run(ctx, d.st, tasks, d.o.Events)
+		results := d.x.Execute(ctx, tasks)
 		touched := map[*thread]bool{}
 		for i, rr := range results {
 			t, db := owners[i], spokes[i]

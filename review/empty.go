@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/synthesis"
 )
@@ -38,21 +39,21 @@ func WriteEmpty(dir string, res *synthesis.Result, formats []string, version str
 		return nil, err
 	}
 	defer d.Close()
-	unlock, err := lockRun(d)
+	unlock, err := d.Lock("a review")
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	// An earlier review's files must not sit next to documents that say
 	// there is nothing to review.
-	if old, err := clearStale(d, ""); err != nil {
+	if old, err := d.ClearStale(""); err != nil {
 		return nil, err
 	} else if old != "" {
-		if err := d.Remove(stateFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := d.Remove(run.StateFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
 	}
-	if err := ensureIgnore(d); err != nil {
+	if err := d.EnsureIgnore(); err != nil {
 		return nil, err
 	}
 	// Outputs of an earlier empty result that were not asked for again

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/finding"
-	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/llm/stack"
@@ -49,8 +49,21 @@ type Outcome struct {
 // Execute runs a prepared plan: every task concurrently, then the synthesis,
 // then the outputs. A specialist that fails for good is recorded as missing;
 // the review carries on and says so.
+//
+// An error that is the caller's to fix (a missing key, a provider's
+// configuration, an output directory in use or unusable) is an
+// *engine.UserError.
 func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
+	out, err := execute(ctx, p, o)
+	if err != nil {
+		return nil, userError(err)
+	}
+	return out, nil
+}
+
+func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	start := time.Now()
+	p = p.forRun()
 	// The stack comes first: a run it refuses (under --max-cost, a model
 	// without a price) must not touch the output directory.
 	st, err := o.NewStack("")
@@ -65,12 +78,12 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		return nil, err
 	}
 	defer d.Close()
-	unlock, err := lockRun(d)
+	unlock, err := d.Lock("a review")
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if old, err := clearStale(d, p.RunID); err != nil {
+	if old, err := d.ClearStale(p.RunID); err != nil {
 		return nil, err
 	} else if old == p.RunID {
 		o.warn(fmt.Sprintf("%s held a run.json that sot did not write for you (it may have come with the repository, or sot's key in the user cache directory was replaced); its files were removed and the run starts afresh", p.OutputDir))
@@ -103,7 +116,7 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 			res.Notes = append(res.Notes, "debate needs at least two specialists; with one, the review ran in parallel mode")
 		}
 		results := p.runTasks(ctx, st, p.Tasks, o, res)
-		if err := setupFailure(results); err != nil {
+		if err := engine.SetupFailure(results); err != nil {
 			return nil, err
 		}
 		reports, stopped = p.collect(results, res)
@@ -151,7 +164,7 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	}
 	res.FileLines = p.fileLines(ctx, o, res)
 	p.usage(res, st, start)
-	if err := applyResolutions(d, res); err != nil {
+	if err := applyResolutions(d.Dir, res); err != nil {
 		return nil, err
 	}
 	// Every output in the directory belongs to this synthesis: the machine
@@ -176,7 +189,7 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		return nil, err
 	}
 	files := append(sf.files, filepath.Join(p.OutputDir, synthesisFile))
-	if err := recordWritten(d, files); err != nil {
+	if err := d.RecordWritten(files); err != nil {
 		return nil, err
 	}
 	completed := 0
@@ -200,49 +213,40 @@ func (p *Plan) models() []string {
 	return models
 }
 
-const journalFile = "journal.jsonl"
-
 // synthesisFile is the review's synthesis in an output directory.
 const synthesisFile = "REVIEW-SYNTHESIS.md"
 
 // runTasks runs the first round of specialist calls. A call whose model
 // turned out to be unusable (no key, a rejected key, a model the provider
 // does not serve) runs once more on the session default, with a warning,
-// as PAW asks of an unavailable model; the specialist keeps the
-// default for the rest of the run.
+// as PAW asks of an unavailable model (see engine.Local); the specialist
+// keeps the default for the rest of the run, and tasks[i] becomes the task
+// that ran.
 func (p *Plan) runTasks(ctx context.Context, st *stack.Stack, tasks []*engine.Task, o *Options, res *synthesis.Result) []engine.Result {
-	results := engine.Run(ctx, st, tasks, o.Events)
-	var again []*engine.Task
-	var at []int
-	warned := map[string]bool{}
+	x := &engine.Local{Provider: st, Hooks: o.Hooks, Fallback: p.TriageModel}
+	results := x.Execute(ctx, tasks)
+	noted := map[string]bool{}
 	for i, r := range results {
-		m := r.Task.Request.Model
-		if r.Err == nil || m == p.TriageModel || !unusable(r.Err) {
+		if r.FellBack == nil {
 			continue
 		}
-		if !warned[r.Task.Group] {
-			warned[r.Task.Group] = true
-			msg := fmt.Sprintf("model %q for %s is unavailable (%s); using the session default %s", m, r.Task.Group, llm.Redact(firstLine(r.Err.Error())), p.TriageModel)
-			o.warn(msg)
-			res.Notes = append(res.Notes, msg)
+		tasks[i] = r.Task
+		if g := r.Task.Group; !noted[g] {
+			noted[g] = true
+			res.Notes = append(res.Notes, engine.FallbackNote(r.FellBack.From, g, r.FellBack.Err, p.TriageModel))
+			p.Models[g] = p.TriageModel
 		}
-		r.Task.Request.Model = p.TriageModel
-		p.Models[r.Task.Group] = p.TriageModel
-		again, at = append(again, r.Task), append(at, i)
 	}
-	if len(again) == 0 {
+	if len(noted) == 0 {
 		return results
 	}
-	// Moderator mode summons specialists on the models the run used: record
-	// them once the run's own record is on disk.
+	// Moderator mode summons specialists on the models the run used:
+	// record them once the run's own record is on disk.
 	if st.Journal != nil {
 		_ = st.Journal.Ready()
 	}
 	if err := p.recordModels(); err != nil {
-		o.warn(err.Error())
-	}
-	for k, r := range engine.Run(ctx, st, again, o.Events) {
-		results[at[k]] = r
+		o.Warnf("%s", err)
 	}
 	return results
 }
@@ -255,58 +259,12 @@ func (p *Plan) recordModels() error {
 		return err
 	}
 	defer d.Close()
-	if state := readState(d); state.RunID == p.RunID && state.authentic {
-		state.Models = p.Models
-		return state.save(d)
+	rec := &record{}
+	if st := d.State(rec); st.RunID == p.RunID && st.Authentic {
+		rec.Models = p.Models
+		return d.Save(st)
 	}
 	return nil
-}
-
-// unusable reports errors that say a model cannot be used at all, as
-// opposed to a call that failed.
-func unusable(err error) bool {
-	return errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) || errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrUnknownModel)
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-// ensureIgnore writes a .gitignore of "*" into the output directory unless
-// one is there: the review's files are local scratch, never to be committed.
-func ensureIgnore(d *safedir.Dir) error {
-	f, err := d.OpenFile(".gitignore", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return nil
-	}
-	if err == nil {
-		_, err = f.WriteString("*\n")
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("write the output directory's .gitignore: %w", err)
-	}
-	return nil
-}
-
-// setupFailure reports a setup error that failed every call (a missing or
-// rejected key, a bad endpoint): that is not a partial review but a review
-// that could not start.
-func setupFailure(results []engine.Result) error {
-	if len(results) == 0 {
-		return nil
-	}
-	for _, r := range results {
-		if r.Err == nil || !unusable(r.Err) {
-			return nil
-		}
-	}
-	return fmt.Errorf("no specialist could run: %w", results[0].Err)
 }
 
 func countFindings(rs []finding.Report) int {
@@ -318,46 +276,11 @@ func countFindings(rs []finding.Report) int {
 }
 
 // openJournal records the run's state (its nonce and seed, so a re-run
-// sends identical prompts) and opens its journal. A re-run of the same run
-// replays the journal; a new run, or a fresh one, starts an empty journal
-// in the background, and the state is written before its first record.
-func (p *Plan) openJournal(d *safedir.Dir, fresh bool) (*middleware.Journal, error) {
-	old := readState(d)
-	st := state{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: time.Now().UTC(),
-		Mode: p.Mode, Context: p.Context, Models: maps.Clone(p.Models), TriageModel: p.TriageModel, Lenses: p.LensIDs()}
-	path := filepath.Join(p.OutputDir, journalFile)
-	same := old.RunID == p.RunID && old.authentic
-	if same {
-		st.Written = old.Written // the same run: its files are the same files
-	}
-	if same && !fresh {
-		if !old.Created.IsZero() {
-			st.Created = old.Created
-		}
-		if err := st.save(d); err != nil {
-			return nil, err
-		}
-		return middleware.OpenJournal(path)
-	}
-	return middleware.CreateJournal(path, func() error { return st.save(d) }), nil
-}
-
-// save writes the run's state, after the output directory's ignore file:
-// the run's files must never show up as changes in the next review's diff,
-// or an interrupted run could not be resumed under the same id.
-func (st state) save(d *safedir.Dir) error {
-	if err := ensureIgnore(d); err != nil {
-		return err
-	}
-	st.MAC = ""
-	if key := nonceKey(); key != nil {
-		st.MAC = stateMAC(key, st)
-	}
-	b, _ := json.MarshalIndent(st, "", "  ")
-	if err := d.WriteFile(stateFile, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("record the run's state: %w", err)
-	}
-	return nil
+// sends identical prompts) and opens its journal (see run.Dir.OpenJournal).
+func (p *Plan) openJournal(d *run.Dir, fresh bool) (*middleware.Journal, error) {
+	st := run.State{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: time.Now().UTC(),
+		Payload: &record{Mode: p.Mode, Context: p.Context, Models: maps.Clone(p.Models), TriageModel: p.TriageModel, Lenses: p.LensIDs()}}
+	return d.OpenJournal(st, fresh)
 }
 
 // result starts the Result with what the plan decided.
@@ -432,10 +355,10 @@ func (p *Plan) synthesize(ctx context.Context, o *Options, st *stack.Stack, repo
 			ok = append(ok, r)
 		}
 	}
-	so := synthesis.Options{Type: p.Context.Type, Anchor: removedLines{newAnchor(p.Material)}, Seed: p.Seed, Provider: st, Model: p.TriageModel,
+	so := synthesis.Options{Type: p.Context.Type, Anchor: removedLines{newAnchor(p.Material)}, Seed: p.Seed, Executor: &engine.Local{Provider: st, Hooks: o.Hooks}, Model: p.TriageModel,
 		MaxPromptTokens: p.PromptBudget}
 	if p.Mode == ModeSingleModel {
-		so.Provider = nil // one source has nothing to triage
+		so.Executor = nil // one source has nothing to triage
 	}
 	if o.Ask != nil && p.Context.Interactive != persona.InteractiveFalse {
 		so.Decide = func(_ context.Context, d *synthesis.Dispute, _ *synthesis.Item) (*synthesis.Decision, error) {
@@ -570,7 +493,7 @@ func mergeByLens(rs []finding.Report) []finding.Report {
 // writeSpecialists writes every REVIEW-<SPECIALIST>.md.
 // REVIEW-SYNTHESIS.md is written after the synthesis, machine formats by
 // WriteFormats.
-func writeSpecialists(d *safedir.Dir, res *synthesis.Result, reports []finding.Report, rounds map[[2]string]map[int]string) ([]string, error) {
+func writeSpecialists(d *run.Dir, res *synthesis.Result, reports []finding.Report, rounds map[[2]string]map[int]string) ([]string, error) {
 	var files []string
 	write := func(path string, data []byte) error {
 		if err := d.WriteFile(filepath.Base(path), data, 0o644); err != nil {
@@ -632,7 +555,7 @@ func WriteFormats(dir string, res *synthesis.Result, formats []string, version s
 	}
 	defer d.Close()
 	all := slices.Clone(formats)
-	if st := readState(d); st.authentic && st.RunID != "" && st.RunID == res.RunID {
+	if st := d.State(nil); st.Authentic && st.RunID != "" && st.RunID == res.RunID {
 		for _, format := range slices.Sorted(maps.Keys(Formats)) {
 			if slices.Contains(st.Written, Formats[format]) && !slices.Contains(all, format) {
 				all = append(all, format)
@@ -646,12 +569,12 @@ func WriteFormats(dir string, res *synthesis.Result, formats []string, version s
 	if err != nil {
 		return nil, err
 	}
-	return files, recordWritten(d, files)
+	return files, d.RecordWritten(files)
 }
 
 // removeFormats removes the machine outputs in d except those of the
 // formats kept, so that none is left from an earlier synthesis.
-func removeFormats(d *safedir.Dir, keep []string) error {
+func removeFormats(d *run.Dir, keep []string) error {
 	for _, format := range slices.Sorted(maps.Keys(Formats)) {
 		if slices.Contains(keep, format) {
 			continue
@@ -663,7 +586,7 @@ func removeFormats(d *safedir.Dir, keep []string) error {
 	return nil
 }
 
-func writeFormats(d *safedir.Dir, res *synthesis.Result, formats []string, version string) ([]string, error) {
+func writeFormats(d *run.Dir, res *synthesis.Result, formats []string, version string) ([]string, error) {
 	var files []string
 	for _, f := range formats {
 		name, ok := Formats[f]
@@ -694,7 +617,7 @@ func sortedRounds(m map[int]string) []int {
 // resultFile keeps the full result of a run for --resolve and moderator mode.
 const resultFile = "result.json"
 
-func saveResult(d *safedir.Dir, res *synthesis.Result) error {
+func saveResult(d *run.Dir, res *synthesis.Result) error {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
@@ -705,7 +628,8 @@ func saveResult(d *safedir.Dir, res *synthesis.Result) error {
 // Run is a finished review loaded from its output directory.
 type Run struct {
 	Dir    string
-	state  state
+	state  run.State
+	rec    *record
 	Result *synthesis.Result
 	// top is the project top the directory was checked from.
 	top string
@@ -734,7 +658,8 @@ func LoadRun(ref string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.state = readState(d)
+	r.rec = &record{}
+	r.state = d.State(r.rec)
 	if err := json.Unmarshal(b, r.Result); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, resultFile), err)
 	}
@@ -766,7 +691,7 @@ func (r *Run) Save(version string) error {
 }
 
 // open opens the run's directory for writing.
-func (r *Run) open() (*safedir.Dir, error) {
+func (r *Run) open() (*run.Dir, error) {
 	return openOutputDir(r.top, r.Dir)
 }
 

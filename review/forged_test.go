@@ -41,7 +41,7 @@ func TestForgedRunState(t *testing.T) {
 		"models": map[string]string{"security": "command:touch PWNED"}, "mac": strings.Repeat("ab", 32)}
 	b, _ := json.Marshal(forged)
 	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, stateFile), b, 0o644)
+	os.WriteFile(filepath.Join(dir, "run.json"), b, 0o644)
 	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*\n"), 0o644)
 
 	again, err := Prepare(context.Background(), o)
@@ -68,14 +68,14 @@ func TestForgedRunState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !run.state.authentic {
+	if !run.state.Authentic {
 		t.Fatal("the record sot wrote does not check out")
 	}
 
 	// An edit to it (a model that runs a program) breaks the signature.
-	b, _ = os.ReadFile(filepath.Join(dir, stateFile))
+	b, _ = os.ReadFile(filepath.Join(dir, "run.json"))
 	b = bytes.Replace(b, []byte(`"security": "openai:gpt-4.1"`), []byte(`"security": "command:touch PWNED"`), 1)
-	os.WriteFile(filepath.Join(dir, stateFile), b, 0o644)
+	os.WriteFile(filepath.Join(dir, "run.json"), b, 0o644)
 	run, err = LoadRun(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
@@ -38,11 +40,11 @@ type ModerateOptions struct {
 func (r *Run) ModeratorSkip() string {
 	res := r.Result
 	switch {
-	case r.state.Context.Interactive == persona.InteractiveFalse:
+	case r.rec.Context.Interactive == persona.InteractiveFalse:
 		return "the review ran with interactive false"
 	case len(res.Items) == 0:
 		return "the review has no findings"
-	case r.state.Context.Interactive == persona.InteractiveSmart:
+	case r.rec.Context.Interactive == persona.InteractiveSmart:
 		for _, it := range res.Items {
 			if it.Severity != finding.Consider {
 				return ""
@@ -72,14 +74,14 @@ type moderator struct {
 // until they say done, continue or proceed. Answers stream as they arrive,
 // and every exchange is appended to MODERATOR.md in the run's directory.
 func (r *Run) Moderate(ctx context.Context, o ModerateOptions) error {
-	if !r.state.authentic {
-		return &FieldError{"run", fmt.Sprintf("%s/%s does not carry the signature sot gives the runs it writes for you (it may have come with the repository, or sot's key in the user cache directory was replaced), so moderator mode will not call the models it names; run sot review again to make a run of your own", r.Dir, stateFile)}
+	if !r.state.Authentic {
+		return &FieldError{Field: "run", Msg: fmt.Sprintf("%s/%s does not carry the signature sot gives the runs it writes for you (it may have come with the repository, or sot's key in the user cache directory was replaced), so moderator mode will not call the models it names; run sot review again to make a run of your own", r.Dir, run.StateFile)}
 	}
 	if why := r.ModeratorSkip(); why != "" && !o.Force {
 		fmt.Fprintf(o.Out, "Moderator mode skipped: %s.\n", why)
 		return nil
 	}
-	st, err := o.NewStack(filepath.Join(r.Dir, journalFile))
+	st, err := o.NewStack(filepath.Join(r.Dir, run.JournalFile))
 	if err != nil {
 		return err
 	}
@@ -195,7 +197,7 @@ func (m *moderator) specialistIn(s string) (string, string) {
 // system composes a specialist's prompt for moderator mode: its persona,
 // the shared rules, the preamble, the coordinates and the synthesis.
 func (m *moderator) system(spec *persona.Persona, focus string, extra string) (string, error) {
-	c := m.r.state.Context
+	c := m.r.rec.Context
 	material := "The material itself is not repeated here; the review's synthesis follows as context.\n\n" + m.synth
 	if extra != "" {
 		material = extra + "\n\n" + material
@@ -209,6 +211,14 @@ func (m *moderator) system(spec *persona.Persona, focus string, extra string) (s
 	return comp.Text, nil
 }
 
+// complete makes one call of moderator mode through the engine, as every
+// call of a run is made.
+func (m *moderator) complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	x := &engine.Local{Provider: m.st}
+	r := x.Execute(ctx, []*engine.Task{{ID: req.Label, Group: "moderator", Request: req}})[0]
+	return r.Resp, r.Err
+}
+
 // stream asks for a plain-text answer and prints it as it arrives.
 func (m *moderator) stream(ctx context.Context, req *llm.Request) (string, error) {
 	streamed := false
@@ -216,7 +226,7 @@ func (m *moderator) stream(ctx context.Context, req *llm.Request) (string, error
 		streamed = true
 		fmt.Fprint(m.o.Out, s)
 	}
-	resp, err := m.st.Complete(ctx, req)
+	resp, err := m.complete(ctx, req)
 	if err != nil {
 		return "", err
 	}
@@ -307,7 +317,7 @@ func (m *moderator) challenge(ctx context.Context, id, argument string) error {
 		Schema:   &llm.Schema{Name: "challenge_answer", JSON: challengeSchema}, Label: fmt.Sprintf("moderate/challenge/%s/%d", f.ID, m.n+1)}
 	var a challengeAnswer
 	for attempt := 1; ; attempt++ {
-		resp, err := m.st.Complete(ctx, req)
+		resp, err := m.complete(ctx, req)
 		if err != nil {
 			return err
 		}
@@ -419,10 +429,10 @@ func (m *moderator) relevant(text string) string {
 }
 
 func (m *moderator) modelOf(name string) string {
-	if model := m.r.state.Models[name]; model != "" {
+	if model := m.r.rec.Models[name]; model != "" {
 		return model
 	}
-	return m.r.state.TriageModel
+	return m.r.rec.TriageModel
 }
 
 // moderatorFile records moderator mode's exchanges in a run's directory.

@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sotlabs/sot/internal/safedir"
+	"github.com/sotlabs/sot/engine/run"
 )
 
 // openDir opens dir as a run's output directory for the rest of the test.
-func openDir(t *testing.T, dir string) *safedir.Dir {
+func openDir(t *testing.T, dir string) *run.Dir {
 	t.Helper()
-	d, err := safedir.Open("", dir)
+	d, err := run.Open("", dir, layout, run.Key())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestCheckOutputDir(t *testing.T) {
 				}
 				os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
 			}
-			err := checkOutputDirIn(top, dir)
+			err := run.Check(top, dir, layout)
 			if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
 				t.Errorf("the victim now holds %q", b)
 			}
@@ -109,19 +109,19 @@ func TestClearStale(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644)
 	}
 	d := openDir(t, dir)
-	if err := (state{RunID: "rold"}).save(d); err != nil {
+	if err := d.Save(run.State{RunID: "rold"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := recordWritten(d, []string{filepath.Join(dir, "REVIEW-SECURITY.md")}); err != nil {
+	if err := d.RecordWritten([]string{filepath.Join(dir, "REVIEW-SECURITY.md")}); err != nil {
 		t.Fatal(err)
 	}
-	if old, err := clearStale(d, "rold"); err != nil || old != "" {
+	if old, err := d.ClearStale("rold"); err != nil || old != "" {
 		t.Fatalf("the same run: old %q, err %v; want nothing removed", old, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "REVIEW-SECURITY.md")); err != nil {
 		t.Fatal("the same run's files were removed")
 	}
-	old, err := clearStale(d, "rnew")
+	old, err := d.ClearStale("rnew")
 	if err != nil || old != "rold" {
 		t.Fatalf("old %q, err %v", old, err)
 	}
@@ -142,7 +142,7 @@ func TestWriteEmptyClearsAnEarlierRun(t *testing.T) {
 	for _, f := range []string{".gitignore", "REVIEW-SYNTHESIS.md", "review.sarif", "result.json"} {
 		os.WriteFile(filepath.Join(dir, f), []byte("old"), 0o644)
 	}
-	if err := (state{RunID: "rold", Written: []string{"REVIEW-SYNTHESIS.md"}}).save(openDir(t, dir)); err != nil {
+	if err := openDir(t, dir).Save(run.State{RunID: "rold", Written: []string{"REVIEW-SYNTHESIS.md"}}); err != nil {
 		t.Fatal(err)
 	}
 	res := EmptyResult(Context{Type: "diff"}, "no changes to review", nil)

@@ -3,22 +3,18 @@ package review
 import (
 	"cmp"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/tokens"
@@ -80,27 +76,14 @@ type Options struct {
 	// Fresh discards the journal of an earlier run of the same review.
 	Fresh bool
 
-	// Ask questions the user; nil when nobody can be asked.
-	Ask persona.Asker
-	// Events receives task state changes (for live status).
-	Events func(engine.Event)
-	// Warn receives warnings and notes as they happen.
-	Warn func(string)
-	// Progress receives one line per step ("synthesizing ...").
-	Progress func(string)
+	// Hooks reach the user (Ask: nil when nobody can be asked), the live
+	// status (Events), and the log (Warn, Progress).
+	engine.Hooks
 }
 
-func (o *Options) warn(s string) {
-	if o.Warn != nil {
-		o.Warn(s)
-	}
-}
+func (o *Options) warn(s string) { o.Warnf("%s", s) }
 
-func (o *Options) progress(format string, args ...any) {
-	if o.Progress != nil {
-		o.Progress(fmt.Sprintf(format, args...))
-	}
-}
+func (o *Options) progress(format string, args ...any) { o.Progressf(format, args...) }
 
 // Plan is everything decided before the first model call.
 type Plan struct {
@@ -133,6 +116,23 @@ type Plan struct {
 	debate      *debate
 }
 
+// forRun returns the copy of the plan one execution works on: the models
+// (a specialist may fall back to the default) and the tasks (their
+// requests follow) are its own, and so is what a debate sets. Executing a
+// plan never changes it, so one plan may be executed twice, even at once.
+func (p *Plan) forRun() *Plan {
+	x := *p
+	x.Models = maps.Clone(p.Models)
+	x.Tasks = make([]*engine.Task, len(p.Tasks))
+	for i, t := range p.Tasks {
+		c := *t
+		c.Request = t.Request.Clone()
+		x.Tasks[i] = &c
+	}
+	x.fileReports, x.roundNotes, x.debate = nil, nil, nil
+	return &x
+}
+
 type taskInfo struct {
 	specialist, lens string
 	chunk            int
@@ -161,8 +161,18 @@ func (e *TrivialError) Error() string {
 	return e.Reason + "; society-of-thought review is not worth it here: review it with --mode single-model, or pass --specialists all to review it anyway"
 }
 
-// Prepare gathers the material and decides the plan.
+// Prepare gathers the material and decides the plan. An error that is the
+// caller's to fix (a flag, a field, a file given as material) is an
+// *engine.UserError.
 func Prepare(ctx context.Context, o *Options) (*Plan, error) {
+	p, err := prepare(ctx, o)
+	if err != nil {
+		return nil, userError(err)
+	}
+	return p, nil
+}
+
+func prepare(ctx context.Context, o *Options) (*Plan, error) {
 	c := o.Context
 	c.Defaults()
 	if err := c.Validate(); err != nil {
@@ -178,7 +188,7 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		return nil, err
 	}
 	top := projectRoot(o.Dir)
-	if err := checkOutputDirIn(top, c.OutputDir); err != nil {
+	if err := run.Check(top, c.OutputDir, layout); err != nil {
 		return nil, err
 	}
 	// Every configured key is masked in the material, not only the
@@ -223,42 +233,42 @@ func (o *Options) checkInputs(c *Context) error {
 	hasDiff := o.Diff != "" || o.Staged
 	switch {
 	case o.Content != "" && hasDiff:
-		return &FieldError{"--input", "cannot be combined with --diff or --staged; review one kind of material at a time"}
+		return &FieldError{Field: "--input", Msg: "cannot be combined with --diff or --staged; review one kind of material at a time"}
 	case o.Content != "" && len(o.Artifacts) > 0:
-		return &FieldError{"--input", "cannot be combined with --artifacts; review one kind of material at a time"}
+		return &FieldError{Field: "--input", Msg: "cannot be combined with --artifacts; review one kind of material at a time"}
 	case len(o.Artifacts) > 0 && c.Type == prompt.TypeFreeform:
-		return &FieldError{"type", "is freeform, but --artifacts names documents; use --type artifacts, or --input FILE for freeform content"}
+		return &FieldError{Field: "type", Msg: "is freeform, but --artifacts names documents; use --type artifacts, or --input FILE for freeform content"}
 	case o.Diff != "" && o.Staged:
-		return &FieldError{"--staged", "cannot be combined with a --diff range; --staged reviews the index against HEAD"}
+		return &FieldError{Field: "--staged", Msg: "cannot be combined with a --diff range; --staged reviews the index against HEAD"}
 	case len(o.Artifacts) > 0 && hasDiff:
-		return &FieldError{"--artifacts", "cannot be combined with --diff or --staged; review one kind of material at a time"}
+		return &FieldError{Field: "--artifacts", Msg: "cannot be combined with --diff or --staged; review one kind of material at a time"}
 	case len(o.Artifacts) > 0 && c.Type == prompt.TypeDiff && o.Context.Type != "":
-		return &FieldError{"type", "is diff, but --artifacts names documents; use --type artifacts"}
+		return &FieldError{Field: "type", Msg: "is diff, but --artifacts names documents; use --type artifacts"}
 	case len(o.Artifacts) > 0:
 		c.Type = prompt.TypeArtifacts
 	case hasDiff && c.Type != prompt.TypeDiff:
-		return &FieldError{"type", fmt.Sprintf("is %s, but --diff/--staged ask for a diff review", c.Type)}
+		return &FieldError{Field: "type", Msg: fmt.Sprintf("is %s, but --diff/--staged ask for a diff review", c.Type)}
 	case c.Type == prompt.TypeArtifacts && len(o.Artifacts) == 0:
-		return &FieldError{"--artifacts", "type artifacts needs the documents to review: --artifacts PATH..."}
+		return &FieldError{Field: "--artifacts", Msg: "type artifacts needs the documents to review: --artifacts PATH..."}
 	case c.Type == prompt.TypeFreeform && o.Content == "":
-		return &FieldError{"--input", "type freeform needs content: --input FILE, or --input - to read stdin"}
+		return &FieldError{Field: "--input", Msg: "type freeform needs content: --input FILE, or --input - to read stdin"}
 	case o.Content != "" && c.Type != prompt.TypeFreeform:
-		return &FieldError{"--input", "gives freeform content; add --type freeform"}
+		return &FieldError{Field: "--input", Msg: "gives freeform content; add --type freeform"}
 	}
 	if o.Mode != ModeSociety && (o.Context.Specialists != "" || (o.Context.Perspectives != "" && o.Context.Perspectives != "none")) {
-		return &FieldError{"mode", o.Mode + " uses one general reviewer; --specialists and --perspectives apply only to society-of-thought"}
+		return &FieldError{Field: "mode", Msg: o.Mode + " uses one general reviewer; --specialists and --perspectives apply only to society-of-thought"}
 	}
 	if o.Mode != ModeSociety && (o.Context.Context != "" || o.Context.PerspectiveCap != 0) {
-		return &FieldError{"mode", o.Mode + " uses one general reviewer; --context and --perspective-cap apply only to society-of-thought"}
+		return &FieldError{Field: "mode", Msg: o.Mode + " uses one general reviewer; --context and --perspective-cap apply only to society-of-thought"}
 	}
 	if o.Mode == ModeSingleModel && o.Context.SpecialistModels != "" && o.Context.SpecialistModels != "none" {
-		return &FieldError{"specialist_models", "single-model reviews with the session default; choose it with --model (specialist_models applies to society-of-thought, or names multi-model's models)"}
+		return &FieldError{Field: "specialist_models", Msg: "single-model reviews with the session default; choose it with --model (specialist_models applies to society-of-thought, or names multi-model's models)"}
 	}
 	if o.Mode != ModeSociety && c.InteractionMode == Debate {
-		return &FieldError{"interaction_mode", "debate needs specialists; it applies only to society-of-thought"}
+		return &FieldError{Field: "interaction_mode", Msg: "debate needs specialists; it applies only to society-of-thought"}
 	}
 	if o.Mode != ModeMultiModel && len(o.Models) > 0 {
-		return &FieldError{"--models", "applies only to --mode multi-model; use --specialist-models to give specialists models"}
+		return &FieldError{Field: "--models", Msg: "applies only to --mode multi-model; use --specialist-models to give specialists models"}
 	}
 	return nil
 }
@@ -292,7 +302,7 @@ func (o *Options) gather(ctx context.Context, c *Context, top string) (*material
 	}
 	f, err := os.Open(o.Content)
 	if err != nil {
-		return nil, &FieldError{"--input", fmt.Sprintf("cannot read the freeform content: %v", err)}
+		return nil, &FieldError{Field: "--input", Msg: fmt.Sprintf("cannot read the freeform content: %v", err)}
 	}
 	defer f.Close()
 	return material.Freeform(o.Content, f)
@@ -344,7 +354,7 @@ func (p *Plan) roster(o *Options, def string) error {
 	p.Specialists = specs
 	lp, warns, err := planLenses(o.Library, c.Perspectives, c.PerspectiveCap, p.Material)
 	if err != nil {
-		return &FieldError{"perspectives", err.Error()}
+		return &FieldError{Field: "perspectives", Msg: err.Error()}
 	}
 	p.lenses = lp
 	p.Warnings = append(p.Warnings, warns...)
@@ -447,7 +457,7 @@ func (p *Plan) generalRoster(o *Options, def string) error {
 			models, field = ms.Pool, "models (--models, or Final Review Models or specialist models in the review context)"
 		}
 		if len(models) < 2 {
-			return &FieldError{field, fmt.Sprintf("multi-model mode needs at least two distinct models and has %d; name them, e.g. --models openai:gpt-4.1,anthropic:claude-sonnet-4-5", len(models))}
+			return &FieldError{Field: field, Msg: fmt.Sprintf("multi-model mode needs at least two distinct models and has %d; name them, e.g. --models openai:gpt-4.1,anthropic:claude-sonnet-4-5", len(models))}
 		}
 	}
 	p.Models = map[string]string{}
@@ -456,11 +466,11 @@ func (p *Plan) generalRoster(o *Options, def string) error {
 	for _, m := range models {
 		ref, err := o.Config.ResolveModel(m)
 		if err != nil {
-			return &FieldError{"--models", err.Error()}
+			return &FieldError{Field: "--models", Msg: err.Error()}
 		}
 		g := generalReviewer(modelID(ref.String()))
 		if _, dup := p.Models[g.ID]; dup {
-			return &FieldError{"--models", fmt.Sprintf("%s names %s again (after aliases are resolved); multi-model mode compares distinct models", m, ref)}
+			return &FieldError{Field: "--models", Msg: fmt.Sprintf("%s names %s again (after aliases are resolved); multi-model mode compares distinct models", m, ref)}
 		}
 		p.Specialists = append(p.Specialists, g)
 		p.Models[g.ID] = ref.String()
@@ -517,16 +527,16 @@ func (p *Plan) schedule(o *Options) error {
 	p.OutputDir = p.Context.OutputDir
 	if p.OutputDir == "" { // a named directory was checked before the material was read
 		p.OutputDir = project.FromWorkDir(filepath.Join(p.top, ".sot", "reviews", p.RunID))
-		if err := checkOutputDirIn(p.top, p.OutputDir); err != nil {
+		if err := run.Check(p.top, p.OutputDir, layout); err != nil {
 			return err
 		}
 	}
-	st := loadState(p.OutputDir)
-	if st.RunID == p.RunID && !o.Fresh && st.authentic {
+	st := loadState(p.OutputDir, nil)
+	if st.RunID == p.RunID && !o.Fresh && st.Authentic {
 		p.Nonce, p.Seed = st.Nonce, st.Seed
 	} else {
-		p.Nonce = prompt.NonceFor(nonceKey(), p.RunID)
-		p.Seed = seedFrom(p.RunID)
+		p.Nonce = prompt.NonceFor(run.Key(), p.RunID)
+		p.Seed = run.Seed(p.RunID)
 	}
 	if o.Seed != nil {
 		p.Seed = *o.Seed
@@ -570,7 +580,7 @@ func (p *Plan) schedule(o *Options) error {
 		}
 		room := budget - overhead - 256
 		if room < 500 {
-			return &FieldError{"--max-prompt-tokens", fmt.Sprintf("a prompt budget of %d tokens leaves no room for material (the personas and rules alone take %d)", budget, overhead)}
+			return &FieldError{Field: "--max-prompt-tokens", Msg: fmt.Sprintf("a prompt budget of %d tokens leaves no room for material (the personas and rules alone take %d)", budget, overhead)}
 		}
 		// Each file is counted once, as fenced; the chunks carry their
 		// counts into composition, which does not count them again.
@@ -671,51 +681,20 @@ func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 }
 
 // Estimate is what a plan's specialist calls are expected to send and cost.
-type Estimate struct {
-	InputTokens  int
-	CachedTokens int // of InputTokens, sent as a shared prefix after the first call per provider
-	Cost         float64
-	Unpriced     []string // models with no known price, left out of Cost
-	// OutputPerCall is the answer length Cost assumes.
-	OutputPerCall int
-}
+type Estimate = engine.Estimate
 
 // Estimate counts the tokens of every task's prompt (which loads the
 // tokenizer) and prices them, assuming estimatedOutput tokens an answer.
+// The calls of one chunk share its prompt prefix.
 func (p *Plan) Estimate(o *Options) Estimate {
-	e := Estimate{OutputPerCall: estimatedOutput}
-	prices := llm.DefaultPrices().Merge(o.Config.Prices)
-	unpriced := map[string]bool{}
-	type prefixKey struct {
-		chunk    int
-		provider string
-	}
-	shared := map[prefixKey]bool{} // prefixes already paid for
 	instructions := tokens.Count(reviewInstructions)
+	calls := make([]engine.Planned, 0, len(p.Tasks))
 	for _, t := range p.Tasks {
 		info := p.taskInfo[t.ID]
-		model := t.Request.Model
-		in := info.prompt.Tokens() + instructions
-		cached := 0
-		ref, _ := llm.ParseModel(model)
-		key := prefixKey{info.chunk, ref.Provider}
-		if shared[key] {
-			cached = info.prompt.PrefixTokens()
-		}
-		shared[key] = true
-		e.InputTokens += in
-		e.CachedTokens += cached
-		price, ok := prices.Lookup(model)
-		if !ok {
-			unpriced[model] = true
-		}
-		e.Cost += price.Cost(llm.Usage{InputTokens: in, CachedInputTokens: cached, OutputTokens: estimatedOutput})
+		calls = append(calls, engine.Planned{Model: t.Request.Model, InputTokens: info.prompt.Tokens() + instructions,
+			PrefixTokens: info.prompt.PrefixTokens(), Prefix: fmt.Sprint(info.chunk)})
 	}
-	for m := range unpriced {
-		e.Unpriced = append(e.Unpriced, m)
-	}
-	sort.Strings(e.Unpriced)
-	return e
+	return engine.Estimates(calls, llm.DefaultPrices().Merge(o.Config.Prices), estimatedOutput)
 }
 
 // estimatedOutput is the answer length assumed by --dry-run's cost estimate.
@@ -731,105 +710,59 @@ func (p *Plan) extraCoordinates() map[string]string {
 // runID names a review by what it reviews and how: the same command on the
 // same material gets the same id, so a re-run finds its journal.
 func (p *Plan) runID(o *Options) string {
-	h := sha256.New()
-	w := func(parts ...string) {
-		for _, s := range parts {
-			h.Write([]byte(s))
-			h.Write([]byte{0})
-		}
-	}
-	w("sot-run-v1", p.Mode, p.Context.Type, p.Context.Framing, p.Context.Coordinates, p.Context.InteractionMode, fmt.Sprint(p.Context.PerspectiveCap))
+	id := run.NewID("sot-run-v1")
+	id.Add(p.Mode, p.Context.Type, p.Context.Framing, p.Context.Coordinates, p.Context.InteractionMode, fmt.Sprint(p.Context.PerspectiveCap))
 	for _, f := range p.Material.Files {
-		w(f.Path, f.Text)
+		id.Add(f.Path, f.Text)
 	}
 	for _, s := range p.Specialists {
-		w(s.ID, s.Body, p.Models[s.ID])
+		id.Add(s.ID, s.Body, p.Models[s.ID])
 	}
 	for _, l := range p.lenses.lenses {
-		w(l.ID, l.Body)
+		id.Add(l.ID, l.Body)
 	}
 	if o.Seed != nil {
-		w(fmt.Sprint(*o.Seed))
+		id.Add(fmt.Sprint(*o.Seed))
 	}
 	// What else changes the requests: the prompt budget (how the material
 	// is cut) and the synthesis model. Added only when set, so the ids of
 	// runs that never set them stay as they were.
 	if o.MaxPromptTokens > 0 {
-		w("max-prompt-tokens", fmt.Sprint(o.MaxPromptTokens))
+		id.Add("max-prompt-tokens", fmt.Sprint(o.MaxPromptTokens))
 	}
-	w("triage", p.TriageModel)
-	return "r" + hex.EncodeToString(h.Sum(nil))[:10]
+	id.Add("triage", p.TriageModel)
+	return id.String()
 }
 
-func seedFrom(runID string) int64 {
-	h := sha256.Sum256([]byte("seed:" + runID))
-	var s int64
-	for _, b := range h[:8] {
-		s = s<<8 | int64(b)
-	}
-	if s < 0 {
-		s = -s
-	}
-	return s
-}
-
-// state is a run's record of the choices a resumed run must repeat.
-type state struct {
-	RunID   string    `json:"run_id"`
-	Nonce   string    `json:"nonce"`
-	Seed    int64     `json:"seed"`
-	Created time.Time `json:"created"`
-	// What moderator mode and --resolve need to know about the run.
+// record is a review's part of its run's record (run.json): what moderator
+// mode, --resolve and sot runs need to know about the run.
+type record struct {
 	Mode        string            `json:"mode"`
 	Context     Context           `json:"context"`
 	Models      map[string]string `json:"models"`
 	TriageModel string            `json:"triage_model"`
 	Lenses      []string          `json:"lenses,omitempty"`
-	// Written names the review files the run wrote in its directory, so a
-	// later, different run there removes those and nothing else.
-	Written []string `json:"written,omitempty"`
-	// MAC authenticates the record with the user's secret key (see
-	// nonceKey): a run.json that arrived with a repository, under a run id
-	// computed in advance, must not choose the fence's nonce, have its
-	// journal replayed as answers, or name the models moderator mode runs.
-	MAC string `json:"mac,omitempty"`
-
-	// authentic is set when the record was read and its MAC checked out.
-	authentic bool
 }
 
-const stateFile = "run.json"
-
-// stateMAC is the MAC of a run's record under key.
-func stateMAC(key []byte, st state) string {
-	st.MAC = ""
-	b, _ := json.Marshal(st)
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte("sot-run-state-v1\n"))
-	m.Write(b)
-	return hex.EncodeToString(m.Sum(nil))
-}
-
-// parseState decodes a run's record and checks its MAC. Without the user's
-// key nothing can be checked, and no record counts as authentic: a run can
-// then neither be resumed nor moderated, but nothing on disk is trusted.
-func parseState(b []byte) state {
-	var st state
-	if json.Unmarshal(b, &st) != nil {
-		return state{}
+// recordOf returns the review's part of a run's record, or an empty one.
+func recordOf(st run.State) *record {
+	if r, ok := st.Payload.(*record); ok && r != nil {
+		return r
 	}
-	if key := nonceKey(); key != nil && st.MAC != "" {
-		st.authentic = hmac.Equal([]byte(st.MAC), []byte(stateMAC(key, st)))
-	}
-	return st
+	return &record{}
 }
 
-func loadState(dir string) state {
-	b, err := os.ReadFile(filepath.Join(dir, stateFile))
+// loadState reads the record of the run in dir, its review part into rec
+// when rec is set; a missing or unreadable record is no run.
+func loadState(dir string, rec *record) run.State {
+	b, err := os.ReadFile(filepath.Join(dir, run.StateFile))
 	if err != nil {
-		return state{}
+		return run.State{}
 	}
-	return parseState(b)
+	if rec == nil {
+		rec = &record{}
+	}
+	return run.ParseState(b, rec, run.Key())
 }
 
 // LensIDs lists the lenses that apply.
@@ -857,24 +790,6 @@ func (p *Plan) specialistIDs() []string {
 		out = append(out, s.ID)
 	}
 	return out
-}
-
-// nonceKey is the user's secret for deriving nonces, created on first use
-// in the user cache directory; nil when it cannot be kept.
-func nonceKey() []byte {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return nil
-	}
-	path := filepath.Join(dir, "sot", "nonce.key")
-	if b, err := os.ReadFile(path); err == nil && len(b) >= 32 {
-		return b
-	}
-	key := []byte(prompt.NewNonce() + prompt.NewNonce())
-	if os.MkdirAll(filepath.Dir(path), 0o700) != nil || os.WriteFile(path, key, 0o600) != nil {
-		return nil
-	}
-	return key
 }
 
 // projectRoot is the absolute top of the project holding dir (default
@@ -948,7 +863,7 @@ func checkPathsMatch(top string, given, abs []string, m *material.Material) erro
 		}
 		rel = filepath.ToSlash(rel)
 		if !slices.ContainsFunc(changed, func(c string) bool { return c != "" && (c == rel || strings.HasPrefix(c, rel+"/")) }) {
-			return &FieldError{"PATH", fmt.Sprintf("%s does not exist and names no changed or deleted file; check the spelling", given[i])}
+			return &FieldError{Field: "PATH", Msg: fmt.Sprintf("%s does not exist and names no changed or deleted file; check the spelling", given[i])}
 		}
 	}
 	return nil
@@ -965,7 +880,7 @@ func limitPaths(top string, paths []string) ([]string, error) {
 			return nil, err
 		}
 		if _, ok := project.Within(top, abs); !ok {
-			return nil, &FieldError{"PATH", fmt.Sprintf("%s is outside the repository at %s; name files or directories inside it", p, top)}
+			return nil, &FieldError{Field: "PATH", Msg: fmt.Sprintf("%s is outside the repository at %s; name files or directories inside it", p, top)}
 		}
 		out = append(out, abs)
 	}

@@ -99,7 +99,7 @@ func autoAccept(it *synthesis.Item) bool {
 // resolved are left alone, so an interrupted walk can be resumed. In smart
 // mode the findings smart mode trusts are accepted without asking.
 func (r *Run) Resolve(ask persona.Asker, out io.Writer, version string) (int, error) {
-	smart := r.state.Context.Interactive == persona.InteractiveSmart
+	smart := r.rec.Context.Interactive == persona.InteractiveSmart
 	f, err := r.openAppend(resolutionsFile)
 	if err != nil {
 		return 0, err

@@ -43,7 +43,7 @@ func TestApplyResolutions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := &synthesis.Result{RunID: "r1", Items: []synthesis.Item{tt.it}}
-			if err := applyResolutions(openDir(t, dir), res); err != nil {
+			if err := applyResolutions(openDir(t, dir).Dir, res); err != nil {
 				t.Fatal(err)
 			}
 			got := ""

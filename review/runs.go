@@ -4,24 +4,23 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/internal/shell"
 	"github.com/sotlabs/sot/llm"
-	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/synthesis"
 )
 
 // Run states, as ListRuns reports them.
 const (
-	StateFinished    = "finished"    // the synthesis was written
-	StatePartial     = "partial"     // written, with parts missing
-	StateInterrupted = "interrupted" // stopped before the synthesis; the same command resumes it
-	StateRunning     = "running"     // a process holds the run's lock
-	StateForeign     = "not yours"   // run.json lacks the user's signature: not resumed
+	StateFinished    = run.StatusFinished    // the synthesis was written
+	StatePartial     = run.StatusPartial     // written, with parts missing
+	StateInterrupted = run.StatusInterrupted // stopped before the synthesis; the same command resumes it
+	StateRunning     = run.StatusRunning     // a process holds the run's lock
+	StateForeign     = run.StatusForeign     // run.json lacks the user's signature: not resumed
 )
 
 // RunInfo describes one run directory of a project.
@@ -50,54 +49,33 @@ type RunInfo struct {
 // directories (.sot/reviews/<run-id>) and PAW's (.paw/work/<id>/reviews),
 // newest first. prices turns a journal's usage into dollars.
 func ListRuns(top string, prices llm.PriceTable) ([]RunInfo, error) {
-	var dirs []string
-	for _, pattern := range []string{filepath.Join(top, ".sot", "reviews", "*"), filepath.Join(top, ".paw", "work", "*", "reviews")} {
-		m, err := filepath.Glob(pattern)
-		if err != nil {
-			return nil, err
-		}
-		dirs = append(dirs, m...)
+	entries, err := run.List(top, []string{filepath.Join(".sot", "reviews", "*"), filepath.Join(".paw", "work", "*", "reviews")},
+		func() any { return &record{} }, run.Key())
+	if err != nil {
+		return nil, err
 	}
-	var runs []RunInfo
-	for _, dir := range dirs {
-		fi, err := os.Lstat(dir)
-		if err != nil || !fi.IsDir() { // a link is not followed
-			continue
-		}
-		if r, ok := readRunInfo(dir, prices); ok {
-			if rel, err := filepath.Rel(top, dir); err == nil {
-				r.Dir = rel
-			}
-			runs = append(runs, r)
-		}
+	runs := make([]RunInfo, 0, len(entries))
+	for _, e := range entries {
+		runs = append(runs, runInfo(e, prices))
 	}
-	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Created.After(runs[j].Created) })
 	return runs, nil
 }
 
-// readRunInfo reads what a run directory says about its run; false when it
-// holds none.
-func readRunInfo(dir string, prices llm.PriceTable) (RunInfo, bool) {
-	b, err := os.ReadFile(filepath.Join(dir, stateFile))
-	if err != nil {
-		return RunInfo{}, false
-	}
-	st := parseState(b)
-	if st.RunID == "" {
-		return RunInfo{}, false
-	}
-	r := RunInfo{ID: st.RunID, Dir: dir, Created: st.Created, Material: st.Context.Coordinates}
-	kind := []string{st.Context.Type}
-	if st.Mode != "" && st.Mode != ModeSociety {
-		kind = append(kind, st.Mode)
-	} else if st.Context.InteractionMode != "" {
-		kind = append(kind, st.Context.InteractionMode)
+// runInfo says what a run directory holds.
+func runInfo(e run.Entry, prices llm.PriceTable) RunInfo {
+	st, rec := e.State, recordOf(e.State)
+	r := RunInfo{ID: st.RunID, Dir: e.Dir, Created: st.Created, Material: rec.Context.Coordinates}
+	kind := []string{rec.Context.Type}
+	if rec.Mode != "" && rec.Mode != ModeSociety {
+		kind = append(kind, rec.Mode)
+	} else if rec.Context.InteractionMode != "" {
+		kind = append(kind, rec.Context.InteractionMode)
 	}
 	r.Kind = strings.Join(kind, ", ")
-	switch res, ok := readResult(dir); {
-	case !st.authentic:
+	switch res, ok := readResult(e.Path()); {
+	case !st.Authentic:
 		r.State = StateForeign
-	case lockHeld(filepath.Join(dir, lockFile)):
+	case e.Running:
 		r.State = StateRunning
 	case ok:
 		r.State = StateFinished
@@ -109,7 +87,7 @@ func readRunInfo(dir string, prices llm.PriceTable) (RunInfo, bool) {
 		r.State = StateInterrupted
 	}
 	if r.State == StateInterrupted || r.State == StateRunning {
-		calls, byModel, _ := middleware.JournalUsage(filepath.Join(dir, journalFile))
+		calls, byModel := e.Spent()
 		r.Calls = calls
 		for model, u := range byModel {
 			if p, ok := prices.Lookup(model); ok {
@@ -117,10 +95,10 @@ func readRunInfo(dir string, prices llm.PriceTable) (RunInfo, bool) {
 			}
 		}
 	}
-	if st.authentic {
-		r.Resume = resumeCommand(st, dir)
+	if st.Authentic {
+		r.Resume = resumeCommand(rec, st.RunID, e.Path())
 	}
-	return r, true
+	return r
 }
 
 func readResult(dir string) (*synthesis.Result, bool) {
@@ -138,7 +116,7 @@ func readResult(dir string) (*synthesis.Result, bool) {
 // resumeCommand rebuilds, from a run's record, the sot review command that
 // ran it: the same command resumes the run (or, once it finished,
 // re-renders it without a call) while the material is unchanged.
-func resumeCommand(st state, dir string) string {
+func resumeCommand(st *record, runID, dir string) string {
 	c := st.Context
 	args := []string{"sot", "review"}
 	add := func(flag, value string) { args = append(args, flag, shell.Quote(value)) }
@@ -182,7 +160,7 @@ func resumeCommand(st state, dir string) string {
 	if c.SpecialistModels != "" && c.SpecialistModels != "none" {
 		add("--specialist-models", c.SpecialistModels)
 	}
-	if filepath.Base(dir) != st.RunID {
+	if filepath.Base(dir) != runID {
 		add("--output-dir", dir)
 	}
 	return strings.Join(args, " ")

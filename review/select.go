@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/persona"
 )
@@ -412,47 +413,20 @@ func assignModels(specs []*persona.Persona, ms ModelSpec, def string, cfg *confi
 			ms = again
 		}
 	}
-	out := map[string]string{}
-	var warnings []string
-	var unpinned []string
+	ids := make([]string, 0, len(specs))
+	own := map[string]string{}
 	for _, p := range specs {
-		switch {
-		case p.Meta.Model != "":
-			out[p.ID] = p.Meta.Model
-		case ms.Pinned[p.ID] != "":
-			out[p.ID] = ms.Pinned[p.ID]
-		default:
-			unpinned = append(unpinned, p.ID)
+		ids = append(ids, p.ID)
+		if p.Meta.Model != "" {
+			own[p.ID] = p.Meta.Model
 		}
 	}
-	sort.Strings(unpinned)
-	for i, id := range unpinned {
-		if len(ms.Pool) > 0 {
-			out[id] = ms.Pool[i%len(ms.Pool)]
-		} else {
-			out[id] = def
-		}
-	}
-	for id, m := range out {
-		ref, err := cfg.ResolveModel(m)
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("model %q for %s is unavailable (%v); using the session default %s", m, id, err, def))
-			out[id] = def
-			continue
-		}
-		out[id] = ref.String()
-	}
-	for name := range ms.Pinned {
-		found := false
-		for _, p := range specs {
-			found = found || p.ID == name
-		}
-		if !found {
-			warnings = append(warnings, fmt.Sprintf("specialist_models pins %q, which is not taking part", name))
-		}
-	}
-	sort.Strings(warnings)
-	return out, warnings
+	roster := engine.Roster{Default: def, Pins: ms.Pinned, Pool: ms.Pool, PinsField: "specialist_models",
+		Resolve: func(m string) (string, error) {
+			ref, err := cfg.ResolveModel(m)
+			return ref.String(), err
+		}}
+	return roster.Assign(ids, own)
 }
 
 // checkReviewFiles refuses a roster in which two reviews would be written
@@ -464,14 +438,14 @@ func checkReviewFiles(specs, lenses []*persona.Persona) error {
 	add := func(spec, lens string) error {
 		f, err := persona.ReviewFile("", spec, lens)
 		if err != nil {
-			return &FieldError{"specialists", err.Error()}
+			return &FieldError{Field: "specialists", Msg: err.Error()}
 		}
 		who := spec
 		if lens != "" {
 			who += " under the " + lens + " lens"
 		}
 		if prev, ok := owner[f]; ok && prev != who {
-			return &FieldError{"specialists", fmt.Sprintf("%s and %s would both write %s; rename one of the persona files or leave one out", prev, who, f)}
+			return &FieldError{Field: "specialists", Msg: fmt.Sprintf("%s and %s would both write %s; rename one of the persona files or leave one out", prev, who, f)}
 		}
 		owner[f] = who
 		return nil

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/lexical"
-	"github.com/sotlabs/sot/llm"
 )
 
 // Options configure a synthesis.
@@ -19,10 +19,10 @@ type Options struct {
 	Anchor Anchor
 	// Seed fixes the randomized order of the triage lead's inputs.
 	Seed int64
-	// Provider and Model run the triage lead. Without a provider, the
+	// Executor and Model run the triage lead. Without an executor, the
 	// synthesis is mechanical: clusters merge by location and disagreements
 	// are settled by evidence.
-	Provider llm.Provider
+	Executor engine.Executor
 	Model    string
 	// MaxPromptTokens bounds the triage lead's prompt (0: no bound). When
 	// the clusters do not fit, they are put to the lead in batches, one
@@ -74,7 +74,7 @@ func Synthesize(ctx context.Context, reports []finding.Report, o Options) (*Synt
 	out.InputOrder = order
 
 	var answer triageAnswer
-	if o.Provider != nil {
+	if o.Executor != nil {
 		answer, out.TriageError = askTriage(ctx, o, presented)
 	}
 

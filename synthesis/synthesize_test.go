@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/lexical"
@@ -114,7 +115,7 @@ func TestTriageCannotInventFindings(t *testing.T) {
 		"narrative": "The token handling is the main risk [security.1]. Logging leaks passwords too [security.7]. Startup can crash [edge-cases.1].",
 	}
 	p, srv := triage(t, answer)
-	s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Seed: 1, Provider: p, Model: "openai:gpt-4.1"})
+	s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Seed: 1, Executor: &engine.Local{Provider: p}, Model: "openai:gpt-4.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestDisputesAndTradeOffs(t *testing.T) {
 			}
 			p, _ := triage(t, map[string]any{"clusters": []any{map[string]any{"cluster_id": "C1", "relation": tt.relation, "finding_ids": ids,
 				"merged_claim": "", "reason": "they disagree", "positions": pos, "decision_axis": "safety against latency"}}, "narrative": ""})
-			s, err := Synthesize(context.Background(), tt.in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+			s, err := Synthesize(context.Background(), tt.in, Options{Type: "diff", Anchor: diffAnchor{}, Executor: &engine.Local{Provider: p}, Model: "openai:gpt-4.1"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,7 +219,7 @@ func TestLensDisagreementIsHighSignal(t *testing.T) {
 	)
 	p, _ := triage(t, map[string]any{"clusters": []any{map[string]any{"cluster_id": "C1", "relation": "agreement", "finding_ids": []string{"security.baseline.1", "security.red-team.1"},
 		"merged_claim": "", "reason": "", "positions": []any{}, "decision_axis": ""}}, "narrative": ""})
-	s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+	s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Executor: &engine.Local{Provider: p}, Model: "openai:gpt-4.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestTriageFailureFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := reports(f("security.1", "security", "", finding.MustFix, finding.High, "auth/session.go", 41, "Token unchecked."))
-	s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+	s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Executor: &engine.Local{Provider: p}, Model: "openai:gpt-4.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +460,7 @@ func TestAgreeingLensesAreNotHighSignal(t *testing.T) {
 			}
 			p, _ := triage(t, map[string]any{"clusters": []any{map[string]any{"cluster_id": "C1", "relation": tt.relation, "finding_ids": ids,
 				"merged_claim": "", "reason": "", "positions": []any{}, "decision_axis": ""}}, "narrative": ""})
-			s, err := Synthesize(context.Background(), tt.in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+			s, err := Synthesize(context.Background(), tt.in, Options{Type: "diff", Anchor: diffAnchor{}, Executor: &engine.Local{Provider: p}, Model: "openai:gpt-4.1"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -580,7 +581,7 @@ func TestNarrativeThroughSynthesis(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, _ := triage(t, map[string]any{"clusters": []any{}, "narrative": tt.narrative})
-			s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+			s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Executor: &engine.Local{Provider: p}, Model: "openai:gpt-4.1"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -616,7 +617,7 @@ func TestTriageItemRejections(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p, _ := triage(t, map[string]any{"clusters": []any{map[string]any{"cluster_id": "C1", "relation": "agreement", "finding_ids": tt.ids,
 				"merged_claim": "", "reason": "", "positions": []any{}, "decision_axis": ""}}, "narrative": ""})
-			s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+			s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Executor: &engine.Local{Provider: p}, Model: "openai:gpt-4.1"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -684,7 +685,7 @@ func TestTriageBatchesOverTheBudget(t *testing.T) {
 	}
 	p, srv := triage(t, answer)
 	in := reports(fs...)
-	whole, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1"})
+	whole, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Executor: &engine.Local{Provider: p}, Model: "openai:gpt-4.1"})
 	if err != nil || whole.TriageError != nil {
 		t.Fatalf("err %v, triage %v", err, whole.TriageError)
 	}
@@ -693,7 +694,7 @@ func TestTriageBatchesOverTheBudget(t *testing.T) {
 	}
 	full := srv.Requests()[0].LastUser()
 	budget := tokens.Count(triageSystem) + tokens.Count(full)/3
-	s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Provider: p, Model: "openai:gpt-4.1", MaxPromptTokens: budget})
+	s, err := Synthesize(context.Background(), in, Options{Type: "diff", Anchor: diffAnchor{}, Executor: &engine.Local{Provider: p}, Model: "openai:gpt-4.1", MaxPromptTokens: budget})
 	if err != nil || s.TriageError != nil {
 		t.Fatalf("err %v, triage %v", err, s.TriageError)
 	}

@@ -113,20 +113,18 @@ func presentOrder(clusters []*cluster, seed int64) ([]*cluster, []string) {
 }
 
 // askTriage asks the lead about the presented clusters: in one call when they
-// fit the prompt budget, otherwise in batches of clusters that do, whose
-// answers are joined. A batch that fails leaves its clusters to the
-// mechanical rules; the error says which batches failed.
+// fit the prompt budget, otherwise in batches of clusters that do, all at
+// once, whose answers are joined in order. A batch that fails leaves its
+// clusters to the mechanical rules; the error says which batches failed.
 func askTriage(ctx context.Context, o Options, presented []*cluster) (triageAnswer, error) {
 	batches := triageBatches(presented, o.MaxPromptTokens, tokens.Count)
-	var answer triageAnswer
-	var failed []string
-	var narratives []string
+	tasks := make([]*engine.Task, len(batches))
 	for i, b := range batches {
 		label := "synthesis/triage-lead"
 		if len(batches) > 1 {
 			label += fmt.Sprintf("/%d", i+1)
 		}
-		resp, err := o.Provider.Complete(ctx, &llm.Request{
+		tasks[i] = &engine.Task{ID: label, Group: "triage-lead", Support: true, Request: &llm.Request{
 			Model:       o.Model,
 			System:      triageSystem,
 			Messages:    []llm.Message{{Role: llm.RoleUser, Content: triagePrompt(b)}},
@@ -134,10 +132,16 @@ func askTriage(ctx context.Context, o Options, presented []*cluster) (triageAnsw
 			MaxTokens:   4096,
 			Schema:      &llm.Schema{Name: "triage", JSON: triageSchema},
 			Label:       label,
-		})
+		}}
+	}
+	var answer triageAnswer
+	var failed []string
+	var narratives []string
+	for i, r := range o.Executor.Execute(ctx, tasks) {
 		var part triageAnswer
+		err := r.Err
 		if err == nil {
-			err = json.Unmarshal(resp.JSON, &part)
+			err = json.Unmarshal(r.Resp.JSON, &part)
 		}
 		if err != nil {
 			if len(batches) == 1 {

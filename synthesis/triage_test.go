@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/tokens"
 )
@@ -24,7 +25,7 @@ func TestTriagePromptKeepsFindingTextOnItsLines(t *testing.T) {
 		c.Location.Section = evil
 
 		p, srv := triage(t, map[string]any{"clusters": []any{}, "narrative": ""})
-		if _, err := Synthesize(context.Background(), reports(a, b, c), Options{Type: "diff", Anchor: diffAnchor{}, Seed: 1, Provider: p, Model: "openai:gpt-4.1"}); err != nil {
+		if _, err := Synthesize(context.Background(), reports(a, b, c), Options{Type: "diff", Anchor: diffAnchor{}, Seed: 1, Executor: &engine.Local{Provider: p}, Model: "openai:gpt-4.1"}); err != nil {
 			t.Fatal(err)
 		}
 		reqs := srv.Requests()

@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"golang.org/x/term"
+
+	"github.com/sotlabs/sot/engine"
 )
 
 // Exit codes. CI acts on these.
@@ -80,7 +82,9 @@ func AsUsage(err error) error {
 	return &ExitError{Code: ExitUsage, Err: err}
 }
 
-// Code returns the exit code for an error returned by a command.
+// Code returns the exit code for an error returned by a command: its
+// ExitError's code, ExitUsage for the engine's user errors, ExitFailure
+// for anything else.
 func Code(err error) int {
 	if err == nil {
 		return ExitOK
@@ -88,6 +92,9 @@ func Code(err error) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code
+	}
+	if engine.IsUserError(err) {
+		return ExitUsage
 	}
 	return ExitFailure
 }

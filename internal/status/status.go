@@ -108,6 +108,9 @@ func (d *Display) Tick() {
 
 // Event takes one engine event.
 func (d *Display) Event(e engine.Event) {
+	if e.Task.Support {
+		return // a hub's summary or the lead's synthesis: no persona's work to count
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.start.IsZero() {

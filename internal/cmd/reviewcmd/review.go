@@ -26,6 +26,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
@@ -259,7 +260,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	case errors.Is(err, persona.ErrAborted):
 		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: err}
 	case err != nil:
-		return classify(err)
+		return err // a user error exits 2 (cmdutil.Code)
 	}
 	for _, w := range plan.Warnings {
 		ro.Warn(w)
@@ -281,7 +282,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	stopTicks := d.Start(time.Second)
 	out, err := review.Execute(ctx, plan, ro)
 	stopTicks()
-	if errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) || errors.Is(err, review.ErrRunInProgress) || errors.As(err, new(*review.FieldError)) {
+	if engine.IsUserError(err) {
 		return cmdutil.AsUsage(err)
 	}
 	if errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrUnknownModel) {
@@ -535,7 +536,7 @@ func (e *workflowDisabled) Error() string {
 // outputError makes a refused output directory (a symlink planted in it
 // after the plan was made, say) a usage error, as it is when planning.
 func outputError(err error) error {
-	if errors.As(err, new(*review.FieldError)) {
+	if engine.IsUserError(err) {
 		return cmdutil.AsUsage(err)
 	}
 	return err
@@ -629,23 +630,6 @@ func (pf *projectFile) list(field, list, why string, drop func(string) bool) str
 	fmt.Fprintf(pf.warn, "sot: warning: %s is not trusted, so sot ignored %s in %s (%s); if you wrote this file or have read it, trust it as it is now with: sot trust %s\n",
 		pf.path, strings.Join(dropped, ", "), field, why, pf.path)
 	return strings.Join(kept, ", ")
-}
-
-// classify turns preparation errors into usage errors where the caller's
-// input was at fault.
-func classify(err error) error {
-	var fe *review.FieldError
-	switch {
-	case errors.As(err, &fe), errors.Is(err, material.ErrNotRepo), errors.Is(err, material.ErrBadRange),
-		errors.Is(err, material.ErrBinary), errors.Is(err, material.ErrNotUTF8), errors.Is(err, material.ErrEmpty),
-		errors.Is(err, material.ErrTooLarge), errors.Is(err, material.ErrNotAFile), errors.Is(err, llm.ErrUnknownProvider), errors.Is(err, persona.ErrNeedsDecision), errors.Is(err, persona.ErrNoSuchSpecialist), errors.Is(err, persona.ErrNoSuchPerspective),
-		errors.Is(err, os.ErrNotExist):
-		return cmdutil.AsUsage(err)
-	}
-	if strings.Contains(err.Error(), "no model configured") || strings.Contains(err.Error(), "write it as provider:model") {
-		return cmdutil.AsUsage(err)
-	}
-	return err
 }
 
 func printAssignments(w io.Writer, p *review.Plan) {

@@ -1,0 +1,82 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/middleware"
+)
+
+// Where a run is, as a listing of runs says it.
+const (
+	StatusFinished    = "finished"    // its result was written
+	StatusPartial     = "partial"     // written, with parts missing
+	StatusInterrupted = "interrupted" // stopped before its result; the same command resumes it
+	StatusRunning     = "running"     // a process holds its lock
+	StatusForeign     = "not yours"   // run.json lacks the user's signature: never resumed
+)
+
+// Entry is one run directory of a project.
+type Entry struct {
+	// Dir is the directory, relative to the project's top when it is
+	// inside it.
+	Dir string
+	// State is the run's record; its payload decoded into what List's
+	// payload function gave.
+	State State
+	// Running is set while a process holds the run's lock.
+	Running bool
+	path    string
+}
+
+// List finds the run directories of the project at top that match the
+// glob patterns (relative to top), newest first. A directory without a
+// run's record is skipped, and a symlink is never followed. payload, when
+// set, returns a new value to decode each record's payload into.
+func List(top string, patterns []string, payload func() any, key []byte) ([]Entry, error) {
+	var out []Entry
+	for _, pattern := range patterns {
+		dirs, err := filepath.Glob(filepath.Join(top, pattern))
+		if err != nil {
+			return nil, err
+		}
+		for _, dir := range dirs {
+			fi, err := os.Lstat(dir)
+			if err != nil || !fi.IsDir() {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(dir, StateFile))
+			if err != nil {
+				continue
+			}
+			var p any
+			if payload != nil {
+				p = payload()
+			}
+			st := ParseState(b, p, key)
+			if st.RunID == "" {
+				continue
+			}
+			e := Entry{Dir: dir, State: st, Running: Running(dir), path: dir}
+			if rel, err := filepath.Rel(top, dir); err == nil {
+				e.Dir = rel
+			}
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].State.Created.After(out[j].State.Created) })
+	return out, nil
+}
+
+// Path is the entry's directory as found (not made relative).
+func (e Entry) Path() string { return e.path }
+
+// Spent is what the run's journal records it paid for: its calls, and the
+// usage of each model. A run that finished says the same in its result;
+// for one that did not, the journal is all there is.
+func (e Entry) Spent() (calls int, byModel map[string]llm.Usage) {
+	calls, byModel, _ = middleware.JournalUsage(filepath.Join(e.path, JournalFile))
+	return calls, byModel
+}
