@@ -9,7 +9,7 @@ import (
 
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm/llmtest"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // A diff larger than the prompt budget is split into chunks of whole files;

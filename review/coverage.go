@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/sotlabs/sot/finding"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // chunkFiles lists the files of chunk (1-based; 0 when the material was not

@@ -11,13 +11,13 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/engine"
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/prompt"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // Debate limits, from PAW's debate mode.

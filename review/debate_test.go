@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/llm/llmtest"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // script answers the debate's calls by specialist and round.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/material"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // EmptyResult is the result of a review that called no model because there

@@ -14,14 +14,14 @@ import (
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/prompt"
-	"github.com/sotlabs/sot/report"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/report"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // ModerateOptions configure moderator mode.

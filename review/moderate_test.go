@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/review/finding"
 )
 
 func TestChallengeAnswersFollowTheRules(t *testing.T) {

@@ -15,7 +15,6 @@ import (
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
@@ -23,7 +22,8 @@ import (
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/prompt"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // Review modes, after PAW's final-review modes.

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/sotlabs/sot/material"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // PlanSummary is what --dry-run reports, in a shape meant for machines: a CI

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/persona"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // Outcome statuses of a resolved finding.

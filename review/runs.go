@@ -11,7 +11,7 @@ import (
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/internal/shell"
 	"github.com/sotlabs/sot/llm"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // Run states, as ListRuns reports them.

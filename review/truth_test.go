@@ -16,7 +16,7 @@ import (
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/middleware"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 var continuationSummaryRe = regexp.MustCompile(`^Summarize continuation (\d+)\.`)

@@ -27,7 +27,6 @@ import (
 
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
 	"github.com/sotlabs/sot/internal/project"
@@ -38,9 +37,10 @@ import (
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/persona"
-	"github.com/sotlabs/sot/report"
 	"github.com/sotlabs/sot/review"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/report"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // Options are the command's inputs beyond the review context.

@@ -6,7 +6,7 @@
 package synthesis
 
 import (
-	"github.com/sotlabs/sot/finding"
+	"github.com/sotlabs/sot/review/finding"
 )
 
 // Grounding is how a finding is anchored in the material under review.

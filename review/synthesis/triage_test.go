@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/sotlabs/sot/engine"
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/tokens"
+	"github.com/sotlabs/sot/review/finding"
 )
 
 // Findings are written by models that read the material, so their files,

@@ -6,10 +6,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/markdown"
 	"github.com/sotlabs/sot/persona"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // Section headings of REVIEW-SYNTHESIS.md, in order (PAW's final-review

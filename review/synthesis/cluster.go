@@ -3,8 +3,8 @@ package synthesis
 import (
 	"sort"
 
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/lexical"
+	"github.com/sotlabs/sot/review/finding"
 )
 
 // Anchor answers questions about the material under review; material.Material

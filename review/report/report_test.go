@@ -12,8 +12,8 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/sotlabs/sot/finding"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/markdown"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // SpecialistMarkdown renders one specialist's review (for one lens) as the

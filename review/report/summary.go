@@ -1,8 +1,8 @@
 package report
 
 import (
-	"github.com/sotlabs/sot/finding"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // Summary counts what a review found; it is the "summary" object of the

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/engine"
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/lexical"
+	"github.com/sotlabs/sot/review/finding"
 )
 
 // Options configure a synthesis.

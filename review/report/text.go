@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/markdown"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // num formats an integer with thousands separators.

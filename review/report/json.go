@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/markdown"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // SchemaVersion is the version of the JSON document JSON writes; it changes

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 
-	"github.com/sotlabs/sot/finding"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // rdDiagnostic is one reviewdog Diagnostic (Reviewdog Diagnostic Format).

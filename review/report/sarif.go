@@ -12,9 +12,9 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/markdown"
-	"github.com/sotlabs/sot/synthesis"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // SARIF constants.

@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/sotlabs/sot/engine"
-	"github.com/sotlabs/sot/finding"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/lexical"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/llm/openai"
+	"github.com/sotlabs/sot/review/finding"
 )
 
 // diffAnchor is the material of these tests: auth/session.go lines 40-60
