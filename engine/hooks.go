@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Hooks are how a run reaches outside itself: the user, the live display
 // and the log. A protocol never asks the user or prints on its own; it
@@ -16,6 +19,16 @@ type Hooks struct {
 	Warn func(string)
 	// Progress receives one line per step ("synthesizing ...").
 	Progress func(string)
+	// Now reads the clock (nil: time.Now), for the times a run records.
+	Now func() time.Time
+}
+
+// Time is the time now, by the hooks' clock.
+func (h Hooks) Time() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
 }
 
 // Warnf sends a warning, when anyone listens.

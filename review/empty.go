@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"os"
+	"slices"
 
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/material"
@@ -17,6 +18,40 @@ import (
 func EmptyResult(c Context, why string, skipped []material.Skipped) *synthesis.Result {
 	return &synthesis.Result{Mode: cmp.Or(c.InteractionMode, Parallel), Type: cmp.Or(c.Type, "diff"),
 		Coordinates: c.Coordinates, Notes: []string{why}, Skipped: skippedFiles(skipped)}
+}
+
+// EmptyOutcome is a review that called no model because there was nothing
+// to review.
+type EmptyOutcome struct {
+	Result *synthesis.Result
+	// Files are the machine outputs written, as valid documents without
+	// findings.
+	Files []string
+	// Unwritten are the formats asked for and not written: without an
+	// output directory there is no run to name one after.
+	Unwritten []string
+}
+
+// Empty gives a review that called no model (why says why; skipped lists
+// the files that could not be reviewed) the machine outputs o.Formats asks
+// for, written into o.Context.OutputDir when one is named, so that a CI
+// step that uploads or parses them still finds them.
+func Empty(o *Options, why string, skipped []material.Skipped) (*EmptyOutcome, error) {
+	out := &EmptyOutcome{Result: EmptyResult(o.Context, why, skipped)}
+	formats := slices.DeleteFunc(slices.Clone(o.Formats), func(s string) bool { return s == "markdown" })
+	if len(formats) == 0 {
+		return out, nil
+	}
+	if o.Context.OutputDir == "" {
+		out.Unwritten = formats
+		return out, nil
+	}
+	files, err := WriteEmpty(o.Context.OutputDir, out.Result, formats, o.Version)
+	if err != nil {
+		return nil, err
+	}
+	out.Files = files
+	return out, nil
 }
 
 // EmptyPlan is the dry-run plan of a review with nothing to review: no

@@ -62,7 +62,7 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 }
 
 func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
-	start := time.Now()
+	start := o.Time()
 	p = p.forRun()
 	// The stack comes first: a run it refuses (under --max-cost, a model
 	// without a price) must not touch the output directory.
@@ -90,7 +90,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	} else if old != "" {
 		o.warn(fmt.Sprintf("%s held run %s, a review of other material or options; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID))
 	}
-	j, err := p.openJournal(d, o.Fresh)
+	j, err := p.openJournal(d, o.Fresh, start)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		res.Notes = append(res.Notes, "the triage lead failed, so overlapping findings were merged by location and disputes settled by evidence alone")
 	}
 	res.FileLines = p.fileLines(ctx, o, res)
-	p.usage(res, st, start)
+	p.usage(res, st, start, o.Time())
 	if err := applyResolutions(d.Dir, res); err != nil {
 		return nil, err
 	}
@@ -192,6 +192,11 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err := d.RecordWritten(files); err != nil {
 		return nil, err
 	}
+	machine, err := writeFormatsIn(p.top, p.OutputDir, res, o.Formats, o.Version)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, machine...)
 	completed := 0
 	for _, r := range reports {
 		if r.Error == "" {
@@ -277,8 +282,8 @@ func countFindings(rs []finding.Report) int {
 
 // openJournal records the run's state (its nonce and seed, so a re-run
 // sends identical prompts) and opens its journal (see run.Dir.OpenJournal).
-func (p *Plan) openJournal(d *run.Dir, fresh bool) (*middleware.Journal, error) {
-	st := run.State{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: time.Now().UTC(),
+func (p *Plan) openJournal(d *run.Dir, fresh bool, now time.Time) (*middleware.Journal, error) {
+	st := run.State{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: now.UTC(),
 		Payload: &record{Mode: p.Mode, Context: p.Context, Models: maps.Clone(p.Models), TriageModel: p.TriageModel, Lenses: p.LensIDs()}}
 	return d.OpenJournal(st, fresh)
 }
@@ -443,10 +448,10 @@ func priced(m *middleware.Meter, byModel map[string]llm.Usage) (llm.Usage, float
 }
 
 // usage fills the run's usage.
-func (p *Plan) usage(res *synthesis.Result, st *stack.Stack, start time.Time) {
+func (p *Plan) usage(res *synthesis.Result, st *stack.Stack, start, now time.Time) {
 	t := st.Meter.Totals()
 	u := t.Usage
-	res.Usage = synthesis.Usage{Calls: t.Calls, CostUSD: t.Cost, WallMS: time.Since(start).Milliseconds(), NewCalls: t.Calls, NewCostUSD: t.Cost}
+	res.Usage = synthesis.Usage{Calls: t.Calls, CostUSD: t.Cost, WallMS: now.Sub(start).Milliseconds(), NewCalls: t.Calls, NewCostUSD: t.Cost}
 	if st.Cache != nil {
 		res.Usage.CacheHits = st.Cache.Hits()
 	}
@@ -549,7 +554,12 @@ func Render(format string, res *synthesis.Result, version string) ([]byte, error
 // removes them before the new synthesis is written), so that every output
 // in the directory is rendered from the latest synthesis.
 func WriteFormats(dir string, res *synthesis.Result, formats []string, version string) ([]string, error) {
-	d, err := openOutputDir(projectRoot("."), dir)
+	return writeFormatsIn(projectRoot("."), dir, res, formats, version)
+}
+
+// writeFormatsIn is WriteFormats for a directory of the project at top.
+func writeFormatsIn(top, dir string, res *synthesis.Result, formats []string, version string) ([]string, error) {
+	d, err := openOutputDir(top, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -76,6 +76,12 @@ type Options struct {
 	// Fresh discards the journal of an earlier run of the same review.
 	Fresh bool
 
+	// Formats are the machine outputs Execute writes besides the Markdown
+	// files (json, sarif, rdjson; see Formats), and Version the sot version
+	// they name.
+	Formats []string
+	Version string
+
 	// Hooks reach the user (Ask: nil when nobody can be asked), the live
 	// status (Events), and the log (Warn, Progress).
 	engine.Hooks

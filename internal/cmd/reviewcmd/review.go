@@ -38,9 +38,7 @@ import (
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/review"
-	"github.com/sotlabs/sot/review/finding"
 	"github.com/sotlabs/sot/review/report"
-	"github.com/sotlabs/sot/review/synthesis"
 )
 
 // Options are the command's inputs beyond the review context.
@@ -291,11 +289,6 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if err != nil {
 		return err
 	}
-	files, err := review.WriteFormats(plan.OutputDir, out.Result, without(o.Formats, o.Stdout), version.Get().Version)
-	if err != nil {
-		return outputError(err)
-	}
-	out.Files = append(out.Files, files...)
 	if o.Stdout != "" {
 		b, err := review.Render(o.Stdout, out.Result, version.Get().Version)
 		if err != nil {
@@ -459,10 +452,8 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 			return nil, cmdutil.UsageError("--stdout %q: use markdown, json, sarif or rdjson (rdjsonl, the file's extension, works too)", o.Stdout)
 		}
 	}
-	switch o.FailOn {
-	case "never", "must-fix", "should-fix", "consider":
-	default:
-		return nil, cmdutil.UsageError("--fail-on %q: use must-fix, should-fix, consider or never", o.FailOn)
+	if err := review.CheckFailOn(o.FailOn); err != nil {
+		return nil, err
 	}
 	if o.ShowPrompt != "" && !o.DryRun {
 		return nil, cmdutil.UsageError("--show-prompt works with --dry-run")
@@ -478,7 +469,8 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		return nil, err
 	}
 	ro := &review.Options{Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts, Exclude: redirectTarget(f.IO.Out), Paths: o.Paths,
-		Content: o.Input, In: f.IO.In, Dir: f.WorkDir(), Config: cfg, Library: lib, Getenv: f.Getenv, MaxPromptTokens: o.MaxPromptTokens, Fresh: o.Fresh}
+		Content: o.Input, In: f.IO.In, Dir: f.WorkDir(), Config: cfg, Library: lib, Getenv: f.Getenv, MaxPromptTokens: o.MaxPromptTokens, Fresh: o.Fresh,
+		Formats: without(o.Formats, o.Stdout), Version: version.Get().Version}
 	if o.Seed != 0 {
 		seed := o.Seed
 		ro.Seed = &seed
@@ -717,28 +709,21 @@ func emptyOutputs(f *cmdutil.Factory, human io.Writer, o *Options, ro *review.Op
 		}
 		return nil
 	}
-	res := review.EmptyResult(ro.Context, why, skipped)
+	empty, err := review.Empty(ro, why, skipped)
+	if err != nil {
+		return err
+	}
 	if o.Stdout != "" {
-		b, err := review.Render(o.Stdout, res, version.Get().Version)
+		b, err := review.Render(o.Stdout, empty.Result, version.Get().Version)
 		if err != nil {
 			return err
 		}
 		f.IO.Out.Write(b)
 	}
-	formats := without(o.Formats, o.Stdout)
-	formats = slices.DeleteFunc(formats, func(s string) bool { return s == "markdown" })
-	if len(formats) == 0 {
-		return nil
+	if len(empty.Unwritten) > 0 {
+		fmt.Fprintf(human, "sot: no %s written: there is no run to name an output directory after; pass --output-dir to get empty documents\n", strings.Join(empty.Unwritten, ", "))
 	}
-	if ro.Context.OutputDir == "" {
-		fmt.Fprintf(human, "sot: no %s written: there is no run to name an output directory after; pass --output-dir to get empty documents\n", strings.Join(formats, ", "))
-		return nil
-	}
-	files, err := review.WriteEmpty(ro.Context.OutputDir, res, formats, version.Get().Version)
-	if err != nil {
-		return outputError(err)
-	}
-	for _, p := range files {
+	for _, p := range empty.Files {
 		fmt.Fprintf(human, "sot: wrote %s (no findings)\n", p)
 	}
 	return nil
@@ -856,26 +841,19 @@ func summarize(w io.Writer, out *review.Outcome) {
 	fmt.Fprintf(w, "sot: wrote %s%s\n", filepath.Join(out.Plan.OutputDir, "REVIEW-SYNTHESIS.md"), also)
 }
 
-// exitCode: a review in which no specialist came back failed (1); then
-// findings at --fail-on (1) win over a partial review (3).
+// exitCode maps the review's verdict (see review.Outcome.Verdict) to the
+// exit code: no specialist came back (1), findings at --fail-on (1), a
+// partial review (3).
 func exitCode(out *review.Outcome, failOn string) error {
-	if out.Completed == 0 && out.Stopped == nil {
-		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("the review failed: none of the %d specialist call(s) succeeded (see REVIEW-SYNTHESIS.md; sot doctor checks that each model answers)", len(out.Plan.Tasks))}
+	err := out.Verdict(failOn)
+	var partial *review.PartialError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &partial):
+		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: err}
+	case engine.IsUserError(err):
+		return err
 	}
-	if failOn != "never" {
-		sev, _ := finding.ParseSeverity(failOn)
-		// A finding the user dismissed (sot review --resolve) no longer
-		// fails the gate.
-		open := *out.Result
-		open.Items = slices.DeleteFunc(slices.Clone(open.Items), func(it synthesis.Item) bool {
-			return it.Outcome != nil && it.Outcome.Status == review.Dismissed
-		})
-		if n := report.Summarize(&open).AtLeast(sev); n > 0 {
-			return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("%d finding(s) at or above %s (--fail-on %s)", n, failOn, failOn)}
-		}
-	}
-	if out.Result.Partial() {
-		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("the review is partial: %d part(s) missing (see REVIEW-SYNTHESIS.md)", len(out.Result.Missing))}
-	}
-	return nil
+	return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: err}
 }
