@@ -1,7 +1,13 @@
-// Package engine runs the model calls of a scenario: every call of a step
-// concurrently (the providers' limits bound what is really in flight), with
-// an event for each change of state, so a terminal can show live status and
-// a failed call never stops the others.
+// Package engine is what every scenario of sot shares to run a society of
+// personas: the Task a model call is, the Executor that runs a step's
+// tasks (Local: all at once within the providers' limits, a shared prompt
+// prefix written once, an unusable model replaced by the fallback) with an
+// Event for each change of state, the Hooks through which a run reaches the
+// user and the log, the Roster that gives each persona its model,
+// Estimates of a plan's cost, seeded shuffles and budget batches for
+// deterministic protocols, and UserError for what the caller must fix.
+// engine/run keeps a run on disk. Scenarios (review, ask, debate) import
+// engine; engine imports none of them.
 package engine
 
 import (

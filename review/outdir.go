@@ -1,6 +1,8 @@
 package review
 
 import (
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -21,9 +23,14 @@ var layout = run.Layout{
 	Outputs: append([]string{resultFile, resolutionsFile, moderatorFile}, machineFiles()...),
 	// PAW's reviews directory may already hold PAW's own REVIEW files,
 	// which this review replaces.
-	Adopts: func(dir, name string) bool { return run.IsPAWReviews(dir) && isReviewFile(name) },
-	Field:  "output_dir",
+	Adopts: func(dir, name string) bool {
+		return pawReviews.MatchString(filepath.ToSlash(filepath.Clean(dir))) && isReviewFile(name)
+	},
+	Field: "output_dir",
 }
+
+// pawReviews matches PAW's final-review directory, .paw/work/<id>/reviews.
+var pawReviews = regexp.MustCompile(`(^|/)\.paw/work/[^/]+/reviews$`)
 
 func isReviewFile(name string) bool {
 	return strings.HasPrefix(name, "REVIEW-") && strings.HasSuffix(name, ".md")

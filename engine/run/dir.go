@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -301,13 +300,4 @@ func (d *Dir) OpenJournal(st State, fresh bool) (*middleware.Journal, error) {
 		return middleware.OpenJournal(path)
 	}
 	return middleware.CreateJournal(path, func() error { return d.Save(st) }), nil
-}
-
-// pawReviews matches PAW's final-review directory, .paw/work/<id>/reviews.
-var pawReviews = regexp.MustCompile(`(^|/)\.paw/work/[^/]+/reviews$`)
-
-// IsPAWReviews reports whether dir is PAW's final-review directory
-// (.paw/work/<id>/reviews), whose REVIEW files a review may replace.
-func IsPAWReviews(dir string) bool {
-	return pawReviews.MatchString(filepath.ToSlash(filepath.Clean(dir)))
 }
