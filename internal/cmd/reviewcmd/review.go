@@ -312,7 +312,7 @@ func resolve(f *cmdutil.Factory, ref string) error {
 	}
 	n, err := run.Resolve(cmdutil.TerminalAsker(f.IO), f.IO.Out, version.Get().Version)
 	if err != nil {
-		return outputError(err)
+		return err // a user error exits 2 (cmdutil.Code)
 	}
 	fmt.Fprintf(f.IO.Out, "sot: recorded %d resolution(s) in %s/resolutions.jsonl\n", n, run.Dir)
 	return nil
@@ -523,15 +523,6 @@ type workflowDisabled struct {
 
 func (e *workflowDisabled) Error() string {
 	return fmt.Sprintf("%s:%d: Final Agent Review is disabled", e.path, e.line)
-}
-
-// outputError makes a refused output directory (a symlink planted in it
-// after the plan was made, say) a usage error, as it is when planning.
-func outputError(err error) error {
-	if engine.IsUserError(err) {
-		return cmdutil.AsUsage(err)
-	}
-	return err
 }
 
 // projectFile is a file of the reviewed project that sets review options (a
