@@ -105,7 +105,7 @@ type debate struct {
 // Rounds stop early when nothing changes, and never exceed three; threads
 // still contested get up to two targeted exchanges, within a call budget.
 func runDebate(ctx context.Context, p *Plan, o *Options, st *stack.Stack, res *synthesis.Result) ([]finding.Report, error, error) {
-	d := &debate{p: p, o: o, st: st, x: &engine.Local{Provider: st, Hooks: o.Hooks}, res: res, bySource: map[string]*debater{}, byID: map[string]*thread{}, notes: map[[2]string]map[int]string{}}
+	d := &debate{p: p, o: o, st: st, x: o.executor(st, ""), res: res, bySource: map[string]*debater{}, byID: map[string]*thread{}, notes: map[[2]string]map[int]string{}}
 	p.debate = d
 	for _, t := range p.Tasks {
 		info := p.taskInfo[t.ID]

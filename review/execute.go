@@ -228,7 +228,7 @@ const synthesisFile = "REVIEW-SYNTHESIS.md"
 // keeps the default for the rest of the run, and tasks[i] becomes the task
 // that ran.
 func (p *Plan) runTasks(ctx context.Context, st *stack.Stack, tasks []*engine.Task, o *Options, res *synthesis.Result) []engine.Result {
-	x := &engine.Local{Provider: st, Hooks: o.Hooks, Fallback: p.TriageModel}
+	x := o.executor(st, p.TriageModel)
 	results := x.Execute(ctx, tasks)
 	noted := map[string]bool{}
 	for i, r := range results {
@@ -360,7 +360,7 @@ func (p *Plan) synthesize(ctx context.Context, o *Options, st *stack.Stack, repo
 			ok = append(ok, r)
 		}
 	}
-	so := synthesis.Options{Type: p.Context.Type, Anchor: removedLines{newAnchor(p.Material)}, Seed: p.Seed, Executor: &engine.Local{Provider: st, Hooks: o.Hooks}, Model: p.TriageModel,
+	so := synthesis.Options{Type: p.Context.Type, Anchor: removedLines{newAnchor(p.Material)}, Seed: p.Seed, Executor: o.executor(st, ""), Model: p.TriageModel,
 		MaxPromptTokens: p.PromptBudget}
 	if p.Mode == ModeSingleModel {
 		so.Executor = nil // one source has nothing to triage

@@ -32,6 +32,11 @@ type ModerateOptions struct {
 	Out      io.Writer
 	// Force enters moderator mode even when the skip conditions hold.
 	Force bool
+	// NewExecutor makes the Executor the moderator's calls go through (nil:
+	// an engine.Local in this process); Now reads the clock for the
+	// exchanges' times (nil: time.Now).
+	NewExecutor func(provider llm.Provider, hooks engine.Hooks, fallback string) engine.Executor
+	Now         func() time.Time
 }
 
 // ModeratorSkip says why moderator mode does not apply to a run, or "".
@@ -214,7 +219,10 @@ func (m *moderator) system(spec *persona.Persona, focus string, extra string) (s
 // complete makes one call of moderator mode through the engine, as every
 // call of a run is made.
 func (m *moderator) complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	x := &engine.Local{Provider: m.st}
+	var x engine.Executor = &engine.Local{Provider: m.st}
+	if m.o.NewExecutor != nil {
+		x = m.o.NewExecutor(m.st, engine.Hooks{Now: m.o.Now}, "")
+	}
 	r := x.Execute(ctx, []*engine.Task{{ID: req.Label, Group: "moderator", Request: req}})[0]
 	return r.Resp, r.Err
 }
@@ -450,7 +458,7 @@ func (m *moderator) record(what, asked, answer string) error {
 		fmt.Fprintf(f, "# Moderator mode: review %s\n", m.r.Result.RunID)
 	}
 	quote := func(s string) string { return "> " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n> ") }
-	_, err = fmt.Fprintf(f, "\n## Exchange %d: %s (%s)\n\n**User**:\n\n%s\n\n**Answer**:\n\n%s\n", m.n, what, time.Now().UTC().Format(time.RFC3339), quote(asked), quote(answer))
+	_, err = fmt.Fprintf(f, "\n## Exchange %d: %s (%s)\n\n**User**:\n\n%s\n\n**Answer**:\n\n%s\n", m.n, what, (engine.Hooks{Now: m.o.Now}).Time().UTC().Format(time.RFC3339), quote(asked), quote(answer))
 	if err != nil {
 		return err
 	}

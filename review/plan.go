@@ -85,6 +85,19 @@ type Options struct {
 	// Hooks reach the user (Ask: nil when nobody can be asked), the live
 	// status (Events), and the log (Warn, Progress).
 	engine.Hooks
+	// NewExecutor makes the Executor each step's calls go through, over the
+	// run's provider stack, falling back to the model fallback names ("":
+	// none) when a call's own model cannot be used. nil means an
+	// engine.Local in this process.
+	NewExecutor func(provider llm.Provider, hooks engine.Hooks, fallback string) engine.Executor
+}
+
+// executor returns the Executor of a step whose calls go through st.
+func (o *Options) executor(st llm.Provider, fallback string) engine.Executor {
+	if o.NewExecutor != nil {
+		return o.NewExecutor(st, o.Hooks, fallback)
+	}
+	return &engine.Local{Provider: st, Hooks: o.Hooks, Fallback: fallback}
 }
 
 func (o *Options) warn(s string) { o.Warnf("%s", s) }
