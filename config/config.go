@@ -36,6 +36,38 @@ type Config struct {
 	Timeout Duration `yaml:"timeout" json:"timeout"`
 	Budget  Budget   `yaml:"budget" json:"budget"`
 	Cache   Cache    `yaml:"cache" json:"cache"`
+	// Ask configures sot ask.
+	Ask Ask `yaml:"ask" json:"ask"`
+}
+
+// Ask configures sot ask: the corpus it reads and the steps of its society
+// of thought (northstar's settings, under their snake_case names).
+type Ask struct {
+	// Corpus is the default corpus: files and directories, relative to the
+	// project's top (default .sot/corpus).
+	Corpus string `yaml:"corpus" json:"corpus"`
+	// MaxSources caps the sources read for one question.
+	MaxSources int `yaml:"max_sources" json:"max_sources"`
+	// EnableSoT off is the control run: one plain call per source and a
+	// plain reduce, with no roles, conflicts or debate.
+	EnableSoT bool `yaml:"enable_sot" json:"enable_sot"`
+	// ConflictDetection runs the lexical conflict detector over the answers.
+	ConflictDetection bool `yaml:"conflict_detection" json:"conflict_detection"`
+	// DebatePhase lets analytical and comparative questions (or --debate)
+	// have the debate step of map-debate-reduce.
+	DebatePhase bool `yaml:"debate_phase" json:"debate_phase"`
+	// DiversitySelection picks sources for relevance and variety at once.
+	DiversitySelection bool `yaml:"diversity_selection" json:"diversity_selection"`
+	// RoleStrategy is uniform, rotating, adaptive or primary-only.
+	RoleStrategy string `yaml:"role_strategy" json:"role_strategy"`
+	// MinAgentsForSoT is the fewest relevant sources a society needs; below
+	// it the question is answered plainly, with a note.
+	MinAgentsForSoT int `yaml:"min_agents_for_sot" json:"min_agents_for_sot"`
+	// IncludePerspectiveInResponse labels each contribution of the answer
+	// with its perspective.
+	IncludePerspectiveInResponse bool `yaml:"include_perspective_in_response" json:"include_perspective_in_response"`
+	// ConflictThreshold is the lexical detector's similarity threshold.
+	ConflictThreshold float64 `yaml:"conflict_threshold" json:"conflict_threshold"`
 }
 
 // Provider configures one backend.
@@ -116,6 +148,10 @@ func Defaults() Config {
 			llm.ProviderOllama:    {Type: llm.ProviderOllama, BaseURL: "http://127.0.0.1:11434"},
 			llm.ProviderCommand:   {Type: llm.ProviderCommand, Program: "llm", Timeout: Duration(5 * time.Minute)},
 		},
+		// northstar's defaults, but its app's conflict threshold (0.6, where
+		// the detector's own default is 0.75).
+		Ask: Ask{MaxSources: 10, EnableSoT: true, ConflictDetection: true, DebatePhase: true, DiversitySelection: true,
+			RoleStrategy: "rotating", MinAgentsForSoT: 2, IncludePerspectiveInResponse: true, ConflictThreshold: 0.6},
 	}
 }
 
@@ -237,6 +273,20 @@ func (c *Config) Validate(src Sources) error {
 	}
 	if c.Budget.MaxCost < 0 || math.IsNaN(c.Budget.MaxCost) || math.IsInf(c.Budget.MaxCost, 0) {
 		return bad("budget.max_cost", "must be a number of dollars, 0 (no limit) or more, not %g", c.Budget.MaxCost)
+	}
+	switch c.Ask.RoleStrategy {
+	case "uniform", "rotating", "adaptive", "primary-only":
+	default:
+		return bad("ask.role_strategy", "%q: use uniform, rotating, adaptive or primary-only", c.Ask.RoleStrategy)
+	}
+	if c.Ask.MaxSources < 1 {
+		return bad("ask.max_sources", "must be 1 or more, not %d", c.Ask.MaxSources)
+	}
+	if c.Ask.MinAgentsForSoT < 1 {
+		return bad("ask.min_agents_for_sot", "must be 1 or more, not %d", c.Ask.MinAgentsForSoT)
+	}
+	if t := c.Ask.ConflictThreshold; !(t >= 0 && t <= 1) {
+		return bad("ask.conflict_threshold", "must be between 0 and 1, not %g", t)
 	}
 	if c.Timeout < 0 {
 		return bad("timeout", "must be a positive duration such as \"90s\" (or 0 for the default), not %s", time.Duration(c.Timeout))

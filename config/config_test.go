@@ -256,3 +256,32 @@ func TestAliasToBareModel(t *testing.T) {
 		t.Fatalf("an alias to a name sot cannot place loaded: %v", err)
 	}
 }
+
+// The ask settings default to northstar's (with its app's conflict
+// threshold), and a value sot cannot use is refused with its key and
+// source.
+func TestAskSettings(t *testing.T) {
+	d := Defaults()
+	if d.Ask.MaxSources != 10 || !d.Ask.EnableSoT || d.Ask.RoleStrategy != "rotating" || d.Ask.MinAgentsForSoT != 2 || d.Ask.ConflictThreshold != 0.6 {
+		t.Errorf("defaults %+v", d.Ask)
+	}
+	tests := []struct {
+		name string
+		edit func(*Ask)
+		want string
+	}{
+		{"strategy", func(a *Ask) { a.RoleStrategy = "random" }, "ask.role_strategy"},
+		{"no sources", func(a *Ask) { a.MaxSources = 0 }, "ask.max_sources"},
+		{"no agents", func(a *Ask) { a.MinAgentsForSoT = 0 }, "ask.min_agents_for_sot"},
+		{"threshold", func(a *Ask) { a.ConflictThreshold = 1.5 }, "ask.conflict_threshold"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Defaults()
+			tt.edit(&c.Ask)
+			if err := c.Validate(Sources{}); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Validate = %v, want an error about %s", err, tt.want)
+			}
+		})
+	}
+}

@@ -175,7 +175,7 @@ func (l *Loader) Load() (*Config, Sources, error) {
 				return nil, nil, err
 			}
 			var ig []Ignored
-			fm, ig = scopeProject(relTo(wd, f.path), data, fm, base, l.trusted(f.path, data))
+			fm, ig = scopeProject(relTo(wd, f.path), filepath.Dir(filepath.Dir(f.path)), data, fm, base, l.trusted(f.path, data))
 			l.ignored = append(l.ignored, ig...)
 		}
 		put(fm, fmt.Sprintf("%s %s", f.label, f.path))

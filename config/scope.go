@@ -3,12 +3,15 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
+	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/llm"
 )
 
@@ -37,6 +40,7 @@ const (
 	whyLimit    = "would loosen your limit"
 	whyPrice    = "would lower the prices counted against your budget"
 	whyShadow   = "would shadow your alias of the same name"
+	whyCorpus   = "would send files from outside the project"
 )
 
 // providerKeyReasons are the provider settings only the user may make.
@@ -92,7 +96,7 @@ func ProjectWarnings(items []Ignored) []string {
 // every one that only the user may make, judged against base (the
 // configuration of the defaults and the user's file). A trusted file keeps
 // everything but aliases that would shadow the user's.
-func scopeProject(file string, data []byte, flat map[string]any, base *Config, trusted bool) (map[string]any, []Ignored) {
+func scopeProject(file, top string, data []byte, flat map[string]any, base *Config, trusted bool) (map[string]any, []Ignored) {
 	kept := map[string]any{}
 	var ignored []Ignored
 	drop := func(key, why string) {
@@ -184,6 +188,20 @@ func scopeProject(file string, data []byte, flat map[string]any, base *Config, t
 			if !tighterBudget(v, cur) {
 				drop(k, whyLimit)
 				continue
+			}
+		case "ask":
+			switch strings.Join(parts[1:], ".") {
+			case "max_sources":
+				// More sources are more calls: the project may ask for fewer.
+				if !tighterCount(v, base.Ask.MaxSources) {
+					drop(k, whyLimit)
+					continue
+				}
+			case "corpus":
+				if p, ok := v.(string); ok && !insideProject(top, p) {
+					drop(k, whyCorpus)
+					continue
+				}
 			}
 		case "prices":
 			if len(parts) >= 3 {
@@ -375,4 +393,21 @@ func lineOf(node ast.Node, path []string) int {
 		}
 	}
 	return line
+}
+
+// insideProject reports whether path, relative to the project's top or
+// absolute, stays inside the project once symlinks are resolved; a path
+// that does not exist yet is judged by its text.
+func insideProject(top, path string) bool {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(top, path)
+	}
+	if _, ok := project.ResolvedWithin(top, path); ok {
+		return true
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return false
+	}
+	rel, err := filepath.Rel(top, filepath.Clean(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -51,6 +51,16 @@ func TestUntrustedProjectScope(t *testing.T) {
 		{"looser provider limits", "providers:\n  openai:\n    rpm: 60\n", "providers:\n  openai:\n    concurrency: 64\n    rpm: 0\n",
 			func(c *Config) bool { return c.Providers["openai"].RPM == 60 && c.Providers["openai"].Concurrency == 0 },
 			[]string{"providers.openai.concurrency", "providers.openai.rpm"}},
+		{"ask: fewer sources and a corpus inside the project apply", "",
+			"ask:\n  max_sources: 4\n  corpus: notes/q3\n  role_strategy: adaptive\n  debate_phase: false\n",
+			func(c *Config) bool {
+				return c.Ask.MaxSources == 4 && c.Ask.Corpus == "notes/q3" && c.Ask.RoleStrategy == "adaptive" && !c.Ask.DebatePhase
+			},
+			nil},
+		{"ask: more sources, a corpus outside the project", "",
+			"ask:\n  max_sources: 500\n  corpus: ../../home/user/.ssh\n",
+			func(c *Config) bool { return c.Ask.MaxSources == 10 && c.Ask.Corpus == "" },
+			[]string{"ask.max_sources", "ask.corpus"}},
 		{"command models", "",
 			"default_model: local\naliases:\n  local: command:sh -c evil\n  fast: openai:gpt-4.1-mini\n",
 			func(c *Config) bool {
