@@ -1,0 +1,279 @@
+package ask
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/sotlabs/sot/internal/markdown"
+)
+
+// Answer is everything a question produced: answer.json holds it whole,
+// and ANSWER.md is rendered from it.
+type Answer struct {
+	RunID    string `json:"run_id"`
+	Question string `json:"question"`
+	// Intent and Complexity classify the question; Rule is the rule that
+	// fired (or "--intent").
+	Intent     string `json:"intent"`
+	Complexity string `json:"complexity"`
+	Rule       string `json:"rule"`
+	// SoT is false in the control run, or when too few sources were
+	// relevant for a society (SoTNote says which).
+	SoT      bool   `json:"sot"`
+	SoTNote  string `json:"sot_note,omitempty"`
+	Strategy string `json:"role_strategy,omitempty"`
+	// Labels: each contribution carries its perspective
+	// (include_perspective_in_response).
+	Labels bool `json:"include_perspective_in_response"`
+
+	Sources  []SourceUse `json:"sources"`
+	Evidence []Evidence  `json:"answers"`
+	// Conflicts is the lexical detector's analysis, in northstar's shape;
+	// nil when conflict detection is off.
+	Conflicts json.RawMessage `json:"lexical_conflicts,omitempty"`
+	// ConflictSummary is what ANSWER.md shows of it.
+	ConflictSummary *ConflictSummary `json:"conflict_summary,omitempty"`
+	Debate          *Debate          `json:"debate,omitempty"`
+
+	Sentences []Sentence `json:"sentences"`
+	Dropped   []Dropped  `json:"dropped,omitempty"`
+	Missing   []Missing  `json:"missing,omitempty"`
+	Skipped   []Skipped  `json:"skipped,omitempty"`
+	Notes     []string   `json:"notes,omitempty"`
+	Usage     Usage      `json:"usage"`
+}
+
+// SourceUse is a source the question read: why it was chosen and from
+// which perspective it was read.
+type SourceUse struct {
+	ID        string   `json:"id"`
+	Title     string   `json:"title"`
+	Type      string   `json:"type,omitempty"`
+	Date      string   `json:"date,omitempty"`
+	Relevance float64  `json:"relevance"`
+	Bonus     float64  `json:"diversity_bonus"`
+	Role      string   `json:"role,omitempty"`
+	RoleWhy   string   `json:"role_why,omitempty"`
+	Parts     int      `json:"parts"`
+	Answers   []string `json:"answers"` // the ids of the answers read from it
+}
+
+// ConflictSummary counts what the lexical detector found.
+type ConflictSummary struct {
+	Tensions   int      `json:"tensions"`
+	Agreements int      `json:"agreements"`
+	Themes     []string `json:"themes"`
+	Summary    string   `json:"summary"`
+}
+
+// Skipped is a file of the corpus that could not be read.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Usage is what the question cost, replayed calls included.
+type Usage struct {
+	Calls             int     `json:"calls"`
+	InputTokens       int     `json:"input_tokens"`
+	CachedInputTokens int     `json:"cached_input_tokens"`
+	OutputTokens      int     `json:"output_tokens"`
+	CostUSD           float64 `json:"cost_usd"`
+	Replayed          int     `json:"replayed"`
+	WallMS            int64   `json:"wall_ms"`
+}
+
+// Partial reports whether parts of the answer are missing.
+func (a *Answer) Partial() bool { return len(a.Missing) > 0 }
+
+// evidence returns the answer with the given id.
+func (a *Answer) evidence(id string) (Evidence, bool) {
+	for _, e := range a.Evidence {
+		if e.ID == id {
+			return e, true
+		}
+	}
+	return Evidence{}, false
+}
+
+// cite renders the citations of a sentence: each answer with its source,
+// and its perspective when the answer is labelled so.
+func (a *Answer) cite(ids []string) string {
+	var parts []string
+	for _, id := range ids {
+		e, ok := a.evidence(strings.ToUpper(strings.TrimSpace(id)))
+		if !ok {
+			continue
+		}
+		s := e.ID + ", " + markdown.OneLine(e.Title)
+		if a.Labels && e.Role != "" {
+			s = e.ID + ", " + e.Role + ", " + markdown.OneLine(e.Title)
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(parts, "; ") + "]"
+}
+
+// Markdown renders ANSWER.md.
+func (a *Answer) Markdown() string {
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	line("# Answer")
+	line("")
+	line("**Question:** %s", markdown.OneLine(a.Question))
+	line("")
+	if a.Partial() {
+		line("> **Partial answer:** %d part(s) could not be made; see Missing below.", len(a.Missing))
+		line("")
+	}
+	if len(a.Sentences) == 0 {
+		line("_No sentence of the answer stood on its sources._")
+	}
+	for _, s := range a.Sentences {
+		text := markdown.OneLine(s.Text)
+		if q := strings.TrimSpace(s.Quote); q != "" {
+			text += " (" + markdown.Code(q) + ")"
+		}
+		line("- %s%s", text, a.cite(s.Answers))
+	}
+	line("")
+
+	if c := a.ConflictSummary; c != nil {
+		line("## Conflict summary")
+		line("")
+		themes := "none"
+		if len(c.Themes) > 0 {
+			themes = markdown.OneLine(strings.Join(c.Themes, ", "))
+		}
+		line("%d tension(s), %d agreement(s) between the perspectives' answers, by their words; key themes: %s.", c.Tensions, c.Agreements, themes)
+		if c.Summary != "" {
+			line("")
+			line("%s", markdown.OneLine(c.Summary))
+		}
+		line("")
+	}
+	if d := a.Debate; d != nil {
+		line("## Tensions")
+		line("")
+		if len(d.Tensions) == 0 {
+			line("The debate step found no tension between the answers.")
+		}
+		for _, t := range d.Tensions {
+			treatment := "not treated by the answer"
+			switch t.Treatment {
+			case "addressed":
+				treatment = "addressed: " + markdown.OneLine(t.How)
+			case "open":
+				treatment = "open: " + markdown.OneLine(t.How)
+			}
+			line("- **%s, %s**: %s", t.ID, markdown.OneLine(t.Topic), treatment)
+			for _, s := range t.Sides {
+				line("  - %s%s", markdown.OneLine(s.Position), a.cite(s.Answers))
+			}
+		}
+		for _, r := range d.UniqueRisks {
+			line("- Raised by one perspective only: %s%s", markdown.OneLine(r.Risk), a.cite([]string{r.Answer}))
+		}
+		for _, as := range d.Assumptions {
+			line("- Differing assumption: %s%s", markdown.OneLine(as.Assumption), a.cite(as.Answers))
+		}
+		line("")
+	}
+
+	line("## Perspectives")
+	line("")
+	byRole := map[string][]Evidence{}
+	var roles []string
+	for _, e := range a.Evidence {
+		r := e.Role
+		if r == "" {
+			r = "plain reading"
+		}
+		if _, ok := byRole[r]; !ok {
+			roles = append(roles, r)
+		}
+		byRole[r] = append(byRole[r], e)
+	}
+	for _, r := range roles {
+		line("### %s", markdown.OneLine(r))
+		line("")
+		for _, e := range byRole[r] {
+			if !e.Addresses {
+				line("- %s, %s: does not address the question. %s", e.ID, markdown.OneLine(e.Title), markdown.OneLine(e.Summary))
+				continue
+			}
+			line("- %s, %s: %s", e.ID, markdown.OneLine(e.Title), markdown.OneLine(e.Summary))
+			for _, p := range e.Points {
+				q := ""
+				if p.QuoteFound {
+					q = " (" + markdown.Code(p.Quote) + ")"
+				}
+				line("  - %s%s", markdown.OneLine(p.Point), q)
+			}
+		}
+		line("")
+	}
+
+	line("## Sources")
+	line("")
+	line("| source | relevance | diversity bonus | read as | why |")
+	line("| --- | --- | --- | --- | --- |")
+	for _, s := range a.Sources {
+		title := markdown.OneLine(s.Title)
+		if s.Parts > 1 {
+			title += fmt.Sprintf(" (%d parts)", s.Parts)
+		}
+		role := s.Role
+		if role == "" {
+			role = "plain"
+		}
+		line("| %s | %.2f | %.2f | %s | %s |", cell(title), s.Relevance, s.Bonus, cell(role), cell(markdown.OneLine(s.RoleWhy)))
+	}
+	line("")
+	if len(a.Dropped) > 0 {
+		line("## Dropped from the answer")
+		line("")
+		for _, d := range a.Dropped {
+			line("- %s (dropped: %s)", markdown.OneLine(d.Sentence.Text), markdown.OneLine(d.Reason))
+		}
+		line("")
+	}
+	if len(a.Missing) > 0 {
+		line("## Missing")
+		line("")
+		for _, m := range a.Missing {
+			line("- %s, %s: %s", m.Step, markdown.OneLine(m.What), markdown.OneLine(m.Error))
+		}
+		line("")
+	}
+	if len(a.Skipped) > 0 {
+		line("## Files not read")
+		line("")
+		for _, s := range a.Skipped {
+			line("- %s: %s", markdown.Code(s.Path), markdown.OneLine(s.Reason))
+		}
+		line("")
+	}
+	line("## How this answer was made")
+	line("")
+	line("- Question: %s, %s (%s).", a.Intent, a.Complexity, markdown.OneLine(a.Rule))
+	switch {
+	case a.SoT:
+		line("- A society of thought: each source read by one perspective (%s strategy).", a.Strategy)
+	case a.SoTNote != "":
+		line("- No society of thought: %s", markdown.OneLine(a.SoTNote))
+	}
+	for _, n := range a.Notes {
+		line("- %s", markdown.OneLine(n))
+	}
+	u := a.Usage
+	line("- %d call(s), %d input tokens (%d cached), %d output tokens, $%.4f.", u.Calls, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.CostUSD)
+	return b.String()
+}
+
+// cell keeps a table cell in its column.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
