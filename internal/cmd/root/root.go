@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sotlabs/sot/internal/cmd/configcmd"
+	"github.com/sotlabs/sot/internal/cmd/conflicts"
 	"github.com/sotlabs/sot/internal/cmd/doctor"
 	"github.com/sotlabs/sot/internal/cmd/moderate"
 	"github.com/sotlabs/sot/internal/cmd/personas"
@@ -85,6 +86,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 		moderate.NewCmd(f),
 		trust.NewCmd(f),
 		runs.NewCmd(f),
+		conflicts.NewCmd(f),
 	)
 	return cmd
 }

@@ -1,0 +1,13 @@
+// Package conflict finds agreement and conflict between the answers of
+// several perspectives.
+//
+// Today it holds the lexical detector of northstar.LM's Societies of
+// Thought (seed 000): [Detect] compares every pair of answers, counts the
+// words that signal disagreement ("however", "but", "risk", "on the other
+// hand", ...) and agreement ("also", "confirms", "as well", ...), measures
+// how much vocabulary the two answers share, and calls the pair a conflict
+// or an agreement by the seed's rules. It reads words, not claims: a Critic
+// whose answer is full of "risk" and "but" looks like a conflict with
+// anyone. A claim-level detector, which names tensions between specific
+// points, belongs here next to it.
+package conflict
