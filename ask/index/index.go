@@ -1,0 +1,452 @@
+// Package index keeps the knowledge sources of sot ask in an embedded SQLite
+// database with a full-text index.
+//
+// One file holds every source's text, metadata and analysis, and an FTS5
+// index over its title and text. [Index.Sync] brings the database up to date
+// with the sources a loader found, incrementally by content hash: new sources
+// are inserted, changed ones rewritten, unchanged ones left alone, and (when
+// asked) sources that are gone are removed, all in one transaction.
+// [Index.Search] ranks sources for a question by BM25 with a recency bonus;
+// choosing a diverse set among them is the caller's business. [Index.Add],
+// [Index.Remove], [Index.Get], [Index.List] and [Index.SetAnalysis] serve
+// `sot sources`.
+//
+// The database is SQLite through modernc.org/sqlite, a pure-Go build of
+// SQLite with FTS5 compiled in, so sot stays one static binary without cgo.
+// The file runs in WAL mode with a busy timeout: one writer and any number
+// of readers work at once, in this process or another. An Index is safe for
+// concurrent use; its writes are serialised on one connection and its reads
+// use a pool of read-only connections, each read seeing one snapshot.
+//
+// The schema (version 1, kept in PRAGMA user_version and marked as sot's by
+// PRAGMA application_id) is:
+//
+//	CREATE TABLE docs (
+//	  n        INTEGER PRIMARY KEY,  -- rowid, the FTS index's content_rowid
+//	  id       TEXT NOT NULL UNIQUE,
+//	  path     TEXT NOT NULL,
+//	  type     TEXT NOT NULL,
+//	  date     TEXT,                 -- UTC, fixed width, sortable; NULL when unknown
+//	  hash     TEXT NOT NULL,
+//	  title    TEXT NOT NULL,
+//	  meta     TEXT CHECK (meta IS NULL OR json_valid(meta)),
+//	  analysis TEXT CHECK (analysis IS NULL OR json_valid(analysis)),
+//	  body     TEXT NOT NULL         -- Doc.Text
+//	) STRICT;
+//	CREATE INDEX docs_path ON docs(path);
+//	CREATE INDEX docs_date ON docs(date);
+//	CREATE VIRTUAL TABLE docs_fts USING fts5(title, body, content='docs',
+//	  content_rowid='n', tokenize='porter unicode61 remove_diacritics 2');
+//
+// and three triggers keep docs_fts in step with docs on insert, delete and
+// an update of title or body.
+//
+// The database file, and the -wal, -shm and -journal files SQLite keeps
+// beside it, are never opened through a symlink: the sources of sot ask
+// often live in a repository someone else wrote, where a committed symlink
+// would otherwise send the index's writes wherever it points (see
+// internal/safedir). The directories above the file are the caller's to
+// reach safely.
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/sotlabs/sot/internal/safedir"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver, FTS5 included
+)
+
+// SchemaVersion is the version of the schema this package writes, kept in
+// the database's PRAGMA user_version. A database of a newer version is
+// refused rather than misread.
+const SchemaVersion = 1
+
+// applicationID marks a SQLite file as a sot index ("sot1").
+const applicationID = 0x736f7431
+
+// busyTimeout is how long a statement waits for a lock another connection
+// holds (another process writing the same index) before it fails.
+const busyTimeout = 10 * time.Second
+
+// dateLayout stores dates in UTC with a fixed width, so that they sort as
+// text and keep nanoseconds.
+const dateLayout = "2006-01-02T15:04:05.000000000Z"
+
+// ErrNotFound is returned, wrapped, for an ID the index does not hold.
+var ErrNotFound = errors.New("no such source in the index")
+
+// Doc is one knowledge source as the index stores it.
+type Doc struct {
+	// ID identifies the source; it is unique in the index and not empty.
+	ID string `json:"id"`
+	// Path is where the source was read from.
+	Path string `json:"path"`
+	// Title is searched with a higher weight than Text.
+	Title string `json:"title"`
+	// Type is the kind of source (meeting, report, document, ...).
+	Type string `json:"type"`
+	// Date is when the source was written; the zero time when unknown. It
+	// comes back from the index in UTC. Years must lie in 0000-9999.
+	Date time.Time `json:"date"`
+	// Hash is the source's content hash; when empty, Sync and Add fill it
+	// with [ContentHash].
+	Hash string `json:"hash"`
+	// Text is the source's full text. List leaves it empty.
+	Text string `json:"text,omitempty"`
+	// Meta is the source's metadata as JSON, or nil.
+	Meta json.RawMessage `json:"meta,omitempty"`
+	// Analysis is what an analysis of the source found, as JSON, or nil.
+	Analysis json.RawMessage `json:"analysis,omitempty"`
+}
+
+// Index is an open index database. It is safe for concurrent use.
+type Index struct {
+	path string
+	w    *sql.DB // one connection: every write, serialised
+	r    *sql.DB // read-only connections for Get, List and Search
+}
+
+const schema = `
+CREATE TABLE docs (
+  n        INTEGER PRIMARY KEY,
+  id       TEXT NOT NULL UNIQUE,
+  path     TEXT NOT NULL,
+  type     TEXT NOT NULL,
+  date     TEXT,
+  hash     TEXT NOT NULL,
+  title    TEXT NOT NULL,
+  meta     TEXT CHECK (meta IS NULL OR json_valid(meta)),
+  analysis TEXT CHECK (analysis IS NULL OR json_valid(analysis)),
+  body     TEXT NOT NULL
+) STRICT;
+CREATE INDEX docs_path ON docs(path);
+CREATE INDEX docs_date ON docs(date);
+CREATE VIRTUAL TABLE docs_fts USING fts5(title, body, content='docs',
+  content_rowid='n', tokenize='porter unicode61 remove_diacritics 2');
+CREATE TRIGGER docs_ai AFTER INSERT ON docs BEGIN
+  INSERT INTO docs_fts(rowid, title, body) VALUES (new.n, new.title, new.body);
+END;
+CREATE TRIGGER docs_ad AFTER DELETE ON docs BEGIN
+  INSERT INTO docs_fts(docs_fts, rowid, title, body) VALUES ('delete', old.n, old.title, old.body);
+END;
+CREATE TRIGGER docs_au AFTER UPDATE OF title, body ON docs BEGIN
+  INSERT INTO docs_fts(docs_fts, rowid, title, body) VALUES ('delete', old.n, old.title, old.body);
+  INSERT INTO docs_fts(rowid, title, body) VALUES (new.n, new.title, new.body);
+END;
+`
+
+// Open opens the index database at path, creating the file and its schema
+// when the file does not exist. The directory must exist. The file must not
+// be a symlink, nor may the -wal, -shm or -journal files beside it be: Open
+// refuses them with a *safedir.SymlinkError. A SQLite file that is not a
+// sot index, or one written with a newer schema, is refused too.
+func Open(path string) (*Index, error) {
+	if path == "" {
+		return nil, errors.New("index: no database path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	before, err := checkFiles(path, abs)
+	if err != nil {
+		return nil, err
+	}
+
+	w, err := sql.Open("sqlite", dsn(abs,
+		"_pragma=busy_timeout("+fmt.Sprint(busyTimeout.Milliseconds())+")",
+		"_pragma=journal_mode(WAL)",
+		"_pragma=synchronous(NORMAL)",
+		"_pragma=journal_size_limit(4194304)",
+		"_txlock=immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("index: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	x := &Index{path: path, w: w}
+	if err := x.migrate(context.Background()); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("index: open %s: %w", path, err)
+	}
+	// The file exists now. Make sure it is the one that was checked, or a
+	// regular file of our own making, and not something that appeared there
+	// between the check and the open.
+	after, err := checkFiles(path, abs)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	if before != nil && (after == nil || !os.SameFile(before, after)) {
+		w.Close()
+		return nil, fmt.Errorf("index: %s was replaced while it was being opened", path)
+	}
+
+	r, err := sql.Open("sqlite", dsn(abs,
+		"_pragma=busy_timeout("+fmt.Sprint(busyTimeout.Milliseconds())+")",
+		"_pragma=query_only(1)",
+		"_pragma=cache_size(-65536)")) // up to 64 MiB of pages per connection: a 10,000-source index stays in memory
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("index: open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
+	r.SetMaxIdleConns(4)
+	x.r = r
+	return x, nil
+}
+
+// dsn is the modernc.org/sqlite data source name of the file at abs.
+func dsn(abs string, params ...string) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive: file:/C:/...
+	}
+	return "file:" + (&url.URL{Path: p}).EscapedPath() + "?" + strings.Join(params, "&")
+}
+
+// checkFiles refuses a database file, or one of SQLite's files beside it,
+// that is a symlink or not a regular file. It returns the database file's
+// information, or nil when it does not exist yet.
+func checkFiles(path, abs string) (fs.FileInfo, error) {
+	var db fs.FileInfo
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		fi, err := os.Lstat(abs + suffix)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		name := path + suffix
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(abs + suffix)
+			return nil, fmt.Errorf("index: refusing the database: %w", &safedir.SymlinkError{Path: name, Target: target})
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("index: %s is not a regular file", name)
+		}
+		if suffix == "" {
+			db = fi
+		}
+	}
+	return db, nil
+}
+
+// migrate creates the schema in a new database and checks an existing one.
+func (x *Index) migrate(ctx context.Context) error {
+	tx, err := x.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var version, appID int64
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return err
+	}
+	switch {
+	case version == 0:
+		var objects int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects); err != nil {
+			return err
+		}
+		if objects != 0 || (appID != 0 && appID != applicationID) {
+			return errors.New("the file is a SQLite database but not a sot index")
+		}
+		if _, err := tx.ExecContext(ctx, schema); err != nil {
+			return fmt.Errorf("creating the schema: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", applicationID, SchemaVersion)); err != nil {
+			return err
+		}
+	case appID != applicationID:
+		return errors.New("the file is a SQLite database but not a sot index")
+	case version > SchemaVersion:
+		return fmt.Errorf("the index has schema version %d, newer than this sot's %d: upgrade sot or remove the index to rebuild it", version, SchemaVersion)
+	case version < SchemaVersion:
+		return fmt.Errorf("the index has schema version %d, which this sot cannot upgrade", version)
+	}
+	return tx.Commit()
+}
+
+// Path is the path the index was opened with.
+func (x *Index) Path() string { return x.path }
+
+// Close closes the database. The index must not be used afterwards.
+func (x *Index) Close() error {
+	err := x.r.Close()
+	if werr := x.w.Close(); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// docColumns are the columns scanDoc reads, in its order.
+const docColumns = "id, path, type, date, hash, title, meta, analysis, body"
+
+type scanner interface{ Scan(dest ...any) error }
+
+// scanDoc reads a row of docColumns, after the columns scanned into first.
+// With an empty string selected for the body it reads a Doc without its
+// text.
+func scanDoc(s scanner, first ...any) (Doc, error) {
+	var d Doc
+	var date, meta, analysis sql.NullString
+	dest := append(first, &d.ID, &d.Path, &d.Type, &date, &d.Hash, &d.Title, &meta, &analysis, &d.Text)
+	if err := s.Scan(dest...); err != nil {
+		return Doc{}, err
+	}
+	if date.Valid {
+		t, err := time.Parse(dateLayout, date.String)
+		if err != nil {
+			return Doc{}, fmt.Errorf("source %q: bad date %q in the index", d.ID, date.String)
+		}
+		d.Date = t
+	}
+	if meta.Valid {
+		d.Meta = json.RawMessage(meta.String)
+	}
+	if analysis.Valid {
+		d.Analysis = json.RawMessage(analysis.String)
+	}
+	return d, nil
+}
+
+// Get returns the source with the given ID, or an error wrapping
+// ErrNotFound.
+func (x *Index) Get(ctx context.Context, id string) (Doc, error) {
+	row := x.r.QueryRowContext(ctx, "SELECT "+docColumns+" FROM docs WHERE id = ?", id)
+	d, err := scanDoc(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Doc{}, fmt.Errorf("index: source %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Doc{}, fmt.Errorf("index: %w", err)
+	}
+	return d, nil
+}
+
+// List returns every source in the index sorted by ID, without its Text.
+func (x *Index) List(ctx context.Context) ([]Doc, error) {
+	rows, err := x.r.QueryContext(ctx, "SELECT "+strings.Replace(docColumns, "body", "''", 1)+" FROM docs ORDER BY id")
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	defer rows.Close()
+	var docs []Doc
+	for rows.Next() {
+		d, err := scanDoc(rows)
+		if err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		docs = append(docs, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	return docs, nil
+}
+
+// Remove removes the sources with the given IDs and returns how many it
+// removed; IDs the index does not hold are skipped.
+func (x *Index) Remove(ctx context.Context, ids ...string) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	tx, err := x.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("index: %w", err)
+	}
+	defer tx.Rollback()
+	n, err := removeIDs(ctx, tx, ids)
+	if err != nil {
+		return 0, fmt.Errorf("index: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("index: %w", err)
+	}
+	return n, nil
+}
+
+func removeIDs(ctx context.Context, tx *sql.Tx, ids []string) (int, error) {
+	stmt, err := tx.PrepareContext(ctx, "DELETE FROM docs WHERE id = ?")
+	if err != nil {
+		return 0, err
+	}
+	defer stmt.Close()
+	n := 0
+	for _, id := range ids {
+		res, err := stmt.ExecContext(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return 0, err
+		}
+		n += int(k)
+	}
+	return n, nil
+}
+
+// SetAnalysis stores the analysis of the source with the given ID, replacing
+// the one it had; nil or empty clears it. The analysis must be valid JSON.
+// It does not change the source's hash, so a later Sync that finds the
+// source unchanged keeps it.
+func (x *Index) SetAnalysis(ctx context.Context, id string, analysis json.RawMessage) error {
+	a, err := jsonColumn("analysis", analysis)
+	if err != nil {
+		return fmt.Errorf("index: source %q: %w", id, err)
+	}
+	res, err := x.w.ExecContext(ctx, "UPDATE docs SET analysis = ? WHERE id = ?", a, id)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("index: source %q: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// jsonColumn is the column value of a JSON field: NULL when empty, else the
+// JSON, which must be valid.
+func jsonColumn(field string, v json.RawMessage) (any, error) {
+	if len(v) == 0 {
+		return nil, nil
+	}
+	if !json.Valid(v) {
+		return nil, fmt.Errorf("%s is not valid JSON", field)
+	}
+	return string(v), nil
+}
+
+// dateColumn is the column value of a date: NULL for the zero time.
+func dateColumn(t time.Time) (any, error) {
+	if t.IsZero() {
+		return nil, nil
+	}
+	u := t.UTC()
+	if y := u.Year(); y < 0 || y > 9999 {
+		return nil, fmt.Errorf("date %s is outside the years 0000-9999", t)
+	}
+	return u.Format(dateLayout), nil
+}

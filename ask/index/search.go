@@ -1,0 +1,242 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Search defaults.
+const (
+	// DefaultLimit is the number of hits Search returns when
+	// SearchOptions.Limit is 0.
+	DefaultLimit = 10
+	// DefaultRecencyWeight is the recency bonus of a source as new as the
+	// reference time, against a Relevance of at most 1.
+	DefaultRecencyWeight = 0.1
+	// DefaultHalfLife is the age at which the recency bonus has halved:
+	// two quarters.
+	DefaultHalfLife = 182 * 24 * time.Hour
+	// TitleWeight is the weight of a match in a source's title against a
+	// match in its text (weight 1) in the bm25() ranking.
+	TitleWeight = 4.0
+	// MaxTerms is the number of distinct search terms a query keeps; the
+	// rest are ignored.
+	MaxTerms = 32
+)
+
+// SearchOptions tune Search. The zero value searches with the defaults.
+type SearchOptions struct {
+	// Limit is the most hits returned; 0 means DefaultLimit.
+	Limit int
+	// RecencyWeight is the bonus of a source dated at the reference time;
+	// 0 means DefaultRecencyWeight and a negative weight turns the bonus
+	// off.
+	RecencyWeight float64
+	// HalfLife is the age at which the bonus has halved; 0 means
+	// DefaultHalfLife.
+	HalfLife time.Duration
+	// Now is the reference time ages are counted from. When zero it is the
+	// newest Date in the index, so that the ranking of a corpus does not
+	// change with the day it is searched on.
+	Now time.Time
+}
+
+// Hit is one source Search found.
+type Hit struct {
+	Doc Doc `json:"doc"`
+	// BM25 is SQLite's bm25() of the source for the query: negative, and
+	// lower for a better match.
+	BM25 float64 `json:"bm25"`
+	// Relevance is BM25 normalised over every source the query matches:
+	// BM25 divided by the best (lowest) BM25, in (0, 1], 1 for the best
+	// match. It does not depend on Limit.
+	Relevance float64 `json:"relevance"`
+	// Recency is the bonus for the source's Date, in [0, RecencyWeight].
+	Recency float64 `json:"recency"`
+}
+
+// Score is what hits are ranked by: Relevance + Recency.
+func (h Hit) Score() float64 { return h.Relevance + h.Recency }
+
+// Search returns the sources that match query, best first, at most
+// opts.Limit of them.
+//
+// The query is plain text, never FTS5 syntax: [Terms] takes its words, and
+// a source matches when it contains any of them (after Porter stemming, case
+// and diacritics folded), ranked by bm25() over its title (weighted
+// TitleWeight) and text. A query with no terms (empty, only stopwords or
+// punctuation) matches nothing and is no error.
+//
+// Each match gets a recency bonus
+//
+//	Recency = RecencyWeight × 0.5^(age / HalfLife),  age = max(0, Now − Date)
+//
+// (0 for a source without a Date), and hits are sorted by Relevance +
+// Recency, descending, ties by ID. With the defaults a source two quarters
+// older than another gets 0.05 less, so recency decides between sources of
+// about equal relevance and does not outweigh a clearly better match.
+func (x *Index) Search(ctx context.Context, query string, opts SearchOptions) ([]Hit, error) {
+	expr := MatchExpression(query)
+	if expr == "" {
+		return nil, nil
+	}
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	weight := opts.RecencyWeight
+	switch {
+	case weight == 0:
+		weight = DefaultRecencyWeight
+	case weight < 0:
+		weight = 0
+	}
+	halfLife := opts.HalfLife
+	if halfLife <= 0 {
+		halfLife = DefaultHalfLife
+	}
+
+	// The ranking runs in SQLite: every match's bm25() is computed once
+	// into a temporary table, normalised by the best, given its recency
+	// bonus, and sorted; only the best limit rows come back, and then those
+	// sources in full. Both queries read one snapshot.
+	tx, err := x.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	defer tx.Rollback()
+	var now any // seconds since the epoch; NULL for the newest date in the index
+	if !opts.Now.IsZero() {
+		now = float64(opts.Now.Unix()) + float64(opts.Now.Nanosecond())/1e9
+	}
+	rows, err := tx.QueryContext(ctx, rankQuery, expr, weight, now, halfLife.Seconds(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("index: search: %w", err)
+	}
+	var hits []Hit
+	var ns []any
+	for rows.Next() {
+		var h Hit
+		var n int64
+		if err := rows.Scan(&n, &h.BM25, &h.Relevance, &h.Recency); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("index: search: %w", err)
+		}
+		hits = append(hits, h)
+		ns = append(ns, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("index: search: %w", err)
+	}
+	if len(hits) == 0 {
+		return nil, nil
+	}
+
+	rows, err = tx.QueryContext(ctx, "SELECT n, "+docColumns+" FROM docs WHERE n IN (?"+strings.Repeat(", ?", len(ns)-1)+")", ns...)
+	if err != nil {
+		return nil, fmt.Errorf("index: search: %w", err)
+	}
+	defer rows.Close()
+	docs := make(map[int64]Doc, len(ns))
+	for rows.Next() {
+		var n int64
+		d, err := scanDoc(rows, &n)
+		if err != nil {
+			return nil, fmt.Errorf("index: search: %w", err)
+		}
+		docs[n] = d
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("index: search: %w", err)
+	}
+	for i := range hits {
+		hits[i].Doc = docs[ns[i].(int64)]
+	}
+	return hits, nil
+}
+
+// rankQuery ranks the matches of an FTS5 expression (?1) with a recency
+// weight (?2), a reference time in seconds since the epoch (?3, NULL for
+// the newest date in the index) and a half-life in seconds (?4), and
+// returns the best ?5 as (n, bm25, relevance, recency). bm25() is negative,
+// lower for a better match, so relevance = bm25 / min(bm25) lies in (0, 1].
+var rankQuery = fmt.Sprintf(`
+WITH m(n, s) AS MATERIALIZED (
+  SELECT rowid, bm25(docs_fts, %g, 1.0) FROM docs_fts WHERE docs_fts MATCH ?1
+),
+b(best) AS (SELECT min(s) FROM m),
+r(now) AS (SELECT coalesce(?3, (SELECT unixepoch(max(date), 'subsec') FROM docs)))
+SELECT m.n, m.s,
+  CASE WHEN b.best < 0 THEN m.s / b.best ELSE 1.0 END AS relevance,
+  CASE WHEN ?2 > 0 AND d.date IS NOT NULL AND r.now IS NOT NULL
+    THEN ?2 * pow(0.5, max(0.0, r.now - unixepoch(d.date, 'subsec')) / ?4)
+    ELSE 0.0 END AS recency
+FROM m, b, r JOIN docs d ON d.n = m.n
+ORDER BY relevance + recency DESC, d.id
+LIMIT ?5`, TitleWeight)
+
+// Terms returns the search terms of a plain-text query, in order: its words
+// (maximal runs of letters, digits and combining marks; everything else
+// separates words, so FTS5 syntax such as quotes, *, -, ^, :, parentheses
+// and braces is only a separator), lowercased, without stopwords (common
+// English words and the FTS5 operators AND, OR, NOT and NEAR), each once, at
+// most MaxTerms of them.
+func Terms(query string) []string {
+	var terms []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(query, func(r rune) bool { return !isWordRune(r) }) {
+		w = strings.ToLower(w)
+		if stopwords[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		terms = append(terms, w)
+		if len(terms) == MaxTerms {
+			break
+		}
+	}
+	return terms
+}
+
+// MatchExpression is the FTS5 expression Search runs for a plain-text
+// query: each of its Terms quoted as a string, joined by OR; "" when the
+// query has no terms. A term holds only letters, digits and marks, so it
+// never contains a quote and the expression is never anything but a list
+// of alternatives.
+func MatchExpression(query string) string {
+	terms := Terms(query)
+	for i, t := range terms {
+		terms[i] = `"` + t + `"`
+	}
+	return strings.Join(terms, " OR ")
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) || unicode.IsMark(r)
+}
+
+// stopwords are words too common to help find a source, and the FTS5
+// operators.
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
+		and or not near
+		a an the this that these those there here
+		i me my we us our you your he him his she her it its they them their
+		am is are was were be been being
+		do does did done doing have has had having
+		will would shall should can could may might must
+		of in on at by for with about into onto from to as than then so if
+		what which who whom whose when where why how
+		all any both each few more most some such no nor only own same too very
+		just also again further once out over under up down off
+		s t`) {
+		m[w] = true
+	}
+	return m
+}()

@@ -1,0 +1,252 @@
+package index
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func indexOf(t *testing.T, docs ...Doc) *Index {
+	t.Helper()
+	x, _ := openTemp(t)
+	if _, err := x.Add(context.Background(), docs...); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// rankingCorpus is a small hand-made corpus: one source with the query's
+// terms in its title, one with them (more often, and newer) in its text
+// only, and two identical sources of different dates.
+var rankingCorpus = []Doc{
+	{ID: "in-title", Title: "Pricing decision for the Q3 launch", Type: "meeting", Date: day("2024-07-01"),
+		Text: "We met and agreed on the next steps for the launch. Marketing will prepare the announcement."},
+	{ID: "in-text", Title: "Weekly sync", Type: "meeting", Date: day("2024-09-01"),
+		Text: "Pricing came up again. The pricing decision is postponed until the pricing team reports on the decision."},
+	{ID: "unrelated", Title: "Hiring plan", Type: "report", Date: day("2024-09-15"),
+		Text: "We will hire two engineers this quarter."},
+	{ID: "twin-a-older", Title: "Budget review", Type: "report", Date: day("2024-01-01"),
+		Text: "The budget review for the quarter."},
+	{ID: "twin-b-newer", Title: "Budget review", Type: "report", Date: day("2024-06-01"),
+		Text: "The budget review for the quarter."},
+	{ID: "undated", Title: "Budget review", Type: "report",
+		Text: "The budget review for the quarter."},
+}
+
+func TestSearchRanking(t *testing.T) {
+	ctx := context.Background()
+	x := indexOf(t, rankingCorpus...)
+	for _, tc := range []struct {
+		name  string
+		query string
+		opts  SearchOptions
+		want  []string
+	}{
+		{"terms in the title rank first", "What was the pricing decision?", SearchOptions{}, []string{"in-title", "in-text"}},
+		{"title first without recency", "pricing decision", SearchOptions{RecencyWeight: -1}, []string{"in-title", "in-text"}},
+		{"a strong recency bonus can outweigh the title", "pricing decision", SearchOptions{RecencyWeight: 0.3, HalfLife: 30 * 24 * time.Hour}, []string{"in-text", "in-title"}},
+		{"recency breaks a tie toward the newer", "budget review", SearchOptions{}, []string{"twin-b-newer", "twin-a-older", "undated"}},
+		{"without recency a tie goes by ID", "budget review", SearchOptions{RecencyWeight: -1}, []string{"twin-a-older", "twin-b-newer", "undated"}},
+		{"limit", "budget", SearchOptions{Limit: 1}, []string{"twin-b-newer"}},
+		{"any term matches", "hiring budget", SearchOptions{Limit: 10}, []string{"unrelated", "twin-b-newer", "twin-a-older", "undated"}},
+		{"stemming", "engineer hired", SearchOptions{}, []string{"unrelated"}},
+		{"no match", "kubernetes", SearchOptions{}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hits, err := x.Search(ctx, tc.query, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, hitIDs(hits), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("Search(%q) (-want +got):\n%s", tc.query, diff)
+			}
+			for i, h := range hits {
+				if h.BM25 >= 0 || h.Relevance <= 0 || h.Relevance > 1 {
+					t.Errorf("%s: BM25 %v, Relevance %v", h.Doc.ID, h.BM25, h.Relevance)
+				}
+				if i > 0 && (h.Score() > hits[i-1].Score() || h.Score() == hits[i-1].Score() && h.Doc.ID < hits[i-1].Doc.ID) {
+					t.Errorf("hits out of order at %d: %v", i, hitIDs(hits))
+				}
+				if h.Doc.Text == "" {
+					t.Errorf("%s: hit without its text", h.Doc.ID)
+				}
+			}
+		})
+	}
+}
+
+func TestSearchScores(t *testing.T) {
+	ctx := context.Background()
+	x := indexOf(t, rankingCorpus...)
+	w, half := 0.2, 30*24*time.Hour
+	now := day("2024-06-01").Add(half) // twin-b is one half-life old
+	hits, err := x.Search(ctx, "budget review", SearchOptions{RecencyWeight: w, HalfLife: half, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{
+		"twin-b-newer": w / 2,
+		"twin-a-older": w * math.Exp2(-float64(now.Sub(day("2024-01-01")))/float64(half)),
+		"undated":      0,
+	}
+	for _, h := range hits {
+		if math.Abs(h.Recency-want[h.Doc.ID]) > 1e-12 {
+			t.Errorf("%s: recency %v, want %v", h.Doc.ID, h.Recency, want[h.Doc.ID])
+		}
+		if h.Relevance != 1 {
+			t.Errorf("%s: relevance %v, want 1 for identical sources", h.Doc.ID, h.Relevance)
+		}
+	}
+
+	// Without Now the newest source in the index is the reference: here
+	// "unrelated", 2024-09-15, which the query does not even match.
+	hits, err = x.Search(ctx, "budget", SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := hits[0].Recency, DefaultRecencyWeight*math.Exp2(-float64(day("2024-09-15").Sub(day("2024-06-01")))/float64(DefaultHalfLife)); math.Abs(got-want) > 1e-12 {
+		t.Errorf("recency %v, want %v", got, want)
+	}
+
+	// A source dated after Now gets the full bonus, no more.
+	hits, err = x.Search(ctx, "hiring", SearchOptions{Now: day("2020-01-01")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits[0].Recency != DefaultRecencyWeight {
+		t.Errorf("future source: recency %v", hits[0].Recency)
+	}
+
+	// Relevance is bm25 over the best bm25 of every match, whatever Limit.
+	all, err := x.Search(ctx, "pricing decision", SearchOptions{RecencyWeight: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 || all[0].Relevance != 1 || math.Abs(all[1].Relevance-all[1].BM25/all[0].BM25) > 1e-12 {
+		t.Errorf("relevance: %+v", all)
+	}
+	one, err := x.Search(ctx, "pricing decision", SearchOptions{RecencyWeight: -1, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one) != 1 || one[0].Relevance != all[0].Relevance || one[0].BM25 != all[0].BM25 {
+		t.Errorf("Limit changed the scores: %+v", one)
+	}
+}
+
+func TestSearchHostileQueries(t *testing.T) {
+	ctx := context.Background()
+	x := indexOf(t,
+		Doc{ID: "finance", Title: "Finance notes", Text: "The budget was discussed with hiring in mind."},
+		Doc{ID: "letters", Title: "Letters", Text: "An alphabet primer."},
+		Doc{ID: "unicode", Title: "Café Überprüfung", Text: "Résumé review: 日本語 テキスト."},
+	)
+	finance, letters, unicode := []string{"finance"}, []string{"letters"}, []string{"unicode"}
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		// Quotes, balanced or not, are separators.
+		{`"budget`, finance},
+		{`budget"`, finance},
+		{`"budget" "hiring"`, finance},
+		{`"budget hiring"`, finance},
+		{`""`, nil},
+		{`"`, nil},
+		// No prefix queries: alph* would match alphabet.
+		{`alph*`, nil},
+		{`alph *`, nil},
+		{`*`, nil},
+		// No NOT, no column exclusion: both would drop "finance".
+		{`budget NOT hiring`, finance},
+		{`budget -hiring`, finance},
+		{`-budget`, finance},
+		{`- {body} : budget`, finance},
+		// No NEAR: budget and hiring are further apart than 1.
+		{`NEAR(budget hiring, 1)`, finance},
+		{`budget NEAR/1 hiring`, finance},
+		{`NEAR`, nil},
+		// No column filters: budget is in no title.
+		{`title:budget`, finance},
+		{`{title}:budget`, finance},
+		{`title : budget`, finance},
+		{`body:alphabet`, letters},
+		// No initial-token queries: budget is not the first word.
+		{`^budget`, finance},
+		// Operators alone, parentheses, AND/OR.
+		{`AND`, nil},
+		{`OR OR`, nil},
+		{`AND OR NOT NEAR`, nil},
+		{`(budget`, finance},
+		{`budget)`, finance},
+		{`((budget OR`, finance},
+		{`()`, nil},
+		{`budget + hiring`, finance},
+		{`budget AND alphabet`, []string{"finance", "letters"}},
+		// Empty, blank, punctuation, stopwords.
+		{``, nil},
+		{"  \t\n ", nil},
+		{`:-*^"(){}[]+,.;!?/\|<>=~@#$%&`, nil},
+		{`what is the of and to`, nil},
+		// Unicode: folded case and diacritics, scripts without spaces, symbols.
+		{`überprüfung`, unicode},
+		{`UBERPRUFUNG`, unicode},
+		{`cafe`, unicode},
+		{`résumé`, unicode},
+		{`日本語`, unicode},
+		{`テキスト`, unicode},
+		{`🔥`, nil},
+		{"\x00budget\xff", finance},
+		{"bud\u200bget", nil}, // a zero-width space separates
+		// SQL stays data.
+		{`budget'; DROP TABLE docs; --`, finance},
+		{`docs_fts`, nil},
+		{`rank`, nil},
+		{strings.Repeat("alphabet ", 10000), letters},
+		{strings.Repeat("x", 100000), nil},
+	} {
+		hits, err := x.Search(ctx, tc.query, SearchOptions{})
+		if err != nil {
+			t.Errorf("Search(%.40q): %v", tc.query, err)
+			continue
+		}
+		// What matches matters here, not in which order.
+		if diff := cmp.Diff(tc.want, hitIDs(hits), cmpopts.EquateEmpty(), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+			t.Errorf("Search(%.40q) (-want +got):\n%s", tc.query, diff)
+		}
+	}
+	if list, err := x.List(ctx); err != nil || len(list) != 3 {
+		t.Errorf("after the queries: %d sources, %v", len(list), err)
+	}
+}
+
+func TestMatchExpression(t *testing.T) {
+	many := ""
+	for i := range MaxTerms + 5 {
+		many += " w" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+	}
+	for _, tc := range []struct{ query, want string }{
+		{"", ""},
+		{"the and of", ""},
+		{"Pricing decision?", `"pricing" OR "decision"`},
+		{`"pricing" AND decision*`, `"pricing" OR "decision"`},
+		{"pricing pricing PRICING", `"pricing"`},
+		{"title:q3 -launch", `"title" OR "q3" OR "launch"`},
+		{"NEAR(a b)", `"b"`},
+		{"Überprüfung 日本語", `"überprüfung" OR "日本語"`},
+		{"don't", `"don"`},
+		{"2024-Q3", `"2024" OR "q3"`},
+	} {
+		if got := MatchExpression(tc.query); got != tc.want {
+			t.Errorf("MatchExpression(%q) = %s, want %s", tc.query, got, tc.want)
+		}
+	}
+	if n := len(Terms(many)); n != MaxTerms {
+		t.Errorf("%d terms kept, want %d", n, MaxTerms)
+	}
+}
