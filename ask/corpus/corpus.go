@@ -1,0 +1,487 @@
+// Package corpus reads knowledge sources for sot ask: northstar agent
+// exports, Markdown, text and export payloads.
+//
+// Load reads files and directories into Sources, one per file, and lists
+// every file it leaves out, with the reason, as Skipped. A file's format is
+// told by its content first and its name second:
+//
+//   - a northstar agent export is Markdown whose YAML frontmatter has
+//     agent_type: northstar-meeting-agent (northstar.LM's exporter) or
+//     agent_name (hand-written agents such as the one the Societies of
+//     Thought seed is), or that ends in an "## Export Payload (JSON)"
+//     block. Its sections (Summary or Executive Summary, Key Points,
+//     Action Items, Sentiment or Sentiment Analysis, Transcript or Full
+//     Transcript) become the Source's fields, and the fields of its export
+//     payload win over them. The transcript runs to the JSON blocks at the
+//     end of the file, so "##" headings inside it never cut it;
+//   - an export payload on its own is a JSON object with an "analysis" or
+//     "sotMetadata" member, or "schema": "northstar-agent-md";
+//   - Markdown (.md, .markdown, .mdx, .mkd, or any file that opens with YAML
+//     frontmatter) and text (any other UTF-8 file) are one Source each, the
+//     whole file as its text, titled by the first heading or else the file
+//     name.
+//
+// Binary, non-UTF-8 and empty files are skipped, and so are hidden files,
+// links that lead out of the directory given, and a second file with the
+// same bytes as one already read. Every secret in a Source's text is masked
+// (package internal/secrets) before Load returns it, and a source whose text
+// is over Options.PartTokens is split into Parts that together hold all of
+// it (Split).
+//
+// Export writes a Source back as a northstar agent file that northstar.LM
+// imports, with the export payload that Load reads back field for field.
+package corpus
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Format is how a file was read.
+type Format string
+
+// The formats Load reads.
+const (
+	// FormatNorthstar is a northstar agent export: Markdown with
+	// frontmatter, analysis sections and usually an export payload.
+	FormatNorthstar Format = "northstar"
+	// FormatPayload is a northstar export payload, the JSON alone.
+	FormatPayload Format = "payload"
+	// FormatMarkdown is a Markdown file.
+	FormatMarkdown Format = "markdown"
+	// FormatText is any other UTF-8 text file.
+	FormatText Format = "text"
+)
+
+// Source is one knowledge source: a file, with the analysis northstar
+// keeps for it when the file is a northstar export or payload.
+//
+// Every string a Source holds has its secrets masked, line breaks as "\n",
+// and neither leading blank lines nor trailing white space.
+type Source struct {
+	// ID names the source by its content: the first 16 hex digits of Hash.
+	ID string `json:"id"`
+	// Path is the file, as reached from a path given to Load.
+	Path string `json:"path"`
+	// Format is how the file was read.
+	Format Format `json:"format"`
+	// Title is the export's agent name, or the file's first heading, or
+	// its name without the extension.
+	Title string `json:"title"`
+	// Type is the kind of source: northstar's source type (audio, pdf,
+	// text, documentation, ...) for an export, a Markdown file's
+	// source_type frontmatter, or else "markdown" or "text".
+	Type string `json:"type,omitempty"`
+	// Date is when the source was made, when the file says: an export's
+	// creation time, a Markdown file's date or created frontmatter, or a
+	// YYYY-MM-DD date in the file's name. Zero when unknown.
+	Date time.Time `json:"date,omitzero"`
+	// AgentID is the northstar agent's id, for an export that has one.
+	AgentID string `json:"agentId,omitempty"`
+
+	// Summary, KeyPoints, ActionItems, Sentiment and Transcript are a
+	// northstar export's analysis. A list's items have their bullets
+	// removed; an item of several lines keeps its line breaks.
+	Summary     string   `json:"summary,omitempty"`
+	KeyPoints   []string `json:"keyPoints,omitempty"`
+	ActionItems []string `json:"actionItems,omitempty"`
+	Sentiment   string   `json:"sentiment,omitempty"`
+	Transcript  string   `json:"transcript,omitempty"`
+	// Extra is the Markdown of an export's other sections: text before
+	// its first section, and sections northstar has no field for, with
+	// their headings.
+	Extra string `json:"extra,omitempty"`
+
+	// Text is what there is to analyse. For Markdown and text it is the
+	// file, frontmatter and all. For an export it is
+	// the transcript alone when that is all the export has, and otherwise
+	// Markdown with a "##" section for each analysis field that is set
+	// (Summary, Key Points, Action Items, Sentiment), then Extra, then the
+	// transcript under "## Transcript".
+	Text string `json:"text"`
+	// Metadata is the SoT metadata from the export payload; nil when the
+	// source has none (or only northstar's defaults, which say nothing).
+	Metadata *Metadata `json:"sotMetadata,omitempty"`
+	// Hash is the hex SHA-256 of the file's bytes.
+	Hash string `json:"hash"`
+	// Parts is Text split to fit Options.PartTokens, in order; nil when
+	// Text fits (or no budget was given).
+	Parts []Part `json:"parts,omitempty"`
+}
+
+// Metadata is the Societies of Thought metadata northstar's Agent Builder
+// extracts for a source, with northstar's JSON names.
+type Metadata struct {
+	// MeetingType is one of MeetingTypes.
+	MeetingType     string           `json:"meetingType,omitempty"`
+	KeyEntities     KeyEntities      `json:"keyEntities,omitzero"`
+	TemporalContext *TemporalContext `json:"temporalContext,omitempty"`
+	// TopicTags are 3 to 7 lowercase topic tags.
+	TopicTags      []string        `json:"topicTags,omitempty"`
+	ContentSignals *ContentSignals `json:"contentSignals,omitempty"`
+	// SuggestedPerspective is one of Perspectives.
+	SuggestedPerspective string `json:"suggestedPerspective,omitempty"`
+}
+
+// KeyEntities are the names a source mentions.
+type KeyEntities struct {
+	People        []string `json:"people,omitempty"`
+	Projects      []string `json:"projects,omitempty"`
+	Organizations []string `json:"organizations,omitempty"`
+	Products      []string `json:"products,omitempty"`
+}
+
+// TemporalContext is when a source is about.
+type TemporalContext struct {
+	// Quarter is as the source names it, e.g. "Q4 2025".
+	Quarter string `json:"quarter,omitempty"`
+	// ExplicitDates are dates the source mentions, YYYY-MM-DD.
+	ExplicitDates []string `json:"explicitDates,omitempty"`
+	Deadlines     []string `json:"deadlines,omitempty"`
+	// Timeframe is "past", "present" or "future".
+	Timeframe string `json:"timeframe,omitempty"`
+}
+
+// ContentSignals count what a source holds.
+type ContentSignals struct {
+	RiskMentions       int `json:"riskMentions"`
+	DecisionsMade      int `json:"decisionsMade"`
+	ActionsAssigned    int `json:"actionsAssigned"`
+	QuestionsRaised    int `json:"questionsRaised"`
+	ConflictIndicators int `json:"conflictIndicators"`
+}
+
+// MeetingTypes are the values of Metadata.MeetingType northstar's Agent
+// Builder chooses from.
+var MeetingTypes = []string{"planning", "review", "standup", "brainstorm", "decision", "retrospective", "report", "general"}
+
+// Perspectives are the values of Metadata.SuggestedPerspective: the seven
+// perspective roles.
+var Perspectives = []string{"analyst", "advocate", "critic", "synthesizer", "historian", "pragmatist", "stakeholder"}
+
+// Part is a piece of a source's text that fits a token budget.
+type Part struct {
+	// Index is the part's place, from 0; Count is how many parts the
+	// text has.
+	Index int `json:"index"`
+	Count int `json:"count"`
+	// Offset is where Text starts in the whole text, in bytes.
+	Offset int    `json:"offset"`
+	Text   string `json:"text"`
+	Tokens int    `json:"tokens"`
+}
+
+// Skipped is a file Load did not read as a source, and why.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Options tune Load.
+type Options struct {
+	// PartTokens splits a source whose Text has more tokens than this
+	// into Parts (see Split). Zero or less: never.
+	PartTokens int
+	// MaxFileBytes skips larger files. Zero: DefaultMaxFileBytes; less
+	// than zero: no limit.
+	MaxFileBytes int64
+}
+
+// DefaultMaxFileBytes is the largest file Load reads unless told
+// otherwise.
+const DefaultMaxFileBytes = 32 << 20
+
+// PathError is a path given to Load that cannot be read. A path that does
+// not exist gives one that wraps os.ErrNotExist.
+type PathError struct {
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string {
+	msg := e.Err.Error()
+	var pe *fs.PathError
+	if errors.As(e.Err, &pe) {
+		msg = pe.Err.Error()
+	}
+	return e.Path + ": " + msg
+}
+
+func (e *PathError) Unwrap() error { return e.Err }
+
+// PayloadError is an export payload that cannot be read: a "## Export
+// Payload (JSON)" block that is not a JSON object or whose members have the
+// wrong types, or a payload file whose members do. Line is the line of the
+// file where the problem is (1-based).
+type PayloadError struct {
+	Path string
+	Line int
+	Msg  string
+	Err  error // the JSON error, when there is one
+}
+
+func (e *PayloadError) Error() string {
+	return fmt.Sprintf("%s:%d: malformed export payload: %s", e.Path, e.Line, e.Msg)
+}
+
+func (e *PayloadError) Unwrap() error { return e.Err }
+
+// Load reads the files at paths, and every file in the directories among
+// them recursively, in order: paths as given, a directory's entries by
+// name. It returns a Source for each file it can read as one, and a
+// Skipped for each file it leaves out.
+//
+// A link inside a directory is followed only when it leads to a file or
+// directory inside that directory (a path given to Load is followed
+// wherever it leads). Entries whose names start with "." are skipped. A
+// file with the same bytes as one read before it is skipped, naming that
+// one; a file reached twice is read once.
+//
+// err joins a *PathError for each path given that cannot be read, and a
+// *PayloadError for each file whose export payload is malformed; those
+// files are in neither list. Everything else is read all the same, so
+// sources and skipped are complete even when err is not nil.
+func Load(paths []string, opts Options) (sources []Source, skipped []Skipped, err error) {
+	w := walker{seen: map[string]bool{}}
+	for _, p := range paths {
+		w.walkRoot(p)
+	}
+
+	results := make([]fileResult, len(w.files))
+	parallel(len(w.files), func(i int) {
+		results[i] = readSource(w.files[i], opts)
+	})
+
+	var errs []error
+	errs = append(errs, w.errs...)
+	byHash := map[string]string{}
+	// Walk problems and file results are merged in walk order.
+	si := 0
+	for i, r := range results {
+		for si < len(w.skips) && w.skips[si].before <= i {
+			skipped = append(skipped, w.skips[si].Skipped)
+			si++
+		}
+		switch {
+		case r.err != nil:
+			errs = append(errs, r.err)
+		case r.skip != "":
+			skipped = append(skipped, Skipped{Path: w.files[i].path, Reason: r.skip})
+		default:
+			if first, ok := byHash[r.src.Hash]; ok {
+				skipped = append(skipped, Skipped{Path: r.src.Path, Reason: "same content as " + first})
+				continue
+			}
+			byHash[r.src.Hash] = r.src.Path
+			sources = append(sources, r.src)
+		}
+	}
+	for ; si < len(w.skips); si++ {
+		skipped = append(skipped, w.skips[si].Skipped)
+	}
+	return sources, skipped, errors.Join(errs...)
+}
+
+// file is a regular file found by the walk.
+type file struct {
+	path string // as shown: under the path given
+	real string // resolved
+	size int64
+}
+
+// walkSkip is a Skipped found while walking, placed before the file with
+// index before.
+type walkSkip struct {
+	Skipped
+	before int
+}
+
+type walker struct {
+	files []file
+	skips []walkSkip
+	errs  []error
+	seen  map[string]bool // real paths of files and directories walked
+}
+
+func (w *walker) skip(path, reason string) {
+	w.skips = append(w.skips, walkSkip{Skipped{Path: path, Reason: reason}, len(w.files)})
+}
+
+// walkRoot walks a path given to Load.
+func (w *walker) walkRoot(p string) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		if _, lerr := os.Lstat(p); lerr == nil {
+			// The path is there, its target is not.
+			err = &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
+		}
+		w.errs = append(w.errs, &PathError{Path: p, Err: err})
+		return
+	}
+	if abs, err := filepath.Abs(real); err == nil {
+		real = abs
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		w.errs = append(w.errs, &PathError{Path: p, Err: err})
+		return
+	}
+	switch {
+	case info.IsDir():
+		w.walkDir(p, real, real)
+	case info.Mode().IsRegular():
+		w.addFile(p, real, info)
+	default:
+		w.errs = append(w.errs, &PathError{Path: p, Err: errors.New("not a regular file or directory")})
+	}
+}
+
+func (w *walker) addFile(path, real string, info fs.FileInfo) {
+	if w.seen[real] {
+		return
+	}
+	w.seen[real] = true
+	w.files = append(w.files, file{path: path, real: real, size: info.Size()})
+}
+
+// walkDir walks the directory shown as dir, whose resolved path is real,
+// inside the given directory root (resolved).
+func (w *walker) walkDir(dir, real, root string) {
+	if w.seen[real] {
+		return
+	}
+	w.seen[real] = true
+	entries, err := os.ReadDir(real)
+	if err != nil {
+		w.skip(dir, "unreadable directory: "+errText(err))
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		path := filepath.Join(dir, name)
+		if strings.HasPrefix(name, ".") {
+			if e.IsDir() {
+				w.skip(path, "hidden directory")
+			} else {
+				w.skip(path, "hidden file")
+			}
+			continue
+		}
+		target := filepath.Join(real, name)
+		if e.Type()&fs.ModeSymlink != 0 {
+			resolved, err := filepath.EvalSymlinks(target)
+			if err != nil {
+				w.skip(path, "broken link")
+				continue
+			}
+			if _, ok := within(root, resolved); !ok {
+				w.skip(path, "link to "+resolved+", outside "+root)
+				continue
+			}
+			target = resolved
+		}
+		info, err := os.Stat(target)
+		if err != nil {
+			w.skip(path, "unreadable: "+errText(err))
+			continue
+		}
+		switch {
+		case info.IsDir():
+			w.walkDir(path, target, root)
+		case info.Mode().IsRegular():
+			w.addFile(path, target, info)
+		default:
+			w.skip(path, "not a regular file")
+		}
+	}
+}
+
+// within reports whether path lies inside dir (or is dir), both absolute
+// and clean.
+func within(dir, path string) (string, bool) {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
+}
+
+// errText is err's message without the operation and path os puts in
+// front of it.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// fileResult is what reading one file gave: a source, a reason to skip
+// it, or an error.
+type fileResult struct {
+	src  Source
+	skip string
+	err  error
+}
+
+// readSource reads and parses one file found by the walk.
+func readSource(f file, opts Options) fileResult {
+	limit := opts.MaxFileBytes
+	if limit == 0 {
+		limit = DefaultMaxFileBytes
+	}
+	if limit > 0 && f.size > limit {
+		return fileResult{skip: fmt.Sprintf("larger than %d bytes (%d)", limit, f.size)}
+	}
+	data, err := os.ReadFile(f.real)
+	if err != nil {
+		return fileResult{skip: "unreadable: " + errText(err)}
+	}
+	if limit > 0 && int64(len(data)) > limit {
+		return fileResult{skip: fmt.Sprintf("larger than %d bytes (%d)", limit, len(data))}
+	}
+	src, skip, err := parseFile(f.path, data)
+	if err != nil || skip != "" {
+		return fileResult{skip: skip, err: err}
+	}
+	if opts.PartTokens > 0 {
+		if parts := Split(src.Text, opts.PartTokens); len(parts) > 1 {
+			src.Parts = parts
+		}
+	}
+	return fileResult{src: src}
+}
+
+// parallel calls fn for 0 to n-1 on as many goroutines as there are
+// processors.
+func parallel(n int, fn func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+}
