@@ -53,6 +53,7 @@ type Missing struct {
 	Step  string `json:"step"` // map, debate or reduce
 	What  string `json:"what"` // the answer id, or the step
 	Error string `json:"error"`
+	err   error
 }
 
 // protocol runs map-debate-reduce over readings through an Executor. It
@@ -81,7 +82,7 @@ func (pr *protocol) mapStep(ctx context.Context, readings []Reading) ([]Evidence
 	for i, res := range pr.x.Execute(ctx, tasks) {
 		r := readings[i]
 		if res.Err != nil {
-			missing = append(missing, Missing{Step: "map", What: fmt.Sprintf("%s (%s)", r.ID, r.Title), Error: llm.Redact(res.Err.Error())})
+			missing = append(missing, Missing{Step: "map", What: fmt.Sprintf("%s (%s)", r.ID, r.Title), Error: llm.Redact(res.Err.Error()), err: res.Err})
 			continue
 		}
 		var a mapAnswer

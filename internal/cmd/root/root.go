@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sotlabs/sot/internal/cmd/askcmd"
 	"github.com/sotlabs/sot/internal/cmd/configcmd"
 	"github.com/sotlabs/sot/internal/cmd/conflicts"
 	"github.com/sotlabs/sot/internal/cmd/doctor"
@@ -19,6 +20,7 @@ import (
 	"github.com/sotlabs/sot/internal/cmd/promptcmd"
 	"github.com/sotlabs/sot/internal/cmd/reviewcmd"
 	"github.com/sotlabs/sot/internal/cmd/runs"
+	"github.com/sotlabs/sot/internal/cmd/sources"
 	"github.com/sotlabs/sot/internal/cmd/trust"
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
@@ -83,6 +85,8 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 		personas.NewCmd(f),
 		promptcmd.NewCmd(f),
 		reviewcmd.NewCmd(f),
+		askcmd.NewCmd(f),
+		sources.NewCmd(f),
 		moderate.NewCmd(f),
 		trust.NewCmd(f),
 		runs.NewCmd(f),

@@ -1,0 +1,170 @@
+package ask
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/llm/llmtest"
+	"github.com/sotlabs/sot/llm/stack"
+	"github.com/sotlabs/sot/persona"
+)
+
+// A small corpus of meeting notes that disagree about one decision.
+var notes = map[string]string{
+	"2025-07-02-planning.md": "# Q3 planning\n\nWe decided to delay the billing migration to Q4 because the vendor contract is not signed. Risk: the old system's license ends in October.\n",
+	"2025-08-20-retro.md":    "# Q3 retro\n\nThe billing migration pilot shipped in August and customers liked the new invoices. The team wants to finish the migration before Q4.\n",
+	"2025-10-01-board.md":    "# Board update\n\nThe board asked whether the billing migration will be done this year and what it costs.\n",
+	"2025-05-10-office.md":   "# Office move\n\nThe office moves to the fourth floor in May.\n",
+}
+
+func testCorpus(t *testing.T) string {
+	t.Helper()
+	top := t.TempDir()
+	os.MkdirAll(filepath.Join(top, ".git"), 0o755)
+	dir := filepath.Join(top, ".sot", "corpus")
+	os.MkdirAll(dir, 0o755)
+	for name, body := range notes {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return top
+}
+
+// answerOf finds the id of the answer read from the source titled title in
+// a debate or reduce prompt.
+func answerOf(rec *llmtest.Recorded, title string) string {
+	m := regexp.MustCompile(`(A\d+) \([^)]*from the source ` + regexp.QuoteMeta(title) + `\)`).FindStringSubmatch(rec.LastUser())
+	if m == nil {
+		return "A0"
+	}
+	return m[1]
+}
+
+// responder answers each step of a question from what its prompt holds.
+func responder(rec *llmtest.Recorded) llmtest.Reply {
+	plan, retro := answerOf(rec, "Q3 planning"), answerOf(rec, "Q3 retro")
+	switch rec.SchemaName {
+	case mapSchemaName:
+		switch {
+		case strings.Contains(rec.System, "vendor contract"):
+			return llmtest.Reply{JSON: map[string]any{"addresses": true, "summary": "The billing migration was delayed to Q4 because the vendor contract is not signed.",
+				"points": []any{map[string]any{"point": "The migration was delayed to Q4.", "quote": "delay the billing migration to Q4"}}}}
+		case strings.Contains(rec.System, "pilot shipped"):
+			return llmtest.Reply{JSON: map[string]any{"addresses": true, "summary": "The billing migration pilot shipped in August and the team wants to finish before Q4.",
+				"points": []any{map[string]any{"point": "The pilot shipped in August.", "quote": "pilot shipped in August"}}}}
+		}
+		return llmtest.Reply{JSON: map[string]any{"addresses": false, "summary": "It does not say when the migration happens.", "points": []any{}}}
+	case debateSchemaName:
+		return llmtest.Reply{JSON: map[string]any{
+			"tensions": []any{map[string]any{"topic": "when the migration finishes", "sides": []any{
+				map[string]any{"position": "in Q4, after the contract", "answers": []any{plan}},
+				map[string]any{"position": "before Q4", "answers": []any{retro}}}}},
+			"unique_risks": []any{}, "assumptions": []any{}, "recommendations": []any{"give both dates"}}}
+	case reduceSchemaName:
+		return llmtest.Reply{JSON: map[string]any{
+			"sentences": []any{
+				map[string]any{"text": "The billing migration was delayed to Q4 because the vendor contract is not signed.", "answers": []any{plan}, "quote": "delay the billing migration to Q4"},
+				map[string]any{"text": "The team wants to finish the migration before Q4, after the pilot shipped in August.", "answers": []any{retro}, "quote": ""}},
+			"tensions": []any{map[string]any{"id": "T1", "treatment": "open", "how": "the notes give two dates"}}}}
+	}
+	return llmtest.Reply{}
+}
+
+func testOptions(t *testing.T, top, baseURL string) *Options {
+	t.Helper()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	cfg := config.Defaults()
+	p := cfg.Providers["openai"]
+	p.BaseURL = baseURL
+	cfg.Providers["openai"] = p
+	cfg.DefaultModel = "openai:gpt-4.1"
+	cfg.Cache.Disabled = true
+	lib, err := persona.Discover(persona.Dirs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "OPENAI_API_KEY" {
+			return "sk-ask-0123456789"
+		}
+		return ""
+	}
+	return &Options{Question: "Why did the billing migration slip, and what do the teams disagree about?", Dir: top, Config: &cfg, Library: lib, Getenv: getenv,
+		NewStack: func(journal string) (*stack.Stack, error) {
+			return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
+		}}
+}
+
+// A question over the project's corpus: the relevant notes are read from
+// their roles, the debate names the tension, the answer cites its
+// sources, and ANSWER.md and answer.json land in the run's directory. The
+// same command again replays every call from the journal.
+func TestAskEndToEnd(t *testing.T) {
+	top := testCorpus(t)
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: responder}}})
+	defer srv.Close()
+	o := testOptions(t, top, srv.OpenAIBaseURL())
+	ctx := context.Background()
+	o.Debate = true // the question is not analytical or comparative by the rules
+	p, err := Prepare(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.SoT || len(p.Readings) < 3 {
+		t.Fatalf("plan: sot %v, %d readings (%s)", p.SoT, len(p.Readings), p.SoTNote)
+	}
+	for _, r := range p.Readings {
+		if r.Role == nil {
+			t.Errorf("%s has no role", r.ID)
+		}
+	}
+	out, err := Execute(ctx, p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := out.Answer
+	if a.Partial() || len(a.Sentences) != 2 || a.Debate == nil || len(a.Debate.Tensions) != 1 || a.Debate.Tensions[0].Treatment != "open" {
+		t.Fatalf("answer: missing %v, %d sentences, debate %+v", a.Missing, len(a.Sentences), a.Debate)
+	}
+	md, err := os.ReadFile(filepath.Join(p.OutputDir, AnswerFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Conflict summary", "## Tensions", "## Perspectives", "## Sources", "Q3 planning"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("ANSWER.md lacks %q:\n%s", want, md)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(p.OutputDir, AnswerJSONFile)); err != nil {
+		t.Error(err)
+	}
+	sent := len(srv.Requests())
+	if sent != a.Usage.Calls {
+		t.Errorf("%d requests, usage says %d calls", sent, a.Usage.Calls)
+	}
+
+	// Again: nothing is sent.
+	p2, err := Prepare(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p2.RunID != p.RunID {
+		t.Fatalf("the same question is another run: %s, %s", p2.RunID, p.RunID)
+	}
+	out2, err := Execute(ctx, p2, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(srv.Requests()); got != sent {
+		t.Errorf("the re-run sent %d more requests", got-sent)
+	}
+	if out2.Answer.Usage.Replayed != sent || out2.Answer.Usage.Calls != sent {
+		t.Errorf("re-run usage %+v, want %d replayed calls", out2.Answer.Usage, sent)
+	}
+}

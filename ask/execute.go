@@ -1,0 +1,312 @@
+package ask
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sotlabs/sot/conflict"
+	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/middleware"
+	"github.com/sotlabs/sot/llm/stack"
+)
+
+// The files a question's run writes besides the engine's.
+const (
+	AnswerFile     = "ANSWER.md"
+	AnswerJSONFile = "answer.json"
+)
+
+var layout = run.Layout{
+	Owns:    func(name string) bool { return name == AnswerFile || name == AnswerJSONFile },
+	Outputs: []string{AnswerFile, AnswerJSONFile},
+	Field:   "--output-dir",
+}
+
+// record is the question's part of its run's record (run.json).
+type record struct {
+	Kind     string `json:"kind"`
+	Question string `json:"question"`
+	Model    string `json:"model"`
+	Intent   string `json:"intent"`
+}
+
+func loadState(dir string) run.State {
+	b, err := os.ReadFile(filepath.Join(dir, run.StateFile))
+	if err != nil {
+		return run.State{}
+	}
+	return run.ParseState(b, &record{}, run.Key())
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// Outcome is an answered question.
+type Outcome struct {
+	Plan   *Plan
+	Answer *Answer
+	// Files are the files written.
+	Files []string
+}
+
+// PartialError: the answer was written without some of its parts.
+type PartialError struct{ Missing int }
+
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("the answer is partial: %d part(s) missing (see ANSWER.md)", e.Missing)
+}
+
+// Verdict is nil for a whole answer, a *PartialError otherwise.
+func (out *Outcome) Verdict() error {
+	if out.Answer.Partial() {
+		return &PartialError{Missing: len(out.Answer.Missing)}
+	}
+	return nil
+}
+
+// Execute runs the plan's calls (map, then debate, then reduce), checks the
+// answer and writes ANSWER.md and answer.json. Every finished call is
+// journaled in the run's directory, so running the same question again
+// continues where an interrupted run stopped. An error that is the
+// caller's to fix is an *engine.UserError.
+func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
+	out, err := execute(ctx, p, o)
+	if err != nil && (errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig)) {
+		return nil, engine.AsUserError(err)
+	}
+	return out, err
+}
+
+func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
+	start := o.Time()
+	st, err := o.NewStack("")
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Meter.CheckPrices(p.Model); err != nil {
+		return nil, err
+	}
+	d, err := run.Open(p.top, p.OutputDir, layout, run.Key())
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	unlock, err := d.Lock("an answer")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if old, err := d.ClearStale(p.RunID); err != nil {
+		return nil, err
+	} else if old != "" {
+		o.Warnf("%s held run %s, another question or corpus; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID)
+	}
+	state := run.State{RunID: p.RunID, Nonce: p.Nonce, Created: start.UTC(),
+		Payload: &record{Kind: "ask", Question: p.Question, Model: p.Model, Intent: string(p.Classification.Intent)}}
+	j, err := d.OpenJournal(state, o.Fresh)
+	if err != nil {
+		return nil, err
+	}
+	st.UseJournal(j)
+	if calls, byModel := j.LoadedUsage(); calls > 0 {
+		u, cost := priced(st.Meter, byModel)
+		st.Meter.AddPrior(calls, u, cost)
+	}
+	defer st.Close()
+
+	var x engine.Executor = &engine.Local{Provider: st, Hooks: o.Hooks}
+	if o.NewExecutor != nil {
+		x = o.NewExecutor(st, o.Hooks, "")
+	}
+	pr := &protocol{x: x, model: p.Model, nonce: p.Nonce, question: p.Question}
+	a := p.answer()
+
+	o.Progressf("reading %d source(s)%s", len(p.Chosen), map[bool]string{true: " from their perspectives", false: ""}[p.SoT])
+	evidence, missing := pr.mapStep(ctx, p.Readings)
+	a.Evidence, a.Missing = evidence, append(a.Missing, missing...)
+	if err := ctx.Err(); err != nil {
+		return nil, interrupted(err)
+	}
+	if len(evidence) == 0 {
+		if err := setupFailure(missing); err != nil {
+			return nil, err
+		}
+	}
+	if p.SoT && p.cfg.ConflictDetection && len(evidence) > 1 {
+		var rs []conflict.Response
+		for _, e := range evidence {
+			rs = append(rs, conflict.Response{Response: responseText(e), AgentName: e.Title, Perspective: e.Role})
+		}
+		an := conflict.Detect(rs, p.cfg.ConflictThreshold)
+		a.Conflicts, _ = json.Marshal(an)
+		a.ConflictSummary = &ConflictSummary{Tensions: len(an.Conflicts), Agreements: len(an.Agreements), Themes: an.ConflictThemes, Summary: an.Summary}
+	}
+	addressing := slices.DeleteFunc(slices.Clone(evidence), func(e Evidence) bool { return !e.Addresses })
+	var debate *Debate
+	if p.Debate && len(addressing) > 1 {
+		o.Progressf("debating %d answers", len(addressing))
+		debate, err = pr.debateStep(ctx, evidence)
+		if err != nil {
+			a.Missing = append(a.Missing, Missing{Step: "debate", What: "the tensions between the answers", Error: llm.Redact(err.Error())})
+		}
+	} else if p.Debate {
+		a.Notes = append(a.Notes, "the debate step did not run: fewer than two answers address the question")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, interrupted(err)
+	}
+	if len(addressing) == 0 {
+		a.Notes = append(a.Notes, "no source read addresses the question, so there is nothing to answer from")
+	} else {
+		o.Progressf("writing the answer")
+		ra, v, err := pr.reduceStep(ctx, evidence, debate)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, interrupted(ctx.Err())
+			}
+			a.Missing = append(a.Missing, Missing{Step: "reduce", What: "the answer", Error: llm.Redact(err.Error())})
+		} else {
+			a.Sentences, a.Dropped = v.Kept, v.Dropped
+			treat := map[string]TensionTreatment{}
+			for _, t := range ra.Tensions {
+				treat[strings.ToUpper(strings.TrimSpace(t.ID))] = t
+			}
+			if debate != nil {
+				for i, t := range debate.Tensions {
+					if tt, ok := treat[t.ID]; ok {
+						debate.Tensions[i].Treatment, debate.Tensions[i].How = tt.Treatment, strings.TrimSpace(tt.How)
+					}
+				}
+			}
+			for _, id := range v.Untreated {
+				a.Notes = append(a.Notes, fmt.Sprintf("the answer left tension %s untreated; it stays open", id))
+			}
+		}
+	}
+	a.Debate = debate
+	a.Usage = usage(st, start, o.Time())
+	files, err := p.write(d, a)
+	if err != nil {
+		return nil, err
+	}
+	if err := j.Ready(); err != nil {
+		return nil, err
+	}
+	if err := d.RecordWritten(files); err != nil {
+		return nil, err
+	}
+	return &Outcome{Plan: p, Answer: a, Files: files}, nil
+}
+
+// answer starts the Answer with what the plan decided.
+func (p *Plan) answer() *Answer {
+	a := &Answer{RunID: p.RunID, Question: p.Question, Intent: string(p.Classification.Intent), Complexity: string(p.Classification.Complexity),
+		Rule: p.Classification.Rule, SoT: p.SoT, SoTNote: p.SoTNote, Labels: p.cfg.IncludePerspectiveInResponse, Notes: slices.Clone(p.Notes)}
+	if p.SoT {
+		a.Strategy = string(p.Strategy)
+	}
+	if !p.Debate {
+		a.Notes = append(a.Notes, "no debate step: "+p.DebateWhy)
+	}
+	for i, c := range p.Chosen {
+		s := p.Sources[c.ID]
+		u := SourceUse{ID: s.ID, Title: s.Title, Type: s.Type, Relevance: c.Normalized, Bonus: c.Bonus, Parts: max(1, len(s.Parts))}
+		if !s.Date.IsZero() {
+			u.Date = s.Date.Format("2006-01-02")
+		}
+		if p.SoT {
+			u.Role, u.RoleWhy = p.Assignments[i].Role, p.Assignments[i].Why
+		}
+		for _, r := range p.Readings {
+			if r.Source == s.ID {
+				u.Answers = append(u.Answers, r.ID)
+			}
+		}
+		a.Sources = append(a.Sources, u)
+	}
+	for _, s := range p.Skipped {
+		a.Skipped = append(a.Skipped, Skipped{Path: s.Path, Reason: s.Reason})
+	}
+	return a
+}
+
+// write writes ANSWER.md and answer.json.
+func (p *Plan) write(d *run.Dir, a *Answer) ([]string, error) {
+	b, err := json.MarshalIndent(a, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := d.WriteFile(AnswerJSONFile, append(b, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	if err := d.WriteFile(AnswerFile, []byte(a.Markdown()), 0o644); err != nil {
+		return nil, err
+	}
+	return []string{filepath.Join(p.OutputDir, AnswerFile), filepath.Join(p.OutputDir, AnswerJSONFile)}, nil
+}
+
+// responseText is what the lexical detector reads of an answer.
+func responseText(e Evidence) string {
+	parts := []string{e.Summary}
+	for _, pt := range e.Points {
+		parts = append(parts, pt.Point)
+	}
+	return strings.Join(parts, " ")
+}
+
+// setupFailure: every reading failed on a key or a provider's
+// configuration, which is not a partial answer but one that could not
+// start.
+func setupFailure(missing []Missing) error {
+	if len(missing) == 0 {
+		return nil
+	}
+	for _, m := range missing {
+		if m.err == nil || !engine.Unusable(m.err) {
+			return nil
+		}
+	}
+	return fmt.Errorf("no source could be read: %w", missing[0].err)
+}
+
+// usage is what the run cost, with the calls replayed from its journal at
+// what they cost when they were made.
+func usage(st *stack.Stack, start, now time.Time) Usage {
+	t := st.Meter.Totals()
+	u := t.Usage
+	out := Usage{Calls: t.Calls, CostUSD: t.Cost, WallMS: now.Sub(start).Milliseconds()}
+	if st.Journal != nil {
+		_, _, out.Replayed = st.Journal.Stats()
+		calls, byModel := st.Journal.ReplayedUsage()
+		before, cost := priced(st.Meter, byModel)
+		out.Calls += calls
+		out.CostUSD += cost
+		u = u.Add(before)
+	}
+	out.InputTokens, out.CachedInputTokens, out.OutputTokens = u.InputTokens, u.CachedInputTokens, u.OutputTokens
+	return out
+}
+
+func interrupted(err error) error {
+	return fmt.Errorf("interrupted: %w (run the same command again to continue; finished calls are replayed)", err)
+}
+
+// priced sums usage recorded per model, with its cost at the meter's prices.
+func priced(m *middleware.Meter, byModel map[string]llm.Usage) (llm.Usage, float64) {
+	var u llm.Usage
+	var cost float64
+	for model, mu := range byModel {
+		u = u.Add(mu)
+		c, _ := m.Cost(model, mu)
+		cost += c
+	}
+	return u, cost
+}

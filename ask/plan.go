@@ -1,0 +1,404 @@
+package ask
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sotlabs/sot/ask/corpus"
+	"github.com/sotlabs/sot/ask/index"
+	"github.com/sotlabs/sot/ask/route"
+	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/internal/project"
+	"github.com/sotlabs/sot/internal/safedir"
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/stack"
+	"github.com/sotlabs/sot/persona"
+	"github.com/sotlabs/sot/prompt"
+)
+
+// Options configure one question.
+type Options struct {
+	Question string
+	// Paths are the corpus: files and directories, read recursively. None
+	// means the config's ask.corpus, else the project's .sot/corpus.
+	Paths []string
+	// Dir is where the project is looked for (default ".").
+	Dir string
+	// OutputDir is the run's directory (default .sot/answers/<run-id> at
+	// the project's top).
+	OutputDir string
+	// Intent overrides the classification (--intent).
+	Intent string
+	// Debate runs the debate step whatever the intent (--debate).
+	Debate bool
+	// Model is the model every step calls (default: the config's).
+	Model string
+
+	Config  *config.Config
+	Library *persona.Library
+	// NewStack builds the provider stack; Execute passes "" and attaches
+	// the run's journal itself.
+	NewStack func(journal string) (*stack.Stack, error)
+	// Getenv reads the providers' keys (default os.Getenv).
+	Getenv func(string) string
+	// Fresh discards the journal of an earlier run of the same question.
+	Fresh bool
+	// Formats are the machine outputs Execute writes besides ANSWER.md
+	// and answer.json ("json" is answer.json itself); Version names sot.
+	Formats []string
+	Version string
+
+	engine.Hooks
+	// NewExecutor makes the Executor the calls go through (nil: an
+	// engine.Local in this process).
+	NewExecutor func(provider llm.Provider, hooks engine.Hooks, fallback string) engine.Executor
+}
+
+// Plan is everything decided before the first model call.
+type Plan struct {
+	RunID     string
+	OutputDir string
+	Question  string
+	Model     string
+
+	Classification route.Classification
+	Roles          []string // the intent's roles
+	Strategy       route.Strategy
+	// SoT is false in the control run or below min_agents_for_sot.
+	SoT     bool
+	SoTNote string
+	// Debate says whether the debate step will run, and why.
+	Debate    bool
+	DebateWhy string
+
+	// Chosen are the sources picked, with the numbers that picked them;
+	// Assignments their roles, in the same order.
+	Chosen      []route.Choice
+	Assignments []route.Assignment
+	Readings    []Reading
+	Sources     map[string]corpus.Source
+	Skipped     []corpus.Skipped
+	Notes       []string
+
+	Nonce string
+	top   string
+	cfg   config.Ask
+}
+
+// Calls is how many model calls the plan makes at most: one a reading,
+// the debate, and the reduce step with its one retry.
+func (p *Plan) Calls() int {
+	n := len(p.Readings) + 2
+	if p.Debate {
+		n++
+	}
+	return n
+}
+
+// Prepare reads the corpus, classifies the question, picks the sources and
+// their roles, and composes nothing yet: no model is called. An error that
+// is the caller's to fix is an *engine.UserError.
+func Prepare(ctx context.Context, o *Options) (*Plan, error) {
+	q := strings.TrimSpace(o.Question)
+	if q == "" {
+		return nil, &engine.UserError{Msg: "ask a question: sot ask \"QUESTION\" [PATH...]"}
+	}
+	cfg := o.Config.Ask
+	model, err := o.Config.ResolveModel(o.Model)
+	if err != nil {
+		return nil, engine.AsUserError(err)
+	}
+	top := projectTop(o.Dir)
+	p := &Plan{Question: q, Model: model.String(), top: top, cfg: cfg, Strategy: route.Strategy(cfg.RoleStrategy)}
+
+	paths, err := corpusPaths(o, top)
+	if err != nil {
+		return nil, err
+	}
+	budget := llm.ContextWindow(p.Model) - 4096 - 2048 // the answer, and the instructions around the source
+	sources, skipped, err := corpus.Load(paths, corpus.Options{PartTokens: max(2048, budget)})
+	if err != nil {
+		var pe *corpus.PathError
+		if errors.As(err, &pe) || errors.Is(err, os.ErrNotExist) {
+			return nil, engine.AsUserError(err)
+		}
+		return nil, err
+	}
+	p.Skipped = skipped
+	if len(sources) == 0 {
+		return nil, &engine.UserError{Msg: fmt.Sprintf("no source to read in %s (%d file(s) skipped); put meeting notes, reports or northstar exports there, or name files and directories after the question", strings.Join(paths, ", "), len(skipped))}
+	}
+	p.Sources = map[string]corpus.Source{}
+	for _, s := range sources {
+		p.Sources[s.ID] = s
+	}
+
+	// Classify.
+	if o.Intent != "" {
+		in, err := route.ParseIntent(o.Intent)
+		if err != nil {
+			return nil, &engine.UserError{Field: "--intent", Msg: err.Error()}
+		}
+		p.Classification = route.ClassifyAs(q, in)
+	} else {
+		p.Classification = route.Classify(q)
+	}
+	p.Roles = route.RolesFor(p.Classification.Intent)
+
+	// Retrieve, then select.
+	hits, err := retrieve(ctx, top, sources, q, cfg.MaxSources)
+	if err != nil {
+		return nil, err
+	}
+	cands := candidates(hits, p.Sources)
+	if len(cands) == 0 {
+		p.Notes = append(p.Notes, "no source shares a word with the question; the newest sources are read instead")
+		cands = newest(sources)
+	}
+	div := route.DiversityOptions{}
+	if cfg.DiversitySelection {
+		div = route.DefaultDiversity()
+	}
+	p.Chosen = route.Select(cands, cfg.MaxSources, div)
+
+	// Roles.
+	skip, note := route.SkipSoT(len(p.Chosen), cfg.MinAgentsForSoT)
+	switch {
+	case !cfg.EnableSoT:
+		p.SoTNote = "society of thought turned off (ask.enable_sot: false): every source read plainly, as a control run"
+	case skip:
+		p.SoTNote = note
+	default:
+		p.SoT = true
+		p.Assignments = route.Assign(route.Sources(p.Chosen), p.Roles, p.Strategy)
+	}
+	roles := map[string]*persona.Persona{}
+	if p.SoT {
+		for _, a := range p.Assignments {
+			if _, ok := roles[a.Role]; ok {
+				continue
+			}
+			r, ok := o.Library.Get(persona.Role, a.Role)
+			if !ok {
+				return nil, &engine.UserError{Msg: fmt.Sprintf("no persona for the role %q; add one under .sot/personas/roles/ or restore the built-in", a.Role)}
+			}
+			roles[a.Role] = r
+		}
+	}
+	switch intent := p.Classification.Intent; {
+	case !p.SoT:
+		p.DebateWhy = "no society of thought, so no debate"
+	case !cfg.DebatePhase && !o.Debate:
+		p.DebateWhy = "the debate step is off (ask.debate_phase: false)"
+	case o.Debate:
+		p.Debate, p.DebateWhy = true, "asked for with --debate"
+	case intent == route.IntentAnalytical || intent == route.IntentComparative:
+		p.Debate, p.DebateWhy = true, fmt.Sprintf("the question is %s", intent)
+	default:
+		p.DebateWhy = fmt.Sprintf("the question is %s; the debate step runs for analytical and comparative questions, or with --debate", intent)
+	}
+
+	// Readings: one a source, or one a part of a source too large for a
+	// prompt; all of them are read.
+	for i, c := range p.Chosen {
+		s := p.Sources[c.ID]
+		var role *persona.Persona
+		why := ""
+		if p.SoT {
+			role, why = roles[p.Assignments[i].Role], p.Assignments[i].Why
+		}
+		parts := s.Parts
+		if len(parts) == 0 {
+			parts = []corpus.Part{{Index: 0, Count: 1, Text: s.Text}}
+		}
+		for _, part := range parts {
+			r := Reading{ID: fmt.Sprintf("A%d", len(p.Readings)+1), Source: s.ID, Title: s.Title, Type: s.Type,
+				Part: part.Index + 1, Parts: part.Count, Text: part.Text, Role: role, Why: why}
+			if !s.Date.IsZero() {
+				r.Date = s.Date.Format("2006-01-02")
+			}
+			p.Readings = append(p.Readings, r)
+		}
+	}
+
+	p.RunID = p.runID(o)
+	p.OutputDir = o.OutputDir
+	if p.OutputDir == "" {
+		p.OutputDir = project.FromWorkDir(filepath.Join(top, ".sot", "answers", p.RunID))
+	}
+	if err := run.Check(top, p.OutputDir, layout); err != nil {
+		return nil, err
+	}
+	st := loadState(p.OutputDir)
+	if st.RunID == p.RunID && st.Authentic && !o.Fresh {
+		p.Nonce = st.Nonce
+	} else {
+		p.Nonce = prompt.NonceFor(run.Key(), p.RunID)
+	}
+	return p, nil
+}
+
+// runID names a question by what it reads and how: the same command over
+// the same corpus gets the same id, so a re-run finds its journal.
+func (p *Plan) runID(o *Options) string {
+	id := run.NewID("sot-ask-v1")
+	id.Add(p.Question, string(p.Classification.Intent), string(p.Strategy), p.Model, fmt.Sprint(p.SoT, p.Debate, p.cfg.ConflictThreshold))
+	for _, r := range p.Readings {
+		role := ""
+		if r.Role != nil {
+			role = r.Role.ID + "\x00" + r.Role.Body
+		}
+		id.Add(r.ID, p.Sources[r.Source].Hash, fmt.Sprint(r.Part, r.Parts), role)
+	}
+	return id.String()
+}
+
+// corpusPaths are the paths the corpus is read from.
+func corpusPaths(o *Options, top string) ([]string, error) {
+	if len(o.Paths) > 0 {
+		return o.Paths, nil
+	}
+	dir := o.Config.Ask.Corpus
+	field := "ask.corpus"
+	if dir == "" {
+		dir, field = filepath.Join(".sot", "corpus"), ""
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(top, dir)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		where := "the project's corpus"
+		if field != "" {
+			where = "the corpus ask.corpus names"
+		}
+		return nil, &engine.UserError{Msg: fmt.Sprintf("%s, %s, does not exist: put the sources there (meeting notes, reports, northstar exports), or name files and directories after the question", where, project.FromWorkDir(dir))}
+	}
+	return []string{project.FromWorkDir(dir)}, nil
+}
+
+// projectTop is the absolute top of the project holding dir.
+func projectTop(dir string) string { return ProjectTop(dir) }
+
+// ProjectTop is the absolute top of the project holding dir (default
+// "."): the nearest parent with .git, .sot or .paw.
+func ProjectTop(dir string) string {
+	dir = cmp.Or(dir, ".")
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return persona.RepoRoot(dir)
+}
+
+// retrieve indexes the sources (incrementally, by content) and ranks them
+// for the question: BM25 with a recency bonus, among the sources loaded.
+func retrieve(ctx context.Context, top string, sources []corpus.Source, question string, want int) ([]index.Hit, error) {
+	ix, err := OpenIndex(top)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	docs := make([]index.Doc, 0, len(sources))
+	loaded := map[string]bool{}
+	for _, s := range sources {
+		docs = append(docs, DocOf(s))
+		loaded[s.ID] = true
+	}
+	if _, err := ix.Sync(ctx, docs, index.SyncOptions{}); err != nil {
+		return nil, fmt.Errorf("update the corpus index: %w", err)
+	}
+	all, err := ix.Search(ctx, question, index.SearchOptions{Limit: max(want*8, 64)})
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(h index.Hit) bool { return !loaded[h.Doc.ID] }), nil
+}
+
+// IndexDir is where a project keeps its corpus index, under its top.
+var IndexDir = filepath.Join(".sot", "index")
+
+// OpenIndex opens the corpus index of the project at top, creating it: a
+// directory of its own that git ignores, reached through no symlink.
+func OpenIndex(top string) (*index.Index, error) {
+	dir := filepath.Join(top, IndexDir)
+	d, err := safedir.Open(top, dir)
+	if err != nil {
+		var se *safedir.SymlinkError
+		if errors.As(err, &se) {
+			return nil, &engine.UserError{Msg: fmt.Sprintf("the corpus index %s: %v; sot writes nothing through a symlink: remove it", dir, err)}
+		}
+		return nil, fmt.Errorf("create the corpus index directory: %w", err)
+	}
+	defer d.Close()
+	if f, err := d.OpenFile(".gitignore", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+		f.WriteString("*\n")
+		f.Close()
+	}
+	ix, err := index.Open(filepath.Join(dir, "corpus.db"))
+	if err != nil {
+		return nil, fmt.Errorf("open the corpus index: %w", err)
+	}
+	return ix, nil
+}
+
+// DocOf is a source as the index keeps it.
+func DocOf(s corpus.Source) index.Doc {
+	d := index.Doc{ID: s.ID, Path: s.Path, Title: s.Title, Type: s.Type, Date: s.Date, Hash: s.Hash, Text: s.Text}
+	if s.Metadata != nil {
+		if b, err := jsonMarshal(s.Metadata); err == nil {
+			d.Meta = b
+		}
+	}
+	return d
+}
+
+// candidates turns hits into what selection weighs.
+func candidates(hits []index.Hit, sources map[string]corpus.Source) []route.Candidate {
+	var out []route.Candidate
+	for _, h := range hits {
+		s, ok := sources[h.Doc.ID]
+		if !ok {
+			continue
+		}
+		out = append(out, candidateOf(s, h.Score()))
+	}
+	return out
+}
+
+func candidateOf(s corpus.Source, relevance float64) route.Candidate {
+	c := route.Candidate{ID: s.ID, Relevance: relevance, Fields: map[string]string{route.FieldSourceType: s.Type}}
+	if m := s.Metadata; m != nil {
+		c.Fields[route.FieldMeetingType] = m.MeetingType
+		c.Suggested = m.SuggestedPerspective
+		if t := m.TemporalContext; t != nil {
+			c.Fields[route.FieldQuarter] = t.Quarter
+		}
+		if sig := m.ContentSignals; sig != nil {
+			c.Signals = route.Signals{RiskMentions: sig.RiskMentions, DecisionsMade: sig.DecisionsMade, ActionsAssigned: sig.ActionsAssigned,
+				QuestionsRaised: sig.QuestionsRaised, ConflictIndicators: sig.ConflictIndicators}
+		}
+	}
+	if c.Fields[route.FieldQuarter] == "" && !s.Date.IsZero() {
+		c.Fields[route.FieldQuarter] = fmt.Sprintf("Q%d %d", (int(s.Date.Month())-1)/3+1, s.Date.Year())
+	}
+	return c
+}
+
+// newest ranks sources by date, newest first, when none matches the
+// question's words.
+func newest(sources []corpus.Source) []route.Candidate {
+	s := slices.Clone(sources)
+	slices.SortStableFunc(s, func(a, b corpus.Source) int { return b.Date.Compare(a.Date) })
+	var out []route.Candidate
+	for i, src := range s {
+		out = append(out, candidateOf(src, 1/float64(i+1)))
+	}
+	return out
+}

@@ -1,0 +1,227 @@
+// Package askcmd implements "sot ask": a question put to a corpus of
+// knowledge sources, answered by a society of perspective roles.
+package askcmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sotlabs/sot/ask"
+	"github.com/sotlabs/sot/internal/cmd/version"
+	"github.com/sotlabs/sot/internal/cmdutil"
+	"github.com/sotlabs/sot/internal/shell"
+	"github.com/sotlabs/sot/llm/stack"
+)
+
+// Options are the flags and arguments of "sot ask".
+type Options struct {
+	Question   string
+	Paths      []string
+	Intent     string
+	Debate     bool
+	MaxSources int
+	Strategy   string
+	NoSoT      bool
+	OutputDir  string
+	Stdout     string
+	DryRun     bool
+	Fresh      bool
+}
+
+// NewCmd returns "sot ask".
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &Options{}
+	cmd := &cobra.Command{
+		Use:   "ask QUESTION [PATH...]",
+		Short: "Answer a question from a corpus of knowledge sources, with a society of perspectives",
+		Long: `Answer a question from a corpus of knowledge sources: meeting notes,
+transcripts, reports, documents, northstar.LM agent exports.
+
+The sources are the files and directories given after the question (read
+recursively), else the config's ask.corpus, else the project's .sot/corpus.
+sot indexes them (.sot/index.db, updated as files change), then:
+
+  1. classifies the question (factual, comparative, aggregative,
+     analytical or temporal; --intent overrides) and prints the rule;
+  2. retrieves the relevant sources by BM25 with a bonus for recent ones,
+     and picks up to --max-sources of them for relevance and variety
+     (source type, meeting type, quarter);
+  3. gives each source a perspective role (analyst, advocate, critic,
+     synthesizer, historian, pragmatist, stakeholder) by the intent and
+     the role strategy;
+  4. MAP: reads every source at once from its role, each answer citing
+     the source with a short quote;
+  5. compares the answers: northstar's lexical conflict detector, and for
+     analytical and comparative questions (or --debate) a debate step that
+     names the tensions between specific points;
+  6. REDUCE: writes one answer, which sot checks sentence by sentence (it
+     must cite answers that exist, quote what the sources say, and treat
+     every tension); what fails is sent back once, then dropped and listed.
+
+ANSWER.md and answer.json land in .sot/answers/<run-id>/ (or --output-dir).
+Every finished call is journaled there: after Ctrl-C or a crash, the same
+command continues where it stopped and pays for nothing twice.
+
+Exit codes: 0 answered; 2 usage (no question, no corpus, bad flags);
+3 a partial answer (ANSWER.md lists what is missing); 130 interrupted.`,
+		Example: `  sot ask "Why did the billing migration slip?"
+  sot ask "How did the plan for the migration change over the year?" notes/ reports/q3.md
+  sot ask --dry-run "What do the teams disagree about?"
+  sot ask --no-sot "What did we decide?"          # the control run: plain readings, no roles
+  sot ask --stdout json "What risks came up?" | jq .sentences`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 || strings.TrimSpace(args[0]) == "" {
+				return cmdutil.UsageError("ask a question: sot ask \"QUESTION\" [PATH...] (see 'sot ask --help')")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Question, o.Paths = args[0], args[1:]
+			return Run(cmd.Context(), f, o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Intent, "intent", "", "the question's intent, instead of the rules: factual, comparative, aggregative, analytical or temporal")
+	fl.BoolVar(&o.Debate, "debate", false, "run the debate step whatever the intent")
+	fl.IntVar(&o.MaxSources, "max-sources", 0, "the most sources to read (default: ask.max_sources, 10)")
+	fl.StringVar(&o.Strategy, "strategy", "", "how roles are given: uniform, rotating, adaptive or primary-only (default: ask.role_strategy)")
+	fl.BoolVar(&o.NoSoT, "no-sot", false, "the control run: read every source plainly, with no roles, conflicts or debate")
+	fl.StringVar(&o.OutputDir, "output-dir", "", "the run's directory (default .sot/answers/<run-id>)")
+	fl.StringVar(&o.Stdout, "stdout", "", "also print the answer: markdown or json")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "show the plan (classification, sources, roles, calls) and call no model")
+	fl.BoolVar(&o.Fresh, "fresh", false, "start afresh instead of replaying the run's journal")
+	return cmd
+}
+
+// Run executes "sot ask"; Ctrl-C stops it with exit code 130 and the
+// command that resumes it.
+func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(sigCtx, f, o)
+	if sigCtx.Err() != nil && ctx.Err() == nil {
+		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: fmt.Errorf("interrupted; the calls that finished are kept in the run's journal. Resume with: sot %s", shell.Join(os.Args[1:]))}
+	}
+	return err
+}
+
+func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
+	switch o.Stdout {
+	case "", "markdown", "json":
+	default:
+		return cmdutil.UsageError("--stdout %q: use markdown or json", o.Stdout)
+	}
+	if o.MaxSources < 0 {
+		return cmdutil.UsageError("--max-sources %d: name 1 or more", o.MaxSources)
+	}
+	cfg, _, err := f.Config()
+	if err != nil {
+		return cmdutil.AsUsage(err)
+	}
+	if o.MaxSources > 0 {
+		cfg.Ask.MaxSources = o.MaxSources
+	}
+	if o.Strategy != "" {
+		switch o.Strategy {
+		case "uniform", "rotating", "adaptive", "primary-only":
+			cfg.Ask.RoleStrategy = o.Strategy
+		default:
+			return cmdutil.UsageError("--strategy %q: use uniform, rotating, adaptive or primary-only", o.Strategy)
+		}
+	}
+	if o.NoSoT {
+		cfg.Ask.EnableSoT = false
+	}
+	lib, err := f.Library()
+	if err != nil {
+		return err
+	}
+	errOut := f.IO.ErrOut
+	ao := &ask.Options{Question: o.Question, Paths: o.Paths, Dir: f.WorkDir(), OutputDir: o.OutputDir, Intent: o.Intent, Debate: o.Debate,
+		Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Version: version.Get().Version,
+		NewStack: func(journal string) (*stack.Stack, error) {
+			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
+		}}
+	ao.Warn = func(s string) { fmt.Fprintln(errOut, "sot: warning: "+s) }
+	ao.Progress = func(s string) { fmt.Fprintln(errOut, "sot: "+s) }
+
+	plan, err := ask.Prepare(ctx, ao)
+	if err != nil {
+		return err // a user error exits 2 (cmdutil.Code)
+	}
+	human := f.IO.Out
+	if o.Stdout != "" {
+		human = f.IO.ErrOut
+	}
+	printPlan(human, plan)
+	if o.DryRun {
+		return nil
+	}
+	out, err := ask.Execute(ctx, plan, ao)
+	if err != nil {
+		return err
+	}
+	switch o.Stdout {
+	case "markdown":
+		io.WriteString(f.IO.Out, out.Answer.Markdown())
+	case "json":
+		b, _ := json.MarshalIndent(out.Answer, "", "  ")
+		f.IO.Out.Write(append(b, '\n'))
+	}
+	u := out.Answer.Usage
+	fmt.Fprintf(human, "sot: %d sentence(s) in the answer, %d dropped; %d call(s), $%.4f", len(out.Answer.Sentences), len(out.Answer.Dropped), u.Calls, u.CostUSD)
+	if u.Replayed > 0 {
+		fmt.Fprintf(human, " (%d replayed from the journal)", u.Replayed)
+	}
+	fmt.Fprintf(human, "\nsot: wrote %s\n", out.Files[0])
+	err = out.Verdict()
+	var partial *ask.PartialError
+	if errors.As(err, &partial) {
+		for _, m := range out.Answer.Missing {
+			fmt.Fprintf(human, "  - %s, %s: %s\n", m.Step, m.What, m.Error)
+		}
+		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: err}
+	}
+	return err
+}
+
+// printPlan shows each step of the plan: what the question is, which
+// sources answer it and from which perspective.
+func printPlan(w io.Writer, p *ask.Plan) {
+	c := p.Classification
+	fmt.Fprintf(w, "sot: question: %s, %s (%s)\n", c.Intent, c.Complexity, c.Rule)
+	if p.SoT {
+		fmt.Fprintf(w, "sot: roles: %s (%s strategy)\n", strings.Join(p.Roles, ", "), p.Strategy)
+	} else {
+		fmt.Fprintf(w, "sot: %s\n", p.SoTNote)
+	}
+	fmt.Fprintf(w, "sot: %d source(s) of %d read:\n", len(p.Chosen), len(p.Sources))
+	for i, ch := range p.Chosen {
+		s := p.Sources[ch.ID]
+		role := ""
+		if p.SoT {
+			role = fmt.Sprintf(" as %s (%s)", p.Assignments[i].Role, p.Assignments[i].Why)
+		}
+		fmt.Fprintf(w, "  - %s: relevance %.2f, diversity bonus %.2f%s\n", s.Title, ch.Normalized, ch.Bonus, role)
+	}
+	for _, s := range p.Skipped {
+		fmt.Fprintf(w, "  - skipped %s: %s\n", s.Path, s.Reason)
+	}
+	debate := "no debate step: " + p.DebateWhy
+	if p.Debate {
+		debate = "a debate step: " + p.DebateWhy
+	}
+	fmt.Fprintf(w, "sot: %d reading(s), %s; at most %d call(s)\n", len(p.Readings), debate, p.Calls())
+}

@@ -1,0 +1,228 @@
+// Package sources implements "sot sources": the corpus index of sot ask,
+// listed, shown, added to and removed from.
+package sources
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sotlabs/sot/ask"
+	"github.com/sotlabs/sot/ask/corpus"
+	"github.com/sotlabs/sot/ask/index"
+	"github.com/sotlabs/sot/internal/cmdutil"
+)
+
+// Options are the flags of "sot sources".
+type Options struct {
+	IO      *cmdutil.IOStreams
+	WorkDir string
+	JSON    bool
+}
+
+// NewCmd returns "sot sources" and its subcommands.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &Options{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "sources",
+		Short: "The corpus index of sot ask: list, show, add, remove",
+		Long: `Manage the corpus index sot ask reads from: an SQLite database with a
+full-text index, at .sot/index/corpus.db under the project's top (ignored by
+git). sot ask adds the sources it reads by itself; these commands look
+inside the index and change it by hand. A source's id is the start of the
+SHA-256 of its file, so a changed file is a new source.`,
+		Example: `  sot sources add notes/ reports/q3.md
+  sot sources list
+  sot sources show 3f2a9c1e0b7d4a65
+  sot sources remove 3f2a9c1e0b7d4a65`,
+	}
+	cmd.PersistentFlags().BoolVar(&o.JSON, "json", false, "print JSON")
+	pre := func() { o.WorkDir = f.WorkDir() }
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List the indexed sources",
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { pre(); return List(c.Context(), o) },
+	}, &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one source: its metadata and text",
+		Args:  exactly(1, "show takes one source id (see 'sot sources list')"),
+		RunE:  func(c *cobra.Command, args []string) error { pre(); return Show(c.Context(), o, args[0]) },
+	}, &cobra.Command{
+		Use:   "add PATH...",
+		Short: "Read files and directories into the index (unchanged sources are kept as they are)",
+		Args:  atLeast(1, "add takes files or directories to read"),
+		RunE:  func(c *cobra.Command, args []string) error { pre(); return Add(c.Context(), o, args) },
+	}, &cobra.Command{
+		Use:   "remove ID...",
+		Short: "Remove sources from the index",
+		Args:  atLeast(1, "remove takes the ids of the sources to remove (see 'sot sources list')"),
+		RunE:  func(c *cobra.Command, args []string) error { pre(); return Remove(c.Context(), o, args) },
+	})
+	return cmd
+}
+
+func exactly(n int, msg string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return cmdutil.UsageError("%s", msg)
+		}
+		return nil
+	}
+}
+
+func atLeast(n int, msg string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < n {
+			return cmdutil.UsageError("%s", msg)
+		}
+		return nil
+	}
+}
+
+func open(o *Options) (*index.Index, error) {
+	return ask.OpenIndex(ask.ProjectTop(o.WorkDir))
+}
+
+// List prints the indexed sources.
+func List(ctx context.Context, o *Options) error {
+	ix, err := open(o)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	docs, err := ix.List(ctx)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, nonNil(docs))
+	}
+	if len(docs) == 0 {
+		fmt.Fprintln(o.IO.Out, "sot: the index holds no source; add some with sot sources add PATH..., or ask a question over them")
+		return nil
+	}
+	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tDATE\tTYPE\tTITLE\tPATH")
+	for _, d := range docs {
+		date := "-"
+		if !d.Date.IsZero() {
+			date = d.Date.Format("2006-01-02")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.ID, date, or(d.Type, "-"), oneLine(d.Title), d.Path)
+	}
+	return tw.Flush()
+}
+
+// Show prints one source.
+func Show(ctx context.Context, o *Options, id string) error {
+	ix, err := open(o)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	d, err := ix.Get(ctx, id)
+	if errors.Is(err, index.ErrNotFound) {
+		return cmdutil.UsageError("no source %q in the index (see 'sot sources list')", id)
+	}
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, d)
+	}
+	w := o.IO.Out
+	fmt.Fprintf(w, "id:    %s\ntitle: %s\npath:  %s\ntype:  %s\n", d.ID, oneLine(d.Title), d.Path, or(d.Type, "-"))
+	if !d.Date.IsZero() {
+		fmt.Fprintf(w, "date:  %s\n", d.Date.Format("2006-01-02"))
+	}
+	if len(d.Meta) > 0 {
+		fmt.Fprintf(w, "metadata: %s\n", d.Meta)
+	}
+	fmt.Fprintf(w, "\n%s\n", d.Text)
+	return nil
+}
+
+// Add reads paths into the index.
+func Add(ctx context.Context, o *Options, paths []string) error {
+	srcs, skipped, err := corpus.Load(paths, corpus.Options{})
+	if err != nil {
+		return cmdutil.AsUsage(err)
+	}
+	ix, err := open(o)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	docs := make([]index.Doc, 0, len(srcs))
+	for _, s := range srcs {
+		docs = append(docs, ask.DocOf(s))
+	}
+	ch, err := ix.Add(ctx, docs...)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, struct {
+			index.Changes
+			Skipped []corpus.Skipped `json:"skipped"`
+		}{ch, nonNil(skipped)})
+	}
+	fmt.Fprintf(o.IO.Out, "sot: %d source(s) added, %d updated, %d unchanged\n", ch.Added, ch.Updated, ch.Unchanged)
+	for _, s := range skipped {
+		fmt.Fprintf(o.IO.Out, "  - skipped %s: %s\n", s.Path, s.Reason)
+	}
+	return nil
+}
+
+// Remove removes sources by id.
+func Remove(ctx context.Context, o *Options, ids []string) error {
+	ix, err := open(o)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	n, err := ix.Remove(ctx, ids...)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, map[string]int{"removed": n})
+	}
+	fmt.Fprintf(o.IO.Out, "sot: %d source(s) removed\n", n)
+	if n < len(ids) {
+		return cmdutil.UsageError("%d of the ids given are not in the index (see 'sot sources list')", len(ids)-n)
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func or(s, dflt string) string {
+	if s == "" {
+		return dflt
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
