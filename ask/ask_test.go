@@ -2,6 +2,7 @@ package ask
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -166,5 +167,39 @@ func TestAskEndToEnd(t *testing.T) {
 	}
 	if out2.Answer.Usage.Replayed != sent || out2.Answer.Usage.Calls != sent {
 		t.Errorf("re-run usage %+v, want %d replayed calls", out2.Answer.Usage, sent)
+	}
+}
+
+// With enough sources falling into several groups and a question that is
+// not simple, the sources are read by group: each group takes one role,
+// and every source of a group is read from it.
+func TestAskDecomposesByGroup(t *testing.T) {
+	top := t.TempDir()
+	os.MkdirAll(filepath.Join(top, ".git"), 0o755)
+	dir := filepath.Join(top, ".sot", "corpus")
+	os.MkdirAll(dir, 0o755)
+	for i, typ := range []string{"meeting", "meeting", "meeting", "report", "report", "retrospective", "meeting"} {
+		body := fmt.Sprintf("---\nsource_type: %s\n---\n# Note %d\n\nAll the billing migration decisions in note %d.\n", typ, i, i)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("note%d.md", i)), []byte(body), 0o644)
+	}
+	o := testOptions(t, top, "http://127.0.0.1:1")
+	o.Question = "Summarize all the billing migration decisions across every note."
+	p, err := Prepare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Groups) < 2 {
+		t.Fatalf("groups %v (%s), want the sources read by source type", p.Groups, p.GroupsWhy)
+	}
+	roleOf := map[string]string{}
+	for _, g := range p.Groups {
+		for _, m := range g.Group.Members {
+			roleOf[m] = g.Role
+		}
+	}
+	for i, c := range p.Chosen {
+		if got := p.Assignments[i].Role; got != roleOf[c.ID] {
+			t.Errorf("%s is read as %s, its group's role is %s", c.ID, got, roleOf[c.ID])
+		}
 	}
 }

@@ -216,6 +216,13 @@ func (p *Plan) answer() *Answer {
 	if !p.Debate {
 		a.Notes = append(a.Notes, "no debate step: "+p.DebateWhy)
 	}
+	if len(p.Groups) > 0 {
+		var gs []string
+		for _, g := range p.Groups {
+			gs = append(gs, fmt.Sprintf("%s (%d source(s)) as %s", g.Group.Name, len(g.Group.Members), g.Role))
+		}
+		a.Notes = append(a.Notes, fmt.Sprintf("read by group, %s: %s", p.GroupsWhy, strings.Join(gs, "; ")))
+	}
 	for i, c := range p.Chosen {
 		s := p.Sources[c.ID]
 		u := SourceUse{ID: s.ID, Title: s.Title, Type: s.Type, Relevance: c.Normalized, Bonus: c.Bonus, Parts: max(1, len(s.Parts))}

@@ -88,6 +88,12 @@ type Plan struct {
 	Skipped     []corpus.Skipped
 	Notes       []string
 
+	// Groups, when the question is decomposed by group (enough sources
+	// that fall into several groups, and a question that is not simple),
+	// are the groups each read from one role; GroupsWhy says why or why not.
+	Groups    []route.GroupAssignment
+	GroupsWhy string
+
 	Nonce string
 	top   string
 	cfg   config.Ask
@@ -179,6 +185,7 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	default:
 		p.SoT = true
 		p.Assignments = route.Assign(route.Sources(p.Chosen), p.Roles, p.Strategy)
+		p.decompose()
 	}
 	roles := map[string]*persona.Persona{}
 	if p.SoT {
@@ -244,6 +251,35 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		p.Nonce = prompt.NonceFor(run.Key(), p.RunID)
 	}
 	return p, nil
+}
+
+// decompose reads the sources by group, as the seed's group decomposition
+// does, when the question calls for it: the sources are grouped by quarter
+// for a temporal question and by source type otherwise, each group takes
+// one role, and every source of a group is read from that role.
+func (p *Plan) decompose() {
+	field := route.FieldSourceType
+	if p.Classification.Intent == route.IntentTemporal {
+		field = route.FieldQuarter
+	}
+	groups := route.GroupBy(route.Sources(p.Chosen), field)
+	use, why := route.UseGroups(groups, len(p.Chosen), route.DefaultMinSourcesForGroups, p.Classification.Complexity)
+	p.GroupsWhy = why
+	if !use {
+		return
+	}
+	p.Groups = route.AssignGroups(groups)
+	byID := map[string]route.Assignment{}
+	for _, a := range route.MemberRoles(p.Groups) {
+		if _, ok := byID[a.SourceID]; !ok {
+			byID[a.SourceID] = a
+		}
+	}
+	for i, c := range p.Chosen {
+		if a, ok := byID[c.ID]; ok {
+			p.Assignments[i] = a
+		}
+	}
 }
 
 // runID names a question by what it reads and how: the same command over

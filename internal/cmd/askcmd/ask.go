@@ -207,6 +207,12 @@ func printPlan(w io.Writer, p *ask.Plan) {
 	} else {
 		fmt.Fprintf(w, "sot: %s\n", p.SoTNote)
 	}
+	if len(p.Groups) > 0 {
+		fmt.Fprintf(w, "sot: read by group (%s):\n", p.GroupsWhy)
+		for _, g := range p.Groups {
+			fmt.Fprintf(w, "  - %s: %d source(s) as %s (%s)\n", g.Group.Name, len(g.Group.Members), g.Role, g.Why)
+		}
+	}
 	fmt.Fprintf(w, "sot: %d source(s) of %d read:\n", len(p.Chosen), len(p.Sources))
 	for i, ch := range p.Chosen {
 		s := p.Sources[ch.ID]
