@@ -126,7 +126,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if o.NewExecutor != nil {
 		x = o.NewExecutor(st, o.Hooks, "")
 	}
-	pr := &protocol{x: x, model: p.Model, nonce: p.Nonce, question: p.Question}
+	pr := &protocol{x: x, model: p.Model, nonce: p.Nonce, question: p.Question, seed: run.Seed(p.RunID)}
 	a := p.answer()
 
 	o.Progressf("reading %d source(s)%s", len(p.Chosen), map[bool]string{true: " from their perspectives", false: ""}[p.SoT])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sotlabs/sot/engine"
@@ -64,6 +65,9 @@ type protocol struct {
 	model    string
 	nonce    string
 	question string
+	// seed orders the answers the debate step reads, so that a position
+	// bias of the model is the same on every run of the question.
+	seed int64
 }
 
 // mapStep reads every source at once and returns the evidence in the
@@ -107,8 +111,10 @@ func (pr *protocol) mapStep(ctx context.Context, readings []Reading) ([]Evidence
 
 // debateStep names the tensions between the answers, in one call.
 func (pr *protocol) debateStep(ctx context.Context, evidence []Evidence) (*Debate, error) {
+	shown := slices.Clone(evidence)
+	engine.Shuffle(pr.seed, shown)
 	res := pr.x.Execute(ctx, []*engine.Task{{ID: "ask/debate", Group: "debate", Support: true,
-		Request: composeDebate(pr.question, evidence, pr.nonce, pr.model)}})[0]
+		Request: composeDebate(pr.question, shown, pr.nonce, pr.model)}})[0]
 	if res.Err != nil {
 		return nil, res.Err
 	}
