@@ -31,10 +31,17 @@ type Options struct {
 	MaxSources int
 	Strategy   string
 	NoSoT      bool
-	OutputDir  string
-	Stdout     string
-	DryRun     bool
-	Fresh      bool
+	// The other ask: settings, each overriding the config when set.
+	NoConflicts bool
+	NoDebate    bool
+	NoDiversity bool
+	NoLabels    bool
+	MinAgents   int
+	Threshold   float64
+	OutputDir   string
+	Stdout      string
+	DryRun      bool
+	Fresh       bool
 }
 
 // NewCmd returns "sot ask".
@@ -95,6 +102,12 @@ Exit codes: 0 answered; 2 usage (no question, no corpus, bad flags);
 	fl.IntVar(&o.MaxSources, "max-sources", 0, "the most sources to read (default: ask.max_sources, 10)")
 	fl.StringVar(&o.Strategy, "strategy", "", "how roles are given: uniform, rotating, adaptive or primary-only (default: ask.role_strategy)")
 	fl.BoolVar(&o.NoSoT, "no-sot", false, "the control run: read every source plainly, with no roles, conflicts or debate")
+	fl.BoolVar(&o.NoConflicts, "no-conflicts", false, "skip the lexical conflict detector (ask.conflict_detection: false)")
+	fl.BoolVar(&o.NoDebate, "no-debate", false, "never run the debate step (ask.debate_phase: false)")
+	fl.BoolVar(&o.NoDiversity, "no-diversity", false, "pick sources by relevance alone (ask.diversity_selection: false)")
+	fl.BoolVar(&o.NoLabels, "no-perspective-labels", false, "leave the perspective off each contribution of the answer (ask.include_perspective_in_response: false)")
+	fl.IntVar(&o.MinAgents, "min-agents", 0, "the fewest relevant sources a society of thought needs (default: ask.min_agents_for_sot, 2)")
+	fl.Float64Var(&o.Threshold, "conflict-threshold", -1, "the lexical detector's similarity threshold, 0 to 1 (default: ask.conflict_threshold, 0.6)")
 	fl.StringVar(&o.OutputDir, "output-dir", "", "the run's directory (default .sot/answers/<run-id>)")
 	fl.StringVar(&o.Stdout, "stdout", "", "also print the answer: markdown or json")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "show the plan (classification, sources, roles, calls) and call no model")
@@ -143,6 +156,33 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	if o.NoSoT {
 		cfg.Ask.EnableSoT = false
+	}
+	if o.Debate && o.NoDebate {
+		return cmdutil.UsageError("--debate and --no-debate contradict each other; pick one")
+	}
+	if o.NoConflicts {
+		cfg.Ask.ConflictDetection = false
+	}
+	if o.NoDebate {
+		cfg.Ask.DebatePhase = false
+	}
+	if o.NoDiversity {
+		cfg.Ask.DiversitySelection = false
+	}
+	if o.NoLabels {
+		cfg.Ask.IncludePerspectiveInResponse = false
+	}
+	switch {
+	case o.MinAgents < 0:
+		return cmdutil.UsageError("--min-agents %d: name 1 or more", o.MinAgents)
+	case o.MinAgents > 0:
+		cfg.Ask.MinAgentsForSoT = o.MinAgents
+	}
+	if o.Threshold != -1 {
+		if !(o.Threshold >= 0 && o.Threshold <= 1) {
+			return cmdutil.UsageError("--conflict-threshold %g: give a number from 0 to 1", o.Threshold)
+		}
+		cfg.Ask.ConflictThreshold = o.Threshold
 	}
 	lib, err := f.Library()
 	if err != nil {
