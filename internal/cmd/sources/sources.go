@@ -31,16 +31,22 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	o := &Options{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "sources",
-		Short: "The corpus index of sot ask: list, show, add, remove",
+		Short: "The corpus index of sot ask: list, show, add, remove, analyze, export",
 		Long: `Manage the corpus index sot ask reads from: an SQLite database with a
 full-text index, at .sot/index/corpus.db under the project's top (ignored by
 git). sot ask adds the sources it reads by itself; these commands look
 inside the index and change it by hand. A source's id is the start of the
-SHA-256 of its file, so a changed file is a new source.`,
+SHA-256 of its file, so a changed file is a new source.
+
+sot sources analyze gives the sources without SoT metadata theirs, with
+one model call each, and reports the coverage; sot sources export writes
+a source back as a northstar agent file with its metadata.`,
 		Example: `  sot sources add notes/ reports/q3.md
   sot sources list
   sot sources show 3f2a9c1e0b7d4a65
-  sot sources remove 3f2a9c1e0b7d4a65`,
+  sot sources remove 3f2a9c1e0b7d4a65
+  sot sources analyze --dry-run
+  sot sources export 3f2a9c1e0b7d4a65 --output q3-planning.md`,
 	}
 	cmd.PersistentFlags().BoolVar(&o.JSON, "json", false, "print JSON")
 	pre := func() { o.WorkDir = f.WorkDir() }
@@ -64,7 +70,7 @@ SHA-256 of its file, so a changed file is a new source.`,
 		Short: "Remove sources from the index",
 		Args:  atLeast(1, "remove takes the ids of the sources to remove (see 'sot sources list')"),
 		RunE:  func(c *cobra.Command, args []string) error { pre(); return Remove(c.Context(), o, args) },
-	})
+	}, newAnalyzeCmd(f, o), newExportCmd(f, o))
 	return cmd
 }
 
@@ -109,13 +115,13 @@ func List(ctx context.Context, o *Options) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tDATE\tTYPE\tTITLE\tPATH")
+	fmt.Fprintln(tw, "ID\tDATE\tTYPE\tMETADATA\tTITLE\tPATH")
 	for _, d := range docs {
 		date := "-"
 		if !d.Date.IsZero() {
 			date = d.Date.Format("2006-01-02")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.ID, date, or(d.Type, "-"), oneLine(d.Title), d.Path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, date, or(d.Type, "-"), metadataFrom(d), oneLine(d.Title), d.Path)
 	}
 	return tw.Flush()
 }
@@ -135,16 +141,20 @@ func Show(ctx context.Context, o *Options, id string) error {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, d)
+		return writeJSON(o.IO.Out, struct {
+			index.Doc
+			// SoTMetadata is the metadata sot ask uses (the payload's, else
+			// the analysis's), and MetadataFrom where it comes from.
+			SoTMetadata  *corpus.Metadata `json:"sotMetadata,omitempty"`
+			MetadataFrom string           `json:"metadata_from"`
+		}{d, ask.MetadataOf(d), metadataFrom(d)})
 	}
 	w := o.IO.Out
 	fmt.Fprintf(w, "id:    %s\ntitle: %s\npath:  %s\ntype:  %s\n", d.ID, oneLine(d.Title), d.Path, or(d.Type, "-"))
 	if !d.Date.IsZero() {
 		fmt.Fprintf(w, "date:  %s\n", d.Date.Format("2006-01-02"))
 	}
-	if len(d.Meta) > 0 {
-		fmt.Fprintf(w, "metadata: %s\n", d.Meta)
-	}
+	printMetadata(w, d)
 	fmt.Fprintf(w, "\n%s\n", d.Text)
 	return nil
 }
@@ -200,6 +210,55 @@ func Remove(ctx context.Context, o *Options, ids []string) error {
 		return cmdutil.UsageError("%d of the ids given are not in the index (see 'sot sources list')", len(ids)-n)
 	}
 	return nil
+}
+
+// printMetadata shows a source's SoT metadata and where it comes from.
+func printMetadata(w io.Writer, d index.Doc) {
+	m := ask.MetadataOf(d)
+	switch metadataFrom(d) {
+	case "payload":
+		fmt.Fprintln(w, "metadata: from the export payload")
+	case "analysis":
+		var a ask.Analysis
+		_ = json.Unmarshal(d.Analysis, &a)
+		line := "metadata: analysed by sot"
+		if a.Model != "" {
+			line += " with " + a.Model
+		}
+		if !a.At.IsZero() {
+			line += " on " + a.At.Format("2006-01-02")
+		}
+		if a.Parts > 1 {
+			line += fmt.Sprintf(", from the first of %d parts", a.Parts)
+		}
+		fmt.Fprintln(w, line)
+	default:
+		fmt.Fprintln(w, "metadata: none (sot sources analyze extracts it)")
+		return
+	}
+	field := func(name, value string) {
+		if value != "" {
+			fmt.Fprintf(w, "  %-13s %s\n", name+":", value)
+		}
+	}
+	field("meeting type", m.MeetingType)
+	field("perspective", m.SuggestedPerspective)
+	field("topics", strings.Join(m.TopicTags, ", "))
+	e := m.KeyEntities
+	field("people", strings.Join(e.People, ", "))
+	field("projects", strings.Join(e.Projects, ", "))
+	field("organizations", strings.Join(e.Organizations, ", "))
+	field("products", strings.Join(e.Products, ", "))
+	if t := m.TemporalContext; t != nil {
+		field("quarter", t.Quarter)
+		field("timeframe", t.Timeframe)
+		field("dates", strings.Join(t.ExplicitDates, ", "))
+		field("deadlines", strings.Join(t.Deadlines, "; "))
+	}
+	if c := m.ContentSignals; c != nil {
+		field("signals", fmt.Sprintf("%d risk(s), %d decision(s), %d action(s), %d question(s), %d conflict(s)",
+			c.RiskMentions, c.DecisionsMade, c.ActionsAssigned, c.QuestionsRaised, c.ConflictIndicators))
+	}
 }
 
 func writeJSON(w io.Writer, v any) error {
