@@ -91,8 +91,10 @@ type AnalyzeReport struct {
 	// Pending are, in a dry run, the sources that would be analysed.
 	Pending []PendingSource `json:"pending,omitempty"`
 	// Calls is, in a dry run, the calls the analysis would make: one a
-	// source (an answer that does not fit is asked for once more, so at
-	// most twice as many). InputTokens estimates what they send.
+	// source, and more for answers that must be asked for again (the
+	// stack's schema check repairs an answer outside the schema once, and
+	// an answer that fails Validate is asked for once more).
+	// InputTokens estimates what the first calls send.
 	Calls       int `json:"calls,omitempty"`
 	InputTokens int `json:"input_tokens,omitempty"`
 	// WithMetadata is how many sources have SoT metadata now (after the

@@ -131,8 +131,8 @@ func printReport(w io.Writer, r *ask.AnalyzeReport) {
 		if r.Calls == 0 {
 			fmt.Fprintln(w, "sot: nothing to analyse; no call would be made")
 		} else {
-			fmt.Fprintf(w, "sot: would analyse %d source(s) with %s: %d call(s), %d at most if every answer must be asked for again, about %d input token(s); nothing was sent (--dry-run)\n",
-				len(r.Pending), model, r.Calls, 2*r.Calls, r.InputTokens)
+			fmt.Fprintf(w, "sot: would analyse %d source(s) with %s: %d call(s), more if answers must be asked for again, about %d input token(s); nothing was sent (--dry-run)\n",
+				len(r.Pending), model, r.Calls, r.InputTokens)
 			for _, p := range r.Pending {
 				fmt.Fprintf(w, "  - %s %s\n", p.ID, oneLine(p.Title))
 			}
