@@ -45,11 +45,20 @@ func composeMap(r Reading, question, nonce, model string) *llm.Request {
 	fmt.Fprintf(&b, "\n# Question\n\n%s\n", prompt.Block(question))
 	shared := b.Len()
 	if r.Role != nil {
+		// The role as northstar gives it to an agent: its prompt prefix,
+		// with the one-line description and traits of its persona file.
+		// The persona's long body is for the people who choose roles; sent
+		// with every source it would cost more than the perspective adds.
 		fmt.Fprintf(&b, "\n# Your perspective: %s\n\n", r.Role.DisplayName())
 		if p := strings.TrimSpace(r.Role.Meta.PromptPrefix); p != "" {
-			b.WriteString(p + "\n\n")
+			b.WriteString(p + "\n")
 		}
-		b.WriteString(strings.TrimSpace(r.Role.Body) + "\n")
+		if d := strings.TrimSpace(r.Role.Meta.Description); d != "" {
+			b.WriteString(d + "\n")
+		}
+		if len(r.Role.Meta.Traits) > 0 {
+			fmt.Fprintf(&b, "Traits: %s.\n", strings.Join(r.Role.Meta.Traits, ", "))
+		}
 	}
 	fmt.Fprintf(&b, "\n# Source %s\n\n", prompt.Quote(r.Title))
 	if r.Type != "" {
