@@ -403,6 +403,7 @@ func candidates(hits []index.Hit, sources map[string]corpus.Source) []route.Cand
 		if !ok {
 			continue
 		}
+		s.Metadata = cmp.Or(s.Metadata, MetadataOf(h.Doc)) // an export's payload, else sot sources analyze's answer
 		out = append(out, candidateOf(s, h.Score()))
 	}
 	return out
