@@ -47,16 +47,19 @@ type Answer struct {
 // SourceUse is a source the question read: why it was chosen and from
 // which perspective it was read.
 type SourceUse struct {
-	ID        string   `json:"id"`
-	Title     string   `json:"title"`
-	Type      string   `json:"type,omitempty"`
-	Date      string   `json:"date,omitempty"`
-	Relevance float64  `json:"relevance"`
-	Bonus     float64  `json:"diversity_bonus"`
-	Role      string   `json:"role,omitempty"`
-	RoleWhy   string   `json:"role_why,omitempty"`
-	Parts     int      `json:"parts"`
-	Answers   []string `json:"answers"` // the ids of the answers read from it
+	ID        string  `json:"id"`
+	Title     string  `json:"title"`
+	Type      string  `json:"type,omitempty"`
+	Date      string  `json:"date,omitempty"`
+	Relevance float64 `json:"relevance"`
+	Bonus     float64 `json:"diversity_bonus"`
+	// Chosen says why selection picked the source: its relevance and the
+	// diversity fields whose value it brought first.
+	Chosen  string   `json:"chosen"`
+	Role    string   `json:"role,omitempty"`
+	RoleWhy string   `json:"role_why,omitempty"`
+	Parts   int      `json:"parts"`
+	Answers []string `json:"answers"` // the ids of the answers read from it
 }
 
 // ConflictSummary counts what the lexical detector found.
@@ -220,8 +223,8 @@ func (a *Answer) Markdown() string {
 
 	line("## Sources")
 	line("")
-	line("| source | relevance | diversity bonus | read as | why |")
-	line("| --- | --- | --- | --- | --- |")
+	line("| source | relevance | diversity bonus | why chosen | read as | why |")
+	line("| --- | --- | --- | --- | --- | --- |")
 	for _, s := range a.Sources {
 		title := markdown.OneLine(s.Title)
 		if s.Parts > 1 {
@@ -231,7 +234,7 @@ func (a *Answer) Markdown() string {
 		if role == "" {
 			role = "plain"
 		}
-		line("| %s | %.2f | %.2f | %s | %s |", cell(title), s.Relevance, s.Bonus, cell(role), cell(markdown.OneLine(s.RoleWhy)))
+		line("| %s | %.2f | %.2f | %s | %s | %s |", cell(title), s.Relevance, s.Bonus, cell(markdown.OneLine(s.Chosen)), cell(role), cell(markdown.OneLine(s.RoleWhy)))
 	}
 	line("")
 	if len(a.Dropped) > 0 {

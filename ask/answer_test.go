@@ -37,7 +37,7 @@ func TestAnswerMarkdown(t *testing.T) {
 		RunID: "rabc", Question: "When does the billing migration happen?", Intent: "temporal", Complexity: "simple", Rule: `"when" asks about time`,
 		SoT: true, Strategy: "rotating", Labels: true,
 		Sources: []SourceUse{
-			{ID: "s1", Title: "Q3 planning | board", Type: "meeting", Relevance: 0.91, Bonus: 0.3, Role: "critic", RoleWhy: "rotation: the first role", Parts: 1, Answers: []string{"A1"}},
+			{ID: "s1", Title: "Q3 planning | board", Type: "meeting", Relevance: 0.91, Bonus: 0.3, Chosen: "pick 1: relevance 0.91, the first of its source type", Role: "critic", RoleWhy: "rotation: the first role", Parts: 1, Answers: []string{"A1"}},
 			{ID: "s2", Title: "Q3 retro", Type: "meeting", Relevance: 0.75, Role: "advocate", RoleWhy: "rotation: the second role", Parts: 2, Answers: []string{"A2"}},
 		},
 		Evidence: []Evidence{

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sotlabs/sot/ask/route"
 	"github.com/sotlabs/sot/conflict"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
@@ -225,7 +226,8 @@ func (p *Plan) answer() *Answer {
 	}
 	for i, c := range p.Chosen {
 		s := p.Sources[c.ID]
-		u := SourceUse{ID: s.ID, Title: s.Title, Type: s.Type, Relevance: c.Normalized, Bonus: c.Bonus, Parts: max(1, len(s.Parts))}
+		u := SourceUse{ID: s.ID, Title: s.Title, Type: s.Type, Relevance: c.Normalized, Bonus: c.Bonus, Parts: max(1, len(s.Parts)),
+			Chosen: chosenWhy(c, i)}
 		if !s.Date.IsZero() {
 			u.Date = s.Date.Format("2006-01-02")
 		}
@@ -243,6 +245,19 @@ func (p *Plan) answer() *Answer {
 		a.Skipped = append(a.Skipped, Skipped{Path: s.Path, Reason: s.Reason})
 	}
 	return a
+}
+
+// chosenWhy says why selection picked a source, the i-th it picked.
+func chosenWhy(c route.Choice, i int) string {
+	why := fmt.Sprintf("pick %d: relevance %.2f", i+1, c.Normalized)
+	if len(c.New) > 0 {
+		names := make([]string, len(c.New))
+		for k, f := range c.New {
+			names[k] = strings.ReplaceAll(f, "_", " ")
+		}
+		why += fmt.Sprintf(", the first of its %s", strings.Join(names, " and "))
+	}
+	return why
 }
 
 // write writes ANSWER.md and answer.json.

@@ -220,6 +220,22 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		b, _ := json.MarshalIndent(out.Answer, "", "  ")
 		f.IO.Out.Write(append(b, '\n'))
 	}
+	if c := out.Answer.ConflictSummary; c != nil {
+		fmt.Fprintf(human, "sot: by their words, %d tension(s) and %d agreement(s) between the perspectives", c.Tensions, c.Agreements)
+		if len(c.Themes) > 0 {
+			fmt.Fprintf(human, "; themes: %s", strings.Join(c.Themes, ", "))
+		}
+		fmt.Fprintln(human)
+	}
+	if d := out.Answer.Debate; d != nil {
+		open := 0
+		for _, t := range d.Tensions {
+			if t.Treatment != "addressed" {
+				open++
+			}
+		}
+		fmt.Fprintf(human, "sot: the debate named %d tension(s); %d left open in the answer\n", len(d.Tensions), open)
+	}
 	u := out.Answer.Usage
 	fmt.Fprintf(human, "sot: %d sentence(s) in the answer, %d dropped; %d call(s), $%.4f", len(out.Answer.Sentences), len(out.Answer.Dropped), u.Calls, u.CostUSD)
 	if u.Replayed > 0 {
