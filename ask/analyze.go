@@ -341,29 +341,17 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 		return nil, err
 	}
 	dir := filepath.Join(top, AnalyzeDir)
-	d, err := run.Open(top, dir, analyzeLayout, run.Key())
+	d, _, err := run.Start(top, dir, analyzeLayout, run.Key(), "an analysis of the sources", rep.RunID)
 	if err != nil {
 		return nil, err
 	}
 	defer d.Close()
-	unlock, err := d.Lock("an analysis of the sources")
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	if _, err := d.ClearStale(rep.RunID); err != nil {
-		return nil, err
-	}
 	state := run.State{RunID: rep.RunID, Created: start.UTC(), Payload: &analyzeRecord{Kind: "analyze", Model: rep.Model, Pending: len(pending)}}
 	j, err := d.OpenJournal(state, o.Fresh)
 	if err != nil {
 		return nil, err
 	}
-	st.UseJournal(j)
-	if calls, byModel := j.LoadedUsage(); calls > 0 {
-		u, cost := priced(st.Meter, byModel)
-		st.Meter.AddPrior(calls, u, cost)
-	}
+	st.Resume(j)
 	defer st.Close()
 	var x engine.Executor = &engine.Local{Provider: st, Hooks: o.Hooks}
 	if o.NewExecutor != nil {

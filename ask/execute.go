@@ -16,7 +16,6 @@ import (
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/llm"
-	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/llm/stack"
 )
 
@@ -95,19 +94,12 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err := st.Meter.CheckPrices(p.Model); err != nil {
 		return nil, err
 	}
-	d, err := run.Open(p.top, p.OutputDir, layout, run.Key())
+	d, old, err := run.Start(p.top, p.OutputDir, layout, run.Key(), "an answer", p.RunID)
 	if err != nil {
 		return nil, err
 	}
 	defer d.Close()
-	unlock, err := d.Lock("an answer")
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	if old, err := d.ClearStale(p.RunID); err != nil {
-		return nil, err
-	} else if old != "" {
+	if old != "" {
 		o.Warnf("%s held run %s, another question or corpus; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID)
 	}
 	state := run.State{RunID: p.RunID, Nonce: p.Nonce, Created: start.UTC(),
@@ -116,11 +108,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.UseJournal(j)
-	if calls, byModel := j.LoadedUsage(); calls > 0 {
-		u, cost := priced(st.Meter, byModel)
-		st.Meter.AddPrior(calls, u, cost)
-	}
+	st.Resume(j)
 	defer st.Close()
 
 	var x engine.Executor = &engine.Local{Provider: st, Hooks: o.Hooks}
@@ -302,33 +290,11 @@ func setupFailure(missing []Missing) error {
 // usage is what the run cost, with the calls replayed from its journal at
 // what they cost when they were made.
 func usage(st *stack.Stack, start, now time.Time) Usage {
-	t := st.Meter.Totals()
-	u := t.Usage
-	out := Usage{Calls: t.Calls, CostUSD: t.Cost, WallMS: now.Sub(start).Milliseconds()}
-	if st.Journal != nil {
-		_, _, out.Replayed = st.Journal.Stats()
-		calls, byModel := st.Journal.ReplayedUsage()
-		before, cost := priced(st.Meter, byModel)
-		out.Calls += calls
-		out.CostUSD += cost
-		u = u.Add(before)
-	}
-	out.InputTokens, out.CachedInputTokens, out.OutputTokens = u.InputTokens, u.CachedInputTokens, u.OutputTokens
-	return out
+	sp := st.Spent()
+	return Usage{Calls: sp.Calls, CostUSD: sp.Cost, Replayed: sp.Replayed, WallMS: now.Sub(start).Milliseconds(),
+		InputTokens: sp.Usage.InputTokens, CachedInputTokens: sp.Usage.CachedInputTokens, OutputTokens: sp.Usage.OutputTokens}
 }
 
 func interrupted(err error) error {
 	return fmt.Errorf("interrupted: %w (run the same command again to continue; finished calls are replayed)", err)
-}
-
-// priced sums usage recorded per model, with its cost at the meter's prices.
-func priced(m *middleware.Meter, byModel map[string]llm.Usage) (llm.Usage, float64) {
-	var u llm.Usage
-	var cost float64
-	for model, mu := range byModel {
-		u = u.Add(mu)
-		c, _ := m.Cost(model, mu)
-		cost += c
-	}
-	return u, cost
 }

@@ -73,19 +73,12 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err := st.Meter.CheckPrices(p.models()...); err != nil {
 		return nil, err
 	}
-	d, err := openOutputDir(p.top, p.OutputDir)
+	d, old, err := run.Start(p.top, p.OutputDir, layout, run.Key(), "a review", p.RunID)
 	if err != nil {
 		return nil, err
 	}
 	defer d.Close()
-	unlock, err := d.Lock("a review")
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	if old, err := d.ClearStale(p.RunID); err != nil {
-		return nil, err
-	} else if old == p.RunID {
+	if old == p.RunID {
 		o.warn(fmt.Sprintf("%s held a run.json that sot did not write for you (it may have come with the repository, or sot's key in the user cache directory was replaced); its files were removed and the run starts afresh", p.OutputDir))
 	} else if old != "" {
 		o.warn(fmt.Sprintf("%s held run %s, a review of other material or options; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID))
@@ -94,12 +87,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.UseJournal(j)
-	// A resumed run's budget covers what it spent before.
-	if calls, byModel := j.LoadedUsage(); calls > 0 {
-		u, cost := priced(st.Meter, byModel)
-		st.Meter.AddPrior(calls, u, cost)
-	}
+	st.Resume(j) // a resumed run's budget covers what it spent before
 	defer st.Close()
 
 	res := p.result()
@@ -434,40 +422,14 @@ func cutDeleted(m *material.Material) string {
 		"findings on these files are graded against all of the old file's lines, but nothing past the lines shown was read", strings.Join(cut, ", "))
 }
 
-// priced sums usage recorded per model, with its cost at the meter's
-// prices (models without a price cost nothing, as the meter counts them).
-func priced(m *middleware.Meter, byModel map[string]llm.Usage) (llm.Usage, float64) {
-	var u llm.Usage
-	var cost float64
-	for model, mu := range byModel {
-		u = u.Add(mu)
-		c, _ := m.Cost(model, mu)
-		cost += c
-	}
-	return u, cost
-}
-
 // usage fills the run's usage.
 func (p *Plan) usage(res *synthesis.Result, st *stack.Stack, start, now time.Time) {
-	t := st.Meter.Totals()
-	u := t.Usage
-	res.Usage = synthesis.Usage{Calls: t.Calls, CostUSD: t.Cost, WallMS: now.Sub(start).Milliseconds(), NewCalls: t.Calls, NewCostUSD: t.Cost}
-	if st.Cache != nil {
-		res.Usage.CacheHits = st.Cache.Hits()
-	}
-	if st.Journal != nil {
-		_, _, res.Usage.Replayed = st.Journal.Stats()
-		// The run's earlier spending, on the calls replayed instead of
-		// repeated, counts toward what the review cost.
-		calls, byModel := st.Journal.ReplayedUsage()
-		before, cost := priced(st.Meter, byModel)
-		res.Usage.Calls += calls
-		res.Usage.CostUSD += cost
-		u = u.Add(before)
-	}
-	res.Usage.InputTokens, res.Usage.CachedInputTokens, res.Usage.OutputTokens = u.InputTokens, u.CachedInputTokens, u.OutputTokens
-	if len(t.Unpriced) > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("cost excludes models with no known price: %v (add them under prices: in config)", t.Unpriced))
+	sp := st.Spent()
+	res.Usage = synthesis.Usage{Calls: sp.Calls, CostUSD: sp.Cost, WallMS: now.Sub(start).Milliseconds(), NewCalls: sp.NewCalls, NewCostUSD: sp.NewCost,
+		CacheHits: sp.CacheHits, Replayed: sp.Replayed,
+		InputTokens: sp.Usage.InputTokens, CachedInputTokens: sp.Usage.CachedInputTokens, OutputTokens: sp.Usage.OutputTokens}
+	if len(sp.Unpriced) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("cost excludes models with no known price: %v (add them under prices: in config)", sp.Unpriced))
 	}
 }
 

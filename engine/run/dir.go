@@ -130,6 +130,37 @@ type Dir struct {
 	*safedir.Dir
 	layout Layout
 	key    []byte
+	unlock func() // set by Start
+}
+
+// Start opens the directory of run runID as Open does, takes its lock
+// (what names the work in the error when another process holds it: "a
+// review") and clears the files of an earlier, different run there (see
+// ClearStale), whose id it returns, or "". Close releases the lock.
+func Start(top, dir string, l Layout, key []byte, what, runID string) (*Dir, string, error) {
+	d, err := Open(top, dir, l, key)
+	if err != nil {
+		return nil, "", err
+	}
+	if d.unlock, err = d.Lock(what); err != nil {
+		d.Dir.Close()
+		return nil, "", err
+	}
+	old, err := d.ClearStale(runID)
+	if err != nil {
+		d.Close()
+		return nil, "", err
+	}
+	return d, old, nil
+}
+
+// Close releases the directory, and its lock when Start took it.
+func (d *Dir) Close() error {
+	if d.unlock != nil {
+		d.unlock()
+		d.unlock = nil
+	}
+	return d.Dir.Close()
 }
 
 // Open opens a run directory, creating it, with Check's checks of

@@ -42,3 +42,25 @@ func TestLock(t *testing.T) {
 		t.Errorf("the lock file makes the directory foreign: %v", err)
 	}
 }
+
+// Start holds the run's directory until Close: a second Start is refused
+// while the first holds it, and clears an earlier run's files once it may.
+func TestStart(t *testing.T) {
+	dir := t.TempDir()
+	first, old, err := Start("", dir, testLayout, testKey, "an answer", "rone")
+	if err != nil || old != "" {
+		t.Fatalf("Start: %v, old %q", err, old)
+	}
+	if err := first.Save(State{RunID: "rone"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Start("", dir, testLayout, testKey, "an answer", "rtwo"); !errors.Is(err, ErrRunInProgress) {
+		t.Fatalf("a second Start while the first holds the directory: %v", err)
+	}
+	first.Close()
+	second, old, err := Start("", dir, testLayout, testKey, "an answer", "rtwo")
+	if err != nil || old != "rone" {
+		t.Fatalf("after Close: %v, old %q", err, old)
+	}
+	second.Close()
+}
