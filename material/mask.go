@@ -1,11 +1,9 @@
 package material
 
 import (
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/sotlabs/sot/internal/parallel"
 	"github.com/sotlabs/sot/internal/secrets"
 )
 
@@ -13,38 +11,12 @@ import (
 // files in parallel. A file whose text changes is counted again when its
 // tokens are next needed.
 func maskFiles(files []File) {
-	forEach(len(files), func(i int) {
+	parallel.For(len(files), func(i int) {
 		f := &files[i]
 		if t := maskSecrets(f.Path, f.Text); t != f.Text {
 			f.Text, f.Tokens = t, 0
 		}
 	})
-}
-
-// forEach calls fn for 0 to n-1, on as many goroutines as there are
-// processors.
-func forEach(n int, fn func(int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // maskSecrets returns the rendered text of the file at path with every

@@ -38,11 +38,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/sotlabs/sot/internal/parallel"
 )
 
 // Format is how a file was read.
@@ -256,7 +255,7 @@ func Load(paths []string, opts Options) (sources []Source, skipped []Skipped, er
 	}
 
 	results := make([]fileResult, len(w.files))
-	parallel(len(w.files), func(i int) {
+	parallel.For(len(w.files), func(i int) {
 		results[i] = readSource(w.files[i], opts)
 	})
 
@@ -458,30 +457,4 @@ func readSource(f file, opts Options) fileResult {
 		}
 	}
 	return fileResult{src: src}
-}
-
-// parallel calls fn for 0 to n-1 on as many goroutines as there are
-// processors.
-func parallel(n int, fn func(int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }
