@@ -512,3 +512,29 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The same content reached by another path (a file moved, a corpus named
+// from another directory) keeps its analysis; only the path changes.
+func TestSyncKeepsAnalysisOfMoved(t *testing.T) {
+	ctx := context.Background()
+	x, _ := openTemp(t)
+	a := Doc{ID: "a", Path: "notes/a.md", Hash: "h1", Text: "one"}
+	if _, err := x.Add(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.SetAnalysis(ctx, "a", json.RawMessage(`{"summary":"of a"}`)); err != nil {
+		t.Fatal(err)
+	}
+	a.Path = "../project/notes/a.md"
+	ch, err := x.Sync(ctx, []Doc{a}, SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := x.Get(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Path != a.Path || string(d.Analysis) != `{"summary":"of a"}` || ch.Updated != 1 {
+		t.Errorf("path %q, analysis %s, changes %+v; want the new path and the analysis kept", d.Path, d.Analysis, ch)
+	}
+}

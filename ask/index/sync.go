@@ -152,6 +152,11 @@ func syncRows(ctx context.Context, tx *sql.Tx, rows []row, seen map[string]bool,
 		return c, err
 	}
 	defer update.Close()
+	movePath, err := tx.PrepareContext(ctx, "UPDATE docs SET path = ? WHERE id = ?")
+	if err != nil {
+		return c, err
+	}
+	defer movePath.Close()
 
 	for _, r := range rows {
 		var hash, path string
@@ -165,7 +170,16 @@ func syncRows(ctx context.Context, tx *sql.Tx, rows []row, seen map[string]bool,
 			c.AddedIDs = append(c.AddedIDs, r.id)
 		case err != nil:
 			return c, err
-		case hash != r.hash || path != r.path:
+		case hash == r.hash && path != r.path:
+			// The same content reached by another path (a file moved, or
+			// a corpus named from another directory): its analysis still
+			// holds.
+			if _, err := movePath.ExecContext(ctx, r.path, r.id); err != nil {
+				return c, fmt.Errorf("updating %q: %w", r.id, err)
+			}
+			c.Updated++
+			c.UpdatedIDs = append(c.UpdatedIDs, r.id)
+		case hash != r.hash:
 			if _, err := update.ExecContext(ctx, r.path, r.typ, r.date, r.hash, r.title, r.meta, r.analysis, r.body, r.id); err != nil {
 				return c, fmt.Errorf("updating %q: %w", r.id, err)
 			}
