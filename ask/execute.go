@@ -37,6 +37,8 @@ type record struct {
 	Question string `json:"question"`
 	Model    string `json:"model"`
 	Intent   string `json:"intent"`
+	// Command is the command that ran the question, which resumes it.
+	Command string `json:"command,omitempty"`
 }
 
 func loadState(dir string) run.State {
@@ -103,7 +105,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		o.Warnf("%s held run %s, another question or corpus; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID)
 	}
 	state := run.State{RunID: p.RunID, Nonce: p.Nonce, Created: start.UTC(),
-		Payload: &record{Kind: "ask", Question: p.Question, Model: p.Model, Intent: string(p.Classification.Intent)}}
+		Payload: &record{Kind: "ask", Question: p.Question, Model: p.Model, Intent: string(p.Classification.Intent), Command: o.Command}}
 	j, err := d.OpenJournal(state, o.Fresh)
 	if err != nil {
 		return nil, err

@@ -51,6 +51,9 @@ type Options struct {
 	Getenv func(string) string
 	// Fresh discards the journal of an earlier run of the same question.
 	Fresh bool
+	// Command is the command line that asked, recorded so that sot runs
+	// can say how to resume the run.
+	Command string
 	// Formats are the machine outputs Execute writes besides ANSWER.md
 	// and answer.json ("json" is answer.json itself); Version names sot.
 	Formats []string

@@ -190,7 +190,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	errOut := f.IO.ErrOut
 	ao := &ask.Options{Question: o.Question, Paths: o.Paths, Dir: f.WorkDir(), OutputDir: o.OutputDir, Intent: o.Intent, Debate: o.Debate,
-		Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Version: version.Get().Version,
+		Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Version: version.Get().Version, Command: "sot " + shell.Join(os.Args[1:]),
 		NewStack: func(journal string) (*stack.Stack, error) {
 			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
 		}}

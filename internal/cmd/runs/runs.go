@@ -6,10 +6,12 @@ package runs
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/internal/cmdutil"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/llm"
@@ -31,9 +33,10 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	o := &Options{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "List this project's review runs: date, kind, material, state, cost",
-		Long: `List the review runs of the project: the default output directories
-(.sot/reviews/<run-id>) and PAW's (.paw/work/<id>/reviews), newest first,
+		Short: "List this project's runs (reviews and questions): date, kind, material, state, cost",
+		Long: `List the runs of the project: reviews in their default output
+directories (.sot/reviews/<run-id>) and PAW's (.paw/work/<id>/reviews), and
+questions asked with sot ask (.sot/answers/<run-id>), newest first,
 with when each started, what kind of review it was, what it reviewed, its
 state and what it cost.
 
@@ -73,6 +76,15 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	asked, err := ask.ListRuns(top, o.Prices)
+	if err != nil {
+		return err
+	}
+	for _, a := range asked {
+		list = append(list, review.RunInfo{ID: a.ID, Dir: a.Dir, Created: a.Created, Kind: "ask", Material: a.Question,
+			State: a.State, Calls: a.Calls, CostUSD: a.CostUSD, Findings: a.Sentences, Missing: a.Missing, Resume: a.Resume})
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Created.After(list[j].Created) })
 	if o.JSON {
 		enc := json.NewEncoder(o.IO.Out)
 		enc.SetIndent("", "  ")
@@ -82,7 +94,7 @@ func Run(o *Options) error {
 		return enc.Encode(list)
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(o.IO.Out, "sot: no review runs in %s yet; sot review makes one\n", top)
+		fmt.Fprintf(o.IO.Out, "sot: no runs in %s yet; sot review and sot ask make them\n", top)
 		return nil
 	}
 	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
