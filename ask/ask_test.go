@@ -2,6 +2,7 @@ package ask
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -201,5 +202,33 @@ func TestAskDecomposesByGroup(t *testing.T) {
 		if got := p.Assignments[i].Role; got != roleOf[c.ID] {
 			t.Errorf("%s is read as %s, its group's role is %s", c.ID, got, roleOf[c.ID])
 		}
+	}
+}
+
+// An answer whose every sentence fails the check is written, with what was
+// dropped and why, but its verdict says nothing in it stands on the
+// sources.
+func TestAskUnfoundedAnswer(t *testing.T) {
+	top := testCorpus(t)
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
+		if rec.SchemaName == reduceSchemaName {
+			return llmtest.Reply{JSON: map[string]any{"sentences": []any{map[string]any{"text": "Everything went to plan.", "answers": []any{}, "quote": ""}}, "tensions": []any{}}}
+		}
+		return responder(rec)
+	}}}})
+	defer srv.Close()
+	o := testOptions(t, top, srv.OpenAIBaseURL())
+	ctx := context.Background()
+	p, err := Prepare(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Execute(ctx, p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ue *UnfoundedError
+	if err := out.Verdict(); !errors.As(err, &ue) || ue.Dropped != 1 {
+		t.Errorf("Verdict = %v, want an UnfoundedError with the one dropped sentence", err)
 	}
 }

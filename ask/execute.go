@@ -66,10 +66,23 @@ func (e *PartialError) Error() string {
 	return fmt.Sprintf("the answer is partial: %d part(s) missing (see ANSWER.md)", e.Missing)
 }
 
-// Verdict is nil for a whole answer, a *PartialError otherwise.
+// UnfoundedError: the answer was written, but the check dropped every
+// sentence of it, so nothing in it stands on the sources.
+type UnfoundedError struct{ Dropped int }
+
+func (e *UnfoundedError) Error() string {
+	return fmt.Sprintf("no sentence of the answer stood on its sources: the check dropped all %d (ANSWER.md lists them with the reasons)", e.Dropped)
+}
+
+// Verdict is nil for a whole answer; an *UnfoundedError when the check
+// dropped every sentence; a *PartialError when parts are missing.
 func (out *Outcome) Verdict() error {
-	if out.Answer.Partial() {
-		return &PartialError{Missing: len(out.Answer.Missing)}
+	a := out.Answer
+	if len(a.Sentences) == 0 && len(a.Dropped) > 0 {
+		return &UnfoundedError{Dropped: len(a.Dropped)}
+	}
+	if a.Partial() {
+		return &PartialError{Missing: len(a.Missing)}
 	}
 	return nil
 }

@@ -78,8 +78,10 @@ ANSWER.md and answer.json land in .sot/answers/<run-id>/ (or --output-dir).
 Every finished call is journaled there: after Ctrl-C or a crash, the same
 command continues where it stopped and pays for nothing twice.
 
-Exit codes: 0 answered; 2 usage (no question, no corpus, bad flags);
-3 a partial answer (ANSWER.md lists what is missing); 130 interrupted.`,
+Exit codes: 0 answered; 1 no sentence of the answer stood on its sources
+(ANSWER.md lists what the check dropped, and why); 2 usage (no question, no
+corpus, bad flags); 3 a partial answer (ANSWER.md lists what is missing);
+130 interrupted.`,
 		Example: `  sot ask "Why did the billing migration slip?"
   sot ask "How did the plan for the migration change over the year?" notes/ reports/q3.md
   sot ask --dry-run "What do the teams disagree about?"
