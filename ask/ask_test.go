@@ -189,6 +189,14 @@ func TestAskDecomposesByGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(p.Groups) != 0 {
+		t.Fatalf("groups without --groups: %v", p.Groups)
+	}
+	o.Groups = "source"
+	p, err = Prepare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(p.Groups) < 2 {
 		t.Fatalf("groups %v (%s), want the sources read by source type", p.Groups, p.GroupsWhy)
 	}
@@ -201,6 +209,21 @@ func TestAskDecomposesByGroup(t *testing.T) {
 	for i, c := range p.Chosen {
 		if got := p.Assignments[i].Role; got != roleOf[c.ID] {
 			t.Errorf("%s is read as %s, its group's role is %s", c.ID, got, roleOf[c.ID])
+		}
+	}
+	// One reading a group, covering its members, from its role.
+	if len(p.Readings) != len(p.Groups) {
+		t.Fatalf("%d readings for %d groups", len(p.Readings), len(p.Groups))
+	}
+	for i, r := range p.Readings {
+		g := p.Groups[i]
+		if r.Role == nil || r.Role.ID != g.Role || len(r.Members) != len(g.Group.Members) {
+			t.Errorf("reading %s: role %v, %d members; want group %s's role %s and its %d members", r.ID, r.Role, len(r.Members), g.Group.Name, g.Role, len(g.Group.Members))
+		}
+		for _, m := range r.Members {
+			if !strings.Contains(r.Text, p.Sources[m].Title) {
+				t.Errorf("reading %s lacks its member %s", r.ID, p.Sources[m].Title)
+			}
 		}
 	}
 }

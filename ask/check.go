@@ -13,12 +13,14 @@ import (
 // answer's id (A1, A2, ...), the source it read and from which role, the
 // text of the source (or part) it read, and what it answered.
 type Evidence struct {
-	ID     string  `json:"id"`
-	Source string  `json:"source"`
-	Title  string  `json:"title"`
-	Role   string  `json:"role,omitempty"`
-	Text   string  `json:"-"`
-	Points []Point `json:"points"`
+	ID     string `json:"id"`
+	Source string `json:"source"`
+	// Members are the sources of a group read as one.
+	Members []string `json:"members,omitempty"`
+	Title   string   `json:"title"`
+	Role    string   `json:"role,omitempty"`
+	Text    string   `json:"-"`
+	Points  []Point  `json:"points"`
 	// Summary is the answer in a few sentences; Addresses is false when the
 	// source does not bear on the question.
 	Summary   string `json:"summary"`

@@ -238,7 +238,7 @@ func (p *Plan) answer() *Answer {
 			u.Role, u.RoleWhy = p.Assignments[i].Role, p.Assignments[i].Why
 		}
 		for _, r := range p.Readings {
-			if r.Source == s.ID {
+			if r.Source == s.ID || slices.Contains(r.Members, s.ID) {
 				u.Answers = append(u.Answers, r.ID)
 			}
 		}

@@ -39,6 +39,11 @@ type Options struct {
 	Intent string
 	// Debate runs the debate step whatever the intent (--debate).
 	Debate bool
+	// Groups asks for group decomposition, grouping the chosen sources by
+	// "temporal" (quarter) or "source" (source type); "" reads them one by
+	// one. Groups are used when the seed's conditions hold (at least two
+	// groups, six sources, a question that is not simple).
+	Groups string
 	// Model is the model every step calls (default: the config's).
 	Model string
 
@@ -188,7 +193,13 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	default:
 		p.SoT = true
 		p.Assignments = route.Assign(route.Sources(p.Chosen), p.Roles, p.Strategy)
-		p.decompose()
+		switch o.Groups {
+		case "":
+		case "temporal", "source":
+			p.decompose(o.Groups)
+		default:
+			return nil, &engine.UserError{Field: "--groups", Msg: fmt.Sprintf("%q: use temporal (by quarter) or source (by source type)", o.Groups)}
+		}
 	}
 	roles := map[string]*persona.Persona{}
 	if p.SoT {
@@ -216,9 +227,34 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		p.DebateWhy = fmt.Sprintf("the question is %s; the debate step runs for analytical and comparative questions, or with --debate", intent)
 	}
 
-	// Readings: one a source, or one a part of a source too large for a
-	// prompt; all of them are read.
+	// Readings: one a group when the question is decomposed by group, else
+	// one a source; a source or group too large for a prompt is read in
+	// parts, all of them.
+	partBudget := max(2048, budget)
+	for _, g := range p.Groups {
+		var b strings.Builder
+		for _, id := range g.Group.Members {
+			s := p.Sources[id]
+			fmt.Fprintf(&b, "## Source: %s", strings.Join(strings.Fields(s.Title), " "))
+			if !s.Date.IsZero() {
+				fmt.Fprintf(&b, " (%s)", s.Date.Format("2006-01-02"))
+			}
+			fmt.Fprintf(&b, "\n\n%s\n\n", strings.TrimSpace(s.Text))
+		}
+		parts := corpus.Split(strings.TrimSpace(b.String()), partBudget)
+		if len(parts) == 0 {
+			parts = []corpus.Part{{Index: 0, Count: 1, Text: strings.TrimSpace(b.String())}}
+		}
+		for _, part := range parts {
+			p.Readings = append(p.Readings, Reading{ID: fmt.Sprintf("A%d", len(p.Readings)+1), Source: "group:" + g.Group.ID,
+				Title: fmt.Sprintf("%s (%d sources)", g.Group.Name, len(g.Group.Members)), Type: "group of " + string(g.Group.Kind) + " sources",
+				Part: part.Index + 1, Parts: part.Count, Text: part.Text, Role: roles[g.Role], Why: g.Why, Members: g.Group.Members})
+		}
+	}
 	for i, c := range p.Chosen {
+		if len(p.Groups) > 0 {
+			break
+		}
 		s := p.Sources[c.ID]
 		var role *persona.Persona
 		why := ""
@@ -258,11 +294,11 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 
 // decompose reads the sources by group, as the seed's group decomposition
 // does, when the question calls for it: the sources are grouped by quarter
-// for a temporal question and by source type otherwise, each group takes
-// one role, and every source of a group is read from that role.
-func (p *Plan) decompose() {
+// (temporal) or by source type (source), each group takes one role, and
+// each group is read as one source from that role.
+func (p *Plan) decompose(by string) {
 	field := route.FieldSourceType
-	if p.Classification.Intent == route.IntentTemporal {
+	if by == "temporal" {
 		field = route.FieldQuarter
 	}
 	groups := route.GroupBy(route.Sources(p.Chosen), field)
@@ -296,6 +332,9 @@ func (p *Plan) runID(o *Options) string {
 			role = r.Role.ID + "\x00" + r.Role.Body
 		}
 		id.Add(r.ID, p.Sources[r.Source].Hash, fmt.Sprint(r.Part, r.Parts), role)
+		for _, m := range r.Members {
+			id.Add(m, p.Sources[m].Hash)
+		}
 	}
 	return id.String()
 }

@@ -26,6 +26,9 @@ type Reading struct {
 	Role *persona.Persona
 	// Why says how the role was chosen (the strategy's rule).
 	Why string
+	// Members are the sources of a group read as one (group
+	// decomposition); empty for a single source.
+	Members []string
 }
 
 // mapInstructions open every MAP prompt: the same bytes for every call of
@@ -66,6 +69,9 @@ func composeMap(r Reading, question, nonce, model string) *llm.Request {
 	}
 	if r.Date != "" {
 		fmt.Fprintf(&b, "Date: %s\n", prompt.OneLine(r.Date))
+	}
+	if len(r.Members) > 0 {
+		fmt.Fprintf(&b, "This source is a group of %d sources read together; each begins with a \"## Source:\" heading inside the markers. Say which of them each point comes from.\n", len(r.Members))
 	}
 	if r.Parts > 1 {
 		fmt.Fprintf(&b, "This is part %d of %d of the source; the other parts are read separately.\n", r.Part, r.Parts)

@@ -94,7 +94,7 @@ func (pr *protocol) mapStep(ctx context.Context, readings []Reading) ([]Evidence
 			missing = append(missing, Missing{Step: "map", What: fmt.Sprintf("%s (%s)", r.ID, r.Title), Error: "unreadable answer: " + err.Error()})
 			continue
 		}
-		e := Evidence{ID: r.ID, Source: r.Source, Title: r.Title, Text: r.Text, Summary: strings.TrimSpace(a.Summary), Addresses: a.Addresses}
+		e := Evidence{ID: r.ID, Source: r.Source, Members: r.Members, Title: r.Title, Text: r.Text, Summary: strings.TrimSpace(a.Summary), Addresses: a.Addresses}
 		if r.Role != nil {
 			e.Role = r.Role.ID
 		}

@@ -28,6 +28,7 @@ type Options struct {
 	Paths      []string
 	Intent     string
 	Debate     bool
+	Groups     string
 	MaxSources int
 	Strategy   string
 	NoSoT      bool
@@ -101,6 +102,7 @@ corpus, bad flags); 3 a partial answer (ANSWER.md lists what is missing);
 	fl := cmd.Flags()
 	fl.StringVar(&o.Intent, "intent", "", "the question's intent, instead of the rules: factual, comparative, aggregative, analytical or temporal")
 	fl.BoolVar(&o.Debate, "debate", false, "run the debate step whatever the intent")
+	fl.StringVar(&o.Groups, "groups", "", "read the sources by group, one call a group: temporal (by quarter) or source (by source type); used with 6 or more sources in 2 or more groups and a question that is not simple")
 	fl.IntVar(&o.MaxSources, "max-sources", 0, "the most sources to read (default: ask.max_sources, 10)")
 	fl.StringVar(&o.Strategy, "strategy", "", "how roles are given: uniform, rotating, adaptive or primary-only (default: ask.role_strategy)")
 	fl.BoolVar(&o.NoSoT, "no-sot", false, "the control run: read every source plainly, with no roles, conflicts or debate")
@@ -191,7 +193,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return err
 	}
 	errOut := f.IO.ErrOut
-	ao := &ask.Options{Question: o.Question, Paths: o.Paths, Dir: f.WorkDir(), OutputDir: o.OutputDir, Intent: o.Intent, Debate: o.Debate,
+	ao := &ask.Options{Question: o.Question, Paths: o.Paths, Dir: f.WorkDir(), OutputDir: o.OutputDir, Intent: o.Intent, Debate: o.Debate, Groups: o.Groups,
 		Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Version: version.Get().Version, Command: "sot " + shell.Join(os.Args[1:]),
 		NewStack: func(journal string) (*stack.Stack, error) {
 			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
@@ -266,7 +268,7 @@ func printPlan(w io.Writer, p *ask.Plan) {
 		fmt.Fprintf(w, "sot: %s\n", p.SoTNote)
 	}
 	if len(p.Groups) > 0 {
-		fmt.Fprintf(w, "sot: read by group (%s):\n", p.GroupsWhy)
+		fmt.Fprintf(w, "sot: read %s:\n", p.GroupsWhy)
 		for _, g := range p.Groups {
 			fmt.Fprintf(w, "  - %s: %d source(s) as %s (%s)\n", g.Group.Name, len(g.Group.Members), g.Role, g.Why)
 		}
