@@ -26,6 +26,9 @@ type Answer struct {
 	// Labels: each contribution carries its perspective
 	// (include_perspective_in_response).
 	Labels bool `json:"include_perspective_in_response"`
+	// ByGroup is set when the sources were read by group: every tension is
+	// then one between groups.
+	ByGroup bool `json:"by_group,omitempty"`
 
 	Sources  []SourceUse `json:"sources"`
 	Evidence []Evidence  `json:"answers"`
@@ -152,7 +155,11 @@ func (a *Answer) Markdown() string {
 		if len(c.Themes) > 0 {
 			themes = markdown.OneLine(strings.Join(c.Themes, ", "))
 		}
-		line("%d tension(s), %d agreement(s) between the perspectives' answers, by their words; key themes: %s.", c.Tensions, c.Agreements, themes)
+		between := "the perspectives' answers"
+		if a.ByGroup {
+			between = "the groups' answers (inter-group)"
+		}
+		line("%d tension(s), %d agreement(s) between %s, by their words; key themes: %s.", c.Tensions, c.Agreements, between, themes)
 		if c.Summary != "" {
 			line("")
 			line("%s", markdown.OneLine(c.Summary))
@@ -160,7 +167,11 @@ func (a *Answer) Markdown() string {
 		line("")
 	}
 	if d := a.Debate; d != nil {
-		line("## Tensions")
+		if a.ByGroup {
+			line("## Tensions between groups")
+		} else {
+			line("## Tensions")
+		}
 		line("")
 		if len(d.Tensions) == 0 {
 			line("The debate step found no tension between the answers.")

@@ -221,6 +221,7 @@ func (p *Plan) answer() *Answer {
 		a.Notes = append(a.Notes, "no debate step: "+p.DebateWhy)
 	}
 	if len(p.Groups) > 0 {
+		a.ByGroup = true
 		var gs []string
 		for _, g := range p.Groups {
 			gs = append(gs, fmt.Sprintf("%s (%d source(s)) as %s", g.Group.Name, len(g.Group.Members), g.Role))
