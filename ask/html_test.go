@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sotlabs/sot/internal/browsertest"
 )
 
 // htmlFixture is an answer with every part answer.html shows: all seven
@@ -155,4 +157,31 @@ func assertSelfContained(t *testing.T, page []byte) {
 	if strings.Contains(strings.ToLower(s), "<script") || strings.Contains(s, "url(") || strings.Contains(s, "@import") {
 		t.Error("the page has a script or loads a resource")
 	}
+}
+
+// answer.html in headless Chromium: no console error, no request but the
+// file, every badge and the conflict box visible. The screenshot is
+// answer.png (SOT_SCREENSHOTS=DIR keeps it).
+func TestAnswerHTMLInBrowser(t *testing.T) {
+	page, err := htmlFixture().HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Check(t, "answer.html", page,
+		".badge", ".badge.role-analyst", ".badge.role-advocate", ".badge.role-critic", ".badge.role-synthesizer",
+		".badge.role-historian", ".badge.role-stakeholder", ".badge.role-pragmatist",
+		"#conflict-summary", "#conflict-summary svg", "#tensions .side", "#sources td", "#perspectives details", "#dropped", "#missing")
+}
+
+// Hostile text from the corpus does nothing in a browser either.
+func TestAnswerHTMLHostileInBrowser(t *testing.T) {
+	a := htmlFixture()
+	all := strings.Join(hostile, " ")
+	a.Question, a.Sources[0].Title, a.Evidence[0].Summary, a.Sentences[0].Quote = all, all, all, all
+	a.ConflictSummary.Themes = hostile
+	page, err := a.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Check(t, "answer-hostile.html", page, "#conflict-summary")
 }

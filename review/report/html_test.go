@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sotlabs/sot/internal/browsertest"
 )
 
 // review.html is golden: go test ./review/report -run TestReviewHTML -update rewrites it.
@@ -137,4 +139,32 @@ func assertSelfContained(t *testing.T, page []byte) {
 	if strings.Contains(strings.ToLower(s), "<script") || strings.Contains(s, "url(") || strings.Contains(s, "@import") {
 		t.Error("the page has a script or loads a resource")
 	}
+}
+
+// review.html in headless Chromium: no console error, no request but the
+// file, every badge and the summary box visible. The screenshot is
+// review.png (SOT_SCREENSHOTS=DIR keeps it).
+func TestReviewHTMLInBrowser(t *testing.T) {
+	page, err := HTML(fixture(true), "0.3.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Check(t, "review.html", page,
+		".badge", ".badge.spec", ".badge.lens", ".badge.sev", ".badge.tier.tier-direct", ".badge.tier.tier-inferential",
+		".badge.signal", "#conflict-summary", "#conflict-summary svg",
+		"#must-fix article", "#should-fix article", "#consider article", "#dissent .card", "#debate .round", "#trace li")
+}
+
+// Hostile text from the material under review does nothing in a browser
+// either.
+func TestReviewHTMLHostileInBrowser(t *testing.T) {
+	res := fixture(true)
+	all := strings.Join(hostile, " ")
+	res.Items[0].Claim, res.Items[0].Sources[0].Grounds, res.Threads[0].Rounds[0].Responses[0].Argument = all, all, all
+	res.Items[0].Sources[0].Lens, res.Narrative, res.Dissent[0].Resolution = all, all, all
+	page, err := HTML(res, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Check(t, "review-hostile.html", page, "#conflict-summary")
 }
