@@ -23,11 +23,12 @@ import (
 const (
 	AnswerFile     = "ANSWER.md"
 	AnswerJSONFile = "answer.json"
+	AnswerHTMLFile = "answer.html" // with Options.Formats "html"
 )
 
 var layout = run.Layout{
-	Owns:    func(name string) bool { return name == AnswerFile || name == AnswerJSONFile },
-	Outputs: []string{AnswerFile, AnswerJSONFile},
+	Owns:    func(name string) bool { return name == AnswerFile || name == AnswerJSONFile || name == AnswerHTMLFile },
+	Outputs: []string{AnswerFile, AnswerJSONFile, AnswerHTMLFile},
 	Field:   "--output-dir",
 }
 
@@ -197,7 +198,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	}
 	a.Debate = debate
 	a.Usage = usage(st, start, o.Time())
-	files, err := p.write(d, a)
+	files, err := p.write(d, a, o.Formats)
 	if err != nil {
 		return nil, err
 	}
@@ -264,8 +265,10 @@ func chosenWhy(c route.Choice, i int) string {
 	return why
 }
 
-// write writes ANSWER.md and answer.json.
-func (p *Plan) write(d *run.Dir, a *Answer) ([]string, error) {
+// write writes ANSWER.md and answer.json, and answer.html when formats
+// asks for html; an answer.html of an earlier invocation not asked for
+// again is removed, so none describes another answer.
+func (p *Plan) write(d *run.Dir, a *Answer, formats []string) ([]string, error) {
 	b, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
 		return nil, err
@@ -276,7 +279,21 @@ func (p *Plan) write(d *run.Dir, a *Answer) ([]string, error) {
 	if err := d.WriteFile(AnswerFile, []byte(a.Markdown()), 0o644); err != nil {
 		return nil, err
 	}
-	return []string{filepath.Join(p.OutputDir, AnswerFile), filepath.Join(p.OutputDir, AnswerJSONFile)}, nil
+	files := []string{filepath.Join(p.OutputDir, AnswerFile), filepath.Join(p.OutputDir, AnswerJSONFile)}
+	if !slices.Contains(formats, "html") {
+		if err := d.Remove(AnswerHTMLFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		return files, nil
+	}
+	h, err := a.HTML()
+	if err != nil {
+		return nil, err
+	}
+	if err := d.WriteFile(AnswerHTMLFile, h, 0o644); err != nil {
+		return nil, err
+	}
+	return append(files, filepath.Join(p.OutputDir, AnswerHTMLFile)), nil
 }
 
 // responseText is what the lexical detector reads of an answer.

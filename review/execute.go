@@ -491,7 +491,7 @@ func writeSpecialists(d *run.Dir, res *synthesis.Result, reports []finding.Repor
 }
 
 // Formats are the machine outputs and their file names.
-var Formats = map[string]string{"json": "review.json", "sarif": "review.sarif", "rdjson": "review.rdjsonl"}
+var Formats = map[string]string{"json": "review.json", "sarif": "review.sarif", "rdjson": "review.rdjsonl", "html": "review.html"}
 
 // Render produces one machine format.
 func Render(format string, res *synthesis.Result, version string) ([]byte, error) {
@@ -502,10 +502,12 @@ func Render(format string, res *synthesis.Result, version string) ([]byte, error
 		return report.SARIF(res, version)
 	case "rdjson":
 		return report.RDJSONL(res)
+	case "html":
+		return report.HTML(res, version)
 	case "markdown":
 		return []byte(report.SynthesisMarkdown(res)), nil
 	}
-	return nil, fmt.Errorf("unknown format %q: use markdown, json, sarif or rdjson", format)
+	return nil, fmt.Errorf("unknown format %q: use markdown, json, sarif, rdjson or html", format)
 }
 
 // WriteFormats writes the machine formats into the output directory, each

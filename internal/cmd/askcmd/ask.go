@@ -40,6 +40,7 @@ type Options struct {
 	MinAgents   int
 	Threshold   float64
 	OutputDir   string
+	Formats     []string
 	Stdout      string
 	DryRun      bool
 	Fresh       bool
@@ -113,7 +114,8 @@ corpus, bad flags); 3 a partial answer (ANSWER.md lists what is missing);
 	fl.IntVar(&o.MinAgents, "min-agents", 0, "the fewest relevant sources a society of thought needs (default: ask.min_agents_for_sot, 2)")
 	fl.Float64Var(&o.Threshold, "conflict-threshold", -1, "the lexical detector's similarity threshold, 0 to 1 (default: ask.conflict_threshold, 0.6)")
 	fl.StringVar(&o.OutputDir, "output-dir", "", "the run's directory (default .sot/answers/<run-id>)")
-	fl.StringVar(&o.Stdout, "stdout", "", "also print the answer: markdown or json")
+	fl.StringSliceVar(&o.Formats, "format", nil, "also write answer.html, a report to open in a browser: html (ANSWER.md and answer.json are always written)")
+	fl.StringVar(&o.Stdout, "stdout", "", "also print the answer: markdown, json or html")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "show the plan (classification, sources, roles, calls) and call no model")
 	fl.BoolVar(&o.Fresh, "fresh", false, "start afresh instead of replaying the run's journal")
 	return cmd
@@ -136,9 +138,16 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 
 func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	switch o.Stdout {
-	case "", "markdown", "json":
+	case "", "markdown", "json", "html":
 	default:
-		return cmdutil.UsageError("--stdout %q: use markdown or json", o.Stdout)
+		return cmdutil.UsageError("--stdout %q: use markdown, json or html", o.Stdout)
+	}
+	for _, f := range o.Formats {
+		switch f {
+		case "html", "markdown", "json":
+		default:
+			return cmdutil.UsageError("--format %q: use html (ANSWER.md and answer.json are always written)", f)
+		}
 	}
 	if o.MaxSources < 0 {
 		return cmdutil.UsageError("--max-sources %d: name 1 or more", o.MaxSources)
@@ -194,7 +203,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	errOut := f.IO.ErrOut
 	ao := &ask.Options{Question: o.Question, Paths: o.Paths, Dir: f.WorkDir(), OutputDir: o.OutputDir, Intent: o.Intent, Debate: o.Debate, Groups: o.Groups,
-		Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Version: version.Get().Version, Command: "sot " + shell.Join(os.Args[1:]),
+		Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Formats: o.Formats, Version: version.Get().Version, Command: "sot " + shell.Join(os.Args[1:]),
 		NewStack: func(journal string) (*stack.Stack, error) {
 			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
 		}}
@@ -223,6 +232,12 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	case "json":
 		b, _ := json.MarshalIndent(out.Answer, "", "  ")
 		f.IO.Out.Write(append(b, '\n'))
+	case "html":
+		b, err := out.Answer.HTML()
+		if err != nil {
+			return err
+		}
+		f.IO.Out.Write(b)
 	}
 	if c := out.Answer.ConflictSummary; c != nil {
 		fmt.Fprintf(human, "sot: by their words, %d tension(s) and %d agreement(s) between the perspectives", c.Tensions, c.Agreements)

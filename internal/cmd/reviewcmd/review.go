@@ -151,7 +151,7 @@ reviewable (every changed file was skipped).`,
 	fl.BoolVar(&o.Staged, "staged", false, "review the staged changes")
 	fl.StringSliceVar(&o.Artifacts, "artifacts", nil, "documents or directories to review (sets --type artifacts)")
 	fl.StringVar(&o.Input, "input", "", "freeform content: a file, or - for stdin")
-	fl.StringSliceVar(&o.Formats, "format", nil, "machine outputs besides markdown: json, sarif, rdjson or rdjsonl (repeatable)")
+	fl.StringSliceVar(&o.Formats, "format", nil, "outputs besides markdown: json, sarif, rdjson (or rdjsonl), html (a report to open in a browser); repeatable")
 	fl.StringVar(&o.Stdout, "stdout", "", "print one format (markdown, json, sarif, rdjson) to stdout instead of its file; status goes to stderr; with --dry-run, json prints the plan")
 	fl.StringVar(&o.FailOn, "fail-on", "never", "exit 1 when findings at or above this severity exist: must-fix, should-fix, consider or never")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "print the plan (specialists, lenses, models, calls, estimated tokens and cost) and call no model")
@@ -443,13 +443,13 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	for i, fm := range o.Formats {
 		o.Formats[i] = formatName(fm)
 		if _, ok := review.Formats[o.Formats[i]]; !ok && o.Formats[i] != "markdown" {
-			return nil, cmdutil.UsageError("--format %q: use markdown, json, sarif or rdjson (rdjsonl, the file's extension, works too)", fm)
+			return nil, cmdutil.UsageError("--format %q: use markdown, json, sarif, rdjson (rdjsonl, the file's extension, works too) or html", fm)
 		}
 	}
 	if o.Stdout != "" {
 		o.Stdout = formatName(o.Stdout)
 		if _, ok := review.Formats[o.Stdout]; !ok && o.Stdout != "markdown" {
-			return nil, cmdutil.UsageError("--stdout %q: use markdown, json, sarif or rdjson (rdjsonl, the file's extension, works too)", o.Stdout)
+			return nil, cmdutil.UsageError("--stdout %q: use markdown, json, sarif, rdjson (rdjsonl, the file's extension, works too) or html", o.Stdout)
 		}
 	}
 	if err := review.CheckFailOn(o.FailOn); err != nil {
