@@ -255,3 +255,45 @@ func TestAskUnfoundedAnswer(t *testing.T) {
 		t.Errorf("Verdict = %v, want an UnfoundedError with the one dropped sentence", err)
 	}
 }
+
+// --compare asks the question under the seed's six configurations; the
+// figures are what each run's usage records, the control run has no
+// overhead, and comparing again sends nothing.
+func TestCompare(t *testing.T) {
+	top := testCorpus(t)
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: responder}}})
+	defer srv.Close()
+	base := testOptions(t, top, srv.OpenAIBaseURL())
+	newOptions := func(q string) *Options {
+		o := *base
+		cfg := *base.Config
+		o.Config, o.Question = &cfg, q
+		return &o
+	}
+	ctx := context.Background()
+	c, err := Compare(ctx, []string{"Why did the billing migration slip?"}, newOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Runs) != len(Configurations) || len(c.Rates) != len(Configurations) {
+		t.Fatalf("%d runs, %d rates", len(c.Runs), len(c.Rates))
+	}
+	for _, m := range c.Runs {
+		if m.Error != "" {
+			t.Errorf("%s: %s", m.Configuration, m.Error)
+		}
+	}
+	if c.Runs[0].Configuration != "Control" || c.Runs[0].TokenOverhead != 0 {
+		t.Errorf("first run %+v, want the control run with no overhead", c.Runs[0])
+	}
+	if c.Runs[3].Tensions != 1 {
+		t.Errorf("SoT-Debate found %d tensions, want the debate's one", c.Runs[3].Tensions)
+	}
+	sent := len(srv.Requests())
+	if _, err := Compare(ctx, []string{"Why did the billing migration slip?"}, newOptions); err != nil {
+		t.Fatal(err)
+	}
+	if again := len(srv.Requests()) - sent; again != 0 {
+		t.Errorf("comparing again sent %d requests", again)
+	}
+}

@@ -24,11 +24,16 @@ import (
 
 // Options are the flags and arguments of "sot ask".
 type Options struct {
-	Question   string
-	Paths      []string
-	Intent     string
-	Debate     bool
-	Groups     string
+	Question string
+	Paths    []string
+	Intent   string
+	Debate   bool
+	Groups   string
+	// Compare runs the seed's six configurations; Questions is a file of
+	// questions, one a line, for it.
+	Compare    bool
+	Questions  string
+	JSON       bool
 	MaxSources int
 	Strategy   string
 	NoSoT      bool
@@ -90,19 +95,29 @@ corpus, bad flags); 3 a partial answer (ANSWER.md lists what is missing);
   sot ask --no-sot "What did we decide?"          # the control run: plain readings, no roles
   sot ask --stdout json "What risks came up?" | jq .sentences`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if o.Questions != "" {
+				return nil // every argument is a path
+			}
 			if len(args) == 0 || strings.TrimSpace(args[0]) == "" {
 				return cmdutil.UsageError("ask a question: sot ask \"QUESTION\" [PATH...] (see 'sot ask --help')")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Question, o.Paths = args[0], args[1:]
+			if o.Questions != "" {
+				o.Paths = args
+			} else {
+				o.Question, o.Paths = args[0], args[1:]
+			}
 			return Run(cmd.Context(), f, o)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.Intent, "intent", "", "the question's intent, instead of the rules: factual, comparative, aggregative, analytical or temporal")
 	fl.BoolVar(&o.Debate, "debate", false, "run the debate step whatever the intent")
+	fl.BoolVar(&o.Compare, "compare", false, "ask under the seed's six configurations (Control, SoT-Rotating, SoT-Primary, SoT-Debate, SoT-Groups, SoT-Groups+Debate) and print what each cost and found")
+	fl.StringVar(&o.Questions, "questions", "", "with --compare: a file of questions, one a line, to compare over (then every argument is a path)")
+	fl.BoolVar(&o.JSON, "json", false, "with --compare: print the comparison as JSON")
 	fl.StringVar(&o.Groups, "groups", "", "read the sources by group, one call a group: temporal (by quarter) or source (by source type); used with 6 or more sources in 2 or more groups and a question that is not simple")
 	fl.IntVar(&o.MaxSources, "max-sources", 0, "the most sources to read (default: ask.max_sources, 10)")
 	fl.StringVar(&o.Strategy, "strategy", "", "how roles are given: uniform, rotating, adaptive or primary-only (default: ask.role_strategy)")
@@ -210,6 +225,12 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	ao.Warn = func(s string) { fmt.Fprintln(errOut, "sot: warning: "+s) }
 	ao.Progress = func(s string) { fmt.Fprintln(errOut, "sot: "+s) }
 
+	if o.Questions != "" && !o.Compare {
+		return cmdutil.UsageError("--questions works with --compare")
+	}
+	if o.Compare {
+		return compare(ctx, f, o, ao)
+	}
 	plan, err := ask.Prepare(ctx, ao)
 	if err != nil {
 		return err // a user error exits 2 (cmdutil.Code)
@@ -305,4 +326,63 @@ func printPlan(w io.Writer, p *ask.Plan) {
 		debate = "a debate step: " + p.DebateWhy
 	}
 	fmt.Fprintf(w, "sot: %d reading(s), %s; at most %d call(s)\n", len(p.Readings), debate, p.Calls())
+}
+
+// compare runs --compare: every question under every configuration, then
+// the table and the rates.
+func compare(ctx context.Context, f *cmdutil.Factory, o *Options, base *ask.Options) error {
+	questions := []string{o.Question}
+	if o.Questions != "" {
+		b, err := os.ReadFile(o.Questions)
+		if err != nil {
+			return cmdutil.UsageError("--questions: %v", err)
+		}
+		questions = nil
+		for _, l := range strings.Split(string(b), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+				questions = append(questions, l)
+			}
+		}
+		if len(questions) == 0 {
+			return cmdutil.UsageError("--questions %s holds no question (one a line; # starts a comment)", o.Questions)
+		}
+	}
+	if o.DryRun || o.OutputDir != "" {
+		return cmdutil.UsageError("--compare makes a run of each configuration in its own directory: leave out --dry-run and --output-dir")
+	}
+	base.Progress = nil
+	newOptions := func(q string) *ask.Options {
+		ao := *base
+		cfg := *base.Config
+		ao.Config, ao.Question = &cfg, q
+		return &ao
+	}
+	c, err := ask.Compare(ctx, questions, newOptions)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		b, _ := json.MarshalIndent(c, "", "  ")
+		f.IO.Out.Write(append(b, '\n'))
+		return nil
+	}
+	w := f.IO.Out
+	for i, m := range c.Runs {
+		if i%len(ask.Configurations) == 0 {
+			fmt.Fprintf(w, "\n%s\n%-18s %5s %8s %8s %7s  %7s %9s %3s %3s %7s %7s\n", m.Question, "configuration", "calls", "input", "cached", "output", "cost", "wall", "ten", "agr", "tokens", "latency")
+		}
+		if m.Error != "" {
+			fmt.Fprintf(w, "%-18s failed: %s\n", m.Configuration, m.Error)
+			continue
+		}
+		fmt.Fprintln(w, m.String())
+	}
+	if len(questions) > 1 {
+		fmt.Fprintf(w, "\n%-18s %9s %9s %9s\n", "configuration", "conflicts", "by group", "inter-grp")
+		for _, r := range c.Rates {
+			fmt.Fprintf(w, "%-18s %8.0f%% %8.0f%% %8.0f%%\n", r.Configuration, r.ConflictRate*100, r.GroupRate*100, r.InterGroupRate*100)
+		}
+		fmt.Fprintln(w, "(the seed's targets: conflict detection 15-30% of questions, group decomposition over 60%, inter-group conflicts 20-40%)")
+	}
+	return nil
 }
