@@ -15,12 +15,25 @@ type Configuration struct {
 
 // Configurations are the seed's six A/B configurations, in its order.
 var Configurations = []Configuration{
-	{"Control", func(o *Options) { o.Config.Ask.EnableSoT = false }},
-	{"SoT-Rotating", func(o *Options) { o.Config.Ask.RoleStrategy = "rotating"; o.Config.Ask.DebatePhase = false }},
-	{"SoT-Primary", func(o *Options) { o.Config.Ask.RoleStrategy = "primary-only"; o.Config.Ask.DebatePhase = false }},
-	{"SoT-Debate", func(o *Options) { o.Config.Ask.RoleStrategy = "rotating"; o.Debate = true }},
-	{"SoT-Groups", func(o *Options) { o.Config.Ask.DebatePhase = false; o.Groups = "temporal" }},
-	{"SoT-Groups+Debate", func(o *Options) { o.Debate = true; o.Groups = "temporal" }},
+	{"Control", func(o *Options) { o.Config.Ask.EnableSoT = false; noGroups(o) }},
+	{"SoT-Rotating", func(o *Options) { o.Config.Ask.RoleStrategy = "rotating"; o.Config.Ask.DebatePhase = false; noGroups(o) }},
+	{"SoT-Primary", func(o *Options) { o.Config.Ask.RoleStrategy = "primary-only"; o.Config.Ask.DebatePhase = false; noGroups(o) }},
+	{"SoT-Debate", func(o *Options) { o.Config.Ask.RoleStrategy = "rotating"; o.Debate = true; noGroups(o) }},
+	{"SoT-Groups", func(o *Options) { o.Config.Ask.DebatePhase = false; o.Groups = groupsOr(o) }},
+	{"SoT-Groups+Debate", func(o *Options) { o.Debate = true; o.Groups = groupsOr(o) }},
+}
+
+func noGroups(o *Options) { o.Groups, o.Config.Ask.Groups = "", "" }
+
+// groupsOr is the grouping the run asked for, else by quarter.
+func groupsOr(o *Options) string {
+	if o.Groups != "" {
+		return o.Groups
+	}
+	if o.Config.Ask.Groups != "" {
+		return o.Config.Ask.Groups
+	}
+	return "temporal"
 }
 
 // Measured is what one configuration of one question cost and found.

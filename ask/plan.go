@@ -193,10 +193,10 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	default:
 		p.SoT = true
 		p.Assignments = route.Assign(route.Sources(p.Chosen), p.Roles, p.Strategy)
-		switch o.Groups {
+		switch by := cmp.Or(o.Groups, cfg.Groups); by {
 		case "":
 		case "temporal", "source":
-			p.decompose(o.Groups)
+			p.decompose(by)
 		default:
 			return nil, &engine.UserError{Field: "--groups", Msg: fmt.Sprintf("%q: use temporal (by quarter) or source (by source type)", o.Groups)}
 		}

@@ -68,6 +68,9 @@ type Ask struct {
 	IncludePerspectiveInResponse bool `yaml:"include_perspective_in_response" json:"include_perspective_in_response"`
 	// ConflictThreshold is the lexical detector's similarity threshold.
 	ConflictThreshold float64 `yaml:"conflict_threshold" json:"conflict_threshold"`
+	// Groups reads the sources by group: temporal (by quarter) or source
+	// (by source type); empty reads them one by one.
+	Groups string `yaml:"groups" json:"groups"`
 }
 
 // Provider configures one backend.
@@ -284,6 +287,11 @@ func (c *Config) Validate(src Sources) error {
 	}
 	if c.Ask.MinAgentsForSoT < 1 {
 		return bad("ask.min_agents_for_sot", "must be 1 or more, not %d", c.Ask.MinAgentsForSoT)
+	}
+	switch c.Ask.Groups {
+	case "", "temporal", "source":
+	default:
+		return bad("ask.groups", "%q: use temporal (by quarter) or source (by source type), or leave it empty", c.Ask.Groups)
 	}
 	if t := c.Ask.ConflictThreshold; !(t >= 0 && t <= 1) {
 		return bad("ask.conflict_threshold", "must be between 0 and 1, not %g", t)

@@ -274,6 +274,7 @@ func TestAskSettings(t *testing.T) {
 		{"no sources", func(a *Ask) { a.MaxSources = 0 }, "ask.max_sources"},
 		{"no agents", func(a *Ask) { a.MinAgentsForSoT = 0 }, "ask.min_agents_for_sot"},
 		{"threshold", func(a *Ask) { a.ConflictThreshold = 1.5 }, "ask.conflict_threshold"},
+		{"groups", func(a *Ask) { a.Groups = "colour" }, "ask.groups"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
