@@ -16,8 +16,16 @@ type Configuration struct {
 // Configurations are the seed's six A/B configurations, in its order.
 var Configurations = []Configuration{
 	{"Control", func(o *Options) { o.Config.Ask.EnableSoT = false; noGroups(o) }},
-	{"SoT-Rotating", func(o *Options) { o.Config.Ask.RoleStrategy = "rotating"; o.Config.Ask.DebatePhase = false; noGroups(o) }},
-	{"SoT-Primary", func(o *Options) { o.Config.Ask.RoleStrategy = "primary-only"; o.Config.Ask.DebatePhase = false; noGroups(o) }},
+	{"SoT-Rotating", func(o *Options) {
+		o.Config.Ask.RoleStrategy = "rotating"
+		o.Config.Ask.DebatePhase = false
+		noGroups(o)
+	}},
+	{"SoT-Primary", func(o *Options) {
+		o.Config.Ask.RoleStrategy = "primary-only"
+		o.Config.Ask.DebatePhase = false
+		noGroups(o)
+	}},
 	{"SoT-Debate", func(o *Options) { o.Config.Ask.RoleStrategy = "rotating"; o.Debate = true; noGroups(o) }},
 	{"SoT-Groups", func(o *Options) { o.Config.Ask.DebatePhase = false; o.Groups = groupsOr(o) }},
 	{"SoT-Groups+Debate", func(o *Options) { o.Debate = true; o.Groups = groupsOr(o) }},
