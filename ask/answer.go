@@ -58,10 +58,12 @@ type SourceUse struct {
 	Bonus     float64 `json:"diversity_bonus"`
 	// Chosen says why selection picked the source: its relevance and the
 	// diversity fields whose value it brought first.
-	Chosen  string   `json:"chosen"`
-	Role    string   `json:"role,omitempty"`
-	RoleWhy string   `json:"role_why,omitempty"`
-	Parts   int      `json:"parts"`
+	Chosen  string `json:"chosen"`
+	Role    string `json:"role,omitempty"`
+	RoleWhy string `json:"role_why,omitempty"`
+	Parts   int    `json:"parts"`
+	// Group is the group the source was read in, with --groups.
+	Group   string   `json:"group,omitempty"`
 	Answers []string `json:"answers"` // the ids of the answers read from it
 }
 
@@ -240,6 +242,9 @@ func (a *Answer) Markdown() string {
 		title := markdown.OneLine(s.Title)
 		if s.Parts > 1 {
 			title += fmt.Sprintf(" (%d parts)", s.Parts)
+		}
+		if s.Group != "" {
+			title += " (group " + markdown.OneLine(s.Group) + ")"
 		}
 		role := s.Role
 		if role == "" {

@@ -211,6 +211,11 @@ func TestAskDecomposesByGroup(t *testing.T) {
 			t.Errorf("%s is read as %s, its group's role is %s", c.ID, got, roleOf[c.ID])
 		}
 	}
+	for _, u := range p.answer().Sources {
+		if u.Group == "" || len(u.Answers) != 1 {
+			t.Errorf("source %s: group %q, answers %v; want its group and the group's answer", u.Title, u.Group, u.Answers)
+		}
+	}
 	// One reading a group, covering its members, from its role.
 	if len(p.Readings) != len(p.Groups) {
 		t.Fatalf("%d readings for %d groups", len(p.Readings), len(p.Groups))

@@ -239,6 +239,11 @@ func (p *Plan) answer() *Answer {
 		if p.SoT {
 			u.Role, u.RoleWhy = p.Assignments[i].Role, p.Assignments[i].Why
 		}
+		for _, g := range p.Groups {
+			if slices.Contains(g.Group.Members, s.ID) {
+				u.Group = g.Group.Name
+			}
+		}
 		for _, r := range p.Readings {
 			if r.Source == s.ID || slices.Contains(r.Members, s.ID) {
 				u.Answers = append(u.Answers, r.ID)
