@@ -57,7 +57,7 @@ type AnalyzeOptions struct {
 	engine.Hooks
 	// NewExecutor makes the Executor the calls go through (nil: an
 	// engine.Local in this process).
-	NewExecutor func(provider llm.Provider, hooks engine.Hooks, fallback string) engine.Executor
+	NewExecutor engine.NewExecutor
 }
 
 // Analysis is what "sot sources analyze" stores for a source, as its
@@ -353,10 +353,7 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 	}
 	st.Resume(j)
 	defer st.Close()
-	var x engine.Executor = &engine.Local{Provider: st, Hooks: o.Hooks}
-	if o.NewExecutor != nil {
-		x = o.NewExecutor(st, o.Hooks, "")
-	}
+	x := o.NewExecutor.Make(st, o.Hooks, "")
 
 	o.Progressf("analysing %d source(s) with %s", len(pending), rep.Model)
 	results := make([]analyzeResult, len(pending))

@@ -127,10 +127,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	st.Resume(j)
 	defer st.Close()
 
-	var x engine.Executor = &engine.Local{Provider: st, Hooks: o.Hooks}
-	if o.NewExecutor != nil {
-		x = o.NewExecutor(st, o.Hooks, "")
-	}
+	x := o.NewExecutor.Make(st, o.Hooks, "")
 	pr := &protocol{x: x, model: p.Model, nonce: p.Nonce, question: p.Question, seed: run.Seed(p.RunID)}
 	a := p.answer()
 

@@ -67,7 +67,7 @@ type Options struct {
 	engine.Hooks
 	// NewExecutor makes the Executor the calls go through (nil: an
 	// engine.Local in this process).
-	NewExecutor func(provider llm.Provider, hooks engine.Hooks, fallback string) engine.Executor
+	NewExecutor engine.NewExecutor
 }
 
 // Plan is everything decided before the first model call.

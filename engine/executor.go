@@ -97,3 +97,17 @@ func SetupFailure(results []Result) error {
 	}
 	return fmt.Errorf("no specialist could run: %w", results[0].Err)
 }
+
+// NewExecutor makes the Executor of a run's step over its provider stack,
+// with the run's hooks and fallback model (see Local). A front end or a
+// library user sets one to run calls elsewhere (a durable executor, a
+// recorder); the zero value makes a Local.
+type NewExecutor func(provider llm.Provider, hooks Hooks, fallback string) Executor
+
+// Make returns f's Executor, or a Local when f is nil.
+func (f NewExecutor) Make(provider llm.Provider, hooks Hooks, fallback string) Executor {
+	if f == nil {
+		return &Local{Provider: provider, Hooks: hooks, Fallback: fallback}
+	}
+	return f(provider, hooks, fallback)
+}

@@ -35,7 +35,7 @@ type ModerateOptions struct {
 	// NewExecutor makes the Executor the moderator's calls go through (nil:
 	// an engine.Local in this process); Now reads the clock for the
 	// exchanges' times (nil: time.Now).
-	NewExecutor func(provider llm.Provider, hooks engine.Hooks, fallback string) engine.Executor
+	NewExecutor engine.NewExecutor
 	Now         func() time.Time
 }
 
@@ -219,10 +219,7 @@ func (m *moderator) system(spec *persona.Persona, focus string, extra string) (s
 // complete makes one call of moderator mode through the engine, as every
 // call of a run is made.
 func (m *moderator) complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	var x engine.Executor = &engine.Local{Provider: m.st}
-	if m.o.NewExecutor != nil {
-		x = m.o.NewExecutor(m.st, engine.Hooks{Now: m.o.Now}, "")
-	}
+	x := m.o.NewExecutor.Make(m.st, engine.Hooks{Now: m.o.Now}, "")
 	r := x.Execute(ctx, []*engine.Task{{ID: req.Label, Group: "moderator", Request: req}})[0]
 	return r.Resp, r.Err
 }

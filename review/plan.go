@@ -89,15 +89,12 @@ type Options struct {
 	// run's provider stack, falling back to the model fallback names ("":
 	// none) when a call's own model cannot be used. nil means an
 	// engine.Local in this process.
-	NewExecutor func(provider llm.Provider, hooks engine.Hooks, fallback string) engine.Executor
+	NewExecutor engine.NewExecutor
 }
 
 // executor returns the Executor of a step whose calls go through st.
 func (o *Options) executor(st llm.Provider, fallback string) engine.Executor {
-	if o.NewExecutor != nil {
-		return o.NewExecutor(st, o.Hooks, fallback)
-	}
-	return &engine.Local{Provider: st, Hooks: o.Hooks, Fallback: fallback}
+	return o.NewExecutor.Make(st, o.Hooks, fallback)
 }
 
 func (o *Options) warn(s string) { o.Warnf("%s", s) }

@@ -9,16 +9,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
-	"github.com/sotlabs/sot/internal/shell"
 	"github.com/sotlabs/sot/llm/stack"
 )
 
@@ -139,16 +136,7 @@ corpus, bad flags); 3 a partial answer (ANSWER.md lists what is missing);
 // Run executes "sot ask"; Ctrl-C stops it with exit code 130 and the
 // command that resumes it.
 func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := run(sigCtx, f, o)
-	if sigCtx.Err() != nil && ctx.Err() == nil {
-		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: fmt.Errorf("interrupted; the calls that finished are kept in the run's journal. Resume with: sot %s", shell.Join(os.Args[1:]))}
-	}
-	return err
+	return cmdutil.Interruptible(ctx, "the run's journal", func(ctx context.Context) error { return run(ctx, f, o) })
 }
 
 func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
@@ -218,7 +206,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	errOut := f.IO.ErrOut
 	ao := &ask.Options{Question: o.Question, Paths: o.Paths, Dir: f.WorkDir(), OutputDir: o.OutputDir, Intent: o.Intent, Debate: o.Debate, Groups: o.Groups,
-		Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Formats: o.Formats, Version: version.Get().Version, Command: "sot " + shell.Join(os.Args[1:]),
+		Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Formats: o.Formats, Version: version.Get().Version, Command: cmdutil.ResumeCommand(),
 		NewStack: func(journal string) (*stack.Stack, error) {
 			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
 		}}

@@ -11,14 +11,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -30,7 +28,6 @@ import (
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
 	"github.com/sotlabs/sot/internal/project"
-	"github.com/sotlabs/sot/internal/shell"
 	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
@@ -167,22 +164,7 @@ reviewable (every changed file was skipped).`,
 // calls are in the journal, and the error says how to resume, with exit
 // code 130.
 func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := run(sigCtx, f, o)
-	if sigCtx.Err() != nil && ctx.Err() == nil {
-		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: fmt.Errorf("interrupted; the calls that finished are kept in the run's journal. Resume with: %s", resumeCommand())}
-	}
-	return err
-}
-
-// resumeCommand is the command line that was run, quoted for a POSIX
-// shell: running it again resumes the review.
-func resumeCommand() string {
-	return "sot " + shell.Join(os.Args[1:])
+	return cmdutil.Interruptible(ctx, "the run's journal", func(ctx context.Context) error { return run(ctx, f, o) })
 }
 
 func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {

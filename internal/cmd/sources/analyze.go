@@ -5,17 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/ask/corpus"
 	"github.com/sotlabs/sot/internal/cmdutil"
-	"github.com/sotlabs/sot/internal/shell"
 	"github.com/sotlabs/sot/llm/stack"
 )
 
@@ -72,16 +68,7 @@ key); 3 some sources failed (the others are stored); 130 interrupted.`,
 // Analyze runs "sot sources analyze"; Ctrl-C stops it with exit code 130
 // and the command that resumes it.
 func Analyze(ctx context.Context, f *cmdutil.Factory, o *Options, ao *AnalyzeOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := analyze(sigCtx, f, o, ao)
-	if sigCtx.Err() != nil && ctx.Err() == nil {
-		return &cmdutil.ExitError{Code: cmdutil.ExitInterrupted, Err: fmt.Errorf("interrupted; the calls that finished are kept in the analysis's journal. Resume with: sot %s", shell.Join(os.Args[1:]))}
-	}
-	return err
+	return cmdutil.Interruptible(ctx, "the analysis's journal", func(ctx context.Context) error { return analyze(ctx, f, o, ao) })
 }
 
 func analyze(ctx context.Context, f *cmdutil.Factory, o *Options, ao *AnalyzeOptions) error {

@@ -69,10 +69,7 @@ func Export(ctx context.Context, o *Options, id, output string) error {
 		return err
 	}
 	defer ix.Close()
-	d, err := ix.Get(ctx, id)
-	if errors.Is(err, index.ErrNotFound) {
-		return cmdutil.UsageError("no source %q in the index (see 'sot sources list')", id)
-	}
+	d, err := get(ctx, ix, id)
 	if err != nil {
 		return err
 	}

@@ -96,6 +96,16 @@ func open(o *Options) (*index.Index, error) {
 	return ask.OpenIndex(ask.ProjectTop(o.WorkDir))
 }
 
+// get reads one source from the index; an id it does not hold is a usage
+// error.
+func get(ctx context.Context, ix *index.Index, id string) (index.Doc, error) {
+	d, err := ix.Get(ctx, id)
+	if errors.Is(err, index.ErrNotFound) {
+		return d, cmdutil.UsageError("no source %q in the index (see 'sot sources list')", id)
+	}
+	return d, err
+}
+
 // List prints the indexed sources.
 func List(ctx context.Context, o *Options) error {
 	ix, err := open(o)
@@ -133,10 +143,7 @@ func Show(ctx context.Context, o *Options, id string) error {
 		return err
 	}
 	defer ix.Close()
-	d, err := ix.Get(ctx, id)
-	if errors.Is(err, index.ErrNotFound) {
-		return cmdutil.UsageError("no source %q in the index (see 'sot sources list')", id)
-	}
+	d, err := get(ctx, ix, id)
 	if err != nil {
 		return err
 	}
