@@ -101,6 +101,9 @@ type Plan struct {
 	// are the groups each read from one role; GroupsWhy says why or why not.
 	Groups    []route.GroupAssignment
 	GroupsWhy string
+	// GroupCount is how many groups with sources the chosen sources fell
+	// into when grouping was asked for, whether or not they were used.
+	GroupCount int
 
 	Nonce string
 	top   string
@@ -304,6 +307,11 @@ func (p *Plan) decompose(by string) {
 	groups := route.GroupBy(route.Sources(p.Chosen), field)
 	use, why := route.UseGroups(groups, len(p.Chosen), route.DefaultMinSourcesForGroups, p.Classification.Complexity)
 	p.GroupsWhy = why
+	for _, g := range groups {
+		if len(g.Members) > 0 {
+			p.GroupCount++
+		}
+	}
 	if !use {
 		return
 	}
