@@ -110,9 +110,9 @@ func GroupRole(g Group) (role, rule, why string) {
 // AssignGroups gives every group that has sources exactly one role, as the
 // seed's group decomposition does: first each group takes the role
 // GroupRole gives it unless an earlier group already took that role; then
-// the groups left over rotate, in order, through the primary roles no group
-// took (all four if every one was taken). Groups without members are left
-// out.
+// the groups left over rotate, in order, through the roles no group took,
+// the primary ones first, so that no two groups share a perspective while
+// one of the seven is unused. Groups without members are left out.
 func AssignGroups(groups []Group) []GroupAssignment {
 	active := activeGroups(groups)
 	out := make([]GroupAssignment, len(active))
@@ -130,22 +130,29 @@ func AssignGroups(groups []Group) []GroupAssignment {
 			used[role] = g.Name
 		}
 	}
+	// The groups left over take the primary roles no group took, then the
+	// other roles no group took, so that no two groups share a perspective
+	// while one is unused; once all seven are taken the rotation starts over
+	// from the first role.
 	var free []string
-	for _, r := range PrimaryRoles {
+	for _, r := range AllRoles {
 		if used[r] == "" {
 			free = append(free, r)
 		}
-	}
-	if len(free) == 0 {
-		free = PrimaryRoles
 	}
 	k := 0
 	for i := range out {
 		if out[i].Role != "" {
 			continue
 		}
-		out[i].Role, out[i].Rule = free[k%len(free)], "rotation"
-		out[i].Why += fmt.Sprintf("rotation: group %d over the primary roles no group took (%s)", k+1, strings.Join(free, ", "))
+		out[i].Rule = "rotation"
+		if k < len(free) {
+			out[i].Role = free[k]
+			out[i].Why += fmt.Sprintf("rotation: group %d over the roles no group took, primary ones first (%s)", k+1, strings.Join(free, ", "))
+		} else {
+			out[i].Role = AllRoles[(k-len(free))%len(AllRoles)]
+			out[i].Why += "rotation: every one of the seven roles is taken, so the rotation starts over"
+		}
 		k++
 	}
 	return out

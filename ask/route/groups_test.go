@@ -102,24 +102,32 @@ func TestAssignGroups(t *testing.T) {
 	}
 }
 
-func TestAssignGroupsOneFreePrimaryRole(t *testing.T) {
-	// Kinds and names take analyst, synthesizer and critic: the groups left
-	// over all rotate onto the one primary role nobody took.
+func TestAssignGroupsNoSharedPerspective(t *testing.T) {
+	// Kinds and names take analyst, synthesizer and critic. The groups
+	// left over take the one free primary role, then the other roles
+	// nobody took; only an eighth group shares a perspective, because by
+	// then all seven are in use.
 	groups := []Group{
 		{Name: "a", Kind: GroupSource, Members: []string{"1"}},
 		{Name: "b", Kind: GroupThematic, Members: []string{"2"}},
 		{Name: "c risks", Kind: GroupCustom, Members: []string{"3"}},
 		{Name: "d", Kind: GroupCustom, Members: []string{"4"}},
 		{Name: "e", Kind: GroupCustom, Members: []string{"5"}},
+		{Name: "f", Kind: GroupCustom, Members: []string{"6"}},
+		{Name: "g", Kind: GroupCustom, Members: []string{"7"}},
+		{Name: "h", Kind: GroupCustom, Members: []string{"8"}},
 	}
 	got := AssignGroups(groups)
-	if got[3].Role != RoleAdvocate || got[4].Role != RoleAdvocate {
-		t.Errorf("rotation over the one free primary role: %+v", got)
-	}
+	var roles []string
 	for _, ga := range got {
-		if ga.Role == "" {
-			t.Errorf("group %q without a role", ga.Group.Name)
-		}
+		roles = append(roles, ga.Role)
+	}
+	want := []string{RoleAnalyst, RoleSynthesizer, RoleCritic, RoleAdvocate, RoleHistorian, RoleStakeholder, RolePragmatist, RoleAnalyst}
+	if !reflect.DeepEqual(roles, want) {
+		t.Errorf("roles %v, want %v", roles, want)
+	}
+	if !strings.Contains(got[3].Why, "primary ones first (advocate, historian, stakeholder, pragmatist)") {
+		t.Errorf("why = %q", got[3].Why)
 	}
 }
 

@@ -3,6 +3,7 @@ package route
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The seven perspective roles. Each is the ID of a role persona in
@@ -127,6 +128,12 @@ type Candidate struct {
 	Suggested string `json:"suggested,omitempty"`
 	// Signals are the source's content signals.
 	Signals Signals `json:"signals"`
+	// Tags are the source's topic tags, for thematic groups and custom
+	// group rules; Path (slash-separated, relative to the project's top)
+	// and Date serve custom group rules too.
+	Tags []string  `json:"tags,omitempty"`
+	Path string    `json:"path,omitempty"`
+	Date time.Time `json:"date,omitzero"`
 }
 
 // Assignment is the role one source is read from, and why.
