@@ -68,9 +68,16 @@ type Ask struct {
 	IncludePerspectiveInResponse bool `yaml:"include_perspective_in_response" json:"include_perspective_in_response"`
 	// ConflictThreshold is the lexical detector's similarity threshold.
 	ConflictThreshold float64 `yaml:"conflict_threshold" json:"conflict_threshold"`
-	// Groups reads the sources by group: temporal (by quarter) or source
-	// (by source type); empty reads them one by one.
+	// Groups reads the sources by group: temporal (by quarter), source
+	// (by source type), thematic (by topic tags, or by the themes sot
+	// sources group --thematic named), or a comma-separated list of
+	// CustomGroups names; empty reads them one by one.
 	Groups string `yaml:"groups" json:"groups"`
+	// CustomGroups are groups defined by a name and a match rule.
+	CustomGroups []CustomGroup `yaml:"custom_groups" json:"custom_groups"`
+	// MinAgentsForGroupDecomposition is the fewest chosen sources for
+	// which a question is read by group (the seed's default is 6).
+	MinAgentsForGroupDecomposition int `yaml:"min_agents_for_group_decomposition" json:"min_agents_for_group_decomposition"`
 }
 
 // Provider configures one backend.
@@ -154,7 +161,8 @@ func Defaults() Config {
 		// northstar's defaults, but its app's conflict threshold (0.6, where
 		// the detector's own default is 0.75).
 		Ask: Ask{MaxSources: 10, EnableSoT: true, ConflictDetection: true, DebatePhase: true, DiversitySelection: true,
-			RoleStrategy: "rotating", MinAgentsForSoT: 2, IncludePerspectiveInResponse: true, ConflictThreshold: 0.6},
+			RoleStrategy: "rotating", MinAgentsForSoT: 2, IncludePerspectiveInResponse: true, ConflictThreshold: 0.6,
+			MinAgentsForGroupDecomposition: 6},
 	}
 }
 
@@ -288,10 +296,15 @@ func (c *Config) Validate(src Sources) error {
 	if c.Ask.MinAgentsForSoT < 1 {
 		return bad("ask.min_agents_for_sot", "must be 1 or more, not %d", c.Ask.MinAgentsForSoT)
 	}
-	switch c.Ask.Groups {
-	case "", "temporal", "source":
-	default:
-		return bad("ask.groups", "%q: use temporal (by quarter) or source (by source type), or leave it empty", c.Ask.Groups)
+	if err := checkGroups(c.Ask); err != nil {
+		key := "ask.groups"
+		if strings.HasPrefix(err.Error(), "ask.custom_groups") {
+			key = "ask.custom_groups"
+		}
+		return fmt.Errorf("%w (from %s)", err, src.Of(key))
+	}
+	if c.Ask.MinAgentsForGroupDecomposition < 2 {
+		return bad("ask.min_agents_for_group_decomposition", "must be 2 or more, not %d", c.Ask.MinAgentsForGroupDecomposition)
 	}
 	if t := c.Ask.ConflictThreshold; !(t >= 0 && t <= 1) {
 		return bad("ask.conflict_threshold", "must be between 0 and 1, not %g", t)

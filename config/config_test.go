@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -262,7 +263,8 @@ func TestAliasToBareModel(t *testing.T) {
 // source.
 func TestAskSettings(t *testing.T) {
 	d := Defaults()
-	if d.Ask.MaxSources != 10 || !d.Ask.EnableSoT || d.Ask.RoleStrategy != "rotating" || d.Ask.MinAgentsForSoT != 2 || d.Ask.ConflictThreshold != 0.6 {
+	if d.Ask.MaxSources != 10 || !d.Ask.EnableSoT || d.Ask.RoleStrategy != "rotating" || d.Ask.MinAgentsForSoT != 2 || d.Ask.ConflictThreshold != 0.6 ||
+		d.Ask.MinAgentsForGroupDecomposition != 6 {
 		t.Errorf("defaults %+v", d.Ask)
 	}
 	tests := []struct {
@@ -274,7 +276,19 @@ func TestAskSettings(t *testing.T) {
 		{"no sources", func(a *Ask) { a.MaxSources = 0 }, "ask.max_sources"},
 		{"no agents", func(a *Ask) { a.MinAgentsForSoT = 0 }, "ask.min_agents_for_sot"},
 		{"threshold", func(a *Ask) { a.ConflictThreshold = 1.5 }, "ask.conflict_threshold"},
-		{"groups", func(a *Ask) { a.Groups = "colour" }, "ask.groups"},
+		{"groups", func(a *Ask) { a.Groups = "temporal,source" }, "ask.groups"},
+		{"no groups", func(a *Ask) { a.Groups = " , " }, "ask.groups"},
+		{"group min", func(a *Ask) { a.MinAgentsForGroupDecomposition = 1 }, "ask.min_agents_for_group_decomposition"},
+		{"unnamed group", func(a *Ask) { a.CustomGroups = []CustomGroup{{Tags: []string{"x"}}} }, "ask.custom_groups[0]: a custom group needs a name"},
+		{"ruleless group", func(a *Ask) { a.CustomGroups = []CustomGroup{{Name: "Risks"}} }, "has no rule"},
+		{"bad date", func(a *Ask) { a.CustomGroups = []CustomGroup{{Name: "Q1", From: "2026-13-01"}} }, "YYYY-MM-DD"},
+		{"reversed dates", func(a *Ask) { a.CustomGroups = []CustomGroup{{Name: "Q1", From: "2026-03-01", To: "2026-01-01"}} }, "after to"},
+		{"escaping glob", func(a *Ask) { a.CustomGroups = []CustomGroup{{Name: "Up", Paths: []string{"../other/**"}}} }, "inside it"},
+		{"bad glob", func(a *Ask) { a.CustomGroups = []CustomGroup{{Name: "Odd", Paths: []string{"notes/[a"}}} }, "not a valid glob"},
+		{"two of a name", func(a *Ask) {
+			a.CustomGroups = []CustomGroup{{Name: "Risks", Tags: []string{"a"}}, {Name: "risks", Tags: []string{"b"}}}
+		}, "a second group"},
+		{"a grouping's name", func(a *Ask) { a.CustomGroups = []CustomGroup{{Name: "Thematic", Tags: []string{"a"}}} }, "grouping of its own"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -284,5 +298,57 @@ func TestAskSettings(t *testing.T) {
 				t.Errorf("Validate = %v, want an error about %s", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestParseCustomGroup(t *testing.T) {
+	tests := []struct {
+		in   string
+		want CustomGroup
+		err  string
+	}{
+		{"Launch risks=tags:security, risk;from:2026-01-01", CustomGroup{Name: "Launch risks", Tags: []string{"security", "risk"}, From: "2026-01-01"}, ""},
+		{"Notes=path:notes/**/*.md;type:transcript;to:2026-06-30", CustomGroup{Name: "Notes", Paths: []string{"notes/**/*.md"}, Types: []string{"transcript"}, To: "2026-06-30"}, ""},
+		{"Risks", CustomGroup{}, "write NAME=KEY:VALUE"},
+		{"Risks=colour:red", CustomGroup{}, `unknown key "colour"`},
+		{"Risks=security", CustomGroup{}, "has no KEY:VALUE"},
+		{"=tags:a", CustomGroup{}, "needs a name"},
+		{"A,B=tags:a", CustomGroup{}, "comma"},
+	}
+	for _, tt := range tests {
+		got, err := ParseCustomGroup(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseCustomGroup(%q) error = %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseCustomGroup(%q) = %+v, %v, want %+v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// Custom groups load from YAML as a list.
+func TestCustomGroupsFromYAML(t *testing.T) {
+	cfg, _, err := fixture{user: "ask:\n  groups: Launch risks,Next steps\n  custom_groups:\n    - name: Launch risks\n      tags: [security]\n    - name: Next steps\n      description: what was assigned\n      paths: [\"notes/**\"]\n      from: 2026-01-01\n"}.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []CustomGroup{{Name: "Launch risks", Tags: []string{"security"}}, {Name: "Next steps", Description: "what was assigned", Paths: []string{"notes/**"}, From: "2026-01-01"}}
+	if !reflect.DeepEqual(cfg.Ask.CustomGroups, want) || cfg.Ask.Groups != "Launch risks,Next steps" {
+		t.Errorf("ask = %+v", cfg.Ask)
+	}
+}
+
+// An untrusted project may define and choose custom groups: they shape how
+// its sources are grouped, never what runs or what is spent.
+func TestUntrustedProjectCustomGroups(t *testing.T) {
+	cfg, _, err := fixture{project: "ask:\n  groups: Risks\n  custom_groups:\n    - name: Risks\n      tags: [risk]\n"}.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Ask.CustomGroups) != 1 || cfg.Ask.CustomGroups[0].Name != "Risks" || cfg.Ask.Groups != "Risks" {
+		t.Errorf("ask = %+v", cfg.Ask)
 	}
 }
