@@ -20,6 +20,7 @@ import (
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/prompt"
 )
@@ -325,35 +326,13 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 		id.Add(p.doc.ID, p.doc.Hash, fmt.Sprint(p.parts))
 	}
 	rep.RunID = id.String()
-	newStack := o.NewStack
-	if newStack == nil {
-		getenv := o.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
-		}
-		newStack = func(string) (*stack.Stack, error) { return stack.New(&cfg, stack.Options{Getenv: getenv}) }
-	}
-	st, err := newStack("")
+	r, err := openSourcesRun(o, &cfg, top, AnalyzeDir, rep.Model, "an analysis of the sources",
+		run.State{RunID: rep.RunID, Created: start.UTC(), Payload: &analyzeRecord{Kind: "analyze", Model: rep.Model, Pending: len(pending)}})
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Meter.CheckPrices(rep.Model); err != nil {
-		return nil, err
-	}
-	dir := filepath.Join(top, AnalyzeDir)
-	d, _, err := run.Start(top, dir, analyzeLayout, run.Key(), "an analysis of the sources", rep.RunID)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	state := run.State{RunID: rep.RunID, Created: start.UTC(), Payload: &analyzeRecord{Kind: "analyze", Model: rep.Model, Pending: len(pending)}}
-	j, err := d.OpenJournal(state, o.Fresh)
-	if err != nil {
-		return nil, err
-	}
-	st.Resume(j)
-	defer st.Close()
-	x := o.NewExecutor.Make(st, o.Hooks, "")
+	defer r.Close()
+	st, j, x := r.st, r.j, r.x
 
 	o.Progressf("analysing %d source(s) with %s", len(pending), rep.Model)
 	results := make([]analyzeResult, len(pending))
@@ -427,6 +406,56 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 	u := usage(st, start, o.Time())
 	rep.Usage = &u
 	return rep, nil
+}
+
+// sourcesRun is a run of calls over the indexed sources (an analysis, the
+// naming of themes): its directory, locked, its journal, the provider
+// stack replaying it, and the Executor the calls go through.
+type sourcesRun struct {
+	d  *run.Dir
+	j  *middleware.Journal
+	st *stack.Stack
+	x  engine.Executor
+}
+
+// openSourcesRun opens the run directory dir (under top) for the run that
+// state describes, with the stack o builds and its journal attached.
+func openSourcesRun(o *AnalyzeOptions, cfg *config.Config, top, dir, model, what string, state run.State) (*sourcesRun, error) {
+	newStack := o.NewStack
+	if newStack == nil {
+		getenv := o.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		newStack = func(string) (*stack.Stack, error) { return stack.New(cfg, stack.Options{Getenv: getenv}) }
+	}
+	st, err := newStack("")
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Meter.CheckPrices(model); err != nil {
+		st.Close()
+		return nil, err
+	}
+	d, _, err := run.Start(top, filepath.Join(top, dir), analyzeLayout, run.Key(), what, state.RunID)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	j, err := d.OpenJournal(state, o.Fresh)
+	if err != nil {
+		d.Close()
+		st.Close()
+		return nil, err
+	}
+	st.Resume(j)
+	return &sourcesRun{d: d, j: j, st: st, x: o.NewExecutor.Make(st, o.Hooks, "")}, nil
+}
+
+// Close closes the stack and unlocks the directory.
+func (r *sourcesRun) Close() {
+	r.st.Close()
+	r.d.Close()
 }
 
 // withAnalysis is the analysis a source had with a's members put in: any

@@ -40,10 +40,15 @@ type Options struct {
 	// Debate runs the debate step whatever the intent (--debate).
 	Debate bool
 	// Groups asks for group decomposition, grouping the chosen sources by
-	// "temporal" (quarter) or "source" (source type); "" reads them one by
-	// one. Groups are used when the seed's conditions hold (at least two
-	// groups, six sources, a question that is not simple).
+	// "temporal" (quarter), "source" (source type), "thematic" (theme), or
+	// by the custom groups a comma-separated list names; "" reads them one
+	// by one (default: the config's ask.groups). Groups are used when the
+	// seed's conditions hold (at least two groups, min_agents_for_group_
+	// decomposition sources, a question that is not simple).
 	Groups string
+	// CustomGroups are groups defined for this run (--group); they come
+	// before the config's ask.custom_groups of the same name.
+	CustomGroups []config.CustomGroup
 	// Model is the model every step calls (default: the config's).
 	Model string
 
@@ -196,12 +201,17 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	default:
 		p.SoT = true
 		p.Assignments = route.Assign(route.Sources(p.Chosen), p.Roles, p.Strategy)
-		switch by := cmp.Or(o.Groups, cfg.Groups); by {
-		case "":
-		case "temporal", "source":
-			p.decompose(by)
-		default:
-			return nil, &engine.UserError{Field: "--groups", Msg: fmt.Sprintf("%q: use temporal (by quarter) or source (by source type)", o.Groups)}
+		by := cmp.Or(o.Groups, cfg.Groups)
+		if by == "" && len(o.CustomGroups) > 0 {
+			for _, g := range o.CustomGroups {
+				by += "," + g.Name
+			}
+			by = by[1:]
+		}
+		if by != "" {
+			if err := p.decompose(by, top, append(slices.Clone(o.CustomGroups), cfg.CustomGroups...)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	roles := map[string]*persona.Persona{}
@@ -296,16 +306,23 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 }
 
 // decompose reads the sources by group, as the seed's group decomposition
-// does, when the question calls for it: the sources are grouped by quarter
-// (temporal) or by source type (source), each group takes one role, and
-// each group is read as one source from that role.
-func (p *Plan) decompose(by string) {
-	field := route.FieldSourceType
-	if by == "temporal" {
-		field = route.FieldQuarter
+// does, when the question calls for it: the chosen sources are grouped as
+// by names (see GroupsOf), each group takes one role, and each group is
+// read as one source from that role.
+func (p *Plan) decompose(by, top string, custom []config.CustomGroup) error {
+	groups, how, err := groupCandidates(route.Sources(p.Chosen), by, top, custom)
+	if err != nil {
+		return err
 	}
-	groups := route.GroupBy(route.Sources(p.Chosen), field)
-	use, why := route.UseGroups(groups, len(p.Chosen), route.DefaultMinSourcesForGroups, p.Classification.Complexity)
+	if how != "" {
+		p.Notes = append(p.Notes, "grouped by theme: "+how)
+	}
+	for _, g := range groups {
+		if len(g.Members) == 0 && g.Kind == route.GroupCustom && g.ID != "custom:" {
+			p.Notes = append(p.Notes, fmt.Sprintf("the custom group %q matches none of the sources chosen", g.Name))
+		}
+	}
+	use, why := route.UseGroups(groups, len(p.Chosen), p.cfg.MinAgentsForGroupDecomposition, p.Classification.Complexity)
 	p.GroupsWhy = why
 	for _, g := range groups {
 		if len(g.Members) > 0 {
@@ -313,7 +330,7 @@ func (p *Plan) decompose(by string) {
 		}
 	}
 	if !use {
-		return
+		return nil
 	}
 	p.Groups = route.AssignGroups(groups)
 	byID := map[string]route.Assignment{}
@@ -327,6 +344,7 @@ func (p *Plan) decompose(by string) {
 			p.Assignments[i] = a
 		}
 	}
+	return nil
 }
 
 // runID names a question by what it reads and how: the same command over
@@ -340,6 +358,9 @@ func (p *Plan) runID(o *Options) string {
 			role = r.Role.ID + "\x00" + r.Role.Body
 		}
 		id.Add(r.ID, p.Sources[r.Source].Hash, fmt.Sprint(r.Part, r.Parts), role)
+		if len(r.Members) > 0 {
+			id.Add(r.Source, r.Title)
+		}
 		for _, m := range r.Members {
 			id.Add(m, p.Sources[m].Hash)
 		}
@@ -460,8 +481,9 @@ func candidates(hits []index.Hit, sources map[string]corpus.Source) []route.Cand
 }
 
 func candidateOf(s corpus.Source, relevance float64) route.Candidate {
-	c := route.Candidate{ID: s.ID, Relevance: relevance, Fields: map[string]string{route.FieldSourceType: s.Type}}
+	c := route.Candidate{ID: s.ID, Relevance: relevance, Fields: map[string]string{route.FieldSourceType: s.Type}, Path: s.Path, Date: s.Date}
 	if m := s.Metadata; m != nil {
+		c.Tags = m.TopicTags
 		c.Fields[route.FieldMeetingType] = m.MeetingType
 		c.Suggested = m.SuggestedPerspective
 		if t := m.TemporalContext; t != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sotlabs/sot/ask"
+	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
 	"github.com/sotlabs/sot/llm/stack"
@@ -25,6 +26,8 @@ type Options struct {
 	Intent   string
 	Debate   bool
 	Groups   string
+	// GroupDefs are --group definitions of custom groups.
+	GroupDefs []string
 	// Compare runs the seed's six configurations; Questions is a file of
 	// questions, one a line, for it.
 	Compare    bool
@@ -77,6 +80,18 @@ sot indexes them (.sot/index.db, updated as files change), then:
      must cite answers that exist, quote what the sources say, and treat
      every tension); what fails is sent back once, then dropped and listed.
 
+With --groups, a question over enough sources (ask.min_agents_for_group_
+decomposition, 6) that fall into 2 or more groups, and that is not simple,
+is read one group a call instead of one source a call: temporal groups (by
+quarter) read as the historian, thematic ones (sot sources group
+--thematic names the themes; else shared topic tags) as the synthesizer,
+source-type ones as the analyst, and custom groups (--group, or
+ask.custom_groups) by whole words of their name: risk words as the critic,
+action words as the pragmatist, stakeholder words as the stakeholder,
+timeline words as the historian. No two groups share a perspective while
+one is unused; tensions between groups are reported as inter-group. sot
+sources groups shows the groups before you ask.
+
 ANSWER.md and answer.json land in .sot/answers/<run-id>/ (or --output-dir).
 Every finished call is journaled there: after Ctrl-C or a crash, the same
 command continues where it stopped and pays for nothing twice.
@@ -89,7 +104,9 @@ corpus, bad flags); 3 a partial answer (ANSWER.md lists what is missing);
   sot ask "How did the plan for the migration change over the year?" notes/ reports/q3.md
   sot ask --dry-run "What do the teams disagree about?"
   sot ask --no-sot "What did we decide?"          # the control run: plain readings, no roles
-  sot ask --stdout json "What risks came up?" | jq .sentences`,
+  sot ask --stdout json "What risks came up?" | jq .sentences
+  sot ask --groups temporal "How did the plan for the migration change over the year?"
+  sot ask --group "Launch risks=tags:security,risk" --group "Next steps=tags:action-items" "What stands between us and launch?"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if o.Questions != "" {
 				return nil // every argument is a path
@@ -114,7 +131,8 @@ corpus, bad flags); 3 a partial answer (ANSWER.md lists what is missing);
 	fl.BoolVar(&o.Compare, "compare", false, "ask under the seed's six configurations (Control, SoT-Rotating, SoT-Primary, SoT-Debate, SoT-Groups, SoT-Groups+Debate) and print what each cost and found")
 	fl.StringVar(&o.Questions, "questions", "", "with --compare: a file of questions, one a line, to compare over (then every argument is a path)")
 	fl.BoolVar(&o.JSON, "json", false, "with --compare: print the comparison as JSON")
-	fl.StringVar(&o.Groups, "groups", "", "read the sources by group, one call a group: temporal (by quarter) or source (by source type); used with 6 or more sources in 2 or more groups and a question that is not simple (default: ask.groups)")
+	fl.StringVar(&o.Groups, "groups", "", "read the sources by group, one call a group: temporal (by quarter), source (by source type), thematic (by theme), or custom group names, comma-separated; used with ask.min_agents_for_group_decomposition (6) or more sources in 2 or more groups and a question that is not simple (default: ask.groups)")
+	fl.StringArrayVar(&o.GroupDefs, "group", nil, `define a custom group and read by it: "NAME=KEY:VALUE[,VALUE][;KEY:VALUE]" with the keys tags, types, from, to (YYYY-MM-DD) and paths (globs from the project's top); repeatable`)
 	fl.IntVar(&o.MaxSources, "max-sources", 0, "the most sources to read (default: ask.max_sources, 10)")
 	fl.StringVar(&o.Strategy, "strategy", "", "how roles are given: uniform, rotating, adaptive or primary-only (default: ask.role_strategy)")
 	fl.BoolVar(&o.NoSoT, "no-sot", false, "the control run: read every source plainly, with no roles, conflicts or debate")
@@ -203,8 +221,16 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if err != nil {
 		return err
 	}
+	var custom []config.CustomGroup
+	for _, d := range o.GroupDefs {
+		g, err := config.ParseCustomGroup(d)
+		if err != nil {
+			return cmdutil.UsageError("--group %v", err)
+		}
+		custom = append(custom, g)
+	}
 	errOut := f.IO.ErrOut
-	ao := &ask.Options{Question: o.Question, Paths: o.Paths, Dir: f.WorkDir(), OutputDir: o.OutputDir, Intent: o.Intent, Debate: o.Debate, Groups: o.Groups,
+	ao := &ask.Options{Question: o.Question, Paths: o.Paths, Dir: f.WorkDir(), OutputDir: o.OutputDir, Intent: o.Intent, Debate: o.Debate, Groups: o.Groups, CustomGroups: custom,
 		Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Formats: o.Formats, Version: version.Get().Version, Command: cmdutil.ResumeCommand(),
 		NewStack: func(journal string) (*stack.Stack, error) {
 			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
@@ -295,6 +321,8 @@ func printPlan(w io.Writer, p *ask.Plan) {
 		for _, g := range p.Groups {
 			fmt.Fprintf(w, "  - %s: %d source(s) as %s (%s)\n", g.Group.Name, len(g.Group.Members), g.Role, g.Why)
 		}
+	} else if p.GroupsWhy != "" {
+		fmt.Fprintf(w, "sot: groups asked for, but read %s\n", p.GroupsWhy)
 	}
 	fmt.Fprintf(w, "sot: %d source(s) of %d read:\n", len(p.Chosen), len(p.Sources))
 	for i, ch := range p.Chosen {

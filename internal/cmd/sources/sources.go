@@ -40,13 +40,17 @@ SHA-256 of its file, so a changed file is a new source.
 
 sot sources analyze gives the sources without SoT metadata theirs, with
 one model call each, and reports the coverage; sot sources export writes
-a source back as a northstar agent file with its metadata.`,
+a source back as a northstar agent file with its metadata. sot sources
+groups lists the groups sot ask --groups would read; sot sources group
+--thematic has a model name the corpus's themes.`,
 		Example: `  sot sources add notes/ reports/q3.md
   sot sources list
   sot sources show 3f2a9c1e0b7d4a65
   sot sources remove 3f2a9c1e0b7d4a65
   sot sources analyze --dry-run
-  sot sources export 3f2a9c1e0b7d4a65 --output q3-planning.md`,
+  sot sources export 3f2a9c1e0b7d4a65 --output q3-planning.md
+  sot sources group --thematic
+  sot sources groups --by thematic`,
 	}
 	cmd.PersistentFlags().BoolVar(&o.JSON, "json", false, "print JSON")
 	pre := func() { o.WorkDir = f.WorkDir() }
@@ -70,7 +74,7 @@ a source back as a northstar agent file with its metadata.`,
 		Short: "Remove sources from the index",
 		Args:  atLeast(1, "remove takes the ids of the sources to remove (see 'sot sources list')"),
 		RunE:  func(c *cobra.Command, args []string) error { pre(); return Remove(c.Context(), o, args) },
-	}, newAnalyzeCmd(f, o), newExportCmd(f, o), newGroupsCmd(o, pre))
+	}, newAnalyzeCmd(f, o), newExportCmd(f, o), newGroupsCmd(f, o, pre), newGroupCmd(f, o))
 	return cmd
 }
 
@@ -292,53 +296,3 @@ func or(s, dflt string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func newGroupsCmd(o *Options, pre func()) *cobra.Command {
-	by := "temporal"
-	cmd := &cobra.Command{
-		Use:   "groups",
-		Short: "List the groups the indexed sources fall into, and the role each would be read from",
-		Long: `List the groups the indexed sources fall into: by quarter (--by temporal,
-the default) or by source type (--by source), with their members and the
-perspective each group would be read from by sot ask --groups.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { pre(); return Groups(c.Context(), o, by) },
-	}
-	cmd.Flags().StringVar(&by, "by", by, "temporal (by quarter) or source (by source type)")
-	return cmd
-}
-
-// Groups prints the groups of the indexed sources.
-func Groups(ctx context.Context, o *Options, by string) error {
-	ix, err := open(o)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	docs, err := ix.List(ctx)
-	if err != nil {
-		return err
-	}
-	groups, err := ask.GroupsOf(docs, by)
-	if err != nil {
-		return err
-	}
-	if o.JSON {
-		return writeJSON(o.IO.Out, nonNil(groups))
-	}
-	if len(groups) == 0 {
-		fmt.Fprintln(o.IO.Out, "sot: the index holds no source; add some with sot sources add PATH...")
-		return nil
-	}
-	titles := map[string]string{}
-	for _, d := range docs {
-		titles[d.ID] = oneLine(d.Title)
-	}
-	for _, g := range groups {
-		fmt.Fprintf(o.IO.Out, "%s (%s, %d source(s)): read as %s (%s)\n", g.Group.Name, g.Group.Kind, len(g.Group.Members), g.Role, g.Why)
-		for _, m := range g.Group.Members {
-			fmt.Fprintf(o.IO.Out, "  - %s %s\n", m, titles[m])
-		}
-	}
-	return nil
-}
