@@ -1,0 +1,330 @@
+package debate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/llmtest"
+)
+
+// Turn-taking: the debaters speak in the order given, round after round;
+// each turn's request holds the passage and every earlier turn, in order,
+// and nothing later. Each turn's summary rides in the next turn's step,
+// and no request ever holds a summary: no later call reads them.
+func TestTurnOrderAndAccumulatingContext(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: responder}}})
+	defer srv.Close()
+	rec := &recorder{}
+	o := testOptions(t, testProject(t), srv.OpenAIBaseURL(), rec)
+	o.Rounds = 2
+	p, out := runDebate(t, o)
+	res := out.Result
+	if err := out.Verdict(); err != nil {
+		t.Fatalf("verdict: %v (missing %+v)", err, res.Missing)
+	}
+	names := []string{"The Literalist", "The Symbolist", "The Structuralist"}
+	if len(res.Main.Turns) != 6 {
+		t.Fatalf("%d turns, want 6", len(res.Main.Turns))
+	}
+	for i, turn := range res.Main.Turns {
+		round := fmt.Sprint(i/3 + 1)
+		if turn.N != i+1 || turn.Name != names[i%3] || fmt.Sprint(turn.Round) != round {
+			t.Errorf("turn %d: %+v", i+1, turn)
+		}
+		if want := turnReply("main", i+1, round, names[i%3]); turn.Text != want {
+			t.Errorf("turn %d text %q, want %q (the turn saw the wrong transcript)", i+1, turn.Text, want)
+		}
+		if want := fmt.Sprintf("Summary %d: the carriage ride is a journey toward eternity.", i+1); turn.Summary != want {
+			t.Errorf("turn %d summary %q, want %q", i+1, turn.Summary, want)
+		}
+		if turn.Step != i+1 {
+			t.Errorf("turn %d came from step %d", i+1, turn.Step)
+		}
+	}
+	// Each turn's request: the passage, then every earlier turn in order.
+	turns := requestsWith(srv, "# The debate\n")
+	if len(turns) != 6 {
+		t.Fatalf("%d turn requests, want 6", len(turns))
+	}
+	for i, r := range turns {
+		if !strings.Contains(r.System, "Because I could not stop for Death") {
+			t.Errorf("turn %d's request lacks the passage", i+1)
+		}
+		if !strings.Contains(r.System, "# You are "+names[i%3]) {
+			t.Errorf("turn %d's request is not %s's", i+1, names[i%3])
+		}
+		u := r.LastUser()
+		last := -1
+		for k := range i {
+			at := strings.Index(u, res.Main.Turns[k].Text)
+			if at < 0 || at < last {
+				t.Errorf("turn %d's request lacks turn %d, or holds it out of order", i+1, k+1)
+			}
+			last = at
+		}
+		for k := i; k < 6; k++ {
+			if strings.Contains(u, res.Main.Turns[k].Text) {
+				t.Errorf("turn %d's request holds turn %d", i+1, k+1)
+			}
+		}
+		if r.Temperature == nil || *r.Temperature != 0.7 {
+			t.Errorf("turn %d's temperature %v, want 0.7", i+1, r.Temperature)
+		}
+	}
+	// No request reads a summary.
+	for _, r := range srv.Requests() {
+		for _, turn := range res.Main.Turns {
+			if strings.Contains(r.System+r.LastUser(), turn.Summary) {
+				t.Errorf("a request (%s) holds the summary of turn %d", r.System[:40], turn.N)
+			}
+		}
+		if strings.Contains(r.System+r.LastUser(), "They clashed over whether Death") {
+			t.Errorf("a request holds the phase summary")
+		}
+	}
+	// Turn t's summary rode in step t+1; the last one and the phase
+	// summary in a last step, as nothing else was due.
+	if len(res.Steps) != 7 {
+		t.Fatalf("%d steps, want 6 turns and 1 for the last summaries: %+v", len(res.Steps), res.Steps)
+	}
+	for i, st := range res.Steps[:6] {
+		if !slices.Equal(st.Calls, []string{fmt.Sprintf("debate/main/turn/%02d", i+1)}) {
+			t.Errorf("step %d made %v", i+1, st.Calls)
+		}
+		var want []string
+		if i > 0 {
+			want = []string{fmt.Sprintf("debate/main/turn/%02d/summary", i)}
+		}
+		if !slices.Equal(st.Riders, want) {
+			t.Errorf("step %d carried %v, want %v", i+1, st.Riders, want)
+		}
+	}
+	if last := res.Steps[6]; len(last.Calls) != 0 || !slices.Equal(last.Riders, []string{"debate/main/turn/06/summary", "debate/main/summary"}) {
+		t.Errorf("the last step: %+v", last)
+	}
+	if res.Main.Summary != "The debaters read the carriage three ways. They clashed over whether Death is a suitor. The meaning of Immortality stayed open." {
+		t.Errorf("phase summary %q, want three sentences", res.Main.Summary)
+	}
+	// Every call went through the Executor, and the plan's bound holds.
+	if n := len(srv.Requests()); n != rec.calls() || n != res.Usage.Calls || n > p.Calls() {
+		t.Errorf("%d requests, %d calls through the executor, usage %d, plan bound %d", n, rec.calls(), res.Usage.Calls, p.Calls())
+	}
+	if len(res.Steps) > p.Steps() {
+		t.Errorf("%d steps, the plan says at most %d", len(res.Steps), p.Steps())
+	}
+	est := p.Estimate(llm.DefaultPrices())
+	if est.Calls != p.Calls() || est.Typical.InputTokens <= 0 || est.Typical.InputTokens >= est.Bound.InputTokens || est.Typical.Cost >= est.Bound.Cost {
+		t.Errorf("estimate %+v", est)
+	}
+	if u := res.Usage; u.InputTokens > est.Bound.InputTokens || u.OutputTokens > est.BoundOutput {
+		t.Errorf("the run used %d input and %d output tokens, beyond the bound %+v", u.InputTokens, u.OutputTokens, est)
+	}
+	// Summaries run cool, the phase summary a little warmer.
+	for _, r := range srv.Requests() {
+		want := 0.0
+		switch r.System {
+		case turnSummarySystem:
+			want = 0.3
+		case phaseSummarySystem:
+			want = 0.4
+		default:
+			continue
+		}
+		if r.Temperature == nil || *r.Temperature != want {
+			t.Errorf("summary temperature %v, want %v", r.Temperature, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(p.OutputDir, JSONFile)); err != nil {
+		t.Error(err)
+	}
+
+	// The same debate again sends nothing: every call is replayed.
+	sent := len(srv.Requests())
+	_, out2 := runDebate(t, o)
+	if got := len(srv.Requests()); got != sent {
+		t.Errorf("the re-run sent %d requests", got-sent)
+	}
+	if u := out2.Result.Usage; u.Replayed != sent || u.Calls != sent {
+		t.Errorf("re-run usage %+v, want %d replayed", u, sent)
+	}
+}
+
+// Simultaneous turns: one step a round, every debater in it; a round's
+// requests hold every earlier round and none of their own.
+func TestSimultaneousTurns(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: responder}}})
+	defer srv.Close()
+	o := testOptions(t, testProject(t), srv.OpenAIBaseURL(), nil)
+	o.Rounds, o.Turns = 2, Simultaneous
+	p, out := runDebate(t, o)
+	res := out.Result
+	if err := out.Verdict(); err != nil {
+		t.Fatal(err)
+	}
+	if p.Steps() != 3 || len(res.Steps) != 3 {
+		t.Fatalf("plan %d steps, ran %d: %+v", p.Steps(), len(res.Steps), res.Steps)
+	}
+	for r, st := range res.Steps[:2] {
+		var want []string
+		for i := range 3 {
+			want = append(want, fmt.Sprintf("debate/main/turn/%02d", r*3+i+1))
+		}
+		if !slices.Equal(st.Calls, want) {
+			t.Errorf("round %d made %v, want %v", r+1, st.Calls, want)
+		}
+	}
+	if len(res.Main.Turns) != 6 {
+		t.Fatalf("%d turns", len(res.Main.Turns))
+	}
+	for _, r := range requestsWith(srv, "# The debate\n") {
+		m := turnUser.FindStringSubmatch(r.LastUser())
+		if !strings.Contains(r.System, "every debater speaks at once") {
+			t.Errorf("a turn request does not explain the simultaneous protocol")
+		}
+		for _, turn := range res.Main.Turns {
+			in := strings.Contains(r.LastUser(), turn.Text)
+			if want := fmt.Sprint(turn.Round) < m[1]; in != want {
+				t.Errorf("round %s's request for %s holds round %d's turn of %s: %v", m[1], m[3], turn.Round, turn.Name, in)
+			}
+		}
+	}
+}
+
+// A summary never delays the turn after the one it summarizes: it rides in
+// that turn's step, and the turn is sent while the summary, slow here, is
+// still being written.
+func TestSummariesNeverDelayATurn(t *testing.T) {
+	const slow = 400 * time.Millisecond
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
+		{System: turnSummarySystem, Latency: slow, Respond: responder},
+		{Respond: responder}}})
+	defer srv.Close()
+	o := testOptions(t, testProject(t), srv.OpenAIBaseURL(), nil)
+	o.Rounds = 1
+	var mu sync.Mutex
+	sent := map[string]time.Time{}     // when each call was let through to the provider
+	finished := map[string]time.Time{} // when it came back
+	o.Events = func(e engine.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e.State {
+		case engine.Running:
+			sent[e.Task.ID] = e.At
+		case engine.Done:
+			finished[e.Task.ID] = e.At
+		}
+	}
+	_, out := runDebate(t, o)
+	if err := out.Verdict(); err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n < 3; n++ {
+		summary := fmt.Sprintf("debate/main/turn/%02d/summary", n)
+		next := fmt.Sprintf("debate/main/turn/%02d", n+1)
+		if sent[next].IsZero() || finished[summary].IsZero() {
+			t.Fatalf("no events for %s or %s", next, summary)
+		}
+		if !sent[next].Before(finished[summary]) {
+			t.Errorf("%s was sent at %v, after %s finished at %v: the summary held the turn back", next, sent[next], summary, finished[summary])
+		}
+		if st := out.Result.Steps[n]; !slices.Contains(st.Riders, summary) || !slices.Contains(st.Calls, next) {
+			t.Errorf("%s did not ride with %s: %+v", summary, next, st)
+		}
+	}
+}
+
+// A turn the provider fails is missing; the debate goes on without it and
+// ends partial. A debate none of whose turns came back has failed.
+func TestFailedTurn(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
+		{User: "Give The Symbolist's turn", Fault: llmtest.Fault500},
+		{Respond: responder}}})
+	defer srv.Close()
+	o := testOptions(t, testProject(t), srv.OpenAIBaseURL(), nil)
+	o.Rounds = 1
+	_, out := runDebate(t, o)
+	var pe *PartialError
+	if err := out.Verdict(); !errors.As(err, &pe) || pe.Missing != 1 {
+		t.Fatalf("verdict %v, want one part missing", err)
+	}
+	if m := out.Result.Missing[0]; !strings.Contains(m.What, "turn 2 (The Symbolist, round 1)") || !strings.Contains(m.Error, "500") {
+		t.Errorf("missing %+v", m)
+	}
+	if len(out.Result.Main.Turns) != 2 {
+		t.Errorf("%d turns, want the two that came back", len(out.Result.Main.Turns))
+	}
+
+	srv.SetConfig(llmtest.Config{Rules: []llmtest.Rule{{Fault: llmtest.Fault500}}})
+	o.OutputDir = filepath.Join(t.TempDir(), "failed")
+	o.Rounds = 2
+	_, out = runDebate(t, o)
+	var fe *FailedError
+	if err := out.Verdict(); !errors.As(err, &fe) {
+		t.Errorf("verdict %v, want a *FailedError", err)
+	}
+}
+
+// Prepare refuses what the caller must fix, as user errors.
+func TestPrepareUserErrors(t *testing.T) {
+	o := testOptions(t, testProject(t), "http://127.0.0.1:1", nil)
+	for _, tc := range []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{"no passage", func(o *Options) { o.Passage = Passage{} }, "give a passage"},
+		{"rounds", func(o *Options) { o.Rounds = 99 }, "--rounds"},
+		{"turns", func(o *Options) { o.Turns = "chaotic" }, "use sequential"},
+		{"unknown debater", func(o *Options) { o.Debaters = []string{"literalist", "cynic"} }, `no debater persona named "cynic"`},
+		{"one debater", func(o *Options) { o.Debaters = []string{"literalist"} }, "at least two"},
+		{"twice", func(o *Options) { o.Debaters = []string{"literalist", "The Literalist"} }, "named twice"},
+		{"observer as debater", func(o *Options) { o.Debaters = []string{"literalist", "phenomenologist"} }, "no debater persona"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := *o
+			tc.edit(&c)
+			_, err := Prepare(t.Context(), &c)
+			if !engine.IsUserError(err) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want a user error saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// Passages that cannot be debated say why.
+func TestReadPassageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", []byte(" \n\t\n"), "is empty"},
+		{"binary", []byte("PK\x03\x04\x00\x00"), "binary"},
+		{"latin-1", []byte("caf\xe9"), "not UTF-8"},
+		{"huge", []byte(strings.Repeat("word ", MaxPassageBytes/5+10)), "larger than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadPassage("p.txt", strings.NewReader(string(tc.data)))
+			if !engine.IsUserError(err) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want a user error saying %q", err, tc.want)
+			}
+		})
+	}
+	p, err := ReadPassage("p.txt", strings.NewReader("\ufeffOne line.\r\nTwo lines.\r\n"))
+	if err != nil || p.Text != "One line.\nTwo lines." {
+		t.Errorf("passage %q, %v", p.Text, err)
+	}
+	long := Passage{Name: "long.txt", Text: strings.Repeat("many different words here ", 9000)}
+	if err := long.checkSize("openai:gpt-4o"); !engine.IsUserError(err) || !strings.Contains(err.Error(), "tokens") {
+		t.Errorf("a passage of 36000 words: %v", err)
+	}
+}

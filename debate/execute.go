@@ -1,0 +1,197 @@
+package debate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/stack"
+)
+
+// The files a debate's run writes besides the engine's.
+const (
+	JSONFile = "debate.json"
+)
+
+var layout = run.Layout{
+	Owns:    owns,
+	Outputs: []string{JSONFile},
+	Field:   "--output-dir",
+}
+
+func owns(name string) bool {
+	return name == JSONFile
+}
+
+// record is the debate's part of its run's record (run.json).
+type record struct {
+	Kind    string `json:"kind"`
+	Passage string `json:"passage"`
+	Model   string `json:"model"`
+	// Command is the command that started the debate, which resumes it.
+	Command string `json:"command,omitempty"`
+}
+
+func loadState(dir string) run.State {
+	b, err := os.ReadFile(filepath.Join(dir, run.StateFile))
+	if err != nil {
+		return run.State{}
+	}
+	return run.ParseState(b, &record{}, run.Key())
+}
+
+// Outcome is a finished debate.
+type Outcome struct {
+	Plan   *Plan
+	Result *Result
+	// Files are the files written.
+	Files []string
+	// Stopped is set when a budget ended the run early.
+	Stopped error
+}
+
+// PartialError: the debate was written without some of its parts.
+type PartialError struct{ Missing int }
+
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("the debate is partial: %d part(s) missing (see %s)", e.Missing, JSONFile)
+}
+
+// FailedError: no turn of the main debate came back, so there is no
+// debate to speak of.
+type FailedError struct{ Turns int }
+
+func (e *FailedError) Error() string {
+	return fmt.Sprintf("the debate failed: none of the %d turn(s) of the main debate came back (sot doctor checks that the model answers)", e.Turns)
+}
+
+// Verdict is nil for a whole debate, a *FailedError when the main debate
+// has no turn, and a *PartialError when parts are missing.
+func (out *Outcome) Verdict() error {
+	r := out.Result
+	if len(r.Main.Turns) == 0 {
+		return &FailedError{Turns: out.Plan.turnSteps(out.Plan.Rounds)}
+	}
+	if r.Partial() {
+		return &PartialError{Missing: len(r.Missing)}
+	}
+	return nil
+}
+
+// Execute runs the plan: the main debate, one step a turn (or a round),
+// each turn's summary riding in the next step, then the phase summary.
+// Every finished call is journaled in the run's directory, so running the
+// same debate again continues where an interrupted run stopped and sends
+// no finished call twice. An error that is the caller's to fix is an
+// *engine.UserError.
+func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
+	out, err := execute(ctx, p, o)
+	if err != nil && (errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig)) {
+		return nil, engine.AsUserError(err)
+	}
+	return out, err
+}
+
+func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
+	start := o.Time()
+	st, err := o.NewStack("")
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Meter.CheckPrices(p.Model); err != nil {
+		return nil, err
+	}
+	d, old, err := run.Start(p.top, p.OutputDir, layout, run.Key(), "a debate", p.RunID)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	if old != "" {
+		o.Warnf("%s held run %s, another debate; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID)
+	}
+	state := run.State{RunID: p.RunID, Nonce: p.Nonce, Created: start.UTC(),
+		Payload: &record{Kind: "debate", Passage: p.Passage.Name, Model: p.Model, Command: o.Command}}
+	j, err := d.OpenJournal(state, o.Fresh)
+	if err != nil {
+		return nil, err
+	}
+	st.Resume(j) // a resumed run's budget covers what it spent before
+	defer st.Close()
+
+	res := p.result()
+	res.Started = start.UTC()
+	pr := &protocol{x: o.NewExecutor.Make(st, o.Hooks, ""), hooks: o.Hooks, c: newComposer(p), res: res}
+	main := &debate{title: "The main debate", phase: &res.Main, debaters: p.Debaters, rounds: p.Rounds, simult: p.Turns == Simultaneous}
+	if err := pr.mainDebate(ctx, main); err != nil {
+		if ctx.Err() != nil {
+			return nil, interrupted(ctx.Err())
+		}
+		return nil, err
+	}
+	pr.flush(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, interrupted(err)
+	}
+	res.Finished = o.Time().UTC()
+	res.Usage = usage(st, start, o.Time(), len(res.Steps))
+	files, err := p.write(d, res)
+	if err != nil {
+		return nil, err
+	}
+	if err := j.Ready(); err != nil {
+		return nil, err
+	}
+	if err := d.RecordWritten(files); err != nil {
+		return nil, err
+	}
+	return &Outcome{Plan: p, Result: res, Files: files, Stopped: pr.stopped}, nil
+}
+
+// result starts the Result with what the plan decided.
+func (p *Plan) result() *Result {
+	r := &Result{RunID: p.RunID, Passage: p.Passage, Model: p.Model, Turns: p.Turns, Rounds: p.Rounds, Settings: p.Settings, ObserverMode: "none"}
+	for _, d := range p.Debaters {
+		r.Debaters = append(r.Debaters, Speaker{ID: d.ID, Name: d.DisplayName(), Stance: d.Meta.Stance, Focus: d.Meta.Focus, Source: source(d.Level.String(), d.Path)})
+	}
+	return r
+}
+
+// source names where a persona came from.
+func source(level, path string) string {
+	if level == "explicit" {
+		return path
+	}
+	return level
+}
+
+// write writes the run's outputs.
+func (p *Plan) write(d *run.Dir, r *Result) ([]string, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := d.WriteFile(JSONFile, append(b, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	return []string{filepath.Join(p.OutputDir, JSONFile)}, nil
+}
+
+// usage is what the run cost, with the calls replayed from its journal at
+// what they cost when they were made.
+func usage(st *stack.Stack, start, now time.Time, steps int) Usage {
+	sp := st.Spent()
+	return Usage{Calls: sp.Calls, NewCalls: sp.NewCalls, Replayed: sp.Replayed, CacheHits: sp.CacheHits, CostUSD: sp.Cost, NewCostUSD: sp.NewCost,
+		InputTokens: sp.Usage.InputTokens, CachedInputTokens: sp.Usage.CachedInputTokens, OutputTokens: sp.Usage.OutputTokens,
+		Steps: steps, WallMS: now.Sub(start).Milliseconds()}
+}
+
+func interrupted(err error) error {
+	return fmt.Errorf("interrupted: %w (run the same command again to continue; finished calls are replayed)", err)
+}

@@ -1,0 +1,265 @@
+package debate
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/internal/project"
+	"github.com/sotlabs/sot/llm/stack"
+	"github.com/sotlabs/sot/persona"
+	"github.com/sotlabs/sot/prompt"
+)
+
+// The turn protocols.
+const (
+	// Sequential is turn-taking: each turn sees the passage and every
+	// earlier turn, in order (the seed's protocol).
+	Sequential = "sequential"
+	// Simultaneous: every debater speaks at once in a round, each seeing
+	// every earlier round; fewer dependent calls.
+	Simultaneous = "simultaneous"
+)
+
+// DefaultDebaters are the seed's three debaters, in speaking order.
+var DefaultDebaters = []string{"literalist", "symbolist", "structuralist"}
+
+// Defaults of the rounds.
+const (
+	DefaultRounds       = 3
+	DefaultBranchRounds = 2
+	// MaxRounds bounds --rounds and --branch-rounds: past it debaters
+	// repeat themselves (the seed's reason to branch instead).
+	MaxRounds = 10
+	// MaxDebaters bounds --debaters.
+	MaxDebaters = 8
+)
+
+// Options configure one debate.
+type Options struct {
+	// Passage is the text debated (see ReadPassage).
+	Passage Passage
+	// Debaters are persona names or persona files, in speaking order
+	// (default DefaultDebaters).
+	Debaters []string
+	// Rounds of the main debate (default 3); Turns is Sequential (the
+	// default) or Simultaneous.
+	Rounds int
+	Turns  string
+	// Model is the model every call uses (default: the config's).
+	Model string
+	// Settings are the temperatures and thresholds; zero fields take
+	// their defaults.
+	Settings Settings
+
+	// Dir is where the project is looked for (default "."); OutputDir is
+	// the run's directory (default .sot/debates/<run-id> at the project's
+	// top).
+	Dir       string
+	OutputDir string
+
+	Config  *config.Config
+	Library *persona.Library
+	// NewStack builds the provider stack; Execute passes "" and attaches
+	// the run's journal itself.
+	NewStack func(journal string) (*stack.Stack, error)
+	// Getenv reads the providers' keys (default os.Getenv).
+	Getenv func(string) string
+	// Fresh discards the journal of an earlier run of the same debate.
+	Fresh bool
+	// Command is the command line that started the debate, recorded so
+	// that it can be resumed.
+	Command string
+
+	engine.Hooks
+	// NewExecutor makes the Executor every call goes through (nil: an
+	// engine.Local in this process).
+	NewExecutor engine.NewExecutor
+}
+
+// Plan is everything decided before the first model call.
+type Plan struct {
+	RunID     string
+	OutputDir string
+	Model     string
+	Passage   Passage
+	Debaters  []*persona.Persona
+	Rounds    int
+	Turns     string
+	Settings  Settings
+	// Nonce fences the passage in every prompt; stable for the run.
+	Nonce string
+	// Warnings are things the caller should be told before the run.
+	Warnings []string
+
+	top string
+	// noPrefix: the model's provider keeps no prompt cache (see composer).
+	noPrefix bool
+}
+
+// turnSteps is the number of steps the main debate takes.
+func (p *Plan) turnSteps(rounds int) int {
+	if p.Turns == Simultaneous {
+		return rounds
+	}
+	return rounds * len(p.Debaters)
+}
+
+// Calls is an upper bound on the model calls the plan makes: every turn
+// and its summary, and the phase summary.
+func (p *Plan) Calls() int {
+	d := len(p.Debaters)
+	return 2*d*p.Rounds + 1
+}
+
+// Steps is the number of Executes the plan makes at most: the critical
+// path of dependent calls, as every call that nothing waits for rides in
+// a step that is due anyway.
+func (p *Plan) Steps() int {
+	return p.turnSteps(p.Rounds) + 1
+}
+
+// Prepare checks the options and decides the run: the debaters, the run's
+// id, directory and nonce. No model is called. An error that is the
+// caller's to fix is an *engine.UserError.
+func Prepare(ctx context.Context, o *Options) (*Plan, error) {
+	if strings.TrimSpace(o.Passage.Text) == "" {
+		return nil, &engine.UserError{Field: "passage", Msg: "give a passage: sot debate PASSAGE_FILE, - for standard input, or --passage TEXT", Err: errNoPassage}
+	}
+	settings := o.Settings.withDefaults()
+	if err := settings.Validate(); err != nil {
+		return nil, engine.AsUserError(err)
+	}
+	model, err := o.Config.ResolveModel(o.Model)
+	if err != nil {
+		return nil, engine.AsUserError(err)
+	}
+	p := &Plan{Model: model.String(), Passage: o.Passage, Settings: settings, top: ProjectTop(o.Dir)}
+	p.noPrefix = o.Config.RunsProgram(p.Model)
+	if err := p.Passage.checkSize(p.Model); err != nil {
+		return nil, err
+	}
+	switch p.Rounds = cmp.Or(o.Rounds, DefaultRounds); {
+	case p.Rounds < 1 || p.Rounds > MaxRounds:
+		return nil, &engine.UserError{Field: "--rounds", Msg: fmt.Sprintf("%d: give 1 to %d rounds", o.Rounds, MaxRounds)}
+	}
+	switch t := strings.ToLower(strings.TrimSpace(o.Turns)); t {
+	case "", Sequential, "turn-taking", "taking":
+		p.Turns = Sequential
+	case Simultaneous:
+		p.Turns = Simultaneous
+	default:
+		return nil, &engine.UserError{Field: "--turns", Msg: fmt.Sprintf("%q: use sequential (turn-taking) or simultaneous", o.Turns)}
+	}
+	if p.Debaters, err = resolveDebaters(o.Library, o.Debaters); err != nil {
+		return nil, err
+	}
+
+	p.RunID = p.runID()
+	p.OutputDir = o.OutputDir
+	if p.OutputDir == "" {
+		p.OutputDir = project.FromWorkDir(filepath.Join(p.top, ".sot", "debates", p.RunID))
+	}
+	if err := run.Check(p.top, p.OutputDir, layout); err != nil {
+		return nil, err
+	}
+	st := loadState(p.OutputDir)
+	if st.RunID == p.RunID && st.Authentic && !o.Fresh {
+		p.Nonce = st.Nonce
+	} else {
+		p.Nonce = prompt.NonceFor(run.Key(), p.RunID)
+	}
+	return p, nil
+}
+
+// resolveDebaters finds each named debater: a persona name, or a persona
+// file (a path, or a name ending in .md).
+func resolveDebaters(lib *persona.Library, names []string) ([]*persona.Persona, error) {
+	if len(names) == 0 {
+		names = DefaultDebaters
+	}
+	var out []*persona.Persona
+	seen := map[string]bool{}
+	for _, n := range names {
+		p, err := findPersona(lib, persona.Debater, n, "--debaters")
+		if err != nil {
+			return nil, err
+		}
+		if seen[p.ID] {
+			return nil, &engine.UserError{Field: "--debaters", Msg: fmt.Sprintf("%s is named twice; each debater speaks once a round", p.ID)}
+		}
+		seen[p.ID] = true
+		out = append(out, p)
+	}
+	if len(out) < 2 {
+		return nil, &engine.UserError{Field: "--debaters", Msg: "a debate needs at least two debaters"}
+	}
+	if len(out) > MaxDebaters {
+		return nil, &engine.UserError{Field: "--debaters", Msg: fmt.Sprintf("%d debaters; name at most %d", len(out), MaxDebaters)}
+	}
+	return out, nil
+}
+
+// findPersona resolves one name of a list: a persona file, or a persona of
+// kind by its id or its display name ("The Literalist").
+func findPersona(lib *persona.Library, kind persona.Kind, name, field string) (*persona.Persona, error) {
+	name = strings.TrimSpace(name)
+	if persona.IsPath(name) {
+		if _, err := os.Stat(name); err != nil {
+			return nil, &engine.UserError{Field: field, Msg: fmt.Sprintf("persona file %s: %v", name, err)}
+		}
+		p, err := lib.AddFile(name)
+		if err != nil {
+			return nil, &engine.UserError{Field: field, Msg: err.Error()}
+		}
+		if p.Kind != kind {
+			return nil, &engine.UserError{Field: field, Msg: fmt.Sprintf("%s is a %s persona, not a %s; set kind: %s in its frontmatter", name, p.Kind, kind, kind)}
+		}
+		return p, nil
+	}
+	id := strings.ToLower(name)
+	if p, ok := lib.Get(kind, id); ok {
+		return p, nil
+	}
+	slug := strings.Join(strings.Fields(strings.TrimPrefix(id, "the ")), "-")
+	if p, ok := lib.Get(kind, slug); ok {
+		return p, nil
+	}
+	for _, p := range lib.List(kind) {
+		if strings.EqualFold(p.DisplayName(), name) {
+			return p, nil
+		}
+	}
+	var known []string
+	for _, p := range lib.List(kind) {
+		known = append(known, p.ID)
+	}
+	return nil, &engine.UserError{Field: field, Msg: fmt.Sprintf("no %s persona named %q (known: %s); name a persona file to use your own", kind, name, strings.Join(known, ", "))}
+}
+
+// runID names a debate by what it debates and how: the same command on the
+// same passage gets the same id, so a re-run finds its journal.
+func (p *Plan) runID() string {
+	id := run.NewID("sot-debate-v1")
+	id.Add(p.Passage.Text, p.Model, p.Turns, fmt.Sprint(p.Rounds), fmt.Sprintf("%+v", p.Settings))
+	for _, d := range p.Debaters {
+		id.Add("debater", d.ID, d.Digest)
+	}
+	return id.String()
+}
+
+// ProjectTop is the absolute top of the project holding dir (default
+// "."): the nearest parent with .git, .sot or .paw.
+func ProjectTop(dir string) string {
+	dir = cmp.Or(dir, ".")
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return persona.RepoRoot(dir)
+}
