@@ -120,5 +120,56 @@ func (p *Plan) planned() []planned {
 		outTypical: typicalSummaryTokens, outMax: maxSummaryTokens, times: nd * p.Rounds})
 	out = append(out, planned{base: count(c.phaseSummaryRequest("", "The main debate", nil)), embeds: turns(nd * p.Rounds),
 		outTypical: typicalPhaseTokens, outMax: maxPhaseTokens, times: 1})
+
+	// The observers' questions, each reading the main debate.
+	b := p.Branches()
+	var ob *Observer
+	if len(p.Observers) > 0 {
+		ob = p.Observers[0]
+	} else if p.ObserverSpec.Generate > 0 {
+		ob = &Observer{}
+	}
+	for i := range b {
+		if len(p.Observers) > i {
+			ob = p.Observers[i]
+		}
+		q := planned{base: count(c.questionRequest("", ob, nil)), embeds: turns(nd * p.Rounds),
+			outTypical: typicalQuestionTokens, outMax: maxQuestionTokens, structured: true, shared: shared, times: 1}
+		if p.ObserverSpec.Generate > 0 {
+			q.embeds = append(q.embeds, embedded{typicalObserverTokens, maxObserverTokens})
+		}
+		out = append(out, q)
+	}
+	// Each branch: its turns (each embedding the question, the observer's
+	// summary of the main debate and the branch's earlier turns), their
+	// summaries, its phase summary, synthesis and merge-back.
+	question := embedded{typicalQuestionTokens, maxQuestionTokens}
+	q := &Question{}
+	for slot := range nd * p.BranchRounds {
+		d := p.Debaters[slot%nd]
+		before := slot
+		if p.Turns == Simultaneous {
+			before = slot / nd * nd
+		}
+		out = append(out, planned{base: count(c.branchTurnRequest("", d, q, slot+1, slot/nd+1, nil)), embeds: append(turns(before), question),
+			outTypical: typicalTurnTokens, outMax: maxTurnTokens, shared: shared, times: b})
+	}
+	out = append(out, planned{base: count(c.turnSummaryRequest("", &Turn{Name: p.Debaters[0].DisplayName()})), embeds: turns(1),
+		outTypical: typicalSummaryTokens, outMax: maxSummaryTokens, times: b * nd * p.BranchRounds})
+	out = append(out, planned{base: count(c.phaseSummaryRequest("", "Branch debate on: ", nil)), embeds: append(turns(nd*p.BranchRounds), question),
+		outTypical: typicalPhaseTokens, outMax: maxPhaseTokens, times: b})
+	out = append(out, planned{base: count(c.synthesisRequest("", q, nil)), embeds: append(turns(nd*p.BranchRounds), question),
+		outTypical: typicalSynthTokens, outMax: maxSynthTokens, structured: true, shared: shared, times: b})
+	synthesis := embedded{typicalSynthTokens, maxSynthTokens}
+	out = append(out, planned{base: count(c.mergeRequest("", nil, q, &Synthesis{})), embeds: append(turns(nd*p.Rounds), question, synthesis),
+		outTypical: typicalMergeTokens, outMax: maxMergeTokens, shared: shared, times: b})
+	if b > 1 {
+		var merged []embedded
+		for range b {
+			merged = append(merged, question, embedded{typicalMergeTokens, maxMergeTokens})
+		}
+		out = append(out, planned{base: count(c.finalRequest("", nil)), embeds: merged,
+			outTypical: typicalFinalTokens, outMax: maxFinalTokens, shared: shared, times: 1})
+	}
 	return out
 }

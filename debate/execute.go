@@ -86,7 +86,10 @@ func (out *Outcome) Verdict() error {
 }
 
 // Execute runs the plan: the main debate, one step a turn (or a round),
-// each turn's summary riding in the next step, then the phase summary.
+// each turn's summary riding in the next step; the branch questions, one
+// step, near-duplicates merged; the branch debates in lockstep; then the
+// syntheses, the merge-backs and the final merge, a step each. A branch that
+// fails is recorded as missing and the others go on.
 // Every finished call is journaled in the run's directory, so running the
 // same debate again continues where an interrupted run stopped and sends
 // no finished call twice. An error that is the caller's to fix is an
@@ -135,9 +138,15 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		}
 		return nil, err
 	}
+	if len(res.Main.Turns) > 0 && pr.stopped == nil {
+		pr.branch(ctx, p, res)
+	}
 	pr.flush(ctx)
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(err)
+	}
+	if pr.stopped != nil {
+		res.Notes = append(res.Notes, "a budget stopped the run: "+llm.Redact(pr.stopped.Error())+"; raise it and run the same command again to finish (finished calls are replayed, not paid again)")
 	}
 	res.Finished = o.Time().UTC()
 	res.Usage = usage(st, start, o.Time(), len(res.Steps))
@@ -154,13 +163,41 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	return &Outcome{Plan: p, Result: res, Files: files, Stopped: pr.stopped}, nil
 }
 
+// branch asks for the branch questions, debates each, synthesizes and
+// merges it back, and merges the branches into one understanding.
+func (pr *protocol) branch(ctx context.Context, p *Plan, res *Result) {
+	questions := pr.questions(ctx, res.Observers, res.Main.Turns)
+	res.Questions = questions
+	if len(questions) == 0 {
+		res.Notes = append(res.Notes, "no branch question came back, so no branch was debated")
+		return
+	}
+	res.Branches, res.Merged = branchesOf(questions, p.Settings.DuplicateSimilarity)
+	pr.branchDebates(ctx, res.Branches, p.Debaters, p.BranchRounds, p.Turns == Simultaneous)
+	pr.synthesize(ctx, res.Branches)
+	pr.mergeBack(ctx, res.Main.Turns, res.Branches)
+	pr.finalMerge(ctx, res.Branches)
+}
+
 // result starts the Result with what the plan decided.
 func (p *Plan) result() *Result {
-	r := &Result{RunID: p.RunID, Passage: p.Passage, Model: p.Model, Turns: p.Turns, Rounds: p.Rounds, Settings: p.Settings, ObserverMode: "none"}
+	r := &Result{RunID: p.RunID, Passage: p.Passage, Model: p.Model, Turns: p.Turns, Rounds: p.Rounds, BranchRounds: p.BranchRounds, Settings: p.Settings,
+		Observers: p.Observers, ObserverMode: p.observerMode()}
 	for _, d := range p.Debaters {
 		r.Debaters = append(r.Debaters, Speaker{ID: d.ID, Name: d.DisplayName(), Stance: d.Meta.Stance, Focus: d.Meta.Focus, Source: source(d.Level.String(), d.Path)})
 	}
 	return r
+}
+
+// observerMode says how the observers were chosen.
+func (p *Plan) observerMode() string {
+	switch s := p.ObserverSpec; {
+	case s.None:
+		return "none"
+	case s.Generate > 0:
+		return fmt.Sprintf("generate:%d", s.Generate)
+	}
+	return "named"
 }
 
 // source names where a persona came from.

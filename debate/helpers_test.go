@@ -68,14 +68,57 @@ func whereOf(rec *llmtest.Recorded) string {
 	return "branch ?"
 }
 
-// branchQuestions are the scripted branch questions, each with the branch
-// it should become.
-var branchQuestions = []struct{ Observer, Question, Where string }{}
+// branchQuestions are the scripted branch questions of the built-in
+// observers and of the generic prompt, each with the branch it becomes
+// when the default observers (or none) ask.
+var branchQuestions = []struct{ Observer, Question, Where string }{
+	{"The Phenomenologist", "What is the slow ride like from inside the carriage, and why does the speaker feel no haste?", "branch 1"},
+	{"The Materialist Historian", "Who did the labor the speaker put away, and what did such leisure cost a woman in Amherst around 1860?", "branch 2"},
+	{"The Pragmatist Engineer", "Which observable detail of the drive would show whether Death acts as a suitor or as a hired coachman?", "branch 3"},
+	{"", "Does Immortality ride as a chaperone, a passenger or a promise, and what changes in the poem with each?", "branch 1"},
+}
+
+// questionReply is an observer's scripted branch question (name "" for
+// the generic prompt).
+func questionReply(name string) map[string]any {
+	for _, q := range branchQuestions {
+		if q.Observer == name {
+			return map[string]any{"question": q.Question, "missing": "No turn dwells on it.", "why": "It is what " + name + " looks for.",
+				"debate_summary": "The Literalist reads a carriage ride, the Symbolist a courtship with Death. They disagree on whether Immortality is a person."}
+		}
+	}
+	return map[string]any{"question": "What does " + name + " want to know?", "missing": "x", "why": "y", "debate_summary": "z"}
+}
+
+var youAre = regexp.MustCompile(`(?m)^# You are (.+)$`)
 
 // responder answers each kind of call from what its prompt holds.
 func responder(rec *llmtest.Recorded) llmtest.Reply {
 	user := rec.LastUser()
 	switch {
+	case rec.SchemaName == questionSchemaName:
+		name := ""
+		if m := youAre.FindStringSubmatch(rec.System); m != nil {
+			name = m[1]
+		}
+		return llmtest.Reply{JSON: questionReply(name)}
+	case rec.SchemaName == synthesisSchemaName:
+		where := "?"
+		for _, q := range branchQuestions {
+			if strings.Contains(user, q.Question) {
+				where = q.Where
+			}
+		}
+		return llmtest.Reply{JSON: map[string]any{"perspectives": []any{"The Literalist holds to the ride (" + where + ")."}, "resolved": []any{"The pace is slow."},
+			"in_tension": []any{"Whether Death is kind."}, "summary": "The " + where + " debate settles the pace and leaves Death's kindness open."}}
+	case strings.Contains(rec.System, "Write the enriched understanding") || strings.Contains(user, "Write the enriched understanding."):
+		m := regexp.MustCompile(`The (branch \d+) debate settles`).FindStringSubmatch(user)
+		if m == nil {
+			return llmtest.Reply{Text: "Merged back: nothing."}
+		}
+		return llmtest.Reply{Text: "Merged back from " + m[1] + ": the ride reframes the Symbolist's courtship."}
+	case strings.Contains(user, "Write the final enriched understanding."):
+		return llmtest.Reply{Text: "The final understanding: the poem is a courtship, a journey and a labor given up at once."}
 	case rec.System == turnSummarySystem:
 		m := quotedNum.FindStringSubmatch(user)
 		n := "?"

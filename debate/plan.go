@@ -52,6 +52,11 @@ type Options struct {
 	// default) or Simultaneous.
 	Rounds int
 	Turns  string
+	// Observers is --observers: observer names or persona files (comma
+	// separated), "none", or "generate:N"; "" means DefaultObservers.
+	Observers string
+	// BranchRounds are the rounds of each branch debate (default 2).
+	BranchRounds int
 	// Model is the model every call uses (default: the config's).
 	Model string
 	// Settings are the temperatures and thresholds; zero fields take
@@ -92,7 +97,13 @@ type Plan struct {
 	Debaters  []*persona.Persona
 	Rounds    int
 	Turns     string
-	Settings  Settings
+	// Observers are the observers that ask the branch questions, fixed
+	// before the run (named ones); none with generate:N until the run
+	// generates them, and none with ObserverSpec.None (one generic branch).
+	Observers    []*Observer
+	ObserverSpec ObserverSpec
+	BranchRounds int
+	Settings     Settings
 	// Nonce fences the passage in every prompt; stable for the run.
 	Nonce string
 	// Warnings are things the caller should be told before the run.
@@ -111,18 +122,43 @@ func (p *Plan) turnSteps(rounds int) int {
 	return rounds * len(p.Debaters)
 }
 
+// Branches is the most branches the plan debates: one a question, and one
+// generic question without observers.
+func (p *Plan) Branches() int {
+	switch {
+	case p.ObserverSpec.Generate > 0:
+		return p.ObserverSpec.Generate
+	case len(p.Observers) > 0:
+		return len(p.Observers)
+	}
+	return 1
+}
+
 // Calls is an upper bound on the model calls the plan makes: every turn
-// and its summary, and the phase summary.
+// and its summary, every phase summary, each branch question, synthesis,
+// merge-back and the final merge, with every structured answer (a
+// question, a synthesis) asked for twice.
 func (p *Plan) Calls() int {
-	d := len(p.Debaters)
-	return 2*d*p.Rounds + 1
+	d, b := len(p.Debaters), p.Branches()
+	n := 2*d*p.Rounds + 1 // the main debate
+	n += 2 * b            // the questions
+	n += b * (2*d*p.BranchRounds + 1)
+	n += b*2 + b // syntheses, merge-backs
+	if b > 1 {
+		n++ // the final merge
+	}
+	return n
 }
 
 // Steps is the number of Executes the plan makes at most: the critical
 // path of dependent calls, as every call that nothing waits for rides in
 // a step that is due anyway.
 func (p *Plan) Steps() int {
-	return p.turnSteps(p.Rounds) + 1
+	n := p.turnSteps(p.Rounds) + 1 + p.turnSteps(p.BranchRounds) + 2
+	if p.Branches() > 1 {
+		n++
+	}
+	return n
 }
 
 // Prepare checks the options and decides the run: the debaters, the run's
@@ -157,8 +193,20 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	default:
 		return nil, &engine.UserError{Field: "--turns", Msg: fmt.Sprintf("%q: use sequential (turn-taking) or simultaneous", o.Turns)}
 	}
+	switch p.BranchRounds = cmp.Or(o.BranchRounds, DefaultBranchRounds); {
+	case p.BranchRounds < 1 || p.BranchRounds > MaxRounds:
+		return nil, &engine.UserError{Field: "--branch-rounds", Msg: fmt.Sprintf("%d: give 1 to %d rounds", o.BranchRounds, MaxRounds)}
+	}
 	if p.Debaters, err = resolveDebaters(o.Library, o.Debaters); err != nil {
 		return nil, err
+	}
+	if p.ObserverSpec, err = ParseObservers(o.Observers); err != nil {
+		return nil, &engine.UserError{Field: "--observers", Msg: err.Error()}
+	}
+	if len(p.ObserverSpec.Names) > 0 {
+		if p.Observers, err = resolveObservers(o.Library, p.ObserverSpec.Names); err != nil {
+			return nil, err
+		}
 	}
 
 	p.RunID = p.runID()
@@ -247,9 +295,13 @@ func findPersona(lib *persona.Library, kind persona.Kind, name, field string) (*
 // same passage gets the same id, so a re-run finds its journal.
 func (p *Plan) runID() string {
 	id := run.NewID("sot-debate-v1")
-	id.Add(p.Passage.Text, p.Model, p.Turns, fmt.Sprint(p.Rounds), fmt.Sprintf("%+v", p.Settings))
+	id.Add(p.Passage.Text, p.Model, p.Turns, fmt.Sprint(p.Rounds, p.BranchRounds), fmt.Sprintf("%+v", p.Settings))
 	for _, d := range p.Debaters {
 		id.Add("debater", d.ID, d.Digest)
+	}
+	id.Add("observers", fmt.Sprint(p.ObserverSpec.None, p.ObserverSpec.Generate))
+	for _, ob := range p.Observers {
+		id.Add(ob.ID, ob.Name, ob.Bias, ob.Focus, strings.Join(ob.BlindSpots, "\x00"), strings.Join(ob.ExampleQuestions, "\x00"), strings.Join(ob.AntiExamples, "\x00"), ob.Body)
 	}
 	return id.String()
 }

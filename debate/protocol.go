@@ -117,8 +117,9 @@ type debate struct {
 	// slot is the next turn to give (sequential) or the next round
 	// (simultaneous), from 0.
 	slot int
-	// question is a branch's question.
+	// question is a branch's question, and owner the branch.
 	question *Question
+	owner    *Branch
 	// failed: a branch whose turn failed stops there.
 	failed bool
 }
@@ -192,22 +193,19 @@ func (d *debate) take(pr *protocol, due []pending, results []engine.Result) {
 	d.slot++
 	for i, r := range results {
 		t := due[i]
-		if r.Err != nil {
-			what := fmt.Sprintf("turn %d (%s, round %d) of %s", t.n, t.d.DisplayName(), t.round, d.where())
-			pr.missing(d.prefix()+"/turn", what, r.Err)
-			if d.branch > 0 {
+		err := r.Err
+		if err == nil && strings.TrimSpace(r.Resp.Text) == "" {
+			err = errors.New("the model gave an empty turn")
+		}
+		if err != nil {
+			pr.missing(d.where(), fmt.Sprintf("turn %d (%s, round %d) of %s", t.n, t.d.DisplayName(), t.round, d.where()), err)
+			if d.owner != nil {
 				d.failed = true
+				d.owner.Failed = fmt.Sprintf("debate (turn %d)", t.n)
 			}
 			continue
 		}
 		text := strings.TrimSpace(r.Resp.Text)
-		if text == "" {
-			pr.missing(d.prefix()+"/turn", fmt.Sprintf("turn %d (%s) of %s", t.n, t.d.DisplayName(), d.where()), errors.New("the model gave an empty turn"))
-			if d.branch > 0 {
-				d.failed = true
-			}
-			continue
-		}
 		turn := &Turn{N: t.n, Round: t.round, Debater: t.d.ID, Name: t.d.DisplayName(), Text: text, Step: pr.stepNo()}
 		d.phase.Turns = append(d.phase.Turns, turn)
 		label := r.Task.Request.Label + "/summary"

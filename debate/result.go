@@ -15,7 +15,8 @@ type Result struct {
 	// Settings are the temperatures and thresholds the run used.
 	Settings Settings `json:"settings"`
 
-	Debaters []Speaker `json:"debaters"`
+	Debaters  []Speaker   `json:"debaters"`
+	Observers []*Observer `json:"observers,omitempty"`
 	// ObserverMode is how the observers were chosen: named, generate:N,
 	// from an ensemble file, or none.
 	ObserverMode string `json:"observer_mode"`

@@ -97,7 +97,7 @@ func TestResumeChild(t *testing.T) {
 }
 
 // resumeCases are the calls TestResumeAfterSIGKILL kills the child during.
-var resumeCases = []string{"debate/main/turn/03", "debate/main/turn/05/summary"}
+var resumeCases = []string{"debate/main/turn/03", "debate/main/turn/05/summary", "debate/question/materialist-historian", "debate/branch/2/turn/02", "debate/branch/3/synthesis", "debate/final"}
 
 // A debate killed with SIGKILL while a call is in flight resumes when the
 // same command runs again: the second run sends exactly the calls that had
