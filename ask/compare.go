@@ -2,12 +2,25 @@ package ask
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/internal/project"
 )
 
 // Configuration is one of the seed's A/B configurations of a question.
 type Configuration struct {
 	Name string
+	// About says what the configuration does, for a reader of the
+	// comparison.
+	About string
+	// Groups is set for the configurations that ask for group
+	// decomposition: only they have a group decomposition rate.
+	Groups bool
 	// apply changes the options and settings of a run into this
 	// configuration.
 	apply func(o *Options)
@@ -15,20 +28,24 @@ type Configuration struct {
 
 // Configurations are the seed's six A/B configurations, in its order.
 var Configurations = []Configuration{
-	{"Control", func(o *Options) { o.Config.Ask.EnableSoT = false; noGroups(o) }},
-	{"SoT-Rotating", func(o *Options) {
+	{Name: "Control", About: "every source read plainly: no roles, no conflicts, no debate",
+		apply: func(o *Options) { o.Config.Ask.EnableSoT = false; noGroups(o) }},
+	{Name: "SoT-Rotating", About: "each source read from a role, the intent's roles in turn; no debate step", apply: func(o *Options) {
 		o.Config.Ask.RoleStrategy = "rotating"
 		o.Config.Ask.DebatePhase = false
 		noGroups(o)
 	}},
-	{"SoT-Primary", func(o *Options) {
+	{Name: "SoT-Primary", About: "each source read from the intent's primary role; no debate step", apply: func(o *Options) {
 		o.Config.Ask.RoleStrategy = "primary-only"
 		o.Config.Ask.DebatePhase = false
 		noGroups(o)
 	}},
-	{"SoT-Debate", func(o *Options) { o.Config.Ask.RoleStrategy = "rotating"; o.Debate = true; noGroups(o) }},
-	{"SoT-Groups", func(o *Options) { o.Config.Ask.DebatePhase = false; o.Groups = groupsOr(o) }},
-	{"SoT-Groups+Debate", func(o *Options) { o.Debate = true; o.Groups = groupsOr(o) }},
+	{Name: "SoT-Debate", About: "roles in turn, then a debate step that names the tensions",
+		apply: func(o *Options) { o.Config.Ask.RoleStrategy = "rotating"; o.Debate = true; noGroups(o) }},
+	{Name: "SoT-Groups", About: "the sources read by group, one role a group, when they fall into 2 or more groups; no debate step", Groups: true,
+		apply: func(o *Options) { o.Config.Ask.DebatePhase = false; o.Groups = groupsOr(o) }},
+	{Name: "SoT-Groups+Debate", About: "the sources read by group, then a debate step", Groups: true,
+		apply: func(o *Options) { o.Debate = true; o.Groups = groupsOr(o) }},
 }
 
 func noGroups(o *Options) { o.Groups, o.Config.Ask.Groups = "", "" }
@@ -42,6 +59,16 @@ func groupsOr(o *Options) string {
 		return o.Config.Ask.Groups
 	}
 	return "temporal"
+}
+
+// configuration is the configuration named name, or false.
+func configuration(name string) (Configuration, bool) {
+	for _, cf := range Configurations {
+		if cf.Name == name {
+			return cf, true
+		}
+	}
+	return Configuration{}, false
 }
 
 // Measured is what one configuration of one question cost and found.
@@ -58,6 +85,10 @@ type Measured struct {
 	Tensions      int     `json:"tensions"`
 	Agreements    int     `json:"agreements"`
 	ByGroup       bool    `json:"by_group"`
+	// Groups is, for a configuration that asks for groups, how many groups
+	// the chosen sources fell into (2 or more: groups existed, whether or
+	// not they were used); nil for the other configurations.
+	Groups *int `json:"groups,omitempty"`
 	// TokenOverhead and Latency are relative to the question's Control run
 	// (0.25 is 25% more).
 	TokenOverhead float64 `json:"token_overhead"`
@@ -66,33 +97,74 @@ type Measured struct {
 	Error         string  `json:"error,omitempty"`
 }
 
+// GroupsExisted reports whether the question's chosen sources fell into
+// at least two groups under a configuration that asks for groups.
+func (m Measured) GroupsExisted() bool { return m.Groups != nil && *m.Groups >= 2 }
+
 // Rates are the seed's metrics over a set of questions, for one
-// configuration.
+// configuration. A rate whose denominator is empty, or that does not apply
+// to the configuration, is nil.
 type Rates struct {
 	Configuration string `json:"configuration"`
-	Questions     int    `json:"questions"`
-	// ConflictRate is the share of questions with at least one tension
-	// (the seed's target band is 15-30%).
+	// Questions are the questions the configuration answered (a failed
+	// run is left out).
+	Questions int `json:"questions"`
+	// Conflicts are those with at least one tension, and ConflictRate
+	// their share (the seed's target band is 15-30%).
+	Conflicts    int     `json:"conflicts"`
 	ConflictRate float64 `json:"conflict_detection_rate"`
-	// GroupRate is the share of questions read by group, and
-	// InterGroupRate the share of those with a tension between groups
-	// (the seed's targets: over 60%, and 20-40%).
-	GroupRate      float64 `json:"group_decomposition_rate"`
-	InterGroupRate float64 `json:"inter_group_conflict_rate"`
+	// For a configuration that asks for groups: WithGroups are the
+	// questions whose chosen sources fell into at least two groups, and
+	// ByGroup those read by group. GroupRate is ByGroup over WithGroups
+	// (the seed's target: over 60%). InterGroupRate is the share of the
+	// questions read by group with a tension between groups, InterGroup
+	// (the seed's target band: 20-40%).
+	WithGroups     *int     `json:"questions_with_groups,omitempty"`
+	ByGroup        *int     `json:"questions_by_group,omitempty"`
+	InterGroup     *int     `json:"questions_with_inter_group_conflict,omitempty"`
+	GroupRate      *float64 `json:"group_decomposition_rate,omitempty"`
+	InterGroupRate *float64 `json:"inter_group_conflict_rate,omitempty"`
+}
+
+// The seed's targets for the rates and the metadata.
+const (
+	ConflictRateLow, ConflictRateHigh     = 0.15, 0.30
+	GroupRateTarget                       = 0.60
+	InterGroupRateLow, InterGroupRateHigh = 0.20, 0.40
+)
+
+// MetadataCoverage is the share of the corpus's sources that carry SoT
+// metadata, from a northstar export's payload or from sot sources analyze
+// (the seed's target: more than 95%).
+type MetadataCoverage struct {
+	Sources      int     `json:"sources"`
+	WithMetadata int     `json:"with_metadata"`
+	FromPayload  int     `json:"from_payload"`
+	FromAnalysis int     `json:"from_analysis"`
+	Coverage     float64 `json:"coverage"`
+	Target       float64 `json:"target"`
+	MeetsTarget  bool    `json:"meets_target"`
 }
 
 // Comparison is a set of questions under every configuration.
 type Comparison struct {
-	Runs  []Measured `json:"runs"`
-	Rates []Rates    `json:"rates"`
+	// ID derives from the compared runs' ids, in order: comparing the same
+	// runs again gives the same id (see CompareDir).
+	ID       string            `json:"id"`
+	Metadata *MetadataCoverage `json:"metadata_coverage,omitempty"`
+	Runs     []Measured        `json:"runs"`
+	Rates    []Rates           `json:"rates"`
 }
 
 // Compare asks each question under each of the seed's configurations on
 // the same corpus, one after the other, and measures every run as its
-// journal and meter record it (wall time by the hooks' clock). The runs share the response cache, so the
-// calls two configurations have in common are paid once, and each keeps
-// its journal, so comparing again costs nothing. newOptions returns fresh
-// options (with their own copy of the configuration) for a question.
+// journal and meter record it (wall time by the hooks' clock). The runs
+// share the response cache, so the calls two configurations have in
+// common are paid once, and each keeps its journal, so comparing again
+// costs nothing. It also counts the corpus's sources that carry SoT
+// metadata, and names the comparison by its runs (Comparison.ID).
+// newOptions returns fresh options (with their own copy of the
+// configuration) for a question.
 func Compare(ctx context.Context, questions []string, newOptions func(question string) *Options) (*Comparison, error) {
 	c := &Comparison{}
 	for _, q := range questions {
@@ -102,7 +174,14 @@ func Compare(ctx context.Context, questions []string, newOptions func(question s
 			cf.apply(o)
 			m := Measured{Question: q, Configuration: cf.Name}
 			p, err := Prepare(ctx, o)
+			if err == nil && c.Metadata == nil {
+				c.Metadata, err = metadataCoverage(ctx, p)
+			}
 			if err == nil {
+				if cf.Groups {
+					n := p.GroupCount
+					m.Groups = &n
+				}
 				var out *Outcome
 				out, err = Execute(ctx, p, o)
 				if err == nil {
@@ -141,39 +220,186 @@ func Compare(ctx context.Context, questions []string, newOptions func(question s
 			c.Runs = append(c.Runs, m)
 		}
 	}
+	c.Rates = rates(c.Runs)
+	c.ID = comparisonID(c.Runs)
+	return c, nil
+}
+
+// rates are the seed's metrics of each configuration over runs. The
+// conflict detection rate counts every question the configuration
+// answered; the group decomposition rate only the questions whose sources
+// fell into two or more groups, and only for the configurations that ask
+// for groups; the inter-group conflict rate the questions read by group.
+func rates(runs []Measured) []Rates {
+	var out []Rates
 	for _, cf := range Configurations {
 		r := Rates{Configuration: cf.Name}
-		grouped, interGroup := 0, 0
-		conflicts := 0
-		for _, m := range c.Runs {
+		withGroups, byGroup, read, interGroup := 0, 0, 0, 0
+		for _, m := range runs {
 			if m.Configuration != cf.Name || m.Error != "" {
 				continue
 			}
 			r.Questions++
 			if m.Tensions > 0 {
-				conflicts++
+				r.Conflicts++
+			}
+			if m.GroupsExisted() {
+				withGroups++
+				if m.ByGroup {
+					byGroup++
+				}
 			}
 			if m.ByGroup {
-				grouped++
+				read++
 				if m.Tensions > 0 {
 					interGroup++
 				}
 			}
 		}
 		if r.Questions > 0 {
-			r.ConflictRate = float64(conflicts) / float64(r.Questions)
-			r.GroupRate = float64(grouped) / float64(r.Questions)
+			r.ConflictRate = float64(r.Conflicts) / float64(r.Questions)
 		}
-		if grouped > 0 {
-			r.InterGroupRate = float64(interGroup) / float64(grouped)
+		if cf.Groups {
+			r.WithGroups, r.ByGroup, r.InterGroup = &withGroups, &read, &interGroup
+			r.GroupRate = ratio(byGroup, withGroups)
+			r.InterGroupRate = ratio(interGroup, read)
 		}
-		c.Rates = append(c.Rates, r)
+		out = append(out, r)
 	}
-	return c, nil
+	return out
+}
+
+// ratio is n/d, or nil when d is 0.
+func ratio(n, d int) *float64 {
+	if d == 0 {
+		return nil
+	}
+	f := float64(n) / float64(d)
+	return &f
+}
+
+// comparisonID names a comparison by its runs: each question, its
+// configuration and the run's id (a failed run has none).
+func comparisonID(runs []Measured) string {
+	id := run.NewID("sot-ask-compare-v1")
+	for _, m := range runs {
+		id.Add(m.Question, m.Configuration, m.RunID)
+	}
+	return id.String()
+}
+
+// metadataCoverage counts the sources of the plan's corpus that carry SoT
+// metadata: an export's payload, else what sot sources analyze stored in
+// the index.
+func metadataCoverage(ctx context.Context, p *Plan) (*MetadataCoverage, error) {
+	ix, err := OpenIndex(p.top)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	docs, err := ix.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	analysed := map[string]bool{}
+	for _, d := range docs {
+		if analysisMetadata(d) != nil {
+			analysed[d.ID] = true
+		}
+	}
+	mc := &MetadataCoverage{Sources: len(p.Sources), Target: CoverageTarget}
+	for id, s := range p.Sources {
+		switch {
+		case s.Metadata != nil:
+			mc.FromPayload++
+		case analysed[id]:
+			mc.FromAnalysis++
+		}
+	}
+	mc.WithMetadata = mc.FromPayload + mc.FromAnalysis
+	if mc.Sources > 0 {
+		mc.Coverage = float64(mc.WithMetadata) / float64(mc.Sources)
+	}
+	mc.MeetsTarget = mc.Sources > 0 && mc.Coverage > mc.Target
+	return mc, nil
 }
 
 // String is the comparison as a table, one row a run.
 func (m Measured) String() string {
 	return fmt.Sprintf("%-18s %5d %8d %8d %7d  $%.4f %7dms %3d %3d %+6.0f%% %+6.0f%%",
 		m.Configuration, m.Calls, m.InputTokens, m.CachedTokens, m.OutputTokens, m.CostUSD, m.WallMS, m.Tensions, m.Agreements, m.TokenOverhead*100, m.Latency*100)
+}
+
+// The files a comparison writes in its directory.
+const (
+	ComparisonFile  = "comparison.json"
+	CompareHTMLFile = "compare.html" // when asked for html
+)
+
+// compareLayout: a comparison's directory holds its two files and the
+// engine's ignore file; it has no record or journal, as its runs keep
+// theirs in their own directories.
+var compareLayout = run.Layout{
+	Owns:    func(name string) bool { return name == ComparisonFile || name == CompareHTMLFile },
+	Outputs: []string{ComparisonFile, CompareHTMLFile},
+	Field:   "--output-dir",
+}
+
+// CompareDir is where a comparison is written by default:
+// .sot/answers/compare-<id> at the top of the project holding dir.
+func CompareDir(dir string, c *Comparison) string {
+	return project.FromWorkDir(filepath.Join(ProjectTop(dir), ".sot", "answers", "compare-"+c.ID))
+}
+
+// CheckCompareDir refuses an output directory a comparison cannot be
+// written to (one holding files sot did not write, or a symlink on the way
+// from the top of the project holding dir), before any run; "" is the
+// default directory, which passes.
+func CheckCompareDir(dir, outputDir string) error {
+	return run.Check(ProjectTop(dir), outputDir, compareLayout)
+}
+
+// Write writes comparison.json, and compare.html when html is set, in
+// outputDir (default CompareDir), never through a symlink; a compare.html
+// of an earlier comparison not asked for again is removed, so none
+// describes other runs. dir is where the project is looked for. It returns
+// the files written.
+func (c *Comparison) Write(dir, outputDir string, html bool) ([]string, error) {
+	top := ProjectTop(dir)
+	if outputDir == "" {
+		outputDir = CompareDir(dir, c)
+	}
+	if err := run.Check(top, outputDir, compareLayout); err != nil {
+		return nil, err
+	}
+	d, err := run.Open(top, outputDir, compareLayout, run.Key())
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	if err := d.EnsureIgnore(); err != nil {
+		return nil, err
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := d.WriteFile(ComparisonFile, append(b, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	files := []string{filepath.Join(outputDir, ComparisonFile)}
+	if !html {
+		if err := d.Remove(CompareHTMLFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		return files, nil
+	}
+	h, err := c.HTML()
+	if err != nil {
+		return nil, err
+	}
+	if err := d.WriteFile(CompareHTMLFile, h, 0o644); err != nil {
+		return nil, err
+	}
+	return append(files, filepath.Join(outputDir, CompareHTMLFile)), nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/sotlabs/sot/ask"
@@ -12,7 +14,9 @@ import (
 )
 
 // compare runs --compare: every question under every configuration, then
-// the table and the rates.
+// the table, the rates and the corpus's SoT metadata coverage; it writes
+// comparison.json, and compare.html with --format html, to --output-dir or
+// .sot/answers/compare-<id>.
 func compare(ctx context.Context, f *cmdutil.Factory, o *Options, base *ask.Options) error {
 	questions := []string{o.Question}
 	if o.Questions != "" {
@@ -30,42 +34,106 @@ func compare(ctx context.Context, f *cmdutil.Factory, o *Options, base *ask.Opti
 			return cmdutil.UsageError("--questions %s holds no question (one a line; # starts a comment)", o.Questions)
 		}
 	}
-	if o.DryRun || o.OutputDir != "" {
-		return cmdutil.UsageError("--compare makes a run of each configuration in its own directory: leave out --dry-run and --output-dir")
+	if o.DryRun {
+		return cmdutil.UsageError("--compare makes a run of each configuration: leave out --dry-run (sot ask --dry-run shows one question's plan)")
+	}
+	if o.JSON && o.Stdout != "" && o.Stdout != "json" {
+		return cmdutil.UsageError("--json and --stdout %s contradict each other; pick one", o.Stdout)
+	}
+	if o.Stdout == "markdown" {
+		return cmdutil.UsageError("--stdout markdown: with --compare, use json or html")
+	}
+	if slices.Contains(o.Formats, "markdown") {
+		return cmdutil.UsageError("--format markdown: --compare writes comparison.json, and compare.html with --format html")
+	}
+	// --output-dir is the comparison's directory; each configuration's run
+	// keeps its own.
+	if err := ask.CheckCompareDir(base.Dir, o.OutputDir); err != nil {
+		return err
 	}
 	base.Progress = nil
 	newOptions := func(q string) *ask.Options {
 		ao := *base
 		cfg := *base.Config
-		ao.Config, ao.Question = &cfg, q
+		ao.Config, ao.Question, ao.OutputDir = &cfg, q, ""
 		return &ao
 	}
 	c, err := ask.Compare(ctx, questions, newOptions)
 	if err != nil {
 		return err
 	}
-	if o.JSON {
+	files, err := c.Write(base.Dir, o.OutputDir, slices.Contains(o.Formats, "html"))
+	if err != nil {
+		return err
+	}
+	human := f.IO.Out
+	switch {
+	case o.JSON || o.Stdout == "json":
+		human = f.IO.ErrOut
 		b, _ := json.MarshalIndent(c, "", "  ")
 		f.IO.Out.Write(append(b, '\n'))
-		return nil
+	case o.Stdout == "html":
+		human = f.IO.ErrOut
+		b, err := c.HTML()
+		if err != nil {
+			return err
+		}
+		f.IO.Out.Write(b)
 	}
-	w := f.IO.Out
-	for i, m := range c.Runs {
-		if i%len(ask.Configurations) == 0 {
-			fmt.Fprintf(w, "\n%s\n%-18s %5s %8s %8s %7s  %7s %9s %3s %3s %7s %7s\n", m.Question, "configuration", "calls", "input", "cached", "output", "cost", "wall", "ten", "agr", "tokens", "latency")
-		}
-		if m.Error != "" {
-			fmt.Fprintf(w, "%-18s failed: %s\n", m.Configuration, m.Error)
-			continue
-		}
-		fmt.Fprintln(w, m.String())
-	}
-	if len(questions) > 1 {
-		fmt.Fprintf(w, "\n%-18s %9s %9s %9s\n", "configuration", "conflicts", "by group", "inter-grp")
-		for _, r := range c.Rates {
-			fmt.Fprintf(w, "%-18s %8.0f%% %8.0f%% %8.0f%%\n", r.Configuration, r.ConflictRate*100, r.GroupRate*100, r.InterGroupRate*100)
-		}
-		fmt.Fprintln(w, "(the seed's targets: conflict detection 15-30% of questions, group decomposition over 60%, inter-group conflicts 20-40%)")
+	printComparison(human, c, len(questions))
+	for _, p := range files {
+		fmt.Fprintf(f.IO.ErrOut, "sot: wrote %s\n", p)
 	}
 	return nil
+}
+
+// printComparison writes the comparison as text: the metadata coverage, a
+// table a question, and the rates over several questions.
+func printComparison(w io.Writer, c *ask.Comparison, questions int) {
+	if mc := c.Metadata; mc != nil {
+		met := "not met; sot sources analyze gives the others theirs"
+		if mc.MeetsTarget {
+			met = "met"
+		}
+		fmt.Fprintf(w, "SoT metadata: %d of %d source(s) (%.1f%%): %d from export payloads, %d from sot sources analyze; the seed's target is more than %.0f%%: %s\n",
+			mc.WithMetadata, mc.Sources, mc.Coverage*100, mc.FromPayload, mc.FromAnalysis, mc.Target*100, met)
+	}
+	for i, m := range c.Runs {
+		if i%len(ask.Configurations) == 0 {
+			fmt.Fprintf(w, "\n%s\n%-18s %5s %8s %8s %7s  %7s %9s %3s %3s %7s %7s  %s\n", m.Question, "configuration", "calls", "input", "cached", "output", "cost", "wall", "ten", "agr", "tokens", "latency", "groups")
+		}
+		groups := "-"
+		if m.Groups != nil {
+			groups = fmt.Sprint(*m.Groups)
+			if m.ByGroup {
+				groups += ", read by group"
+			}
+		}
+		switch {
+		case m.Error != "":
+			fmt.Fprintf(w, "%-18s failed: %s\n", m.Configuration, m.Error)
+		case m.Missing > 0:
+			fmt.Fprintf(w, "%s  %s (%d part(s) missing)\n", m.String(), groups, m.Missing)
+		default:
+			fmt.Fprintf(w, "%s  %s\n", m.String(), groups)
+		}
+	}
+	if questions > 1 {
+		rate := func(r *float64) string {
+			if r == nil {
+				return "-"
+			}
+			return fmt.Sprintf("%.0f%%", *r*100)
+		}
+		fmt.Fprintf(w, "\n%-18s %9s %9s %9s %9s\n", "configuration", "questions", "conflicts", "by group", "inter-grp")
+		for _, r := range c.Rates {
+			conflicts := "-"
+			if r.Questions > 0 {
+				conflicts = rate(&r.ConflictRate)
+			}
+			fmt.Fprintf(w, "%-18s %9d %9s %9s %9s\n", r.Configuration, r.Questions, conflicts, rate(r.GroupRate), rate(r.InterGroupRate))
+		}
+		fmt.Fprintln(w, "(by group: of the questions whose sources fell into 2 or more groups, for the configurations that ask for groups; inter-grp: of the questions read by group)")
+		fmt.Fprintln(w, "(the seed's targets: conflict detection 15-30% of questions, group decomposition over 60%, inter-group conflicts 20-40%)")
+	}
 }
