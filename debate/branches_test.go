@@ -299,7 +299,9 @@ func TestBudgetStopsTheRun(t *testing.T) {
 	if n := len(srv.Requests()); n != 4 {
 		t.Errorf("%d requests under a budget of 4 calls", n)
 	}
-	if len(out.Result.Branches) != 0 || len(out.Result.Main.Turns) != 2 {
+	// The fourth call is turn 3 or turn 2's summary, whichever reached the
+	// meter first; the other is refused.
+	if n := len(out.Result.Main.Turns); len(out.Result.Branches) != 0 || n != 2 && n != 3 {
 		t.Errorf("%d turns, %d branches", len(out.Result.Main.Turns), len(out.Result.Branches))
 	}
 	o.Config.Budget.MaxCalls = 0
