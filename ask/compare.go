@@ -48,15 +48,20 @@ var Configurations = []Configuration{
 		apply: func(o *Options) { o.Debate = true; o.Groups = groupsOr(o) }},
 }
 
-func noGroups(o *Options) { o.Groups, o.Config.Ask.Groups = "", "" }
+// noGroups reads the sources one by one, whatever the run or the config
+// says of groups.
+func noGroups(o *Options) { o.Groups, o.Config.Ask.Groups, o.CustomGroups = "", "", nil }
 
-// groupsOr is the grouping the run asked for, else by quarter.
+// groupsOr is the grouping the run asked for (--groups, else ask.groups,
+// else the custom groups --group defines), else by quarter.
 func groupsOr(o *Options) string {
-	if o.Groups != "" {
+	switch {
+	case o.Groups != "":
 		return o.Groups
-	}
-	if o.Config.Ask.Groups != "" {
+	case o.Config.Ask.Groups != "":
 		return o.Config.Ask.Groups
+	case len(o.CustomGroups) > 0:
+		return "" // Prepare reads by the run's custom groups
 	}
 	return "temporal"
 }

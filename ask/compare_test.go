@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/internal/browsertest"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
@@ -130,6 +131,41 @@ func TestCompare(t *testing.T) {
 	for _, r := range runs {
 		if strings.Contains(r.Dir, "compare-") {
 			t.Errorf("sot runs lists the comparison: %+v", r)
+		}
+	}
+}
+
+// The configurations that do not ask for groups read source by source
+// whatever the run or the config says; those that do read by what the run
+// asked for (--groups, ask.groups, the custom groups of --group), else by
+// quarter.
+func TestConfigurationsGroups(t *testing.T) {
+	custom := []config.CustomGroup{{Name: "Launch risks", Tags: []string{"risk"}}}
+	for _, c := range []struct {
+		name         string
+		groups, conf string
+		custom       []config.CustomGroup
+		want         string
+	}{
+		{"nothing asked", "", "", nil, "temporal"},
+		{"--groups", "source", "temporal", nil, "source"},
+		{"ask.groups", "", "source", nil, "source"},
+		{"--group", "", "", custom, ""},
+	} {
+		for _, cf := range Configurations {
+			cfg := config.Defaults()
+			cfg.Ask.Groups = c.conf
+			o := &Options{Groups: c.groups, CustomGroups: c.custom, Config: &cfg}
+			cf.apply(o)
+			if !cf.Groups {
+				if o.Groups != "" || o.Config.Ask.Groups != "" || o.CustomGroups != nil {
+					t.Errorf("%s, %s: groups %q, ask.groups %q, custom %v; want none", c.name, cf.Name, o.Groups, o.Config.Ask.Groups, o.CustomGroups)
+				}
+				continue
+			}
+			if o.Groups != c.want || len(o.CustomGroups) != len(c.custom) {
+				t.Errorf("%s, %s: groups %q, custom %v; want %q", c.name, cf.Name, o.Groups, o.CustomGroups, c.want)
+			}
 		}
 	}
 }
