@@ -142,9 +142,9 @@ corpus, bad flags); 3 a partial answer (ANSWER.md lists what is missing);
 	fl.BoolVar(&o.NoLabels, "no-perspective-labels", false, "leave the perspective off each contribution of the answer (ask.include_perspective_in_response: false)")
 	fl.IntVar(&o.MinAgents, "min-agents", 0, "the fewest relevant sources a society of thought needs (default: ask.min_agents_for_sot, 2)")
 	fl.Float64Var(&o.Threshold, "conflict-threshold", -1, "the lexical detector's similarity threshold, 0 to 1 (default: ask.conflict_threshold, 0.6)")
-	fl.StringVar(&o.OutputDir, "output-dir", "", "the run's directory (default .sot/answers/<run-id>)")
-	fl.StringSliceVar(&o.Formats, "format", nil, "also write answer.html, a report to open in a browser: html (ANSWER.md and answer.json are always written)")
-	fl.StringVar(&o.Stdout, "stdout", "", "also print the answer: markdown, json or html")
+	fl.StringVar(&o.OutputDir, "output-dir", "", "the run's directory (default .sot/answers/<run-id>); with --compare, where comparison.json and compare.html go (default .sot/answers/compare-<id>)")
+	fl.StringSliceVar(&o.Formats, "format", nil, "also write answer.html, a report to open in a browser: html (ANSWER.md and answer.json are always written); with --compare, compare.html")
+	fl.StringVar(&o.Stdout, "stdout", "", "also print the answer: markdown, json or html (with --compare: html, the comparison's page)")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "show the plan (classification, sources, roles, calls) and call no model")
 	fl.BoolVar(&o.Fresh, "fresh", false, "start afresh instead of replaying the run's journal")
 	return cmd
