@@ -1,0 +1,39 @@
+// Package graph is the argument graph of sot debate (seed 003, issue 16):
+// its one job is to keep what earlier debates settled, as typed nodes and
+// edges in a DAG that grows passage after passage, and to hand a new
+// debate the part of it that matters.
+//
+// A finished debate becomes nodes: its main debate is one node, and each
+// branch is another, joined to the main one by a branches_from edge. One
+// structured call per node (ClassifyTasks, Classify) gives the node its
+// type (synthesis, impasse, lemma, question, exploration or clarification),
+// topic, resolution, one-line summary, theme tags and key claims, each
+// claim linked to the turns that made it; turn references the model
+// invents are dropped and reported, and an answer that does not fit is
+// asked for once more.
+//
+// Nodes of different passages are then joined by judged edges
+// (contradicts, elaborates, supports, requires, applies_to, analogy). The
+// candidate pairs are picked locally, by shared tags and word overlap
+// (lexical.Jaccard), at most MaxCandidates for each new node, so the number
+// of judgement calls is bounded; each pair gets one structured call, and
+// all of a step's calls go in one Execute. A judgement below the confidence
+// threshold adds nothing. AddEdge refuses any edge that would close a cycle
+// with a *CycleError that names it.
+//
+// Linearize tells the whole graph as one Markdown narrative in topological
+// order, with working links between its sections. RelevantContext gives a
+// new passage's debaters all of it while it fits a token budget, and past
+// the budget the nodes most relevant to the passage by BM25 (the embedded
+// SQLite index of sot ask, package ask/index), saying how many it left
+// out. Export writes the graph as canonical JSON (the file format, which
+// Load and Save read and write atomically, never through a symlink),
+// Mermaid, Graphviz DOT, the linearized Markdown, or Argdown.
+//
+// Every model call is an engine.Task the caller runs through an
+// engine.Executor, so calls are journaled and a resumed run re-sends none:
+// node ids come from the passage and the branch (NodeID), the prompts hold
+// nothing that changes between runs, and NodesFromDebate skips the nodes a
+// graph saved before a crash already holds. Text that comes from a debate
+// is untrusted and reaches a prompt only inside a prompt.Fence.
+package graph

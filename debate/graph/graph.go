@@ -1,0 +1,431 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// NodeType is what a debate arrived at.
+type NodeType string
+
+// The node types, as the seed names them.
+const (
+	// Synthesis: the debaters converged on a shared reading.
+	Synthesis NodeType = "synthesis"
+	// Impasse: they ended in a disagreement they named and could not settle.
+	Impasse NodeType = "impasse"
+	// Lemma: they established a narrower point a larger argument can use.
+	Lemma NodeType = "lemma"
+	// Question: the result is a sharper question, left open.
+	Question NodeType = "question"
+	// Exploration: they surveyed readings without settling on one.
+	Exploration NodeType = "exploration"
+	// Clarification: they fixed what a term, line or claim means.
+	Clarification NodeType = "clarification"
+)
+
+// NodeTypes are the node types in the order reports list them.
+var NodeTypes = []NodeType{Synthesis, Impasse, Lemma, Question, Exploration, Clarification}
+
+// Valid reports whether t is one of NodeTypes.
+func (t NodeType) Valid() bool { return slices.Contains(NodeTypes, t) }
+
+// EdgeType is how one node relates to another. An edge From → To reads
+// "From <type> To": the later node is From, the earlier one To.
+type EdgeType string
+
+// The edge types.
+const (
+	// BranchesFrom joins a branch's node to its main debate's node. It is
+	// structural: no model judges it.
+	BranchesFrom EdgeType = "branches_from"
+	Contradicts  EdgeType = "contradicts"
+	Elaborates   EdgeType = "elaborates"
+	Supports     EdgeType = "supports"
+	Requires     EdgeType = "requires"
+	AppliesTo    EdgeType = "applies_to"
+	Analogy      EdgeType = "analogy"
+)
+
+// EdgeTypes are the edge types in the order reports list them.
+var EdgeTypes = []EdgeType{BranchesFrom, Contradicts, Elaborates, Supports, Requires, AppliesTo, Analogy}
+
+// JudgedTypes are the edge types a judgement may give a candidate pair:
+// every type but BranchesFrom.
+var JudgedTypes = EdgeTypes[1:]
+
+// Valid reports whether t is one of EdgeTypes.
+func (t EdgeType) Valid() bool { return slices.Contains(EdgeTypes, t) }
+
+// Verb is the edge type as words: "From <verb> To".
+func (t EdgeType) Verb() string {
+	switch t {
+	case AppliesTo:
+		return "applies to"
+	case BranchesFrom:
+		return "branches from"
+	case Analogy:
+		return "is analogous to"
+	}
+	return string(t)
+}
+
+// Passage is the passage a node's debate was about.
+type Passage struct {
+	// ID identifies the passage in the graph (see PassageID).
+	ID string `json:"id"`
+	// Title is what the user knows it by: a file name, a heading.
+	Title string `json:"title"`
+}
+
+// Turn is one debater's contribution to a node's debate.
+type Turn struct {
+	// N numbers the node's turns from 1 in speaking order; key claims
+	// refer to turns by it.
+	N     int `json:"n"`
+	Round int `json:"round,omitempty"`
+	// Speaker is the debater's id, Name how the debate named them.
+	Speaker string `json:"speaker"`
+	Name    string `json:"name,omitempty"`
+	Text    string `json:"text"`
+}
+
+// Claim is one of a node's key claims, with the turns that made it.
+type Claim struct {
+	Text  string `json:"text"`
+	Turns []int  `json:"turns"`
+}
+
+// ArgumentNode is a unit of argument that reached some completion: a main
+// debate or a branch.
+type ArgumentNode struct {
+	ID   string   `json:"id"`
+	Type NodeType `json:"type"`
+	// Topic is what the debate was about, in one sentence; Resolution where
+	// it ended, in a few; Summary the node in one line.
+	Topic      string `json:"topic"`
+	Resolution string `json:"resolution"`
+	Summary    string `json:"summary"`
+	// Passage is the passage debated; Branch the branch question, "" for a
+	// main debate.
+	Passage Passage `json:"passage"`
+	Branch  string  `json:"branch_question,omitempty"`
+	// Tags are theme tags: lowercase, words joined by hyphens, each once.
+	Tags    []string  `json:"tags"`
+	Claims  []Claim   `json:"key_claims"`
+	Created time.Time `json:"created"`
+	Turns   []Turn    `json:"turns"`
+}
+
+// Turn returns the node's turn numbered n, or nil.
+func (n *ArgumentNode) Turn(num int) *Turn {
+	for i := range n.Turns {
+		if n.Turns[i].N == num {
+			return &n.Turns[i]
+		}
+	}
+	return nil
+}
+
+// IsBranch reports whether the node is a branch debate's.
+func (n *ArgumentNode) IsBranch() bool { return n.Branch != "" }
+
+// Edge is a typed relation between two nodes: "From <Type> To".
+type Edge struct {
+	From string   `json:"from"`
+	To   string   `json:"to"`
+	Type EdgeType `json:"type"`
+	// Description says in one line how From relates to To.
+	Description string `json:"description"`
+	// Confidence is the judge's, from 0 to 1; 1 for a structural edge.
+	Confidence float64 `json:"confidence"`
+}
+
+func (e Edge) String() string { return fmt.Sprintf("%s -%s-> %s", e.From, e.Type, e.To) }
+
+// DebateDAG is the argument graph: nodes in the order they were added, and
+// edges that never close a cycle. The zero value is an empty graph. It is
+// not safe for concurrent use.
+type DebateDAG struct {
+	Nodes []*ArgumentNode
+	Edges []Edge
+	at    map[string]int // node id → index in Nodes
+}
+
+// New returns an empty graph.
+func New() *DebateDAG { return &DebateDAG{} }
+
+// ErrDuplicateEdge is returned, wrapped, for an edge the graph holds
+// already (the same From, To and Type).
+var ErrDuplicateEdge = errors.New("the graph holds this edge already")
+
+// CycleError refuses an edge that would close a cycle.
+type CycleError struct {
+	Edge Edge
+	// Cycle is the node ids around the cycle, in the edges' direction,
+	// starting and ending with Edge.From.
+	Cycle []string
+}
+
+func (e *CycleError) Error() string {
+	return fmt.Sprintf("edge %s would close the cycle %s", e.Edge, strings.Join(e.Cycle, " → "))
+}
+
+func (g *DebateDAG) reindex() {
+	g.at = make(map[string]int, len(g.Nodes))
+	for i, n := range g.Nodes {
+		g.at[n.ID] = i
+	}
+}
+
+// Node returns the node with id, or nil.
+func (g *DebateDAG) Node(id string) *ArgumentNode {
+	if i, ok := g.index(id); ok {
+		return g.Nodes[i]
+	}
+	return nil
+}
+
+// index returns the position of the node with id in Nodes.
+func (g *DebateDAG) index(id string) (int, bool) {
+	if g.at == nil || len(g.at) != len(g.Nodes) {
+		g.reindex()
+	}
+	i, ok := g.at[id]
+	if ok && (i >= len(g.Nodes) || g.Nodes[i].ID != id) {
+		g.reindex() // Nodes was changed by hand
+		i, ok = g.at[id]
+	}
+	return i, ok
+}
+
+// AddNode adds a node. Its id must be new, its type valid, and each claim's
+// turns the numbers of its turns.
+func (g *DebateDAG) AddNode(n *ArgumentNode) error {
+	if err := checkNode(n); err != nil {
+		return err
+	}
+	if _, ok := g.index(n.ID); ok {
+		return fmt.Errorf("graph: node %q is in the graph already", n.ID)
+	}
+	g.Nodes = append(g.Nodes, n)
+	g.at[n.ID] = len(g.Nodes) - 1
+	return nil
+}
+
+func checkNode(n *ArgumentNode) error {
+	if n == nil {
+		return errors.New("graph: a nil node")
+	}
+	if strings.TrimSpace(n.ID) == "" {
+		return errors.New("graph: a node has no id")
+	}
+	if !n.Type.Valid() {
+		return fmt.Errorf("graph: node %q has the type %q; the types are %s", n.ID, n.Type, typeList(NodeTypes))
+	}
+	seen := map[int]bool{}
+	for _, t := range n.Turns {
+		if t.N < 1 || seen[t.N] {
+			return fmt.Errorf("graph: node %q numbers a turn %d; turns are numbered from 1, each once", n.ID, t.N)
+		}
+		seen[t.N] = true
+	}
+	for i, c := range n.Claims {
+		for _, t := range c.Turns {
+			if !seen[t] {
+				return fmt.Errorf("graph: key claim %d of node %q refers to turn %d, which the node does not have", i+1, n.ID, t)
+			}
+		}
+	}
+	return nil
+}
+
+// AddEdge adds an edge between two nodes of the graph. It refuses an edge
+// of an unknown type, one that names a node the graph does not hold, a
+// confidence outside 0 to 1, an edge the graph holds already
+// (ErrDuplicateEdge), and an edge that would close a cycle (*CycleError,
+// an edge from a node to itself among them).
+func (g *DebateDAG) AddEdge(e Edge) error {
+	if !e.Type.Valid() {
+		return fmt.Errorf("graph: edge %s: the type %q is not one of %s", e, e.Type, typeList(EdgeTypes))
+	}
+	for _, id := range []string{e.From, e.To} {
+		if _, ok := g.index(id); !ok {
+			return fmt.Errorf("graph: edge %s: no node %q in the graph", e, id)
+		}
+	}
+	if !(e.Confidence >= 0 && e.Confidence <= 1) {
+		return fmt.Errorf("graph: edge %s: confidence %v is not from 0 to 1", e, e.Confidence)
+	}
+	for _, x := range g.Edges {
+		if x.From == e.From && x.To == e.To && x.Type == e.Type {
+			return fmt.Errorf("graph: edge %s: %w", e, ErrDuplicateEdge)
+		}
+	}
+	if path := g.path(e.To, e.From); path != nil {
+		return &CycleError{Edge: e, Cycle: append([]string{e.From}, path...)}
+	}
+	g.Edges = append(g.Edges, e)
+	return nil
+}
+
+// path returns the node ids of a path from → ... → to along the edges, or
+// nil when there is none. The search is breadth-first over edges in the
+// order they were added, so the path is a shortest one and always the same.
+func (g *DebateDAG) path(from, to string) []string {
+	if from == to {
+		return []string{to}
+	}
+	out := g.outgoing()
+	prev := map[string]string{from: ""}
+	queue := []string{from}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, next := range out[cur] {
+			if _, ok := prev[next]; ok {
+				continue
+			}
+			prev[next] = cur
+			if next == to {
+				var p []string
+				for at := to; at != ""; at = prev[at] {
+					p = append(p, at)
+				}
+				slices.Reverse(p)
+				return p
+			}
+			queue = append(queue, next)
+		}
+	}
+	return nil
+}
+
+// outgoing maps each node id to the targets of its edges, in edge order.
+func (g *DebateDAG) outgoing() map[string][]string {
+	out := map[string][]string{}
+	for _, e := range g.Edges {
+		out[e.From] = append(out[e.From], e.To)
+	}
+	return out
+}
+
+// Linked reports whether an edge of any type joins a and b, either way.
+func (g *DebateDAG) Linked(a, b string) bool {
+	for _, e := range g.Edges {
+		if e.From == a && e.To == b || e.From == b && e.To == a {
+			return true
+		}
+	}
+	return false
+}
+
+// Order returns the nodes in topological order: every node after the
+// nodes its edges point to (the earlier nodes it builds on, the main
+// debate before its branches). Among the nodes that may come next, the one
+// added first comes first, so the order is always the same.
+func (g *DebateDAG) Order() []*ArgumentNode {
+	pending := make([]int, len(g.Nodes)) // edges to nodes not yet placed
+	waiting := map[string][]int{}        // node id → nodes whose edges point to it
+	for _, e := range g.Edges {
+		i, ok1 := g.index(e.From)
+		_, ok2 := g.index(e.To)
+		if !ok1 || !ok2 {
+			continue
+		}
+		pending[i]++
+		waiting[e.To] = append(waiting[e.To], i)
+	}
+	ready := &minHeap{}
+	for i, n := range pending {
+		if n == 0 {
+			ready.push(i)
+		}
+	}
+	order := make([]*ArgumentNode, 0, len(g.Nodes))
+	placed := make([]bool, len(g.Nodes))
+	for ready.len() > 0 {
+		i := ready.pop()
+		placed[i] = true
+		order = append(order, g.Nodes[i])
+		for _, j := range waiting[g.Nodes[i].ID] {
+			if pending[j]--; pending[j] == 0 {
+				ready.push(j)
+			}
+		}
+	}
+	// A graph whose Edges were changed by hand may hold a cycle: its nodes
+	// follow in the order they were added, so none is lost.
+	for i, n := range g.Nodes {
+		if !placed[i] {
+			order = append(order, n)
+		}
+	}
+	return order
+}
+
+// Passages returns the graph's passages in the order their first node was
+// added.
+func (g *DebateDAG) Passages() []Passage {
+	var out []Passage
+	seen := map[string]bool{}
+	for _, n := range g.Nodes {
+		if !seen[n.Passage.ID] {
+			seen[n.Passage.ID] = true
+			out = append(out, n.Passage)
+		}
+	}
+	return out
+}
+
+// minHeap is a min-heap of ints.
+type minHeap struct{ a []int }
+
+func (h *minHeap) len() int { return len(h.a) }
+
+func (h *minHeap) push(x int) {
+	h.a = append(h.a, x)
+	for i := len(h.a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h.a[p] <= h.a[i] {
+			break
+		}
+		h.a[p], h.a[i] = h.a[i], h.a[p]
+		i = p
+	}
+}
+
+func (h *minHeap) pop() int {
+	top := h.a[0]
+	last := len(h.a) - 1
+	h.a[0] = h.a[last]
+	h.a = h.a[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h.a) && h.a[l] < h.a[m] {
+			m = l
+		}
+		if r < len(h.a) && h.a[r] < h.a[m] {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h.a[i], h.a[m] = h.a[m], h.a[i]
+		i = m
+	}
+	return top
+}
+
+func typeList[T ~string](ts []T) string { return strings.Join(names(ts), ", ") }
+
+func names[T ~string](ts []T) []string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = string(t)
+	}
+	return s
+}
