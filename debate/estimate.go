@@ -34,8 +34,9 @@ type planned struct {
 	outMax     int
 	structured bool
 	shared     int // tokens of the shared prefix (the passage)
-	// times is how many such calls there are.
-	times int
+	// times is how many such calls there are; extra how many more the
+	// worst case makes (regenerations).
+	times, extra int
 }
 
 // embedOverhead is the most tokens quoting a text adds: a heading, and a
@@ -53,9 +54,11 @@ func (p *Plan) Estimate(prices llm.PriceTable) Estimate {
 			in += e.typical + 8
 			inMax += embedMax(e.max)
 		}
-		for range c.times {
-			typ = append(typ, engine.Planned{Model: p.Model, InputTokens: in, PrefixTokens: c.shared, Prefix: "passage"})
-			outTyp += c.outTypical
+		for i := range c.times + c.extra {
+			if i < c.times {
+				typ = append(typ, engine.Planned{Model: p.Model, InputTokens: in, PrefixTokens: c.shared, Prefix: "passage"})
+				outTyp += c.outTypical
+			}
 			bound = append(bound, engine.Planned{Model: p.Model, InputTokens: inMax})
 			outMax += c.outMax
 			if c.structured {
@@ -121,6 +124,17 @@ func (p *Plan) planned() []planned {
 	out = append(out, planned{base: count(c.phaseSummaryRequest("", "The main debate", nil)), embeds: turns(nd * p.Rounds),
 		outTypical: typicalPhaseTokens, outMax: maxPhaseTokens, times: 1})
 
+	// The observers generated, each seeing every earlier one, and the
+	// attempts discarded for it.
+	observer := embedded{typicalObserverTokens, maxObserverTokens}
+	for k := range p.ObserverSpec.Generate {
+		e := make([]embedded, k+p.Settings.Regenerations)
+		for i := range e {
+			e[i] = observer
+		}
+		out = append(out, planned{base: count(c.generateRequest("", nil, nil, 0)), embeds: e,
+			outTypical: typicalObserverTokens, outMax: maxObserverTokens, structured: true, shared: shared, times: 1, extra: p.Settings.Regenerations})
+	}
 	// The observers' questions, each reading the main debate.
 	b := p.Branches()
 	var ob *Observer

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sotlabs/sot/engine"
@@ -22,12 +23,12 @@ const (
 
 var layout = run.Layout{
 	Owns:    owns,
-	Outputs: []string{JSONFile},
+	Outputs: []string{JSONFile, EnsembleFile},
 	Field:   "--output-dir",
 }
 
 func owns(name string) bool {
-	return name == JSONFile
+	return name == JSONFile || name == EnsembleFile
 }
 
 // record is the debate's part of its run's record (run.json).
@@ -131,6 +132,9 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	res := p.result()
 	res.Started = start.UTC()
 	pr := &protocol{x: o.NewExecutor.Make(st, o.Hooks, ""), hooks: o.Hooks, c: newComposer(p), res: res}
+	if n := p.ObserverSpec.Generate; n > 0 {
+		pr.chain = &chain{want: n, floor: p.Settings.MinObserverDistance, regen: p.Settings.Regenerations}
+	}
 	main := &debate{title: "The main debate", phase: &res.Main, debaters: p.Debaters, rounds: p.Rounds, simult: p.Turns == Simultaneous}
 	if err := pr.mainDebate(ctx, main); err != nil {
 		if ctx.Err() != nil {
@@ -150,7 +154,11 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	}
 	res.Finished = o.Time().UTC()
 	res.Usage = usage(st, start, o.Time(), len(res.Steps))
-	files, err := p.write(d, res)
+	created := start
+	if rec := d.State(nil); rec.RunID == p.RunID && !rec.Created.IsZero() {
+		created = rec.Created // a resumed run: when it began
+	}
+	files, err := p.write(d, res, created)
 	if err != nil {
 		return nil, err
 	}
@@ -166,8 +174,29 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 // branch asks for the branch questions, debates each, synthesizes and
 // merges it back, and merges the branches into one understanding.
 func (pr *protocol) branch(ctx context.Context, p *Plan, res *Result) {
+	if pr.chain != nil {
+		pr.finishChain(ctx)
+		res.Observers = pr.chain.obs
+		if len(res.Observers) == 0 {
+			res.Notes = append(res.Notes, "no observer could be generated, so the generic question was asked instead")
+		}
+	}
 	questions := pr.questions(ctx, res.Observers, res.Main.Turns)
 	res.Questions = questions
+	if len(res.Observers) > 1 {
+		res.Diversity = ensembleDiversity(res.Observers)
+		var asked []string
+		for _, q := range questions {
+			if q.Observer != "" {
+				asked = append(asked, q.Question)
+			}
+		}
+		corpus := []string{p.Passage.Text}
+		for _, t := range res.Main.Turns {
+			corpus = append(corpus, t.Text)
+		}
+		res.Diversity.Questions = questionDiversity(asked, strings.Join(corpus, "\n"), run.Seed(p.RunID))
+	}
 	if len(questions) == 0 {
 		res.Notes = append(res.Notes, "no branch question came back, so no branch was debated")
 		return
@@ -196,6 +225,8 @@ func (p *Plan) observerMode() string {
 		return "none"
 	case s.Generate > 0:
 		return fmt.Sprintf("generate:%d", s.Generate)
+	case s.From != "":
+		return "ensemble " + s.From
 	}
 	return "named"
 }
@@ -209,15 +240,30 @@ func source(level, path string) string {
 }
 
 // write writes the run's outputs.
-func (p *Plan) write(d *run.Dir, r *Result) ([]string, error) {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+func (p *Plan) write(d *run.Dir, r *Result, created time.Time) ([]string, error) {
+	var files []string
+	put := func(name string, v any) error {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := d.WriteFile(name, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+		files = append(files, filepath.Join(p.OutputDir, name))
+		return nil
+	}
+	if err := put(JSONFile, r); err != nil {
 		return nil, err
 	}
-	if err := d.WriteFile(JSONFile, append(b, '\n'), 0o644); err != nil {
+	if len(r.Observers) > 0 {
+		if err := put(EnsembleFile, ensembleOf(r.Observers, r.Diversity, created)); err != nil {
+			return nil, err
+		}
+	} else if err := d.Remove(EnsembleFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	return []string{filepath.Join(p.OutputDir, JSONFile)}, nil
+	return files, nil
 }
 
 // usage is what the run cost, with the calls replayed from its journal at

@@ -55,11 +55,13 @@ func observerOf(p *persona.Persona) *Observer {
 var DefaultObservers = []string{"phenomenologist", "materialist-historian", "pragmatist-engineer"}
 
 // ObserverSpec is what --observers asks for: names (persona names or
-// files), None, or Generate > 0.
+// files), None, or Generate > 0; From is the ensemble file of
+// --observers-from.
 type ObserverSpec struct {
 	Names    []string
 	None     bool
 	Generate int
+	From     string
 }
 
 // MaxObservers bounds the observers of one debate, each a branch.

@@ -55,6 +55,9 @@ type Options struct {
 	// Observers is --observers: observer names or persona files (comma
 	// separated), "none", or "generate:N"; "" means DefaultObservers.
 	Observers string
+	// ObserversFrom is an ensemble file (ensemble.json) whose observers to
+	// use instead; it excludes Observers.
+	ObserversFrom string
 	// BranchRounds are the rounds of each branch debate (default 2).
 	BranchRounds int
 	// Model is the model every call uses (default: the config's).
@@ -147,14 +150,18 @@ func (p *Plan) Calls() int {
 	if b > 1 {
 		n++ // the final merge
 	}
-	return n
+	return n + 2*p.links() // the observers generated, each link asked twice at most
 }
+
+// links is the most observer generations the plan makes: each observer,
+// and each of its regenerations.
+func (p *Plan) links() int { return p.ObserverSpec.Generate * (1 + p.Settings.Regenerations) }
 
 // Steps is the number of Executes the plan makes at most: the critical
 // path of dependent calls, as every call that nothing waits for rides in
 // a step that is due anyway.
 func (p *Plan) Steps() int {
-	n := p.turnSteps(p.Rounds) + 1 + p.turnSteps(p.BranchRounds) + 2
+	n := max(p.turnSteps(p.Rounds), p.links()) + 1 + p.turnSteps(p.BranchRounds) + 2
 	if p.Branches() > 1 {
 		n++
 	}
@@ -203,7 +210,15 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	if p.ObserverSpec, err = ParseObservers(o.Observers); err != nil {
 		return nil, &engine.UserError{Field: "--observers", Msg: err.Error()}
 	}
-	if len(p.ObserverSpec.Names) > 0 {
+	switch {
+	case o.ObserversFrom != "" && strings.TrimSpace(o.Observers) != "":
+		return nil, &engine.UserError{Field: "--observers-from", Msg: "--observers and --observers-from both choose the observers; give one"}
+	case o.ObserversFrom != "":
+		if p.Observers, err = ReadEnsemble(o.ObserversFrom); err != nil {
+			return nil, err
+		}
+		p.ObserverSpec = ObserverSpec{From: o.ObserversFrom}
+	case len(p.ObserverSpec.Names) > 0:
 		if p.Observers, err = resolveObservers(o.Library, p.ObserverSpec.Names); err != nil {
 			return nil, err
 		}

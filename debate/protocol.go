@@ -24,6 +24,9 @@ type protocol struct {
 
 	// riders wait for the next step.
 	riders []rider
+	// chain generates the observers (generate:N): its next link rides in
+	// every step until it is done.
+	chain *chain
 	// stopped is set when a budget ran out: no step runs after it.
 	stopped error
 }
@@ -46,6 +49,9 @@ func (pr *protocol) ride(t *engine.Task, done func(engine.Result)) {
 // After a budget stopped the run, nothing is sent: every task and rider
 // fails with the budget's error.
 func (pr *protocol) step(ctx context.Context, what string, tasks []*engine.Task) []engine.Result {
+	if pr.chain != nil && pr.chain.ready() && len(tasks) > 0 {
+		pr.riders = append(pr.riders, rider{pr.chain.next(pr.c), func(r engine.Result) { pr.chain.take(pr, r) }})
+	}
 	riders := pr.riders
 	pr.riders = nil
 	all := make([]*engine.Task, 0, len(tasks)+len(riders))
@@ -87,6 +93,16 @@ func (pr *protocol) step(ctx context.Context, what string, tasks []*engine.Task)
 		r.done(results[len(tasks)+i])
 	}
 	return results[:len(tasks)]
+}
+
+// finishChain generates the observers still to come, a step each, with
+// any riders queued going along.
+func (pr *protocol) finishChain(ctx context.Context) {
+	for !pr.chain.done() {
+		t := pr.chain.next(pr.c)
+		r := pr.step(ctx, fmt.Sprintf("generating observer %d of %d", len(pr.chain.obs)+1, pr.chain.want), []*engine.Task{t})
+		pr.chain.take(pr, r[0])
+	}
 }
 
 // flush runs the riders still queued, in a step of their own: only at the

@@ -30,7 +30,8 @@ type Result struct {
 	Branches []*Branch `json:"branches,omitempty"`
 	// Final is the final merge across every branch: the enriched
 	// understanding. With one branch it is that branch's merge-back.
-	Final string `json:"final,omitempty"`
+	Final     string     `json:"final,omitempty"`
+	Diversity *Diversity `json:"diversity,omitempty"`
 
 	Missing []Missing `json:"missing,omitempty"`
 	Notes   []string  `json:"notes,omitempty"`

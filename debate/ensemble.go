@@ -1,0 +1,126 @@
+package debate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sotlabs/sot/engine"
+)
+
+// EnsembleFile is the ensemble a run writes: seed 003's ensemble JSON with
+// sot's further measures. --observers-from reads one back.
+const EnsembleFile = "ensemble.json"
+
+// Ensemble is the observers of a run and how diverse they are, in seed
+// 003's shape (perspectives, diversity_analysis, generated_at) with sot's
+// two further measures beside it.
+type Ensemble struct {
+	Perspectives      []Perspective     `json:"perspectives"`
+	DiversityAnalysis DiversityAnalysis `json:"diversity_analysis"`
+	// ContentDiversity is the distance over stemmed content words of bias
+	// and focus, the check against too-close generated observers.
+	ContentDiversity PairStats `json:"content_diversity"`
+	// QuestionDiversity is the distance between the observers' branch
+	// questions against the baseline of the debate's own words: the measure
+	// that tells a good ensemble from a bad one.
+	QuestionDiversity *QuestionDiversity `json:"question_diversity,omitempty"`
+	// Measures says what each figure measures.
+	Measures    map[string]string `json:"measures"`
+	GeneratedAt time.Time         `json:"generated_at"`
+}
+
+// Perspective is one observer of an ensemble.
+type Perspective struct {
+	Name             string   `json:"name"`
+	Bias             string   `json:"bias"`
+	Focus            string   `json:"focus"`
+	BlindSpots       []string `json:"blind_spots"`
+	ExampleQuestions []string `json:"example_questions,omitempty"`
+	AntiExamples     []string `json:"anti_examples,omitempty"`
+	Origin           string   `json:"origin,omitempty"`
+	// Regenerated counts the attempts discarded as too close before this
+	// observer was kept.
+	Regenerated int `json:"regenerated,omitempty"`
+}
+
+// DiversityAnalysis is seed 003's figure: Jaccard distances over the words
+// of bias and focus (see SeedDistance). DiversityScore is the average.
+type DiversityAnalysis struct {
+	NumPerspectives     int     `json:"num_perspectives"`
+	AvgPairwiseDistance float64 `json:"avg_pairwise_distance"`
+	MinPairwiseDistance float64 `json:"min_pairwise_distance"`
+	MaxPairwiseDistance float64 `json:"max_pairwise_distance"`
+	DiversityScore      float64 `json:"diversity_score"`
+}
+
+// measures describe each figure of an ensemble, in its file and report.
+var measures = map[string]string{
+	"diversity_analysis": "seed 003's measure: Jaccard distance between the word sets of two observers' bias and focus (split at white space, nothing dropped); diversity_score is its average. Short descriptions share few words, so it sits near 0.9 for any ensemble and cannot tell a good one from a bad one.",
+	"content_diversity":  "Jaccard distance between the stemmed content words (stop words dropped) of two observers' bias and focus: observers sharing their key terms score low. A generated observer closer than the floor to an earlier one is generated again.",
+	"question_diversity": "Jaccard distance between the stemmed content words of the observers' branch questions (observed), against the distance between word sets of the same sizes drawn at random from the passage and the main debate (baseline). distinctness = (observed - baseline) / (1 - baseline): about 0 when the questions differ no more than chance draws from the debate's own words, 1 when they share no word, below 0 when they repeat one another.",
+}
+
+// ensembleOf is the ensemble of observers with their diversity.
+func ensembleOf(obs []*Observer, d *Diversity, at time.Time) *Ensemble {
+	e := &Ensemble{GeneratedAt: at.UTC(), Measures: measures}
+	for _, o := range obs {
+		e.Perspectives = append(e.Perspectives, Perspective{Name: o.Name, Bias: o.Bias, Focus: o.Focus, BlindSpots: o.BlindSpots,
+			ExampleQuestions: o.ExampleQuestions, AntiExamples: o.AntiExamples, Origin: o.Origin, Regenerated: len(o.Rejected)})
+	}
+	if d != nil {
+		e.DiversityAnalysis = DiversityAnalysis{NumPerspectives: d.NumPerspectives, AvgPairwiseDistance: d.Seed.Avg,
+			MinPairwiseDistance: d.Seed.Min, MaxPairwiseDistance: d.Seed.Max, DiversityScore: d.Seed.Avg}
+		e.ContentDiversity = d.Content
+		e.QuestionDiversity = d.Questions
+	} else {
+		e.DiversityAnalysis.NumPerspectives = len(obs)
+	}
+	return e
+}
+
+// maxEnsembleBytes bounds an ensemble file.
+const maxEnsembleBytes = 1 << 20
+
+// ReadEnsemble reads the observers of an ensemble file (one a run wrote,
+// or one of seed 003's). Problems are *engine.UserError.
+func ReadEnsemble(path string) ([]*Observer, error) {
+	bad := func(format string, args ...any) error {
+		return &engine.UserError{Field: "--observers-from", Msg: path + ": " + fmt.Sprintf(format, args...)}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &engine.UserError{Field: "--observers-from", Msg: err.Error()}
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxEnsembleBytes+1))
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	if len(b) > maxEnsembleBytes {
+		return nil, bad("larger than %d KiB; is it an ensemble file?", maxEnsembleBytes>>10)
+	}
+	var e Ensemble
+	if err := json.Unmarshal(b, &e); err != nil {
+		return nil, bad("not an ensemble file (%v); give the ensemble.json a debate wrote", err)
+	}
+	if len(e.Perspectives) == 0 {
+		return nil, bad("has no perspectives")
+	}
+	if len(e.Perspectives) > MaxObservers {
+		return nil, bad("has %d perspectives; a debate takes at most %d", len(e.Perspectives), MaxObservers)
+	}
+	var out []*Observer
+	for i, p := range e.Perspectives {
+		if strings.TrimSpace(p.Name) == "" || strings.TrimSpace(p.Bias) == "" || strings.TrimSpace(p.Focus) == "" {
+			return nil, bad("perspective %d lacks a name, a bias or a focus", i+1)
+		}
+		out = append(out, &Observer{ID: slug(p.Name), Name: oneLine(p.Name), Bias: oneLine(p.Bias), Focus: oneLine(p.Focus), BlindSpots: lines(p.BlindSpots),
+			ExampleQuestions: lines(p.ExampleQuestions), AntiExamples: lines(p.AntiExamples), Origin: "ensemble " + path})
+	}
+	uniqueIDs(out)
+	return out, nil
+}
