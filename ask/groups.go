@@ -14,7 +14,8 @@ import (
 )
 
 // GroupsOf groups indexed sources as --groups would, each group with the
-// role it would be read from: by quarter ("temporal"), by source type
+// role it would be read from: by quarter ("temporal", or "temporal:month"
+// by month), by source type
 // ("source"), by theme ("thematic": the themes sot sources group
 // --thematic named, else the topic tags the sources share) or by the
 // custom groups a comma-separated list names (from custom, else the
@@ -39,8 +40,10 @@ func groupCandidates(cands []route.Candidate, by, top string, custom []config.Cu
 		cands[i].Path = projectPath(top, cands[i].Path)
 	}
 	switch strings.ToLower(strings.TrimSpace(by)) {
-	case "temporal":
+	case "temporal", "temporal:quarter":
 		return route.GroupBy(cands, route.FieldQuarter), "", nil
+	case "temporal:month":
+		return route.GroupBy(cands, route.FieldMonth), "", nil
 	case "source":
 		return route.GroupBy(cands, route.FieldSourceType), "", nil
 	case "thematic":

@@ -89,6 +89,7 @@ func TestAskGroupPerspectives(t *testing.T) {
 		first string
 	}{
 		{"temporal", "temporal", nil, []string{"Q1 2026(4)", "Q2 2026(4)"}, nil, "historian"},
+		{"temporal by month", "temporal:month", nil, []string{"January 2026(2)", "February 2026(1)", "March 2026(1)", "April 2026(2)", "May 2026(2)"}, nil, "historian"},
 		{"source", "source", nil, []string{"meeting(4)", "report(2)", "transcript(2)"}, nil, "analyst"},
 		// Shared tags: billing-migration is on four notes; of the other
 		// four, only security is on two; the last two share no tag with a

@@ -494,6 +494,9 @@ func candidateOf(s corpus.Source, relevance float64) route.Candidate {
 				QuestionsRaised: sig.QuestionsRaised, ConflictIndicators: sig.ConflictIndicators}
 		}
 	}
+	if !s.Date.IsZero() {
+		c.Fields[route.FieldMonth] = s.Date.Format("January 2006")
+	}
 	if c.Fields[route.FieldQuarter] == "" && !s.Date.IsZero() {
 		c.Fields[route.FieldQuarter] = fmt.Sprintf("Q%d %d", (int(s.Date.Month())-1)/3+1, s.Date.Year())
 	}

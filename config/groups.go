@@ -29,7 +29,7 @@ type CustomGroup struct {
 
 // GroupKinds are the groupings sot ask knows by name; any other name in
 // ask.groups or --groups names custom groups.
-var GroupKinds = []string{"temporal", "source", "thematic"}
+var GroupKinds = []string{"temporal", "temporal:quarter", "temporal:month", "source", "thematic"}
 
 // DateRange is the group's date rule, parsed (zero times for no bound).
 func (g CustomGroup) DateRange() (from, to time.Time, err error) {
@@ -63,8 +63,8 @@ func (g CustomGroup) Check() error {
 	switch {
 	case name == "":
 		return errors.New("a custom group needs a name")
-	case strings.Contains(name, ","):
-		return fmt.Errorf("group %q: a name cannot hold a comma (--groups takes a list of names)", name)
+	case strings.ContainsAny(name, ",:"):
+		return fmt.Errorf("group %q: a name cannot hold a comma or a colon (--groups takes a list of names)", name)
 	case slices.Contains(GroupKinds, strings.ToLower(name)):
 		return fmt.Errorf("group %q: that name is a grouping of its own (temporal, source, thematic); choose another", name)
 	}

@@ -2,7 +2,9 @@ package route
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 )
 
 // GroupKind is how a group of sources was formed; it decides the group's
@@ -178,14 +180,16 @@ func MemberRoles(gas []GroupAssignment) []Assignment {
 
 // GroupBy partitions sources into groups by the value of one field, in the
 // order each value first appears; sources without a value form one last
-// group named "unspecified <field>". The kind follows the field: quarter →
-// temporal, source type → source, meeting type → meeting-type, any other
+// group named "unspecified <field>". The kind follows the field: quarter or
+// month → temporal, source type → source, meeting type → meeting-type, any other
 // → custom. Values are compared as Select compares them (case and
 // surrounding space aside); a group is named after its first source's value.
+// Groups come in the order their values first appear, except temporal ones,
+// which come in time order (by their earliest dated source).
 func GroupBy(sources []Candidate, field string) []Group {
 	kind := GroupCustom
 	switch field {
-	case FieldQuarter:
+	case FieldQuarter, FieldMonth:
 		kind = GroupTemporal
 	case FieldSourceType:
 		kind = GroupSource
@@ -211,6 +215,30 @@ func GroupBy(sources []Candidate, field string) []Group {
 			out = append(out, Group{ID: field + ":" + v, Name: strings.TrimSpace(s.Fields[field]), Kind: kind})
 		}
 		out[i].Members = append(out[i].Members, s.ID)
+	}
+	if kind == GroupTemporal {
+		// Periods in time order, by their earliest source's date; undated
+		// periods keep their place after the dated ones.
+		first := map[string]time.Time{}
+		for _, s := range sources {
+			if v := fieldValue(s, field); v != "" && !s.Date.IsZero() {
+				if t, ok := first[v]; !ok || s.Date.Before(t) {
+					first[v] = s.Date
+				}
+			}
+		}
+		slices.SortStableFunc(out, func(a, b Group) int {
+			ta, tb := first[strings.TrimPrefix(a.ID, field+":")], first[strings.TrimPrefix(b.ID, field+":")]
+			switch {
+			case ta.IsZero() && tb.IsZero():
+				return 0
+			case ta.IsZero():
+				return 1
+			case tb.IsZero():
+				return -1
+			}
+			return ta.Compare(tb)
+		})
 	}
 	if none != nil {
 		out = append(out, *none)

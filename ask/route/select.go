@@ -13,6 +13,9 @@ const (
 	FieldSourceType  = "source_type"
 	FieldMeetingType = "meeting_type"
 	FieldQuarter     = "quarter"
+	// FieldMonth is not a diversity field by default; it groups sources
+	// by month ("January 2026") for temporal groups by month.
+	FieldMonth = "month"
 )
 
 // Defaults of diversity-aware selection.

@@ -131,7 +131,7 @@ corpus, bad flags); 3 a partial answer (ANSWER.md lists what is missing);
 	fl.BoolVar(&o.Compare, "compare", false, "ask under the seed's six configurations (Control, SoT-Rotating, SoT-Primary, SoT-Debate, SoT-Groups, SoT-Groups+Debate) and print what each cost and found")
 	fl.StringVar(&o.Questions, "questions", "", "with --compare: a file of questions, one a line, to compare over (then every argument is a path)")
 	fl.BoolVar(&o.JSON, "json", false, "with --compare: print the comparison as JSON")
-	fl.StringVar(&o.Groups, "groups", "", "read the sources by group, one call a group: temporal (by quarter), source (by source type), thematic (by theme), or custom group names, comma-separated; used with ask.min_agents_for_group_decomposition (6) or more sources in 2 or more groups and a question that is not simple (default: ask.groups)")
+	fl.StringVar(&o.Groups, "groups", "", "read the sources by group, one call a group: temporal (by quarter; temporal:month by month), source (by source type), thematic (by theme), or custom group names, comma-separated; used with ask.min_agents_for_group_decomposition (6) or more sources in 2 or more groups and a question that is not simple (default: ask.groups)")
 	fl.StringArrayVar(&o.GroupDefs, "group", nil, `define a custom group and read by it: "NAME=KEY:VALUE[,VALUE][;KEY:VALUE]" with the keys tags, types, from, to (YYYY-MM-DD) and paths (globs from the project's top); repeatable`)
 	fl.IntVar(&o.MaxSources, "max-sources", 0, "the most sources to read (default: ask.max_sources, 10)")
 	fl.StringVar(&o.Strategy, "strategy", "", "how roles are given: uniform, rotating, adaptive or primary-only (default: ask.role_strategy)")

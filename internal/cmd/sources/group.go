@@ -24,7 +24,8 @@ func newGroupsCmd(f *cmdutil.Factory, o *Options, pre func()) *cobra.Command {
 		Long: `List the groups the indexed sources fall into, with their members and the
 perspective each group would be read from by sot ask --groups:
 
-  --by temporal    by quarter (from the metadata, else the source's date)
+  --by temporal    by quarter (from the metadata, else the source's date);
+                   temporal:month by month
   --by source      by source type
   --by thematic    by theme: the themes sot sources group --thematic named,
                    else the topic tags the sources share
@@ -64,7 +65,7 @@ took, primary ones first.`,
 			return Groups(c.Context(), o, name, append(custom, cfg.Ask.CustomGroups...))
 		},
 	}
-	cmd.Flags().StringVar(&by, "by", "", "temporal, source, thematic, or custom group names (default: ask.groups, else temporal)")
+	cmd.Flags().StringVar(&by, "by", "", "temporal, temporal:month, source, thematic, or custom group names (default: ask.groups, else temporal)")
 	cmd.Flags().StringArrayVar(&defs, "group", nil, `define a custom group: "NAME=KEY:VALUE[,VALUE][;KEY:VALUE]" with the keys tags, types, from, to (YYYY-MM-DD) and paths (globs from the project's top); repeatable`)
 	return cmd
 }
