@@ -1,0 +1,356 @@
+package graph
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sotlabs/sot/engine"
+)
+
+// Export formats.
+const (
+	FormatJSON     = "json"     // the canonical file (MarshalJSON)
+	FormatMermaid  = "mermaid"  // a Mermaid flowchart (.mmd)
+	FormatDOT      = "dot"      // Graphviz DOT
+	FormatMarkdown = "markdown" // the linearized narrative (Linearize)
+	FormatArgdown  = "argdown"  // Argdown, for argument-mapping tools
+)
+
+// Formats are the export formats, in the order help lists them.
+var Formats = []string{FormatJSON, FormatMermaid, FormatDOT, FormatMarkdown, FormatArgdown}
+
+// Export writes g in format (one of Formats) to w. An unknown format is an
+// *engine.UserError.
+func Export(w io.Writer, g *DebateDAG, format string) error {
+	var out []byte
+	switch format {
+	case FormatJSON:
+		b, err := g.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		out = b
+	case FormatMermaid:
+		out = []byte(Mermaid(g))
+	case FormatDOT:
+		out = []byte(DOT(g))
+	case FormatMarkdown:
+		out = []byte(Linearize(g))
+	case FormatArgdown:
+		out = []byte(Argdown(g))
+	default:
+		return &engine.UserError{Field: "format", Msg: fmt.Sprintf("%q is not an export format; use one of %s", format, strings.Join(Formats, ", "))}
+	}
+	_, err := w.Write(out)
+	return err
+}
+
+// Colours by node type: a fill and a darker stroke.
+var colours = map[NodeType][2]string{
+	Synthesis:     {"#b7e4c7", "#2d6a4f"},
+	Impasse:       {"#f4b6b6", "#9b2226"},
+	Lemma:         {"#bcd4f6", "#1d4e89"},
+	Question:      {"#ffe8a3", "#b08900"},
+	Exploration:   {"#dccdf2", "#5a3d8a"},
+	Clarification: {"#d9dee4", "#495057"},
+}
+
+// Edge colours in DOT.
+var edgeColours = map[EdgeType]string{
+	BranchesFrom: "#6c757d",
+	Contradicts:  "#c1121f",
+	Elaborates:   "#1d4e89",
+	Supports:     "#2d6a4f",
+	Requires:     "#7f5539",
+	AppliesTo:    "#5a3d8a",
+	Analogy:      "#b08900",
+}
+
+// label is a node's short label: its topic cut at max characters.
+func label(n *ArgumentNode, max int) string {
+	s := oneLine(n.Topic)
+	if s == "" {
+		s = n.ID
+	}
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)[:max]
+	cut := string(r)
+	if i := strings.LastIndexByte(cut, ' '); i > max/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:.") + "…"
+}
+
+// Mermaid draws the graph as a Mermaid flowchart, from the bottom up: a
+// node above the nodes that build on it. Nodes are n1, n2, ... in the
+// order they were added, each labelled with its type and topic and
+// coloured by type (a classDef per type); edges are labelled with their
+// type, a contradiction drawn dotted. Quotes, angle brackets, ampersands
+// and # in labels are written as Mermaid's entity codes.
+func Mermaid(g *DebateDAG) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%%%% sot argument graph: %s, %s\nflowchart BT\n", count(len(g.Nodes), "node"), count(len(g.Edges), "edge"))
+	ids := map[string]string{}
+	for i, n := range g.Nodes {
+		ids[n.ID] = fmt.Sprintf("n%d", i+1)
+	}
+	for _, p := range g.Passages() {
+		fmt.Fprintf(&b, "  subgraph %s[\"%s\"]\n", mermaidID(p.ID), mermaidText(passageName(p)))
+		for _, n := range g.Nodes {
+			if n.Passage.ID == p.ID {
+				fmt.Fprintf(&b, "    %s[\"%s<br/>%s\"]:::%s\n", ids[n.ID], n.Type, mermaidText(label(n, 60)), n.Type)
+			}
+		}
+		b.WriteString("  end\n")
+	}
+	for _, e := range g.sortedEdges() {
+		arrow := "-->"
+		if e.Type == Contradicts {
+			arrow = "-.->"
+		}
+		fmt.Fprintf(&b, "  %s %s|%s| %s\n", ids[e.From], arrow, e.Type.Verb(), ids[e.To])
+	}
+	for _, t := range NodeTypes {
+		c := colours[t]
+		fmt.Fprintf(&b, "  classDef %s fill:%s,stroke:%s,color:#111\n", t, c[0], c[1])
+	}
+	return b.String()
+}
+
+// mermaidID is a subgraph id: letters, digits and underscores.
+func mermaidID(s string) string {
+	return "p_" + strings.ReplaceAll(slugify(s), "-", "_")
+}
+
+// mermaidText escapes text for a quoted Mermaid label.
+func mermaidText(s string) string {
+	var b strings.Builder
+	for _, r := range oneLine(s) {
+		switch r {
+		case '"':
+			b.WriteString("#quot;")
+		case '#':
+			b.WriteString("#35;")
+		case '<':
+			b.WriteString("#lt;")
+		case '>':
+			b.WriteString("#gt;")
+		case '&':
+			b.WriteString("#amp;")
+		case '`':
+			b.WriteString("#96;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func passageName(p Passage) string {
+	if p.Title != "" {
+		return p.Title
+	}
+	return p.ID
+}
+
+// DOT writes the graph in Graphviz's DOT language, from the bottom up:
+// nodes by their ids, boxed and filled with their type's colour, grouped
+// in a cluster per passage; edges labelled and coloured by type, a
+// branch's edge dashed and a contradiction bold. A legend cluster shows
+// the colours. Every id and label is a quoted string, escaped.
+func DOT(g *DebateDAG) string {
+	var b strings.Builder
+	b.WriteString("digraph \"argument graph\" {\n")
+	b.WriteString("  graph [rankdir=BT, fontname=\"Helvetica\", labelloc=t, label=" + dotString(fmt.Sprintf("Argument graph: %s, %s", count(len(g.Nodes), "node"), count(len(g.Edges), "edge"))) + "];\n")
+	b.WriteString("  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=11];\n")
+	b.WriteString("  edge [fontname=\"Helvetica\", fontsize=9];\n")
+	for i, p := range g.Passages() {
+		fmt.Fprintf(&b, "  subgraph \"cluster_%d\" {\n    label=%s;\n    style=dashed;\n    color=\"#adb5bd\";\n", i+1, dotString(passageName(p)))
+		for _, n := range g.Nodes {
+			if n.Passage.ID != p.ID {
+				continue
+			}
+			c := colours[n.Type]
+			fmt.Fprintf(&b, "    %s [label=%s, fillcolor=%s, color=%s, tooltip=%s];\n",
+				dotString(n.ID), dotString(string(n.Type)+"\n"+wrap(label(n, 90), 30)), dotString(c[0]), dotString(c[1]), dotString(oneLine(n.Summary)))
+		}
+		b.WriteString("  }\n")
+	}
+	for _, e := range g.sortedEdges() {
+		attrs := fmt.Sprintf("label=%s, color=%s, fontcolor=%s", dotString(e.Type.Verb()), dotString(edgeColours[e.Type]), dotString(edgeColours[e.Type]))
+		switch e.Type {
+		case BranchesFrom:
+			attrs += ", style=dashed"
+		case Contradicts:
+			attrs += ", style=bold"
+		}
+		if e.Description != "" {
+			attrs += ", tooltip=" + dotString(fmt.Sprintf("%s (%.2f)", oneLine(e.Description), e.Confidence))
+		}
+		fmt.Fprintf(&b, "  %s -> %s [%s];\n", dotString(e.From), dotString(e.To), attrs)
+	}
+	b.WriteString("  subgraph \"cluster_legend\" {\n    label=\"node types\";\n    style=solid;\n    color=\"#adb5bd\";\n")
+	for i, t := range NodeTypes {
+		c := colours[t]
+		fmt.Fprintf(&b, "    \"legend_%d\" [label=%s, fillcolor=%s, color=%s];\n", i+1, dotString(string(t)), dotString(c[0]), dotString(c[1]))
+	}
+	for i := 1; i < len(NodeTypes); i++ { // from the bottom up: the first type on top
+		fmt.Fprintf(&b, "    \"legend_%d\" -> \"legend_%d\" [style=invis];\n", i+1, i)
+	}
+	b.WriteString("  }\n}\n")
+	return b.String()
+}
+
+// dotString quotes s as a DOT string: backslashes and quotes escaped, a
+// line break as DOT's centred line break, other control characters
+// dropped.
+func dotString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029:
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// wrap breaks s into lines of about width characters at spaces.
+func wrap(s string, width int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Argdown writes the graph in Argdown (argdown.org): a section for each
+// passage, and in it a subsection for each branch, with one statement per
+// node, titled by its topic, holding its resolution and tagged with its
+// type and theme tags. Relations Argdown has are written as such under the
+// statement of the later node: supports as +>, contradicts as ><.
+// Relations Argdown has no notation for (elaborates, requires, applies to,
+// analogy) are comments under the statement, as is each description;
+// branches are the subsections. Titles are made unique, and the characters
+// Argdown reads as syntax inside text are replaced.
+func Argdown(g *DebateDAG) string {
+	titles := argdownTitles(g)
+	var b strings.Builder
+	b.WriteString("===\ntitle: Argument graph\n===\n\n")
+	fmt.Fprintf(&b, "// sot argument graph: %s from %s, %s.\n", count(len(g.Nodes), "node"), count(len(g.Passages()), "passage"), count(len(g.Edges), "edge"))
+	b.WriteString("// Relations Argdown has no notation for are comments under the later node.\n")
+	edges := g.sortedEdges()
+	statement := func(n *ArgumentNode) {
+		tags := []string{argdownTag(string(n.Type))}
+		for _, t := range n.Tags {
+			tags = append(tags, argdownTag(t))
+		}
+		text := argdownText(n.Resolution)
+		if text == "" {
+			text = argdownText(n.Summary)
+		}
+		fmt.Fprintf(&b, "\n[%s]: %s %s\n", titles[n.ID], text, strings.Join(tags, " "))
+		for _, e := range edges {
+			if e.From != n.ID || e.Type == BranchesFrom {
+				continue
+			}
+			to := titles[e.To]
+			switch e.Type {
+			case Supports:
+				fmt.Fprintf(&b, "  +> [%s]\n", to)
+			case Contradicts:
+				fmt.Fprintf(&b, "  >< [%s]\n", to)
+			default:
+				fmt.Fprintf(&b, "  // %s %s [%s]\n", argdownComment(n.ID), e.Type.Verb(), argdownComment(to))
+			}
+			if e.Description != "" {
+				fmt.Fprintf(&b, "  // %s (confidence %.2f)\n", argdownComment(e.Description), e.Confidence)
+			}
+		}
+	}
+	for _, p := range g.Passages() {
+		fmt.Fprintf(&b, "\n# Passage: %s\n", argdownText(passageName(p)))
+		for _, n := range g.Order() {
+			if n.Passage.ID == p.ID && !n.IsBranch() {
+				statement(n)
+			}
+		}
+		for _, n := range g.Order() {
+			if n.Passage.ID == p.ID && n.IsBranch() {
+				fmt.Fprintf(&b, "\n## Branch: %s\n", argdownText(n.Branch))
+				statement(n)
+			}
+		}
+	}
+	return b.String()
+}
+
+// argdownTitles gives each node a statement title: its topic, cut short,
+// with brackets (which would end the title) made parentheses, and a
+// number added when two come out the same (Argdown would take them for
+// one statement).
+func argdownTitles(g *DebateDAG) map[string]string {
+	out := map[string]string{}
+	used := map[string]bool{}
+	brackets := strings.NewReplacer("[", "(", "]", ")")
+	for _, n := range g.Nodes {
+		base := strings.TrimSpace(brackets.Replace(label(n, 70)))
+		t := base
+		for k := 2; used[strings.ToLower(t)]; k++ {
+			t = fmt.Sprintf("%s (%d)", base, k)
+		}
+		used[strings.ToLower(t)] = true
+		out[n.ID] = t
+	}
+	return out
+}
+
+// argdownText makes untrusted text one line that Argdown reads as plain
+// text: every character that Argdown syntax starts with (references,
+// tags, mentions, emphasis, comments, inline data) is escaped with a
+// backslash.
+func argdownText(s string) string {
+	var b strings.Builder
+	for _, r := range oneLine(s) {
+		if strings.ContainsRune(`\[]<>#*_/@{}`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// argdownComment makes text safe inside a // comment: one line.
+func argdownComment(s string) string { return strings.ReplaceAll(oneLine(s), "*/", "* /") }
+
+// argdownTag is a tag in Argdown's bracketed form.
+func argdownTag(t string) string {
+	t = strings.NewReplacer("(", "", ")", "", "#", "").Replace(oneLine(t))
+	return "#(" + t + ")"
+}
