@@ -127,9 +127,12 @@ func RelevantContext(ctx context.Context, g *DebateDAG, passage string, o Contex
 		return nil, fmt.Errorf("graph: retrieval: %w", err)
 	}
 
-	// Take the hits in rank order while the narrative of those taken fits.
+	// Take the hits in rank order while the narrative of those taken fits;
+	// a node too large for what is left is passed over for the next, up
+	// to maxMisses of them in a row.
 	keep := map[string]bool{}
 	text := ""
+	misses := 0
 	for _, h := range hits {
 		id := h.Doc.ID
 		if g.Node(id) == nil {
@@ -139,8 +142,12 @@ func RelevantContext(ctx context.Context, g *DebateDAG, passage string, o Contex
 		t := render(g, keep, retrievalIntro(len(g.Nodes), len(keep)))
 		if !tokens.Within(budget, t) {
 			delete(keep, id)
+			if misses++; misses == maxMisses {
+				break
+			}
 			continue
 		}
+		misses = 0
 		text = t
 	}
 	if len(keep) == 0 {
@@ -158,6 +165,10 @@ func RelevantContext(ctx context.Context, g *DebateDAG, passage string, o Contex
 	c.Omitted = len(g.Nodes) - len(c.Nodes)
 	return c, nil
 }
+
+// maxMisses is how many nodes in a row retrieval passes over, as too
+// large for the budget left, before it stops looking.
+const maxMisses = 16
 
 func retrievalIntro(total, kept int) string {
 	return fmt.Sprintf("The graph holds %s, too many to give in full. Below are the %d most relevant to this passage, in the graph's order; %d are left out.",

@@ -87,3 +87,13 @@ func (c *countingExecutor) steps() int {
 	defer c.mu.Unlock()
 	return c.n
 }
+
+// Calls bounds the calls AddDebate makes for a debate of n nodes, for a
+// plan's estimate: typical is one classification a node and
+// MaxCandidates judgements a node (fewer when fewer earlier nodes are
+// related); bound counts each of them asked twice, as an answer that does
+// not fit is.
+func Calls(n int, o Options) (typical, bound int) {
+	typical = n + n*o.maxCandidates()
+	return typical, 2 * typical
+}

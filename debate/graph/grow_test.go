@@ -49,6 +49,9 @@ func TestAddDebate(t *testing.T) {
 	if len(rep.Edges.Added) != len(rep.Pairs) || saves != 3 {
 		t.Errorf("%d edges added, %d saves", len(rep.Edges.Added), saves)
 	}
+	if typical, bound := Calls(2, testOptions()); rep.ClassifyCalls+rep.JudgeCalls != typical || bound != 2*typical {
+		t.Errorf("Calls(2) = %d, %d; the run made %d", typical, bound, rep.ClassifyCalls+rep.JudgeCalls)
+	}
 	if srv.Count() != 6+2+len(rep.Pairs) {
 		t.Errorf("%d requests", srv.Count())
 	}
