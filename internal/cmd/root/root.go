@@ -15,6 +15,7 @@ import (
 	"github.com/sotlabs/sot/internal/cmd/configcmd"
 	"github.com/sotlabs/sot/internal/cmd/conflicts"
 	"github.com/sotlabs/sot/internal/cmd/doctor"
+	"github.com/sotlabs/sot/internal/cmd/graphcmd"
 	"github.com/sotlabs/sot/internal/cmd/moderate"
 	"github.com/sotlabs/sot/internal/cmd/personas"
 	"github.com/sotlabs/sot/internal/cmd/promptcmd"
@@ -91,6 +92,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 		trust.NewCmd(f),
 		runs.NewCmd(f),
 		conflicts.NewCmd(f),
+		graphcmd.NewCmd(f),
 	)
 	return cmd
 }
