@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/sotlabs/sot/ask/corpus"
-	"github.com/sotlabs/sot/ask/index"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/index"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/middleware"

@@ -3,7 +3,7 @@
 //
 // The pipeline follows northstar's Societies of Thought (seed 000) in
 // map-debate-reduce form. Classification, retrieval, diversity-aware
-// selection and role assignment run locally (ask/route, ask/index). Then
+// selection and role assignment run locally (ask/route, index). Then
 // three dependent steps call models, every call through an
 // engine.Executor: MAP reads each chosen source (or part of one) from its
 // role's perspective, all at once; DEBATE, for analytical and comparative

@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/ask/corpus"
-	"github.com/sotlabs/sot/ask/index"
 	"github.com/sotlabs/sot/ask/route"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/index"
 )
 
 // GroupsOf groups indexed sources as --groups would, each group with the

@@ -11,11 +11,11 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/ask/corpus"
-	"github.com/sotlabs/sot/ask/index"
 	"github.com/sotlabs/sot/ask/route"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/index"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/llm"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/sotlabs/sot/ask/index"
+	"github.com/sotlabs/sot/index"
 	"github.com/sotlabs/sot/internal/tokens"
 )
 

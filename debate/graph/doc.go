@@ -25,7 +25,7 @@
 // order, with working links between its sections. RelevantContext gives a
 // new passage's debaters all of it while it fits a token budget, and past
 // the budget the nodes most relevant to the passage by BM25 (the embedded
-// SQLite index of sot ask, package ask/index), saying how many it left
+// SQLite index sot ask uses, package index), saying how many it left
 // out. Export writes the graph as canonical JSON (the file format, which
 // Load and Save read and write atomically, never through a symlink),
 // Mermaid, Graphviz DOT, the linearized Markdown, or Argdown.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/ask/corpus"
-	"github.com/sotlabs/sot/ask/index"
+	"github.com/sotlabs/sot/index"
 	"github.com/sotlabs/sot/internal/cmdutil"
 	"github.com/sotlabs/sot/internal/project"
 )

@@ -15,7 +15,7 @@ import (
 
 	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/ask/corpus"
-	"github.com/sotlabs/sot/ask/index"
+	"github.com/sotlabs/sot/index"
 	"github.com/sotlabs/sot/internal/cmdutil"
 )
 

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/sotlabs/sot/ask/index"
+	"github.com/sotlabs/sot/index"
 )
 
 func Example() {

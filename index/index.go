@@ -1,4 +1,5 @@
-// Package index keeps the knowledge sources of sot ask in an embedded SQLite
+// Package index keeps documents (the knowledge sources of sot ask, the
+// argument nodes of sot debate --graph) in an embedded SQLite
 // database with a full-text index.
 //
 // One file holds every source's text, metadata and analysis, and an FTS5
