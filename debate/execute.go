@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -23,12 +25,18 @@ const (
 
 var layout = run.Layout{
 	Owns:    owns,
-	Outputs: []string{JSONFile, EnsembleFile},
+	Outputs: []string{JSONFile, EnsembleFile, LogFile, ReportFile},
 	Field:   "--output-dir",
 }
 
+var branchFile = regexp.MustCompile(`^branch-[0-9]+\.md$`)
+
 func owns(name string) bool {
-	return name == JSONFile || name == EnsembleFile
+	switch name {
+	case JSONFile, EnsembleFile, LogFile, ReportFile:
+		return true
+	}
+	return branchFile.MatchString(name)
 }
 
 // record is the debate's part of its run's record (run.json).
@@ -62,7 +70,7 @@ type Outcome struct {
 type PartialError struct{ Missing int }
 
 func (e *PartialError) Error() string {
-	return fmt.Sprintf("the debate is partial: %d part(s) missing (see %s)", e.Missing, JSONFile)
+	return fmt.Sprintf("the debate is partial: %d part(s) missing (see %s)", e.Missing, LogFile)
 }
 
 // FailedError: no turn of the main debate came back, so there is no
@@ -253,6 +261,31 @@ func (p *Plan) write(d *run.Dir, r *Result, created time.Time) ([]string, error)
 		files = append(files, filepath.Join(p.OutputDir, name))
 		return nil
 	}
+	text := func(name, s string) error {
+		if err := d.WriteFile(name, []byte(s), 0o644); err != nil {
+			return err
+		}
+		files = append(files, filepath.Join(p.OutputDir, name))
+		return nil
+	}
+	if err := text(LogFile, r.DialecticLog()); err != nil {
+		return nil, err
+	}
+	if err := text(ReportFile, r.ObserverReport()); err != nil {
+		return nil, err
+	}
+	for _, br := range r.Branches {
+		if err := text(BranchFile(br.N), r.BranchMarkdown(br)); err != nil {
+			return nil, err
+		}
+	}
+	// Branch files of an earlier invocation of this run that made more
+	// branches describe nothing now.
+	for n := len(r.Branches) + 1; n <= MaxObservers; n++ {
+		if err := d.Remove(BranchFile(n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
 	if err := put(JSONFile, r); err != nil {
 		return nil, err
 	}
@@ -270,7 +303,10 @@ func (p *Plan) write(d *run.Dir, r *Result, created time.Time) ([]string, error)
 // what they cost when they were made.
 func usage(st *stack.Stack, start, now time.Time, steps int) Usage {
 	sp := st.Spent()
-	return Usage{Calls: sp.Calls, NewCalls: sp.NewCalls, Replayed: sp.Replayed, CacheHits: sp.CacheHits, CostUSD: sp.Cost, NewCostUSD: sp.NewCost,
+	// Costs are summed as calls finish, in any order: rounded to a
+	// millionth of a dollar, the figure is the same on every run.
+	dollars := func(f float64) float64 { return math.Round(f*1e6) / 1e6 }
+	return Usage{Calls: sp.Calls, NewCalls: sp.NewCalls, Replayed: sp.Replayed, CacheHits: sp.CacheHits, CostUSD: dollars(sp.Cost), NewCostUSD: dollars(sp.NewCost),
 		InputTokens: sp.Usage.InputTokens, CachedInputTokens: sp.Usage.CachedInputTokens, OutputTokens: sp.Usage.OutputTokens,
 		Steps: steps, WallMS: now.Sub(start).Milliseconds()}
 }

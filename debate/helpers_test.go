@@ -65,6 +65,11 @@ func whereOf(rec *llmtest.Recorded) string {
 			return q.Where
 		}
 	}
+	for q, where := range generatedWhere {
+		if strings.Contains(rec.LastUser(), q) {
+			return where
+		}
+	}
 	return "branch ?"
 }
 
@@ -76,6 +81,14 @@ var branchQuestions = []struct{ Observer, Question, Where string }{
 	{"The Materialist Historian", "Who did the labor the speaker put away, and what did such leisure cost a woman in Amherst around 1860?", "branch 2"},
 	{"The Pragmatist Engineer", "Which observable detail of the drive would show whether Death acts as a suitor or as a hired coachman?", "branch 3"},
 	{"", "Does Immortality ride as a chaperone, a passenger or a promise, and what changes in the poem with each?", "branch 1"},
+}
+
+// generatedWhere are the branches the generated observers' questions
+// become (see generatedQuestions).
+var generatedWhere = map[string]string{
+	"What does the dash after each stanza withhold that the debaters fill in?": "branch 1",
+	"Why does the road pass the school before the fields and the setting sun?": "branch 2",
+	"Who kept house and paid for the hours while the speaker rode with Death?": "branch 3",
 }
 
 // questionReply is an observer's scripted branch question (name "" for
@@ -107,6 +120,11 @@ func responder(rec *llmtest.Recorded) llmtest.Reply {
 		for _, q := range branchQuestions {
 			if strings.Contains(user, q.Question) {
 				where = q.Where
+			}
+		}
+		for q, w := range generatedWhere {
+			if strings.Contains(user, q) {
+				where = w
 			}
 		}
 		return llmtest.Reply{JSON: map[string]any{"perspectives": []any{"The Literalist holds to the ride (" + where + ")."}, "resolved": []any{"The pace is slow."},
