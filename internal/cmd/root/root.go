@@ -14,6 +14,7 @@ import (
 	"github.com/sotlabs/sot/internal/cmd/askcmd"
 	"github.com/sotlabs/sot/internal/cmd/configcmd"
 	"github.com/sotlabs/sot/internal/cmd/conflicts"
+	"github.com/sotlabs/sot/internal/cmd/debatecmd"
 	"github.com/sotlabs/sot/internal/cmd/doctor"
 	"github.com/sotlabs/sot/internal/cmd/graphcmd"
 	"github.com/sotlabs/sot/internal/cmd/moderate"
@@ -87,6 +88,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 		promptcmd.NewCmd(f),
 		reviewcmd.NewCmd(f),
 		askcmd.NewCmd(f),
+		debatecmd.NewCmd(f),
 		sources.NewCmd(f),
 		moderate.NewCmd(f),
 		trust.NewCmd(f),
