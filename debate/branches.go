@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/sotlabs/sot/engine"
@@ -240,6 +241,4 @@ func (pr *protocol) failBranch(b *Branch, step string, err error) {
 	pr.missing(fmt.Sprintf("branch %d", b.N), fmt.Sprintf("the %s of branch %d (%s)", step, b.N, b.Question.Question), err)
 }
 
-func round3(f float64) float64 {
-	return float64(int(f*1000+0.5)) / 1000
-}
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

@@ -55,11 +55,12 @@ type ObserverPair struct {
 // the mean distance between word sets of the same sizes drawn at random
 // (by frequency) from the words of the passage and the main debate: two
 // questions that only echo what the debate talks about score near it,
-// however high it is. Distinctness scales the gap to the room above the
-// baseline: (Observed - Baseline) / (1 - Baseline), 0 for questions no
-// more different than chance draws from the debate's own words, 1 for
-// questions that share no word, below 0 for questions that repeat one
-// another.
+// however high it is. Distinctness scales the gap to the room on its side
+// of the baseline, from -1 to 1: above it, (Observed - Baseline) / (1 -
+// Baseline), 1 for questions that share no word; below it, (Observed -
+// Baseline) / Baseline, -1 for questions that are the same words; 0 for
+// questions no more different than chance draws from the debate's own
+// words.
 type QuestionDiversity struct {
 	Observed     float64        `json:"observed_distance"`
 	Baseline     float64        `json:"baseline_distance"`
@@ -189,8 +190,11 @@ func questionDiversity(questions []string, corpus string, seed int64) *QuestionD
 		}
 	}
 	qd.Observed, qd.Baseline = stats(obs).Avg, stats(base).Avg
-	if qd.Baseline < 1 {
+	switch {
+	case qd.Observed >= qd.Baseline && qd.Baseline < 1:
 		qd.Distinctness = round3((qd.Observed - qd.Baseline) / (1 - qd.Baseline))
+	case qd.Observed < qd.Baseline:
+		qd.Distinctness = round3((qd.Observed - qd.Baseline) / qd.Baseline)
 	}
 	return qd
 }

@@ -43,6 +43,12 @@ func TestDiversityTellsEnsemblesApart(t *testing.T) {
 	if qg.Distinctness-qb.Distinctness < 0.4 || qb.Distinctness > 0.3 || qg.Distinctness < 0.7 {
 		t.Errorf("question distinctness: bad %.3f, good %.3f; want the good ensemble well above the bad one", qb.Distinctness, qg.Distinctness)
 	}
+	if qb.Distinctness < -1 || qg.Distinctness > 1 {
+		t.Errorf("distinctness out of [-1, 1]: %.3f, %.3f", qb.Distinctness, qg.Distinctness)
+	}
+	if same := questionDiversity([]string{badQ[0], badQ[0]}, corpus, 7); same.Distinctness != -1 {
+		t.Errorf("the same question twice: distinctness %.3f, want -1", same.Distinctness)
+	}
 	if qb.Observed >= qb.Baseline+0.1 {
 		t.Errorf("the bad ensemble's questions (%.3f) should sit near or below the baseline (%.3f)", qb.Observed, qb.Baseline)
 	}

@@ -61,7 +61,7 @@ type DiversityAnalysis struct {
 var measures = map[string]string{
 	"diversity_analysis": "seed 003's measure: Jaccard distance between the word sets of two observers' bias and focus (split at white space, nothing dropped); diversity_score is its average. Short descriptions share few words, so it sits near 0.9 for any ensemble and cannot tell a good one from a bad one.",
 	"content_diversity":  "Jaccard distance between the stemmed content words (stop words dropped) of two observers' bias and focus: observers sharing their key terms score low. A generated observer closer than the floor to an earlier one is generated again.",
-	"question_diversity": "Jaccard distance between the stemmed content words of the observers' branch questions (observed), against the distance between word sets of the same sizes drawn at random from the passage and the main debate (baseline). distinctness = (observed - baseline) / (1 - baseline): about 0 when the questions differ no more than chance draws from the debate's own words, 1 when they share no word, below 0 when they repeat one another.",
+	"question_diversity": "Jaccard distance between the stemmed content words of the observers' branch questions (observed), against the distance between word sets of the same sizes drawn at random from the passage and the main debate (baseline). distinctness runs from -1 (the questions are the same words) through 0 (they differ no more than chance draws from the debate's own words) to 1 (they share no word): (observed - baseline) / (1 - baseline) above the baseline, (observed - baseline) / baseline below it.",
 }
 
 // ensembleOf is the ensemble of observers with their diversity.

@@ -98,6 +98,9 @@ func count(r *llm.Request) int {
 func (p *Plan) planned() []planned {
 	c := newComposer(p)
 	shared := tokens.Count(c.passage)
+	if p.noPrefix {
+		shared = 0 // no prompt cache to read it from
+	}
 	var out []planned
 	turn := embedded{typicalTurnTokens, maxTurnTokens}
 	nd := len(p.Debaters)

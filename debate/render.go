@@ -305,7 +305,7 @@ func (r *Result) diversityMarkdown(b *strings.Builder, d *Diversity) {
 	fmt.Fprintf(b, "| Content-word distance (bias + focus) | %.3f | %.3f | %.3f | %s |\n", d.Content.Avg, d.Content.Min, d.Content.Max, cell(measures["content_diversity"]))
 	if q := d.Questions; q != nil {
 		fmt.Fprintf(b, "| Branch questions against the baseline | %.3f (baseline %.3f) | | | %s |\n", q.Observed, q.Baseline, cell(measures["question_diversity"]))
-		fmt.Fprintf(b, "\nThe observers' questions are %.3f apart on average, where random word sets of the same sizes from the passage and the main debate are %.3f apart: a distinctness of %.3f (0: no more different than chance; 1: no word shared; below 0: the questions repeat one another).\n", q.Observed, q.Baseline, q.Distinctness)
+		fmt.Fprintf(b, "\nThe observers' questions are %.3f apart on average, where random word sets of the same sizes from the passage and the main debate are %.3f apart: a distinctness of %.3f (from -1, the same words, through 0, no more different than chance, to 1, no word shared).\n", q.Observed, q.Baseline, q.Distinctness)
 	}
 	b.WriteString("\n### Pairs of Observers\n\n| Observer | Observer | Seed Jaccard | Content words |\n| --- | --- | --- | --- |\n")
 	for _, p := range d.Pairs {
