@@ -38,6 +38,9 @@ type Config struct {
 	Cache   Cache    `yaml:"cache" json:"cache"`
 	// Ask configures sot ask.
 	Ask Ask `yaml:"ask" json:"ask"`
+	// Debate configures sot debate: temperatures by kind of call and the
+	// thresholds of its observers and branch questions.
+	Debate Debate `yaml:"debate" json:"debate"`
 }
 
 // Ask configures sot ask: the corpus it reads and the steps of its society
@@ -163,6 +166,7 @@ func Defaults() Config {
 		Ask: Ask{MaxSources: 10, EnableSoT: true, ConflictDetection: true, DebatePhase: true, DiversitySelection: true,
 			RoleStrategy: "rotating", MinAgentsForSoT: 2, IncludePerspectiveInResponse: true, ConflictThreshold: 0.6,
 			MinAgentsForGroupDecomposition: 6},
+		Debate: DefaultDebate(),
 	}
 }
 
@@ -301,6 +305,10 @@ func (c *Config) Validate(src Sources) error {
 		if strings.HasPrefix(err.Error(), "ask.custom_groups") {
 			key = "ask.custom_groups"
 		}
+		return fmt.Errorf("%w (from %s)", err, src.Of(key))
+	}
+	if err := c.Debate.Validate(); err != nil {
+		key, _, _ := strings.Cut(err.Error(), ":")
 		return fmt.Errorf("%w (from %s)", err, src.Of(key))
 	}
 	if c.Ask.MinAgentsForGroupDecomposition < 2 {

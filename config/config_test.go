@@ -352,3 +352,29 @@ func TestUntrustedProjectCustomGroups(t *testing.T) {
 		t.Errorf("ask = %+v", cfg.Ask)
 	}
 }
+
+// The debate settings default to the seed's temperatures; a value out of
+// range is refused with its key; an untrusted project may lower the
+// observer regenerations (fewer calls) but not raise them.
+func TestDebateSettings(t *testing.T) {
+	d := Defaults()
+	if d.Debate.Temperatures.Turn != 0.7 || d.Debate.Temperatures.Generation != 0.85 || d.Debate.Regenerations != 2 {
+		t.Errorf("defaults %+v", d.Debate)
+	}
+	c := Defaults()
+	c.Debate.Temperatures.Merge = 3
+	if err := c.Validate(Sources{}); err == nil || !strings.Contains(err.Error(), "debate.temperatures.merge") {
+		t.Errorf("Validate = %v", err)
+	}
+	cfg, _, err := fixture{project: "debate:\n  regenerations: 9\n  temperatures:\n    turn: 0.9\n"}.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Debate.Regenerations != 2 || cfg.Debate.Temperatures.Turn != 0.9 {
+		t.Errorf("untrusted project: %+v", cfg.Debate)
+	}
+	cfg, _, err = fixture{project: "debate:\n  regenerations: 1\n"}.load(t)
+	if err != nil || cfg.Debate.Regenerations != 1 {
+		t.Errorf("a lower regenerations: %+v, %v", cfg.Debate, err)
+	}
+}

@@ -203,6 +203,13 @@ func scopeProject(file, top string, data []byte, flat map[string]any, base *Conf
 					continue
 				}
 			}
+		case "debate":
+			// Regenerated observers are more calls: the project may allow
+			// fewer.
+			if strings.Join(parts[1:], ".") == "regenerations" && !tighterCount(v, base.Debate.Regenerations) {
+				drop(k, whyLimit)
+				continue
+			}
 		case "prices":
 			if len(parts) >= 3 {
 				if prices[parts[1]] == nil {

@@ -175,7 +175,7 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	if strings.TrimSpace(o.Passage.Text) == "" {
 		return nil, &engine.UserError{Field: "passage", Msg: "give a passage: sot debate PASSAGE_FILE, - for standard input, or --passage TEXT", Err: errNoPassage}
 	}
-	settings := o.Settings.withDefaults()
+	settings := o.Settings.WithDefaults()
 	if err := settings.Validate(); err != nil {
 		return nil, engine.AsUserError(err)
 	}
