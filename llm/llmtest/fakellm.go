@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -130,11 +131,18 @@ func fill(s string, sum uint64) string {
 	}
 	s = strings.ReplaceAll(s, "{{hash}}", fmt.Sprintf("%08x", uint32(sum)))
 	if strings.Contains(s, "{{words}}") {
+		// Six distinct words, drawn by a splitmix64 sequence seeded with
+		// the input's hash.
 		var w []string
 		x := sum
-		for range 6 {
-			w = append(w, fakeWords[x%uint64(len(fakeWords))])
-			x = x/uint64(len(fakeWords)) ^ (x << 7) ^ 0x9e3779b97f4a7c15
+		for len(w) < 6 {
+			x += 0x9e3779b97f4a7c15
+			z := (x ^ x>>30) * 0xbf58476d1ce4e5b9
+			z = (z ^ z>>27) * 0x94d049bb133111eb
+			z ^= z >> 31
+			if word := fakeWords[z%uint64(len(fakeWords))]; !slices.Contains(w, word) {
+				w = append(w, word)
+			}
 		}
 		s = strings.ReplaceAll(s, "{{words}}", strings.Join(w, " "))
 	}
