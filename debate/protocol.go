@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sotlabs/sot/engine"
@@ -13,17 +14,21 @@ import (
 )
 
 // protocol runs a debate's steps through an Executor. It starts no
-// goroutine, reads no clock and asks nobody: each step is one Execute
-// over the calls that are due, and the calls no later call waits for
-// (riders) go along with the next step instead of taking one of their own.
+// goroutine of its own, reads no clock and asks nobody: each step is one
+// Execute over the calls that are due. The calls no later call reads (the
+// summaries, riders) start with the next step instead of taking one of
+// their own, detached from it (engine.Detach) so that they never hold it
+// back; the observer chain's next link rides in the step's Execute.
 type protocol struct {
 	x     engine.Executor
 	hooks engine.Hooks
 	c     *composer
 	res   *Result
 
-	// riders wait for the next step.
-	riders []rider
+	// riders wait for the next step; detached are the riders under way
+	// that no step waits for.
+	riders   []rider
+	detached []detached
 	// chain generates the observers (generate:N): its next link rides in
 	// every step until it is done.
 	chain *chain
@@ -31,68 +36,98 @@ type protocol struct {
 	stopped error
 }
 
-// rider is a call that nothing waits for: it rides in the next step, and
-// done takes its result.
+// rider is a call that goes along with the next step, and done takes its
+// result. A detached rider (a summary, which no later call reads) starts
+// with the step but the step does not wait for it: it finishes beside the
+// steps after, and flush collects it. The observer chain's next link is
+// waited for, as later steps read it.
 type rider struct {
-	task *engine.Task
-	done func(engine.Result)
+	task   *engine.Task
+	done   func(engine.Result)
+	detach bool
 }
 
-// ride queues a call to go along with the next step.
+// detached are riders under way that no step waits for.
+type detached struct {
+	run    *engine.Detached
+	riders []rider
+}
+
+// ride queues a summary to start with the next step, detached from it.
 func (pr *protocol) ride(t *engine.Task, done func(engine.Result)) {
 	t.Support = true
-	pr.riders = append(pr.riders, rider{t, done})
+	pr.riders = append(pr.riders, rider{task: t, done: done, detach: true})
 }
 
-// step runs tasks, with every rider queued, in one Execute, and returns
-// the results of tasks in their order. what says what made the step due.
-// After a budget stopped the run, nothing is sent: every task and rider
-// fails with the budget's error.
+// step runs tasks, with every rider queued, and returns the results of
+// tasks in their order. what says what made the step due. The tasks and
+// the riders that are waited for go in one Execute; detached riders start
+// beside it. After a budget stopped the run, nothing is sent: every task
+// and rider fails with the budget's error.
 func (pr *protocol) step(ctx context.Context, what string, tasks []*engine.Task) []engine.Result {
 	if pr.chain != nil && pr.chain.ready() && len(tasks) > 0 {
-		pr.riders = append(pr.riders, rider{pr.chain.next(pr.c), func(r engine.Result) { pr.chain.take(pr, r) }})
+		pr.riders = append(pr.riders, rider{task: pr.chain.next(pr.c), done: func(r engine.Result) { pr.chain.take(pr, r) }})
 	}
 	riders := pr.riders
 	pr.riders = nil
-	all := make([]*engine.Task, 0, len(tasks)+len(riders))
-	all = append(all, tasks...)
-	for _, r := range riders {
-		all = append(all, r.task)
-	}
-	if len(all) == 0 {
+	if len(tasks)+len(riders) == 0 {
 		return nil
 	}
-	var results []engine.Result
+	all := slices.Clone(tasks)
+	var waited, off []rider
+	var offTasks []*engine.Task
+	for _, r := range riders {
+		if r.detach {
+			off, offTasks = append(off, r), append(offTasks, r.task)
+			continue
+		}
+		waited = append(waited, r)
+		all = append(all, r.task)
+	}
 	if pr.stopped != nil || ctx.Err() != nil {
 		err := pr.stopped
 		if err == nil {
 			err = ctx.Err()
 		}
-		results = make([]engine.Result, len(all))
-		for i, t := range all {
+		for _, r := range riders {
+			r.done(engine.Result{Task: r.task, Err: err})
+		}
+		results := make([]engine.Result, len(tasks))
+		for i, t := range tasks {
 			results[i] = engine.Result{Task: t, Err: err}
 		}
-	} else {
-		st := Step{N: len(pr.res.Steps) + 1, What: what}
-		for _, t := range tasks {
-			st.Calls = append(st.Calls, t.Request.Label)
-		}
-		for _, r := range riders {
-			st.Riders = append(st.Riders, r.task.Request.Label)
-		}
-		pr.res.Steps = append(pr.res.Steps, st)
-		pr.hooks.Progressf("step %d: %s", st.N, what)
-		results = pr.x.Execute(ctx, all)
-		for _, r := range results {
-			if r.Err != nil && errors.Is(r.Err, llm.ErrBudget) && pr.stopped == nil {
-				pr.stopped = r.Err
-			}
-		}
+		return results
 	}
-	for i, r := range riders {
+	st := Step{N: len(pr.res.Steps) + 1, What: what}
+	for _, t := range tasks {
+		st.Calls = append(st.Calls, t.Request.Label)
+	}
+	for _, r := range riders {
+		st.Riders = append(st.Riders, r.task.Request.Label)
+	}
+	pr.res.Steps = append(pr.res.Steps, st)
+	pr.hooks.Progressf("step %d: %s", st.N, what)
+	if len(off) > 0 {
+		pr.detached = append(pr.detached, detached{run: engine.Detach(ctx, pr.x, offTasks), riders: off})
+	}
+	var results []engine.Result
+	if len(all) > 0 {
+		results = pr.x.Execute(ctx, all)
+	}
+	for _, r := range results {
+		pr.budget(r)
+	}
+	for i, r := range waited {
 		r.done(results[len(tasks)+i])
 	}
 	return results[:len(tasks)]
+}
+
+// budget notes a call the budget refused: no step runs after it.
+func (pr *protocol) budget(r engine.Result) {
+	if r.Err != nil && errors.Is(r.Err, llm.ErrBudget) && pr.stopped == nil {
+		pr.stopped = r.Err
+	}
 }
 
 // finishChain generates the observers still to come, a step each, with
@@ -105,12 +140,20 @@ func (pr *protocol) finishChain(ctx context.Context) {
 	}
 }
 
-// flush runs the riders still queued, in a step of their own: only at the
-// end of a run, when no other step is due.
+// flush starts the riders still queued, in a step of their own (only at
+// the end of a run, when no other step is due), then waits for every
+// detached rider and takes its result, in the order they started.
 func (pr *protocol) flush(ctx context.Context) {
 	if len(pr.riders) > 0 {
 		pr.step(ctx, "the summaries still due", nil)
 	}
+	for _, d := range pr.detached {
+		for i, r := range d.run.Wait() {
+			pr.budget(r)
+			d.riders[i].done(r)
+		}
+	}
+	pr.detached = nil
 }
 
 // missing records a part that could not be made.
