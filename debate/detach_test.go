@@ -2,6 +2,7 @@ package debate
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -90,4 +91,4 @@ func TestSummariesNeverHoldBackTheDebate(t *testing.T) {
 	}
 }
 
-func turnLabel(n int) string { return "debate/main/turn/" + string(rune('0'+n/10)) + string(rune('0'+n%10)) }
+func turnLabel(n int) string { return fmt.Sprintf("debate/main/turn/%02d", n) }

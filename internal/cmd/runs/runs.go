@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sotlabs/sot/ask"
+	"github.com/sotlabs/sot/debate"
 	"github.com/sotlabs/sot/internal/cmdutil"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/llm"
@@ -33,19 +34,21 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	o := &Options{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "List this project's runs (reviews and questions): date, kind, material, state, cost",
+		Short: "List this project's runs (reviews, questions, debates): date, kind, material, state, cost",
 		Long: `List the runs of the project: reviews in their default output
 directories (.sot/reviews/<run-id>) and PAW's (.paw/work/<id>/reviews), and
-questions asked with sot ask (.sot/answers/<run-id>), newest first,
-with when each started, what kind of review it was, what it reviewed, its
-state and what it cost.
+questions asked with sot ask (.sot/answers/<run-id>) and debates held with
+sot debate (.sot/debates/<run-id>), newest first, with when each started,
+what kind of run it was, what it read, its state, what it produced
+(findings of a review, sentences of an answer, branches of a debate) and
+what it cost.
 
 States: finished; partial (written, with parts missing); interrupted
 (stopped before the synthesis: the same command resumes it and pays only for
 the calls that had not finished); running (a process holds its lock); not
 yours (its run.json does not carry your signature, so it is never resumed).
 
---resume prints the sot review command that resumes each run (or re-renders
+--resume prints the command that resumes each run (or re-renders
 a finished one without a call), rebuilt from its record.`,
 		Example: `  sot runs
   sot runs --resume        # and the command that continues each run
@@ -84,6 +87,14 @@ func Run(o *Options) error {
 		list = append(list, review.RunInfo{ID: a.ID, Dir: a.Dir, Created: a.Created, Kind: "ask", Material: a.Question,
 			State: a.State, Calls: a.Calls, CostUSD: a.CostUSD, Findings: a.Sentences, Missing: a.Missing, Resume: a.Resume})
 	}
+	debates, err := debate.ListRuns(top, o.Prices)
+	if err != nil {
+		return err
+	}
+	for _, d := range debates {
+		list = append(list, review.RunInfo{ID: d.ID, Dir: d.Dir, Created: d.Created, Kind: "debate", Material: d.Passage,
+			State: d.State, Calls: d.Calls, CostUSD: d.CostUSD, Findings: d.Branches, Missing: d.Missing, Resume: d.Resume})
+	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Created.After(list[j].Created) })
 	if o.JSON {
 		enc := json.NewEncoder(o.IO.Out)
@@ -94,7 +105,7 @@ func Run(o *Options) error {
 		return enc.Encode(list)
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(o.IO.Out, "sot: no runs in %s yet; sot review and sot ask make them\n", top)
+		fmt.Fprintf(o.IO.Out, "sot: no runs in %s yet; sot review, sot ask and sot debate make them\n", top)
 		return nil
 	}
 	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
