@@ -42,6 +42,8 @@ type Display struct {
 	// firstWith names, for each error printed, the first call that failed
 	// with it, so that an error shared by many calls is printed once.
 	firstWith map[string]string
+	// plain: the calls' answers are not review findings (Plain).
+	plain bool
 }
 
 type group struct {
@@ -60,6 +62,15 @@ type callCount struct {
 // New returns a display writing to out; tty selects live redrawing.
 func New(out io.Writer, tty bool) *Display {
 	return &Display{out: out, tty: tty, now: time.Now, groups: map[string]*group{}, seen: map[string]bool{}, failed: map[string]bool{}, firstWith: map[string]string{}}
+}
+
+// Plain makes the display count calls only, for runs whose answers are
+// not review findings (a debate's turns): a finished call says how long it
+// took, not what it raised.
+func (d *Display) Plain() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.plain = true
 }
 
 // Expect tells the display how many calls the run plans, so that progress
@@ -142,7 +153,11 @@ func (d *Display) Event(e engine.Event) {
 		n := countFindings(e.Resp.JSON)
 		g.findings += n
 		g.calls = append(g.calls, callCount{label: callLabel(e.Task), n: n})
-		if !d.tty {
+		switch {
+		case d.tty:
+		case d.plain:
+			fmt.Fprintf(d.out, "sot: %s done in %s (%s)\n", e.Task.ID, e.Resp.Latency.Round(100*time.Millisecond), d.progress())
+		default:
 			fmt.Fprintf(d.out, "sot: %s done: %s raised in %s (%s)\n", e.Task.ID, plural(n, "finding", "findings"),
 				e.Resp.Latency.Round(100*time.Millisecond), d.progress())
 		}
@@ -256,6 +271,8 @@ func (d *Display) line(g *group) string {
 	switch {
 	case g.failed > 0 && g.queued+g.running == 0:
 		return fmt.Sprintf("failed (%d of %d calls): %s", g.failed, total, g.lastErr)
+	case g.queued+g.running == 0 && d.plain:
+		return fmt.Sprintf("done (%d of %d calls)", g.done, total)
 	case g.queued+g.running == 0:
 		return "done: " + raised(g)
 	case g.running > 0 || g.done > 0:

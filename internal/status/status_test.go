@@ -208,3 +208,19 @@ func TestSharedErrorPrintedOnce(t *testing.T) {
 		t.Errorf("a later failure does not point at the first:\n%s", out.String())
 	}
 }
+
+// A plain display (a debate's) says how long each call took, never that
+// it raised findings.
+func TestPlainDisplay(t *testing.T) {
+	var out strings.Builder
+	d := New(&out, false)
+	d.Plain()
+	d.Expect(2)
+	task := &engine.Task{ID: "debate/main/turn/01", Group: "main"}
+	d.Event(engine.Event{Task: task, State: engine.Queued})
+	d.Event(engine.Event{Task: task, State: engine.Running})
+	d.Event(engine.Event{Task: task, State: engine.Done, Resp: &llm.Response{Text: "a turn", Latency: 1200 * time.Millisecond}})
+	if got, want := out.String(), "sot: debate/main/turn/01 done in 1.2s (1 of 2 calls done, 0:00 elapsed)\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

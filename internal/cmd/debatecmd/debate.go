@@ -194,6 +194,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return cmdutil.AsUsage(fmt.Errorf("%w; no model was called (sot doctor checks every configured model)", err))
 	}
 	d := status.New(errOut, f.IO.ErrTTY)
+	d.Plain()
 	d.Expect(plan.PersonaCalls())
 	do.Events = d.Event
 	if f.IO.ErrTTY {
