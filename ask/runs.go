@@ -43,30 +43,12 @@ func ListRuns(top string, prices llm.PriceTable) ([]RunInfo, error) {
 			rec = &record{}
 		}
 		r := RunInfo{ID: e.State.RunID, Dir: e.Dir, Created: e.State.Created, Question: rec.Question}
-		a, done := readAnswer(e.Path())
-		switch {
-		case !e.State.Authentic:
-			r.State = run.StatusForeign
-		case e.Running:
-			r.State = run.StatusRunning
-		case done:
-			r.State = run.StatusFinished
-			if a.Partial() {
-				r.State, r.Missing = run.StatusPartial, len(a.Missing)
-			}
-			r.Calls, r.CostUSD, r.Sentences = a.Usage.Calls, a.Usage.CostUSD, len(a.Sentences)
-		default:
-			r.State = run.StatusInterrupted
+		var fin *run.Finished
+		if a, done := readAnswer(e.Path()); done {
+			fin = &run.Finished{Missing: len(a.Missing), Calls: a.Usage.Calls, CostUSD: a.Usage.CostUSD}
+			r.Sentences = len(a.Sentences)
 		}
-		if r.State == run.StatusInterrupted || r.State == run.StatusRunning {
-			calls, byModel := e.Spent()
-			r.Calls = calls
-			for model, u := range byModel {
-				if p, ok := prices.Lookup(model); ok {
-					r.CostUSD += p.Cost(u)
-				}
-			}
-		}
+		r.State, r.Missing, r.Calls, r.CostUSD = e.Status(fin, prices)
 		if e.State.Authentic {
 			r.Resume = rec.Command
 		}

@@ -43,30 +43,12 @@ func ListRuns(top string, prices llm.PriceTable) ([]RunInfo, error) {
 			rec = &record{}
 		}
 		r := RunInfo{ID: e.State.RunID, Dir: e.Dir, Created: e.State.Created, Passage: rec.Passage}
-		res, done := readResult(e.Path())
-		switch {
-		case !e.State.Authentic:
-			r.State = run.StatusForeign
-		case e.Running:
-			r.State = run.StatusRunning
-		case done:
-			r.State = run.StatusFinished
-			if res.Partial() {
-				r.State, r.Missing = run.StatusPartial, len(res.Missing)
-			}
-			r.Calls, r.CostUSD, r.Branches = res.Usage.Calls, res.Usage.CostUSD, len(res.Branches)
-		default:
-			r.State = run.StatusInterrupted
+		var fin *run.Finished
+		if res, done := readResult(e.Path()); done {
+			fin = &run.Finished{Missing: len(res.Missing), Calls: res.Usage.Calls, CostUSD: res.Usage.CostUSD}
+			r.Branches = len(res.Branches)
 		}
-		if r.State == run.StatusInterrupted || r.State == run.StatusRunning {
-			calls, byModel := e.Spent()
-			r.Calls = calls
-			for model, u := range byModel {
-				if p, ok := prices.Lookup(model); ok {
-					r.CostUSD += p.Cost(u)
-				}
-			}
-		}
+		r.State, r.Missing, r.Calls, r.CostUSD = e.Status(fin, prices)
 		if e.State.Authentic {
 			r.Resume = rec.Command
 		}

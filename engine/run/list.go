@@ -80,3 +80,43 @@ func (e Entry) Spent() (calls int, byModel map[string]llm.Usage) {
 	calls, byModel, _ = middleware.JournalUsage(filepath.Join(e.path, JournalFile))
 	return calls, byModel
 }
+
+// Finished is what a finished run's own result says of it: how many parts
+// are missing, its calls and its cost.
+type Finished struct {
+	Missing int
+	Calls   int
+	CostUSD float64
+}
+
+// Status is the entry's state and what it spent. finished is the run's
+// result when its outputs were written (nil when not): then the state is
+// finished or partial, with the result's figures. Otherwise it is running,
+// interrupted or not yours, and the calls and cost are the journal's,
+// priced with prices.
+func (e Entry) Status(finished *Finished, prices llm.PriceTable) (state string, missing, calls int, cost float64) {
+	switch {
+	case !e.State.Authentic:
+		state = StatusForeign
+	case e.Running:
+		state = StatusRunning
+	case finished != nil:
+		state = StatusFinished
+		if finished.Missing > 0 {
+			state, missing = StatusPartial, finished.Missing
+		}
+		return state, missing, finished.Calls, finished.CostUSD
+	default:
+		state = StatusInterrupted
+	}
+	if state == StatusInterrupted || state == StatusRunning {
+		var byModel map[string]llm.Usage
+		calls, byModel = e.Spent()
+		for model, u := range byModel {
+			if p, ok := prices.Lookup(model); ok {
+				cost += p.Cost(u)
+			}
+		}
+	}
+	return state, 0, calls, cost
+}
