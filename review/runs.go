@@ -72,29 +72,12 @@ func runInfo(e run.Entry, prices llm.PriceTable) RunInfo {
 		kind = append(kind, rec.Context.InteractionMode)
 	}
 	r.Kind = strings.Join(kind, ", ")
-	switch res, ok := readResult(e.Path()); {
-	case !st.Authentic:
-		r.State = StateForeign
-	case e.Running:
-		r.State = StateRunning
-	case ok:
-		r.State = StateFinished
-		if res.Partial() {
-			r.State, r.Missing = StatePartial, len(res.Missing)
-		}
-		r.Calls, r.CostUSD, r.Findings = res.Usage.Calls, res.Usage.CostUSD, len(res.Items)
-	default:
-		r.State = StateInterrupted
+	var fin *run.Finished
+	if res, ok := readResult(e.Path()); ok {
+		fin = &run.Finished{Missing: len(res.Missing), Calls: res.Usage.Calls, CostUSD: res.Usage.CostUSD}
+		r.Findings = len(res.Items)
 	}
-	if r.State == StateInterrupted || r.State == StateRunning {
-		calls, byModel := e.Spent()
-		r.Calls = calls
-		for model, u := range byModel {
-			if p, ok := prices.Lookup(model); ok {
-				r.CostUSD += p.Cost(u)
-			}
-		}
-	}
+	r.State, r.Missing, r.Calls, r.CostUSD = e.Status(fin, prices)
 	if st.Authentic {
 		r.Resume = resumeCommand(rec, st.RunID, e.Path())
 	}
