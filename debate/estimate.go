@@ -1,6 +1,8 @@
 package debate
 
 import (
+	"cmp"
+
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
@@ -34,6 +36,11 @@ type planned struct {
 	outMax     int
 	structured bool
 	shared     int // tokens of the shared prefix (the passage)
+	// prefix names the shared prefix ("": the passage's).
+	prefix string
+	// extraMax is how many more tokens the prompt may hold at most than
+	// base says (the argument graph's context: see graphContextMax).
+	extraMax int
 	// times is how many such calls there are; extra how many more the
 	// worst case makes (regenerations).
 	times, extra int
@@ -49,14 +56,14 @@ func (p *Plan) Estimate(prices llm.PriceTable) Estimate {
 	var typ, bound []engine.Planned
 	outTyp, outMax := 0, 0
 	for _, c := range p.planned() {
-		in, inMax := c.base, c.base
+		in, inMax := c.base, c.base+c.extraMax
 		for _, e := range c.embeds {
 			in += e.typical + 8
 			inMax += embedMax(e.max)
 		}
 		for i := range c.times + c.extra {
 			if i < c.times {
-				typ = append(typ, engine.Planned{Model: p.Model, InputTokens: in, PrefixTokens: c.shared, Prefix: "passage"})
+				typ = append(typ, engine.Planned{Model: p.Model, InputTokens: in, PrefixTokens: c.shared, Prefix: cmp.Or(c.prefix, "passage")})
 				outTyp += c.outTypical
 			}
 			bound = append(bound, engine.Planned{Model: p.Model, InputTokens: inMax})
@@ -102,6 +109,12 @@ func (p *Plan) planned() []planned {
 		shared = 0 // no prompt cache to read it from
 	}
 	var out []planned
+	// A turn's shared prefix is the passage and what the argument graph
+	// gives the debaters.
+	graphMax, turnShared, turnPrefix := p.graphContextMax(c), shared, ""
+	if c.graph != "" && shared > 0 {
+		turnShared, turnPrefix = tokens.Count(c.passage+c.graph), "passage and graph"
+	}
 	turn := embedded{typicalTurnTokens, maxTurnTokens}
 	nd := len(p.Debaters)
 	turns := func(n int) []embedded {
@@ -119,7 +132,7 @@ func (p *Plan) planned() []planned {
 			before = slot / nd * nd
 		}
 		out = append(out, planned{base: count(c.turnRequest("", d, slot+1, slot/nd+1, nil)), embeds: turns(before),
-			outTypical: typicalTurnTokens, outMax: maxTurnTokens, shared: shared, times: 1})
+			outTypical: typicalTurnTokens, outMax: maxTurnTokens, shared: turnShared, prefix: turnPrefix, times: 1, extraMax: graphMax})
 	}
 	// Each turn's summary, and the phase summary.
 	out = append(out, planned{base: count(c.turnSummaryRequest("", &Turn{Name: p.Debaters[0].DisplayName()})), embeds: turns(1),
@@ -169,7 +182,7 @@ func (p *Plan) planned() []planned {
 			before = slot / nd * nd
 		}
 		out = append(out, planned{base: count(c.branchTurnRequest("", d, q, slot+1, slot/nd+1, nil)), embeds: append(turns(before), question),
-			outTypical: typicalTurnTokens, outMax: maxTurnTokens, shared: shared, times: b})
+			outTypical: typicalTurnTokens, outMax: maxTurnTokens, shared: turnShared, prefix: turnPrefix, times: b, extraMax: graphMax})
 	}
 	out = append(out, planned{base: count(c.turnSummaryRequest("", &Turn{Name: p.Debaters[0].DisplayName()})), embeds: turns(1),
 		outTypical: typicalSummaryTokens, outMax: maxSummaryTokens, times: b * nd * p.BranchRounds})
@@ -188,5 +201,5 @@ func (p *Plan) planned() []planned {
 		out = append(out, planned{base: count(c.finalRequest("", nil)), embeds: merged,
 			outTypical: typicalFinalTokens, outMax: maxFinalTokens, shared: shared, times: 1})
 	}
-	return out
+	return append(out, p.graphPlanned()...)
 }

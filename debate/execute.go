@@ -157,6 +157,14 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(err)
 	}
+	if o.Graph != nil && p.Graph != nil {
+		if err := pr.grow(ctx, o.Graph, p, o, res); err != nil {
+			if ctx.Err() != nil {
+				return nil, interrupted(ctx.Err())
+			}
+			return nil, err
+		}
+	}
 	if pr.stopped != nil {
 		res.Notes = append(res.Notes, "a budget stopped the run: "+llm.Redact(pr.stopped.Error())+"; raise it and run the same command again to finish (finished calls are replayed, not paid again)")
 	}

@@ -84,6 +84,9 @@ type Options struct {
 	// Command is the command line that started the debate, recorded so
 	// that it can be resumed.
 	Command string
+	// Graph is the argument graph the debate draws on and, once whole,
+	// grows (sot debate --graph); nil for a debate on its own.
+	Graph *Graph
 
 	engine.Hooks
 	// NewExecutor makes the Executor every call goes through (nil: an
@@ -111,6 +114,9 @@ type Plan struct {
 	Nonce string
 	// Warnings are things the caller should be told before the run.
 	Warnings []string
+	// Graph is what the debaters get from the argument graph; nil without
+	// one.
+	Graph *GraphPlan
 
 	top string
 	// noPrefix: the model's provider keeps no prompt cache (see composer).
@@ -150,7 +156,9 @@ func (p *Plan) Calls() int {
 	if b > 1 {
 		n++ // the final merge
 	}
-	return n + 2*p.links() // the observers generated, each link asked twice at most
+	// The observers generated, each link asked twice at most, and the
+	// argument graph's calls.
+	return n + 2*p.links() + p.graphCalls()
 }
 
 // links is the most observer generations the plan makes: each observer,
@@ -164,6 +172,9 @@ func (p *Plan) Steps() int {
 	n := max(p.turnSteps(p.Rounds), p.links()) + 1 + p.turnSteps(p.BranchRounds) + 2
 	if p.Branches() > 1 {
 		n++
+	}
+	if p.Graph != nil {
+		n += graphStepsMax
 	}
 	return n
 }
@@ -220,6 +231,12 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		p.ObserverSpec = ObserverSpec{From: o.ObserversFrom}
 	case len(p.ObserverSpec.Names) > 0:
 		if p.Observers, err = resolveObservers(o.Library, p.ObserverSpec.Names); err != nil {
+			return nil, err
+		}
+	}
+
+	if o.Graph != nil {
+		if p.Graph, err = o.Graph.planGraph(ctx, p); err != nil {
 			return nil, err
 		}
 	}
@@ -317,6 +334,12 @@ func (p *Plan) runID() string {
 	id.Add("observers", fmt.Sprint(p.ObserverSpec.None, p.ObserverSpec.Generate))
 	for _, ob := range p.Observers {
 		id.Add(ob.ID, ob.Name, ob.Bias, ob.Focus, strings.Join(ob.BlindSpots, "\x00"), strings.Join(ob.ExampleQuestions, "\x00"), strings.Join(ob.AntiExamples, "\x00"), ob.Body)
+	}
+	// What the debaters get from an argument graph is part of their
+	// prompts: another context is another debate. An empty graph gives
+	// nothing, and the debate is the one without a graph.
+	if g := p.Graph; g != nil && g.Context != nil && strings.TrimSpace(g.Context.Text) != "" {
+		id.Add("graph", g.Context.Mode, g.Context.Text)
 	}
 	return id.String()
 }

@@ -24,12 +24,17 @@ type composer struct {
 	rounds   int // of the main debate
 	branchR  int // of a branch debate
 	simult   bool
+	// graph is what the debaters get from the argument graph (sot debate
+	// --graph), fenced; it follows the passage in every turn's system
+	// prompt, so the turns share it as a prefix. "" without a graph.
+	graph string
 }
 
 func newComposer(p *Plan) *composer {
 	return &composer{model: p.Model, nonce: p.Nonce, temps: p.Settings.Temperatures, noPrefix: p.noPrefix,
 		rounds: p.Rounds, branchR: p.BranchRounds, simult: p.Turns == Simultaneous,
-		passage: "# The passage\n\n" + prompt.Fence(p.Passage.Text, p.Nonce) + "\n\n"}
+		passage: "# The passage\n\n" + prompt.Fence(p.Passage.Text, p.Nonce) + "\n\n",
+		graph:   graphSection(p.Graph, p.Nonce)}
 }
 
 // request is a request whose system prompt starts with the passage.
@@ -40,6 +45,16 @@ func (c *composer) request(label, system, user string, temp float64, maxTokens i
 	}
 	return &llm.Request{Model: c.model, System: c.passage + system, SharedPrefix: shared, Temperature: llm.Float(temp), MaxTokens: maxTokens,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: user}}, Schema: schema, Label: label}
+}
+
+// turn is a debater's request: the passage, then what the argument graph
+// gives the debaters, both in the shared prefix.
+func (c *composer) turn(label, system, user string) *llm.Request {
+	r := c.request(label, c.graph+system, user, c.temps.Turn, maxTurnTokens, nil)
+	if r.SharedPrefix > 0 {
+		r.SharedPrefix += len(c.graph)
+	}
+	return r
 }
 
 // plainRequest is a request without the passage (a summary's).
@@ -122,7 +137,7 @@ func (c *composer) turnRequest(label string, d *persona.Persona, n, r int, befor
 		u.WriteString(transcript(before))
 	}
 	fmt.Fprintf(&u, "\n\nRound %d of %d. Give %s's turn.", r, c.rounds, prompt.Inline(d.DisplayName()))
-	return c.request(label, system, u.String(), c.temps.Turn, maxTurnTokens, nil)
+	return c.turn(label, system, u.String())
 }
 
 // branchTurnRequest is debater d's turn in a branch debate.
@@ -136,7 +151,7 @@ func (c *composer) branchTurnRequest(label string, d *persona.Persona, q *Questi
 		u.WriteString(transcript(before))
 	}
 	fmt.Fprintf(&u, "\n\nRound %d of %d. Give %s's turn on this question.", r, c.branchR, prompt.Inline(d.DisplayName()))
-	return c.request(label, system, u.String(), c.temps.Turn, maxTurnTokens, nil)
+	return c.turn(label, system, u.String())
 }
 
 const turnSummarySystem = `You compress one turn of a debate into a single line of at most 15 words that states the speaker's central claim. Write it in the present tense, without naming the speaker, without quotation marks and without any preamble.

@@ -53,6 +53,9 @@ func (r *Result) header(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "- Protocol: %s, %d round(s) in the main debate, %d in each branch\n", turns, r.Rounds, r.BranchRounds)
 	fmt.Fprintf(b, "- Observers: %s\n", r.observersLine())
+	if g := r.Graph; g != nil {
+		fmt.Fprintf(b, "- Argument graph: %s; %s\n", markdown.Code(g.File), inline(g.Note))
+	}
 	fmt.Fprintf(b, "- Model: %s\n", markdown.Code(r.Model))
 	fmt.Fprintf(b, "- Run: %s\n", markdown.Code(r.RunID))
 }
@@ -205,6 +208,9 @@ func (r *Result) DialecticLog() string {
 	}
 	if r.Final != "" {
 		fmt.Fprintf(&b, "## Final Merge: Enriched Understanding\n\n%s\n", markdown.Quote("", r.Final))
+	}
+	if r.Graph != nil {
+		r.graphMarkdown(&b)
 	}
 	r.missingMarkdown(&b)
 	u := r.Usage

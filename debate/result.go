@@ -32,6 +32,9 @@ type Result struct {
 	// understanding. With one branch it is that branch's merge-back.
 	Final     string     `json:"final,omitempty"`
 	Diversity *Diversity `json:"diversity,omitempty"`
+	// Graph is what the debaters got from the argument graph and what the
+	// debate added to it (sot debate --graph).
+	Graph *GraphRecord `json:"graph,omitempty"`
 
 	Missing []Missing `json:"missing,omitempty"`
 	Notes   []string  `json:"notes,omitempty"`

@@ -42,6 +42,8 @@ type PlanSummary struct {
 	Settings      Settings `json:"settings"`
 	Estimate      Estimate `json:"estimate"`
 	Warnings      []string `json:"warnings,omitempty"`
+	// Graph is what the debaters get from the argument graph.
+	Graph *GraphPlan `json:"graph,omitempty"`
 }
 
 // Summary describes the plan and its estimate at prices.
@@ -49,7 +51,7 @@ func (p *Plan) Summary(prices llm.PriceTable) PlanSummary {
 	r := p.result()
 	s := PlanSummary{RunID: p.RunID, OutputDir: p.OutputDir, Model: p.Model, Debaters: r.Debaters, Turns: p.Turns, Rounds: p.Rounds,
 		BranchRounds: p.BranchRounds, ObserverMode: r.ObserverMode, Observers: p.Observers, Generate: p.ObserverSpec.Generate,
-		MaxBranches: p.Branches(), Settings: p.Settings, Estimate: p.Estimate(prices), Warnings: p.Warnings}
+		MaxBranches: p.Branches(), Settings: p.Settings, Estimate: p.Estimate(prices), Warnings: p.Warnings, Graph: p.Graph}
 	if s.Generate > 0 {
 		s.Regenerations = p.Settings.Regenerations
 	}
