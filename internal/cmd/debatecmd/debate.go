@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sotlabs/sot/debate"
+	"github.com/sotlabs/sot/debate/graph"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/cmdutil"
 	"github.com/sotlabs/sot/internal/status"
@@ -41,13 +42,18 @@ type Options struct {
 	DryRun        bool
 	JSON          bool
 	Fresh         bool
+	// Graph is --graph's file; Files are then every passage file given
+	// (File is unused), and GraphBudget is --graph-budget.
+	Graph       string
+	Files       []string
+	GraphBudget int
 }
 
 // NewCmd returns "sot debate".
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	o := &Options{}
 	cmd := &cobra.Command{
-		Use:   "debate [PASSAGE_FILE | -]",
+		Use:   "debate [PASSAGE_FILE | -] | --graph FILE PASSAGE_FILE...",
 		Short: "Debate a passage: fixed-stance debaters, observers' branch questions, branches merged back",
 		Long: `Debate a passage (a poem, a scene, a paragraph of philosophy) the way seed 003's
 Dialectical Debate System does.
@@ -73,6 +79,23 @@ Dialectical Debate System does.
      resolved, what remains in tension) and merged back into the reading of
      the main debate; one final merge gathers the branches.
 
+The argument graph: with --graph FILE, several passages are debated one after
+another into one graph (issue 16). Before each passage, every debater is
+given what the graph holds of the others: all of it while it fits
+--graph-budget tokens, past that the nodes most relevant to the passage by
+BM25, and the report says how many were left out. After each whole debate
+its main debate and each branch become nodes (one classification call each),
+joined by branches_from edges, and nodes of other passages that share tags
+or words with them are judged in pairs, the relations found confidently
+becoming edges. The file is saved after every node. Each passage is a debate
+of its own, in its own run directory (under --output-dir, a directory named
+by the passage). After a crash or a stop, the same command continues: the
+passages the graph holds are not debated again, and the one it was on
+replays its finished calls. A debate that is not whole (exit 3) is not
+added, and the passages after it wait for the next run. The budgets
+(--max-cost, --max-calls, --max-tokens) apply to each passage's debate.
+sot graph show FILE and sot graph export FILE read the graph.
+
 The passage is PASSAGE_FILE, standard input with -, or --passage TEXT.
 dialectic-log.md, multi-observer-report.md, branch-N.md, ensemble.json and
 debate.json land in .sot/debates/<run-id>/ (or --output-dir). Every finished
@@ -82,23 +105,33 @@ pays for nothing twice. The model is --model (-m); with the llm CLI, use
 --model "command:llm -m MODEL".
 
 Exit codes: 0 the debate is whole; 1 no turn of the main debate came back;
-2 usage (no passage, a bad flag, an unknown persona); 3 a partial debate
-(dialectic-log.md lists what is missing); 130 interrupted.`,
+2 usage (no passage, a bad flag, an unknown persona, a graph file that is
+not one); 3 a partial debate (dialectic-log.md lists what is missing; with
+--graph, the passages after it wait for the next run); 130 interrupted.`,
 		Example: `  sot debate poem.txt
   sot debate --rounds 2 --observers generate:5 chapter.md
   sot debate --debaters literalist,symbolist,./pragmatist.md --turns simultaneous poem.txt
   sot debate --observers none --passage "Because I could not stop for Death, He kindly stopped for me."
   cat scene.txt | sot debate --observers-from .sot/debates/r1a2b3c4d5/ensemble.json -
   sot debate --dry-run --json poem.txt            # the plan: calls, steps, tokens and cost, no call made
-  sot debate --model "command:llm -m claude-sonnet-4.5" poem.txt`,
+  sot debate --model "command:llm -m claude-sonnet-4.5" poem.txt
+  sot debate --graph fables.json examples/debate/fables/*.txt    # three fables, one argument graph
+  sot debate --graph fables.json --dry-run ants.txt fox.txt       # the plans, with the graph's calls
+  sot debate --graph fables.json --graph-budget 4000 hare.txt     # past 4,000 tokens, the nodes most relevant
+  sot graph export fables.json --format mermaid`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return cmdutil.UsageError("give one passage: sot debate PASSAGE_FILE, - for standard input, or --passage TEXT (see 'sot debate --help')")
+			if len(args) > 1 && o.Graph == "" {
+				return cmdutil.UsageError("give one passage: sot debate PASSAGE_FILE, - for standard input, or --passage TEXT; several passages are debated into an argument graph with --graph FILE (see 'sot debate --help')")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
+			switch {
+			case o.Graph != "":
+				o.Files = args
+			case cmd.Flags().Changed("graph-budget"):
+				return cmdutil.UsageError("--graph-budget is the budget of --graph's context; give --graph FILE too")
+			case len(args) == 1:
 				o.File = args[0]
 			}
 			return Run(cmd.Context(), f, o)
@@ -116,6 +149,8 @@ Exit codes: 0 the debate is whole; 1 no turn of the main debate came back;
 	fl.BoolVar(&o.DryRun, "dry-run", false, "show the plan (calls, steps, tokens and cost, typical and at most) and call no model")
 	fl.BoolVar(&o.JSON, "json", false, "print debate.json (with --dry-run, the plan) on standard output")
 	fl.BoolVar(&o.Fresh, "fresh", false, "start afresh instead of replaying the run's journal")
+	fl.StringVar(&o.Graph, "graph", "", "debate each passage given into the argument graph in this JSON file (created if missing)")
+	fl.IntVar(&o.GraphBudget, "graph-budget", graph.DefaultContextBudget, "with --graph: the most tokens of the graph each debater gets; past it, the nodes most relevant to the passage")
 	return cmd
 }
 
@@ -145,31 +180,47 @@ func readPassage(f *cmdutil.Factory, o *Options) (debate.Passage, error) {
 	return debate.Passage{}, cmdutil.UsageError("give a passage: sot debate PASSAGE_FILE, - for standard input, or --passage TEXT (see 'sot debate --help')")
 }
 
-func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
-	if o.Rounds < 0 || o.BranchRounds < 0 {
-		return cmdutil.UsageError("--rounds and --branch-rounds take 1 or more")
-	}
-	passage, err := readPassage(f, o)
-	if err != nil {
-		return err // a user error exits 2 (cmdutil.Code)
-	}
+// debateOptions are the options every debate of the command shares; its
+// warnings and progress lines go to *errOut, which the caller may point at
+// a live display.
+func debateOptions(f *cmdutil.Factory, o *Options, errOut *io.Writer) (*debate.Options, error) {
 	cfg, _, err := f.Config()
 	if err != nil {
-		return cmdutil.AsUsage(err)
+		return nil, cmdutil.AsUsage(err)
 	}
 	lib, err := f.Library()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	errOut := f.IO.ErrOut
-	do := &debate.Options{Passage: passage, Debaters: o.Debaters, Rounds: o.Rounds, Turns: o.Turns, Observers: o.Observers, ObserversFrom: o.ObserversFrom,
+	do := &debate.Options{Debaters: o.Debaters, Rounds: o.Rounds, Turns: o.Turns, Observers: o.Observers, ObserversFrom: o.ObserversFrom,
 		BranchRounds: o.BranchRounds, Dir: f.WorkDir(), OutputDir: o.OutputDir, Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Settings: cfg.Debate,
 		Command: cmdutil.ResumeCommand(),
 		NewStack: func(journal string) (*stack.Stack, error) {
 			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
 		}}
-	do.Warn = func(s string) { fmt.Fprintln(errOut, "sot: warning: "+s) }
-	do.Progress = func(s string) { fmt.Fprintln(errOut, "sot: "+s) }
+	do.Warn = func(s string) { fmt.Fprintln(*errOut, "sot: warning: "+s) }
+	do.Progress = func(s string) { fmt.Fprintln(*errOut, "sot: "+s) }
+	return do, nil
+}
+
+func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
+	if o.Rounds < 0 || o.BranchRounds < 0 {
+		return cmdutil.UsageError("--rounds and --branch-rounds take 1 or more")
+	}
+	if o.Graph != "" {
+		return runGraph(ctx, f, o)
+	}
+	passage, err := readPassage(f, o)
+	if err != nil {
+		return err // a user error exits 2 (cmdutil.Code)
+	}
+	errOut := f.IO.ErrOut
+	do, err := debateOptions(f, o, &errOut)
+	if err != nil {
+		return err
+	}
+	do.Passage = passage
+	cfg := do.Config
 	plan, err := debate.Prepare(ctx, do)
 	if err != nil {
 		return err
@@ -254,7 +305,12 @@ func printPlan(w io.Writer, s debate.PlanSummary) {
 	}
 	fmt.Fprintf(w, "sot: branches: up to %d, %d round(s) each, in lockstep; each synthesized and merged back\n", s.MaxBranches, s.BranchRounds)
 	e := s.Estimate
-	fmt.Fprintf(w, "sot: at most %d call(s) in at most %d step(s) (the critical path of dependent calls)\n", e.Calls, e.Steps)
+	graphCalls := ""
+	if g := s.Graph; g != nil {
+		fmt.Fprintf(w, "sot: argument graph %s: %s\n", g.File, g.Note)
+		graphCalls = fmt.Sprintf(", %d of them the argument graph's (typically %d)", g.MaxCalls, g.TypicalCalls)
+	}
+	fmt.Fprintf(w, "sot: at most %d call(s)%s in at most %d step(s) (the critical path of dependent calls)\n", e.Calls, graphCalls, e.Steps)
 	fmt.Fprintf(w, "sot: typically ~%d input tokens (~%d of them cacheable), ~%d output, ~$%.4f\n", e.Typical.InputTokens, e.Typical.CachedTokens, e.TypicalOutput, e.Typical.Cost)
 	bound := fmt.Sprintf("sot: at most %d input tokens, %d output, $%.4f (every answer at its longest, every structured answer asked twice, no cache)", e.Bound.InputTokens, e.BoundOutput, e.Bound.Cost)
 	if len(e.Bound.Unpriced) > 0 {
@@ -301,6 +357,9 @@ func summarize(w io.Writer, out *debate.Outcome) {
 		fmt.Fprintln(w, "sot: raise the budget and run the same command again to finish; finished calls are replayed, not paid again")
 	} else if r.Partial() {
 		fmt.Fprintln(w, "sot: run the same command again to retry the missing parts; finished calls are replayed, not paid again")
+	}
+	if g := r.Graph; g != nil {
+		summarizeGraph(w, g)
 	}
 	var also []string
 	for _, f := range out.Files[1:] {
