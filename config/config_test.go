@@ -366,11 +366,16 @@ func TestDebateSettings(t *testing.T) {
 	if err := c.Validate(Sources{}); err == nil || !strings.Contains(err.Error(), "debate.temperatures.merge") {
 		t.Errorf("Validate = %v", err)
 	}
-	cfg, _, err := fixture{project: "debate:\n  regenerations: 9\n  temperatures:\n    turn: 0.9\n"}.load(t)
+	c = Defaults()
+	c.Debate.GraphBudget = -1
+	if err := c.Validate(Sources{}); err == nil || !strings.Contains(err.Error(), "debate.graph_budget") {
+		t.Errorf("Validate = %v", err)
+	}
+	cfg, _, err := fixture{project: "debate:\n  regenerations: 9\n  graph_budget: 4000\n  temperatures:\n    turn: 0.9\n"}.load(t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Debate.Regenerations != 2 || cfg.Debate.Temperatures.Turn != 0.9 {
+	if cfg.Debate.Regenerations != 2 || cfg.Debate.Temperatures.Turn != 0.9 || cfg.Debate.GraphBudget != 4000 {
 		t.Errorf("untrusted project: %+v", cfg.Debate)
 	}
 	cfg, _, err = fixture{project: "debate:\n  regenerations: 1\n"}.load(t)

@@ -39,6 +39,10 @@ type Debate struct {
 	// Regenerations bounds how many times one generated observer is
 	// generated again for being too close to an earlier one.
 	Regenerations int `yaml:"regenerations" json:"regenerations"`
+	// GraphBudget is the most tokens of an argument graph's context a
+	// debater gets (sot debate --graph); past it, the nodes most relevant
+	// to the passage. 0 takes the default (12,000).
+	GraphBudget int `yaml:"graph_budget" json:"graph_budget"`
 }
 
 // DefaultDebate is the seed's temperatures and sot's thresholds.
@@ -100,6 +104,9 @@ func (s Debate) Validate() error {
 	}
 	if s.MinObserverDistance < 0 || s.MinObserverDistance > 1 || math.IsNaN(s.MinObserverDistance) {
 		return fmt.Errorf("debate.min_observer_distance: %g is not a distance from 0 to 1", s.MinObserverDistance)
+	}
+	if s.GraphBudget < 0 {
+		return fmt.Errorf("debate.graph_budget: %d; give a number of tokens, or 0 for the default", s.GraphBudget)
 	}
 	if s.Regenerations < 0 || s.Regenerations > 10 {
 		return fmt.Errorf("debate.regenerations: %d; allow 0 to 10", s.Regenerations)

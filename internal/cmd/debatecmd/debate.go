@@ -47,6 +47,9 @@ type Options struct {
 	Graph       string
 	Files       []string
 	GraphBudget int
+	// GraphBudgetSet: --graph-budget was given, and wins over the
+	// config's debate.graph_budget.
+	GraphBudgetSet bool
 }
 
 // NewCmd returns "sot debate".
@@ -126,10 +129,11 @@ not one); 3 a partial debate (dialectic-log.md lists what is missing; with
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.GraphBudgetSet = cmd.Flags().Changed("graph-budget")
 			switch {
 			case o.Graph != "":
 				o.Files = args
-			case cmd.Flags().Changed("graph-budget"):
+			case o.GraphBudgetSet:
 				return cmdutil.UsageError("--graph-budget is the budget of --graph's context; give --graph FILE too")
 			case len(args) == 1:
 				o.File = args[0]
@@ -150,7 +154,7 @@ not one); 3 a partial debate (dialectic-log.md lists what is missing; with
 	fl.BoolVar(&o.JSON, "json", false, "print debate.json (with --dry-run, the plan) on standard output")
 	fl.BoolVar(&o.Fresh, "fresh", false, "start afresh instead of replaying the run's journal")
 	fl.StringVar(&o.Graph, "graph", "", "debate each passage given into the argument graph in this JSON file (created if missing)")
-	fl.IntVar(&o.GraphBudget, "graph-budget", graph.DefaultContextBudget, "with --graph: the most tokens of the graph each debater gets; past it, the nodes most relevant to the passage")
+	fl.IntVar(&o.GraphBudget, "graph-budget", graph.DefaultContextBudget, "with --graph: the most tokens of the graph each debater gets; past it, the nodes most relevant to the passage (default: debate.graph_budget, else 12000)")
 	return cmd
 }
 

@@ -102,7 +102,11 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if err != nil {
 		return err
 	}
-	g, err := debate.OpenGraph(o.Graph, debate.ProjectTop(f.WorkDir()), o.GraphBudget)
+	budget := o.GraphBudget
+	if !o.GraphBudgetSet && do.Config.Debate.GraphBudget > 0 {
+		budget = do.Config.Debate.GraphBudget
+	}
+	g, err := debate.OpenGraph(o.Graph, debate.ProjectTop(f.WorkDir()), budget)
 	if err != nil {
 		return cmdutil.AsUsage(err)
 	}
