@@ -42,7 +42,7 @@ type Debate struct {
 	// GraphBudget is the most tokens of an argument graph's context a
 	// debater gets (sot debate --graph); past it, the nodes most relevant
 	// to the passage. 0 takes the default (12,000).
-	GraphBudget int `yaml:"graph_budget" json:"graph_budget"`
+	GraphBudget int `yaml:"graph_budget" json:"graph_budget,omitempty"`
 }
 
 // DefaultDebate is the seed's temperatures and sot's thresholds.

@@ -323,11 +323,22 @@ func findPersona(lib *persona.Library, kind persona.Kind, name, field string) (*
 	return nil, &engine.UserError{Field: field, Msg: fmt.Sprintf("no %s persona named %q (known: %s); name a persona file to use your own", kind, name, strings.Join(known, ", "))}
 }
 
+// idSettings are the settings that shape a debate's calls, as its run id
+// has always written them (the graph's context budget is not one: the
+// context it gives is in the id itself).
+type idSettings struct {
+	Temperatures        Temperatures
+	DuplicateSimilarity float64
+	MinObserverDistance float64
+	Regenerations       int
+}
+
 // runID names a debate by what it debates and how: the same command on the
 // same passage gets the same id, so a re-run finds its journal.
 func (p *Plan) runID() string {
 	id := run.NewID("sot-debate-v1")
-	id.Add(p.Passage.Text, p.Model, p.Turns, fmt.Sprint(p.Rounds, p.BranchRounds), fmt.Sprintf("%+v", p.Settings))
+	id.Add(p.Passage.Text, p.Model, p.Turns, fmt.Sprint(p.Rounds, p.BranchRounds), fmt.Sprintf("%+v", idSettings{
+		p.Settings.Temperatures, p.Settings.DuplicateSimilarity, p.Settings.MinObserverDistance, p.Settings.Regenerations}))
 	for _, d := range p.Debaters {
 		id.Add("debater", d.ID, d.Digest)
 	}
