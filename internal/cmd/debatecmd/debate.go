@@ -96,7 +96,9 @@ by the passage). After a crash or a stop, the same command continues: the
 passages the graph holds are not debated again, and the one it was on
 replays its finished calls. A debate that is not whole (exit 3) is not
 added, and the passages after it wait for the next run. The budgets
-(--max-cost, --max-calls, --max-tokens) apply to each passage's debate.
+(--max-cost, --max-calls, --max-tokens) hold for the whole command: each
+passage gets what the passages before it left (a passage resumed counts
+what its journal already spent; passages the graph holds count nothing).
 sot graph show FILE and sot graph export FILE read the graph.
 
 The passage is PASSAGE_FILE, standard input with -, or --passage TEXT.

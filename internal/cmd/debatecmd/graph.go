@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/debate"
 	"github.com/sotlabs/sot/debate/graph"
 	"github.com/sotlabs/sot/engine"
@@ -166,10 +167,23 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 
 	run := graphRun{Graph: o.Graph, Debates: []*debate.Result{}}
 	stop := func() {}
+	// The budgets (--max-calls, --max-tokens, --max-cost) hold for the whole
+	// command: each passage gets what the passages before it left.
+	total := do.Config.Budget
+	var spent config.Budget
 	hooks := debate.GraphHooks{
 		Skip: func(p debate.Passage, nodes int) { run.Skipped = append(run.Skipped, skip(errOut, p, nodes)) },
 		Start: func(plan *debate.Plan, po *debate.Options) error {
 			errOut = f.IO.ErrOut
+			left, out := budgetLeft(total, spent)
+			if out != "" {
+				return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("the %s is spent before %s; raise it and run the same command again to debate the passages left (the graph keeps those done)", out, plan.Passage.Name)}
+			}
+			po.NewStack = func(journal string) (*stack.Stack, error) {
+				c := *do.Config
+				c.Budget = left
+				return stack.New(&c, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
+			}
 			printPlan(errOut, plan.Summary(prices))
 			if err := stack.MissingKey(do.Config, f.Getenv, plan.Model); err != nil {
 				return cmdutil.AsUsage(fmt.Errorf("%w; no model was called (sot doctor checks every configured model)", err))
@@ -187,6 +201,10 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		},
 		Done: func(out *debate.Outcome) {
 			stop()
+			u := out.Result.Usage
+			spent.MaxCalls += u.Calls
+			spent.MaxTokens += u.InputTokens + u.OutputTokens
+			spent.MaxCost += u.CostUSD
 			run.Debates = append(run.Debates, out.Result)
 			summarize(human, out)
 		},
@@ -248,4 +266,26 @@ func summarizeGraph(w io.Writer, g *debate.GraphRecord) {
 		line += fmt.Sprintf(" (%d candidate pair(s) judged, %d below the threshold, %d unrelated)", len(r.Pairs), len(r.Edges.Below), r.Edges.None)
 	}
 	fmt.Fprintln(w, line)
+}
+
+// budgetLeft is what remains of the command's budget after spent, for the
+// next passage; out names the budget that is used up, if one is.
+func budgetLeft(total, spent config.Budget) (left config.Budget, out string) {
+	left = total
+	if total.MaxCalls > 0 {
+		if left.MaxCalls = total.MaxCalls - spent.MaxCalls; left.MaxCalls <= 0 {
+			return left, fmt.Sprintf("call budget (--max-calls %d)", total.MaxCalls)
+		}
+	}
+	if total.MaxTokens > 0 {
+		if left.MaxTokens = total.MaxTokens - spent.MaxTokens; left.MaxTokens <= 0 {
+			return left, fmt.Sprintf("token budget (--max-tokens %d)", total.MaxTokens)
+		}
+	}
+	if total.MaxCost > 0 {
+		if left.MaxCost = total.MaxCost - spent.MaxCost; left.MaxCost <= 0 {
+			return left, fmt.Sprintf("cost budget (--max-cost %g)", total.MaxCost)
+		}
+	}
+	return left, ""
 }
