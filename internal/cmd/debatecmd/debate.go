@@ -68,7 +68,7 @@ Dialectical Debate System does.
      --turns simultaneous each round is spoken at once, seeing the earlier
      rounds. Every turn gets a summary of 15 words or fewer, and the debate a
      summary of two or three sentences; no later call reads them, so they
-     ride along with calls that are due anyway and never lengthen the run.
+     start beside the next step and never hold it back.
   2. Observers, each with a bias and blind spots, read the transcript and
      name the question the debaters missed (with what the transcript lacks
      and why their bias sees it). --observers names them (persona names or
@@ -83,7 +83,7 @@ Dialectical Debate System does.
      the main debate; one final merge gathers the branches.
 
 The argument graph: with --graph FILE, several passages are debated one after
-another into one graph (issue 16). Before each passage, every debater is
+another into one graph. Before each passage, every debater is
 given what the graph holds of the others: all of it while it fits
 --graph-budget tokens, past that the nodes most relevant to the passage by
 BM25, and the report says how many were left out. After each whole debate
@@ -156,7 +156,7 @@ not one); 3 a partial debate (dialectic-log.md lists what is missing; with
 	fl.BoolVar(&o.JSON, "json", false, "print debate.json (with --dry-run, the plan) on standard output")
 	fl.BoolVar(&o.Fresh, "fresh", false, "start afresh instead of replaying the run's journal")
 	fl.StringVar(&o.Graph, "graph", "", "debate each passage given into the argument graph in this JSON file (created if missing)")
-	fl.IntVar(&o.GraphBudget, "graph-budget", graph.DefaultContextBudget, "with --graph: the most tokens of the graph each debater gets; past it, the nodes most relevant to the passage (default: debate.graph_budget, else 12000)")
+	fl.IntVar(&o.GraphBudget, "graph-budget", 0, fmt.Sprintf("with --graph: the most tokens of the graph each debater gets; past it, the nodes most relevant to the passage (default: debate.graph_budget, else %d)", graph.DefaultContextBudget))
 	return cmd
 }
 
