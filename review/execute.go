@@ -605,6 +605,8 @@ type Run struct {
 	state  run.State
 	rec    *record
 	Result *synthesis.Result
+	// Now stamps the resolutions Resolve records (nil: time.Now).
+	Now func() time.Time
 	// top is the project top the directory was checked from.
 	top string
 }

@@ -106,10 +106,14 @@ func (r *Run) Resolve(ask persona.Asker, out io.Writer, version string) (int, er
 	}
 	defer f.Close()
 	recorded := 0
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
 	record := func(it *synthesis.Item, status, reason, by string) error {
 		it.Outcome = &synthesis.Outcome{Status: status, Reason: reason}
 		rec := Resolution{RunID: r.Result.RunID, Item: it.ID, Severity: string(it.Severity), Confidence: string(it.Confidence),
-			Grounding: string(it.Grounding), FindingIDs: it.SourceIDs(), Claim: it.Claim, Status: status, Reason: reason, By: by, At: time.Now().UTC()}
+			Grounding: string(it.Grounding), FindingIDs: it.SourceIDs(), Claim: it.Claim, Status: status, Reason: reason, By: by, At: now().UTC()}
 		seen := map[string]bool{}
 		for _, s := range it.Sources {
 			if !seen[s.Specialist] {

@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -9,8 +10,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sotlabs/sot/llm/llmtest"
+	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/synthesis"
 )
 
 const precious = "the victim's own bytes\n"
@@ -246,5 +250,35 @@ func TestReviewWritesInPlaceWithoutTemporaryFiles(t *testing.T) {
 	want := []string{".gitignore", "REVIEW-SECURITY.md", "REVIEW-SYNTHESIS.md", "journal.jsonl", "result.json", "review.json", "review.sarif", "run.json", "run.lock"}
 	if !slices.Equal(got, want) {
 		t.Errorf("the output directory holds %v, want %v", got, want)
+	}
+}
+
+// Resolve stamps each resolution with the run's clock.
+func TestResolveUsesTheRunsClock(t *testing.T) {
+	o, _ := symlinkReview(t)
+	runReview(t, o)
+	r, err := LoadRun(o.Context.OutputDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Result.Items) == 0 { // the fake provider's answers raised nothing: give the walk one finding
+		r.Result.Items = append(r.Result.Items, synthesis.Item{ID: "I1", Severity: finding.MustFix, Claim: "The handler trusts its input."})
+	}
+	at := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
+	r.Now = func() time.Time { return at }
+	accept := func(string, []string) (string, error) { return "accept", nil }
+	n, err := r.Resolve(accept, new(strings.Builder), "test")
+	if err != nil || n == 0 {
+		t.Fatalf("Resolve = %d, %v", n, err)
+	}
+	b, err := os.ReadFile(filepath.Join(o.Context.OutputDir, resolutionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var res Resolution
+		if err := json.Unmarshal([]byte(line), &res); err != nil || !res.At.Equal(at) {
+			t.Errorf("resolution %s: at %v, %v", line, res.At, err)
+		}
 	}
 }
