@@ -11,6 +11,7 @@ import (
 
 	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/internal/cmdutil"
+	"github.com/sotlabs/sot/llm/stack"
 )
 
 // compare runs --compare: every question under every configuration, then
@@ -52,10 +53,20 @@ func compare(ctx context.Context, f *cmdutil.Factory, o *Options, base *ask.Opti
 		return err
 	}
 	base.Progress = nil
+	// The budgets (--max-calls, --max-tokens, --max-cost) hold for the whole
+	// comparison: each run's stack counts what the runs before it spent.
+	var ledger stack.Ledger
 	newOptions := func(q string) *ask.Options {
 		ao := *base
 		cfg := *base.Config
 		ao.Config, ao.Question, ao.OutputDir = &cfg, q, ""
+		ao.NewStack = func(journal string) (*stack.Stack, error) {
+			st, err := base.NewStack(journal)
+			if err != nil {
+				return nil, err
+			}
+			return ledger.Track(st), nil
+		}
 		return &ao
 	}
 	c, err := ask.Compare(ctx, questions, newOptions)
@@ -83,6 +94,17 @@ func compare(ctx context.Context, f *cmdutil.Factory, o *Options, base *ask.Opti
 	printComparison(human, c, len(questions))
 	for _, p := range files {
 		fmt.Fprintf(f.IO.ErrOut, "sot: wrote %s\n", p)
+	}
+	// A run that failed or has parts missing makes the comparison partial:
+	// its figures are not comparable with the others'.
+	incomplete := 0
+	for _, m := range c.Runs {
+		if m.Error != "" || m.Missing > 0 {
+			incomplete++
+		}
+	}
+	if incomplete > 0 {
+		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("%d of %d run(s) of the comparison failed or have parts missing, so their figures do not compare (a budget, --max-calls, --max-tokens or --max-cost, holds for the whole comparison); the same command finishes them, and pays only for the calls that did not finish", incomplete, len(c.Runs))}
 	}
 	return nil
 }

@@ -168,21 +168,23 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	run := graphRun{Graph: o.Graph, Debates: []*debate.Result{}}
 	stop := func() {}
 	// The budgets (--max-calls, --max-tokens, --max-cost) hold for the whole
-	// command: each passage gets what the passages before it left.
-	total := do.Config.Budget
-	var spent config.Budget
+	// command: each passage's stack counts what the ones before it spent.
+	var ledger stack.Ledger
 	hooks := debate.GraphHooks{
 		Skip: func(p debate.Passage, nodes int) { run.Skipped = append(run.Skipped, skip(errOut, p, nodes)) },
 		Start: func(plan *debate.Plan, po *debate.Options) error {
 			errOut = f.IO.ErrOut
-			left, out := budgetLeft(total, spent)
-			if out != "" {
+			calls, u, cost := ledger.Used()
+			if out := budgetUsedUp(do.Config.Budget, config.Budget{MaxCalls: calls, MaxTokens: u.InputTokens + u.OutputTokens, MaxCost: cost}); out != "" {
 				return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("the %s is spent before %s; raise it and run the same command again to debate the passages left (the graph keeps those done)", out, plan.Passage.Name)}
 			}
+			newStack := po.NewStack
 			po.NewStack = func(journal string) (*stack.Stack, error) {
-				c := *do.Config
-				c.Budget = left
-				return stack.New(&c, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
+				st, err := newStack(journal)
+				if err != nil {
+					return nil, err
+				}
+				return ledger.Track(st), nil
 			}
 			printPlan(errOut, plan.Summary(prices))
 			if err := stack.MissingKey(do.Config, f.Getenv, plan.Model); err != nil {
@@ -201,10 +203,6 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		},
 		Done: func(out *debate.Outcome) {
 			stop()
-			u := out.Result.Usage
-			spent.MaxCalls += u.Calls
-			spent.MaxTokens += u.InputTokens + u.OutputTokens
-			spent.MaxCost += u.CostUSD
 			run.Debates = append(run.Debates, out.Result)
 			summarize(human, out)
 		},
@@ -268,24 +266,16 @@ func summarizeGraph(w io.Writer, g *debate.GraphRecord) {
 	fmt.Fprintln(w, line)
 }
 
-// budgetLeft is what remains of the command's budget after spent, for the
-// next passage; out names the budget that is used up, if one is.
-func budgetLeft(total, spent config.Budget) (left config.Budget, out string) {
-	left = total
-	if total.MaxCalls > 0 {
-		if left.MaxCalls = total.MaxCalls - spent.MaxCalls; left.MaxCalls <= 0 {
-			return left, fmt.Sprintf("call budget (--max-calls %d)", total.MaxCalls)
-		}
+// budgetUsedUp names the budget of total that spent has used up, if one
+// has been.
+func budgetUsedUp(total, spent config.Budget) string {
+	switch {
+	case total.MaxCalls > 0 && spent.MaxCalls >= total.MaxCalls:
+		return fmt.Sprintf("call budget (--max-calls %d)", total.MaxCalls)
+	case total.MaxTokens > 0 && spent.MaxTokens >= total.MaxTokens:
+		return fmt.Sprintf("token budget (--max-tokens %d)", total.MaxTokens)
+	case total.MaxCost > 0 && spent.MaxCost >= total.MaxCost:
+		return fmt.Sprintf("cost budget (--max-cost %g)", total.MaxCost)
 	}
-	if total.MaxTokens > 0 {
-		if left.MaxTokens = total.MaxTokens - spent.MaxTokens; left.MaxTokens <= 0 {
-			return left, fmt.Sprintf("token budget (--max-tokens %d)", total.MaxTokens)
-		}
-	}
-	if total.MaxCost > 0 {
-		if left.MaxCost = total.MaxCost - spent.MaxCost; left.MaxCost <= 0 {
-			return left, fmt.Sprintf("cost budget (--max-cost %g)", total.MaxCost)
-		}
-	}
-	return left, ""
+	return ""
 }
