@@ -98,8 +98,9 @@ command continues where it stopped and pays for nothing twice.
 
 Exit codes: 0 answered; 1 no sentence of the answer stood on its sources
 (ANSWER.md lists what the check dropped, and why); 2 usage (no question, no
-corpus, bad flags); 3 a partial answer (ANSWER.md lists what is missing);
-130 interrupted.`,
+corpus, bad flags); 3 a partial answer (ANSWER.md lists what is missing),
+or with --compare a run that failed or has parts missing (the budgets cap
+the whole comparison); 130 interrupted.`,
 		Example: `  sot ask "Why did the billing migration slip?"
   sot ask "How did the plan for the migration change over the year?" notes/ reports/q3.md
   sot ask --dry-run "What do the teams disagree about?"
