@@ -437,18 +437,11 @@ func openSourcesRun(o *AnalyzeOptions, cfg *config.Config, top, dir, model, what
 		st.Close()
 		return nil, err
 	}
-	d, _, err := run.Start(top, filepath.Join(top, dir), analyzeLayout, run.Key(), what, state.RunID)
+	d, j, _, err := run.Begin(top, filepath.Join(top, dir), analyzeLayout, what, state, o.Fresh, st)
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	j, err := d.OpenJournal(state, o.Fresh)
-	if err != nil {
-		d.Close()
-		st.Close()
-		return nil, err
-	}
-	st.Resume(j)
 	return &sourcesRun{d: d, j: j, st: st, x: o.NewExecutor.Make(st, o.Hooks, "")}, nil
 }
 

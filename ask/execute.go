@@ -110,7 +110,9 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err := st.Meter.CheckPrices(p.Model); err != nil {
 		return nil, err
 	}
-	d, old, err := run.Start(p.top, p.OutputDir, layout, run.Key(), "an answer", p.RunID)
+	state := run.State{RunID: p.RunID, Nonce: p.Nonce, Created: start.UTC(),
+		Payload: &record{Kind: "ask", Question: p.Question, Model: p.Model, Intent: string(p.Classification.Intent), Command: o.Command}}
+	d, j, old, err := run.Begin(p.top, p.OutputDir, layout, "an answer", state, o.Fresh, st)
 	if err != nil {
 		return nil, err
 	}
@@ -118,13 +120,6 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if old != "" {
 		o.Warnf("%s held run %s, another question or corpus; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID)
 	}
-	state := run.State{RunID: p.RunID, Nonce: p.Nonce, Created: start.UTC(),
-		Payload: &record{Kind: "ask", Question: p.Question, Model: p.Model, Intent: string(p.Classification.Intent), Command: o.Command}}
-	j, err := d.OpenJournal(state, o.Fresh)
-	if err != nil {
-		return nil, err
-	}
-	st.Resume(j)
 	defer st.Close()
 
 	x := o.NewExecutor.Make(st, o.Hooks, "")

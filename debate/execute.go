@@ -120,7 +120,9 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err := st.Meter.CheckPrices(p.Model); err != nil {
 		return nil, err
 	}
-	d, old, err := run.Start(p.top, p.OutputDir, layout, run.Key(), "a debate", p.RunID)
+	state := run.State{RunID: p.RunID, Nonce: p.Nonce, Created: start.UTC(),
+		Payload: &record{Kind: "debate", Passage: p.Passage.Name, Model: p.Model, Command: o.Command}}
+	d, j, old, err := run.Begin(p.top, p.OutputDir, layout, "a debate", state, o.Fresh, st)
 	if err != nil {
 		return nil, err
 	}
@@ -128,13 +130,6 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if old != "" {
 		o.Warnf("%s held run %s, another debate; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID)
 	}
-	state := run.State{RunID: p.RunID, Nonce: p.Nonce, Created: start.UTC(),
-		Payload: &record{Kind: "debate", Passage: p.Passage.Name, Model: p.Model, Command: o.Command}}
-	j, err := d.OpenJournal(state, o.Fresh)
-	if err != nil {
-		return nil, err
-	}
-	st.Resume(j) // a resumed run's budget covers what it spent before
 	defer st.Close()
 
 	res := p.result()

@@ -22,7 +22,6 @@ import (
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/llm"
-	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/persona"
@@ -73,7 +72,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err := st.Meter.CheckPrices(p.models()...); err != nil {
 		return nil, err
 	}
-	d, old, err := run.Start(p.top, p.OutputDir, layout, run.Key(), "a review", p.RunID)
+	d, j, old, err := run.Begin(p.top, p.OutputDir, layout, "a review", p.state(start), o.Fresh, st) // a resumed run's budget covers what it spent before
 	if err != nil {
 		return nil, err
 	}
@@ -83,11 +82,6 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	} else if old != "" {
 		o.warn(fmt.Sprintf("%s held run %s, a review of other material or options; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID))
 	}
-	j, err := p.openJournal(d, o.Fresh, start)
-	if err != nil {
-		return nil, err
-	}
-	st.Resume(j) // a resumed run's budget covers what it spent before
 	defer st.Close()
 
 	res := p.result()
@@ -268,12 +262,11 @@ func countFindings(rs []finding.Report) int {
 	return n
 }
 
-// openJournal records the run's state (its nonce and seed, so a re-run
-// sends identical prompts) and opens its journal (see run.Dir.OpenJournal).
-func (p *Plan) openJournal(d *run.Dir, fresh bool, now time.Time) (*middleware.Journal, error) {
-	st := run.State{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: now.UTC(),
+// state is the run's record (its nonce and seed, so a re-run sends
+// identical prompts), begun at now.
+func (p *Plan) state(now time.Time) run.State {
+	return run.State{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: now.UTC(),
 		Payload: &record{Mode: p.Mode, Context: p.Context, Models: maps.Clone(p.Models), TriageModel: p.TriageModel, Lenses: p.LensIDs()}}
-	return d.OpenJournal(st, fresh)
 }
 
 // result starts the Result with what the plan decided.

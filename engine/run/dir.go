@@ -332,3 +332,28 @@ func (d *Dir) OpenJournal(st State, fresh bool) (*middleware.Journal, error) {
 	}
 	return middleware.CreateJournal(path, func() error { return d.Save(st) }), nil
 }
+
+// Resumer takes a run's journal: the provider stack (llm/stack.Stack),
+// which puts it in front of its calls and counts what it recorded toward
+// the budget.
+type Resumer interface {
+	Resume(*middleware.Journal)
+}
+
+// Begin starts the run that state names in dir as Start does (with the
+// user's key; what names the work), records state and opens the run's
+// journal as Dir.OpenJournal does, and hands the journal to r. old is the
+// earlier run whose files were cleared from dir, or "". Close the Dir when
+// the run is done.
+func Begin(top, dir string, l Layout, what string, state State, fresh bool, r Resumer) (d *Dir, j *middleware.Journal, old string, err error) {
+	d, old, err = Start(top, dir, l, Key(), what, state.RunID)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if j, err = d.OpenJournal(state, fresh); err != nil {
+		d.Close()
+		return nil, nil, "", err
+	}
+	r.Resume(j)
+	return d, j, old, nil
+}
