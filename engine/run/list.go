@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/middleware"
@@ -119,4 +120,66 @@ func (e Entry) Status(finished *Finished, prices llm.PriceTable) (state string, 
 		}
 	}
 	return state, 0, calls, cost
+}
+
+// Listed is what a listing of the project's runs says of one run, whatever
+// its scenario.
+type Listed struct {
+	ID      string    `json:"run_id"`
+	Dir     string    `json:"dir"`
+	Created time.Time `json:"created"`
+	// Material is what the run read: a question, a passage.
+	Material string `json:"material"`
+	// State is one of the statuses: finished, partial, interrupted,
+	// running, not yours.
+	State   string  `json:"state"`
+	Calls   int     `json:"calls"`
+	CostUSD float64 `json:"cost_usd"`
+	// Items counts what a finished run produced (an answer's sentences,
+	// a debate's branches).
+	Items   int `json:"items"`
+	Missing int `json:"missing,omitempty"`
+	// Resume is the command that started the run, which continues it (or,
+	// once it finished, writes it again without a call).
+	Resume string `json:"resume,omitempty"`
+}
+
+// Described is what a scenario tells ListOf about one of its runs.
+type Described struct {
+	Material, Command string
+	// Finished is the run's own result when its outputs were written (nil
+	// when not), and Items what that result holds.
+	Finished *Finished
+	Items    int
+}
+
+// ListOf lists one scenario's runs in the directories patterns match, as
+// List does, each record's payload decoded into a new P; describe reads
+// what the scenario knows of a run (from an empty P when the record had no
+// payload). The state and spending come from Entry.Status, with prices
+// pricing a journal; the command to resume is kept only for the user's
+// own runs.
+func ListOf[P any](top string, patterns []string, prices llm.PriceTable, describe func(e Entry, payload *P) Described) ([]Listed, error) {
+	entries, err := List(top, patterns, func() any { return new(P) }, Key())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Listed, 0, len(entries))
+	for _, e := range entries {
+		p, _ := e.State.Payload.(*P)
+		if p == nil {
+			p = new(P)
+		}
+		d := describe(e, p)
+		l := Listed{ID: e.State.RunID, Dir: e.Dir, Created: e.State.Created, Material: d.Material}
+		if d.Finished != nil {
+			l.Items = d.Items
+		}
+		l.State, l.Missing, l.Calls, l.CostUSD = e.Status(d.Finished, prices)
+		if e.State.Authentic {
+			l.Resume = d.Command
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/debate"
+	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/internal/cmdutil"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/llm"
@@ -79,21 +80,18 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	asked, err := ask.ListRuns(top, o.Prices)
-	if err != nil {
-		return err
-	}
-	for _, a := range asked {
-		list = append(list, review.RunInfo{ID: a.ID, Dir: a.Dir, Created: a.Created, Kind: "ask", Material: a.Question,
-			State: a.State, Calls: a.Calls, CostUSD: a.CostUSD, Findings: a.Sentences, Missing: a.Missing, Resume: a.Resume})
-	}
-	debates, err := debate.ListRuns(top, o.Prices)
-	if err != nil {
-		return err
-	}
-	for _, d := range debates {
-		list = append(list, review.RunInfo{ID: d.ID, Dir: d.Dir, Created: d.Created, Kind: "debate", Material: d.Passage,
-			State: d.State, Calls: d.Calls, CostUSD: d.CostUSD, Findings: d.Branches, Missing: d.Missing, Resume: d.Resume})
+	for _, scenario := range []struct {
+		kind string
+		list func(string, llm.PriceTable) ([]run.Listed, error)
+	}{{"ask", ask.ListRuns}, {"debate", debate.ListRuns}} {
+		runs, err := scenario.list(top, o.Prices)
+		if err != nil {
+			return err
+		}
+		for _, r := range runs {
+			list = append(list, review.RunInfo{ID: r.ID, Dir: r.Dir, Created: r.Created, Kind: scenario.kind, Material: r.Material,
+				State: r.State, Calls: r.Calls, CostUSD: r.CostUSD, Findings: r.Items, Missing: r.Missing, Resume: r.Resume})
+		}
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Created.After(list[j].Created) })
 	if o.JSON {
