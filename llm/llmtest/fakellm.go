@@ -74,7 +74,7 @@ func FakeLLM(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var reply, jsonOut string
 	matched := false
 	for _, r := range cfg.Rules {
-		if (r.Model != "" && r.Model != *model) || !strings.Contains(sys, r.System) || !strings.Contains(prompt, r.User) {
+		if !r.matches(*model, sys, func() string { return prompt }) {
 			continue
 		}
 		matched = true

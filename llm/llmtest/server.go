@@ -682,25 +682,26 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// matches says whether a request for model, with this system prompt and
+// last user message (read only when the rule names one), falls under r's
+// Model, System and User.
+func (r *Rule) matches(model, system string, user func() string) bool {
+	return (r.Model == "" || r.Model == model) && strings.Contains(system, r.System) && (r.User == "" || strings.Contains(user(), r.User))
+}
+
 // match finds the first rule that matches rec and returns its reply.
 func (s *Server) match(cfg *compiled, rec *Recorded) (Reply, bool) {
 	var lastUser string
 	userDone := false
 	for i := range cfg.Rules {
 		r := &cfg.Rules[i]
-		if r.Model != "" && r.Model != rec.Model {
-			continue
-		}
-		if r.System != "" && !strings.Contains(rec.System, r.System) {
-			continue
-		}
-		if r.User != "" {
+		if !r.matches(rec.Model, rec.System, func() string {
 			if !userDone {
 				lastUser, userDone = rec.LastUser(), true
 			}
-			if !strings.Contains(lastUser, r.User) {
-				continue
-			}
+			return lastUser
+		}) {
+			continue
 		}
 		if r.Times > 0 {
 			s.mu.Lock()
