@@ -2,6 +2,7 @@ package debate
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,16 +160,10 @@ func TestDebateThroughLLMCommandFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pe *PartialError
-	if err := out.Verdict(); err == nil || !asPartial(err, &pe) || len(out.Result.Missing) == 0 {
+	if err := out.Verdict(); !errors.As(err, &pe) || len(out.Result.Missing) == 0 {
 		t.Fatalf("verdict %v, missing %+v", err, out.Result.Missing)
 	}
 	if !strings.Contains(out.Result.Missing[0].Error, "500") {
 		t.Errorf("missing %+v does not say why", out.Result.Missing[0])
 	}
-}
-
-func asPartial(err error, pe **PartialError) bool {
-	p, ok := err.(*PartialError)
-	*pe = p
-	return ok
 }
