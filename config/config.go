@@ -97,6 +97,11 @@ type Provider struct {
 	Timeout     Duration `yaml:"timeout" json:"timeout"`
 	// Program is the command backend's program (default "llm").
 	Program string `yaml:"program" json:"program"`
+	// Env names the environment variables a command backend's program
+	// gets besides the minimal set (PATH, HOME, the locale and the llm
+	// CLI's own LLM_* variables): a key the program needs, say
+	// OPENAI_API_KEY. Only the user may set it.
+	Env []string `yaml:"env" json:"env,omitempty"`
 }
 
 // Budget caps a run; zero means no cap.
