@@ -50,6 +50,7 @@ var providerKeyReasons = map[string]string{
 	"base_url":    whyEndpoint,
 	"api_key_env": whySecret,
 	"api_key":     whySecret,
+	"env":         whySecret,
 }
 
 // ProjectWarning formats the ignored settings of one file as one warning,
