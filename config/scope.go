@@ -43,16 +43,6 @@ const (
 	whyCorpus   = "would send files from outside the project"
 )
 
-// providerKeyReasons are the provider settings only the user may make.
-var providerKeyReasons = map[string]string{
-	"type":        whyProgram,
-	"program":     whyProgram,
-	"base_url":    whyEndpoint,
-	"api_key_env": whySecret,
-	"api_key":     whySecret,
-	"env":         whySecret,
-}
-
 // ProjectWarning formats the ignored settings of one file as one warning,
 // naming the file, each key and how to trust the file.
 func ProjectWarning(items []Ignored) string {
@@ -95,8 +85,8 @@ func ProjectWarnings(items []Ignored) []string {
 
 // scopeProject drops from an untrusted project file's flattened settings
 // every one that only the user may make, judged against base (the
-// configuration of the defaults and the user's file). A trusted file keeps
-// everything but aliases that would shadow the user's.
+// configuration of the defaults and the user's file) by the key's Policy.
+// A trusted file keeps everything but aliases that would shadow the user's.
 func scopeProject(file, top string, data []byte, flat map[string]any, base *Config, trusted bool) (map[string]any, []Ignored) {
 	kept := map[string]any{}
 	var ignored []Ignored
@@ -123,102 +113,26 @@ func scopeProject(file, top string, data []byte, flat map[string]any, base *Conf
 			kept[k] = v
 			continue
 		}
-		switch parts[0] {
-		case "providers":
-			if len(parts) < 3 {
-				kept[k] = v
-				continue
-			}
-			name, field := parts[1], parts[2]
-			if _, ok := base.Providers[name]; !ok {
-				if !droppedProvider[name] {
-					droppedProvider[name] = true
-					drop("providers"+sep+name, whyProvider)
+		if parts[0] == "providers" && len(parts) >= 2 {
+			if _, ok := base.Providers[parts[1]]; !ok {
+				if !droppedProvider[parts[1]] {
+					droppedProvider[parts[1]] = true
+					drop("providers"+sep+parts[1], whyProvider)
 				}
 				continue
 			}
-			if why, ok := providerKeyReasons[field]; ok {
-				drop(k, why)
-				continue
+		}
+		if parts[0] == "prices" && len(parts) >= 3 {
+			// Judged per model, once all its fields are known.
+			if prices[parts[1]] == nil {
+				prices[parts[1]] = map[string]any{}
 			}
-			switch field {
-			case "concurrency":
-				cur := base.Providers[name].Concurrency
-				if cur == 0 {
-					cur = base.Concurrency
-				}
-				if !tighterCount(v, cur) {
-					drop(k, whyLimit)
-					continue
-				}
-			case "rpm":
-				if !tighterBudget(v, float64(base.Providers[name].RPM)) {
-					drop(k, whyLimit)
-					continue
-				}
-			}
-		case "cache":
-			if len(parts) == 2 && parts[1] == "dir" {
-				drop(k, whyCache)
-				continue
-			}
-			if len(parts) == 2 && parts[1] == "disabled" && v == true {
-				drop(k, whyNoCache)
-				continue
-			}
-		case "concurrency":
-			if !tighterCount(v, base.Concurrency) {
-				drop(k, whyLimit)
-				continue
-			}
-		case "retries":
-			if n, ok := number(v); !ok || n < 0 || n > float64(base.Retries) {
-				drop(k, whyLimit)
-				continue
-			}
-		case "budget":
-			var cur float64
-			switch strings.Join(parts[1:], ".") {
-			case "max_calls":
-				cur = float64(base.Budget.MaxCalls)
-			case "max_tokens":
-				cur = float64(base.Budget.MaxTokens)
-			case "max_cost":
-				cur = base.Budget.MaxCost
-			}
-			if !tighterBudget(v, cur) {
-				drop(k, whyLimit)
-				continue
-			}
-		case "ask":
-			switch strings.Join(parts[1:], ".") {
-			case "max_sources":
-				// More sources are more calls: the project may ask for fewer.
-				if !tighterCount(v, base.Ask.MaxSources) {
-					drop(k, whyLimit)
-					continue
-				}
-			case "corpus":
-				if p, ok := v.(string); ok && !insideProject(top, p) {
-					drop(k, whyCorpus)
-					continue
-				}
-			}
-		case "debate":
-			// Regenerated observers are more calls: the project may allow
-			// fewer.
-			if strings.Join(parts[1:], ".") == "regenerations" && !tighterCount(v, base.Debate.Regenerations) {
-				drop(k, whyLimit)
-				continue
-			}
-		case "prices":
-			if len(parts) >= 3 {
-				if prices[parts[1]] == nil {
-					prices[parts[1]] = map[string]any{}
-				}
-				prices[parts[1]][parts[2]] = v
-				continue
-			}
+			prices[parts[1]][parts[2]] = v
+			continue
+		}
+		if why := policyOf(parts).allows(v, parts, base, top); why != "" {
+			drop(k, why)
+			continue
 		}
 		kept[k] = v
 	}
