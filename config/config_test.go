@@ -40,7 +40,7 @@ func (f fixture) load(t *testing.T) (*Config, Sources, error) {
 	l := &Loader{WorkDir: work, UserDir: userDir, Getenv: func(k string) string { return f.env[k] },
 		Trust: &TrustStore{Path: filepath.Join(root, "state", "trusted.json")}}
 	if f.trusted {
-		if _, err := l.Trust.Add(filepath.Join(work, ".sot", "config.yaml")); err != nil {
+		if _, err := l.Trust.Add(filepath.Join(work, ".sot", "config.yaml"), work); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -63,10 +63,15 @@ type Loader struct {
 
 	flags   []flagValue
 	ignored []Ignored
+	lapsed  []string
 }
 
 // Ignored lists the project settings the last Load did not apply.
 func (l *Loader) Ignored() []Ignored { return l.ignored }
+
+// Lapsed lists, for each project file the user trusted once but that the
+// last Load did not trust, what changed since and how to trust it again.
+func (l *Loader) Lapsed() []string { return l.lapsed }
 
 type flagValue struct{ key, value, source string }
 
@@ -154,7 +159,7 @@ func (l *Loader) Load() (*Config, Sources, error) {
 		{ProjectFile(wd), "project config"},
 		{l.File, "--config"},
 	}
-	l.ignored = nil
+	l.ignored, l.lapsed = nil, nil
 	for _, f := range files {
 		if f.path == "" || userDir == "" && f.label == "user config" {
 			continue
@@ -175,7 +180,11 @@ func (l *Loader) Load() (*Config, Sources, error) {
 				return nil, nil, err
 			}
 			var ig []Ignored
-			fm, ig = scopeProject(relTo(wd, f.path), filepath.Dir(filepath.Dir(f.path)), data, fm, base, l.trusted(f.path, data))
+			trusted := l.trusted(f.path, data, wd)
+			if !trusted.Trusted && trusted.Lapsed != "" {
+				l.lapsed = append(l.lapsed, LapsedWarning(relTo(wd, f.path), trusted.Lapsed))
+			}
+			fm, ig = scopeProject(relTo(wd, f.path), filepath.Dir(filepath.Dir(f.path)), data, fm, base, trusted.Trusted)
 			l.ignored = append(l.ignored, ig...)
 		}
 		put(fm, fmt.Sprintf("%s %s", f.label, f.path))
@@ -226,18 +235,25 @@ func decode(flat map[string]any) (*Config, error) {
 	return &cfg, nil
 }
 
-// trusted reports whether the user trusted the project file at path, whose
-// content is data. A trust store kept inside the project itself (a state
-// directory pointed into the checkout) is not the user's and trusts nothing.
-func (l *Loader) trusted(path string, data []byte) bool {
+// trusted checks whether the user trusted the project file at path, whose
+// content is data, and the files it runs. A trust store kept inside the
+// project itself (a state directory pointed into the checkout) is not the
+// user's and trusts nothing.
+func (l *Loader) trusted(path string, data []byte, wd string) TrustCheck {
 	if l.Trust == nil {
-		return false
+		return TrustCheck{}
 	}
 	top, _ := project.Top(filepath.Dir(path))
 	if _, inside := project.ResolvedWithin(top, l.Trust.Path); inside {
-		return false
+		return TrustCheck{}
 	}
-	return l.Trust.Trusted(path, data)
+	return l.Trust.Check(path, data, wd)
+}
+
+// LapsedWarning is the warning for a file whose trust lapsed: what changed
+// (why) and the command that trusts it again.
+func LapsedWarning(file, why string) string {
+	return fmt.Sprintf("the trust you gave %s lapsed: %s; sot treats it as untrusted. Read what changed, then trust it again with: sot trust %s", file, why, file)
 }
 
 // readFile decodes one config file. A missing file is skipped unless it was

@@ -10,10 +10,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sotlabs/sot/internal/project"
+	"github.com/sotlabs/sot/llm"
 )
 
 // TrustStore records the project files a user has trusted explicitly (with
@@ -31,14 +34,39 @@ type TrustRecord struct {
 	Path    string    `json:"path"`
 	SHA256  string    `json:"sha256"`
 	Trusted time.Time `json:"trusted_at"`
+	// Refs are the files of the project that the trusted file makes sot
+	// run or read as instructions (a program: script, the script a
+	// command: model runs), each with the SHA-256 it had when trusted.
+	Refs []TrustRef `json:"refs,omitempty"`
+}
+
+// TrustRef is one file a trusted file refers to, as it was when trusted.
+type TrustRef struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
 }
 
 // TrustStatus is a record checked against the file as it is now.
 type TrustStatus struct {
 	TrustRecord
 	// State is "trusted", "changed" (the content differs from what was
-	// trusted, so it is not trusted now) or "missing".
+	// trusted, so it is not trusted now), "lapsed" (a file it refers to
+	// changed, appeared or went) or "missing".
 	State string `json:"state"`
+	// Why says what changed, for "changed" and "lapsed".
+	Why string `json:"why,omitempty"`
+}
+
+// TrustCheck is what the store says of one file as it is now.
+type TrustCheck struct {
+	Trusted bool
+	// Digest is the Digest of the content that was checked (by
+	// TrustedFile, which reads it), so a caller holding an earlier read of
+	// the file can tell it is the same.
+	Digest string
+	// Lapsed, when the file was trusted once but is not now, says what
+	// changed since: the file itself, or a file it refers to.
+	Lapsed string
 }
 
 type trustFile struct {
@@ -134,46 +162,93 @@ func (s *TrustStore) save(tf trustFile) error {
 }
 
 // Trusted reports whether the file at path, whose content is data, is
-// trusted as it is. A nil store trusts nothing.
-func (s *TrustStore) Trusted(path string, data []byte) bool {
-	return s.TrustedDigest(path, Digest(data))
+// trusted as it is, and so is every project file it refers to (see
+// References), seen from workDir. A nil store trusts nothing.
+func (s *TrustStore) Trusted(path string, data []byte, workDir string) bool {
+	return s.Check(path, data, workDir).Trusted
 }
 
-// TrustedDigest reports whether the file at path is trusted with the
-// content whose Digest is d.
-func (s *TrustStore) TrustedDigest(path, d string) bool {
+// Check is Trusted with the reason a trust given once no longer holds.
+func (s *TrustStore) Check(path string, data []byte, workDir string) TrustCheck {
 	if s == nil || path == "" {
-		return false
+		return TrustCheck{}
 	}
 	p, err := canonical(path)
 	if err != nil {
-		return false
+		return TrustCheck{}
 	}
 	tf, err := s.load()
 	if err != nil {
-		return false
+		return TrustCheck{}
 	}
 	for _, r := range tf.Files {
-		if r.Path == p && r.SHA256 == d {
-			return true
+		if r.Path != p {
+			continue
 		}
+		if r.SHA256 != Digest(data) {
+			return TrustCheck{Lapsed: fmt.Sprintf("%s changed since you trusted it on %s", path, r.Trusted.Format("2006-01-02"))}
+		}
+		if why := refsChanged(r, References(p, workDir, data), workDir); why != "" {
+			return TrustCheck{Lapsed: why}
+		}
+		return TrustCheck{Trusted: true, Digest: r.SHA256}
 	}
-	return false
+	return TrustCheck{}
 }
 
-// TrustedFile reads the file at path and reports whether it is trusted as
-// it is now.
-func (s *TrustStore) TrustedFile(path string) bool {
+// TrustedFile reads the file at path and checks it (Check).
+func (s *TrustStore) TrustedFile(path, workDir string) TrustCheck {
 	if s == nil || path == "" {
-		return false
+		return TrustCheck{}
 	}
 	data, err := os.ReadFile(path)
-	return err == nil && s.Trusted(path, data)
+	if err != nil {
+		return TrustCheck{}
+	}
+	return s.Check(path, data, workDir)
 }
 
-// Add trusts the file at path with its current content, replacing an
-// earlier record of it, and returns the record.
-func (s *TrustStore) Add(path string) (TrustRecord, error) {
+// refsChanged compares the files a trusted file refers to now (now, as
+// References gives them) with those its record pinned, and says what
+// differs, or "".
+func refsChanged(r TrustRecord, now []string, workDir string) string {
+	show := func(p string) string {
+		if workDir != "" {
+			if rel, ok := project.Within(workDir, p); ok {
+				return rel
+			}
+		}
+		return p
+	}
+	pinned := map[string]string{}
+	for _, ref := range r.Refs {
+		pinned[ref.Path] = ref.SHA256
+	}
+	since := r.Trusted.Format("2006-01-02")
+	for _, p := range now {
+		want, ok := pinned[p]
+		if !ok {
+			return fmt.Sprintf("%s now runs or reads %s, which was not part of it when you trusted it on %s", show(r.Path), show(p), since)
+		}
+		delete(pinned, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Sprintf("%s, which %s runs or reads, cannot be read (%v)", show(p), show(r.Path), err)
+		}
+		if Digest(data) != want {
+			return fmt.Sprintf("%s, which %s runs or reads, changed since you trusted it on %s", show(p), show(r.Path), since)
+		}
+	}
+	for p := range pinned {
+		return fmt.Sprintf("%s, which %s ran or read when you trusted it on %s, is gone", show(p), show(r.Path), since)
+	}
+	return ""
+}
+
+// Add trusts the file at path with its current content, and the project
+// files it refers to (References, seen from workDir) with theirs,
+// replacing an earlier record of it, and returns the record.
+func (s *TrustStore) Add(path, workDir string) (TrustRecord, error) {
 	p, err := canonical(path)
 	if err != nil {
 		return TrustRecord{}, err
@@ -194,6 +269,13 @@ func (s *TrustStore) Add(path string) (TrustRecord, error) {
 		return TrustRecord{}, err
 	}
 	rec := TrustRecord{Path: p, SHA256: Digest(data), Trusted: time.Now().UTC().Truncate(time.Second)}
+	for _, ref := range References(p, workDir, data) {
+		b, err := os.ReadFile(ref)
+		if err != nil {
+			return TrustRecord{}, fmt.Errorf("%s runs or reads %s, which cannot be read: %w", path, ref, err)
+		}
+		rec.Refs = append(rec.Refs, TrustRef{Path: ref, SHA256: Digest(b)})
+	}
 	kept := tf.Files[:0]
 	for _, r := range tf.Files {
 		if r.Path != p {
@@ -230,8 +312,9 @@ func (s *TrustStore) Revoke(path string) (bool, error) {
 	return true, s.save(tf)
 }
 
-// List returns every record, checked against the files as they are now.
-func (s *TrustStore) List() ([]TrustStatus, error) {
+// List returns every record, checked against the files as they are now
+// (their references seen from workDir).
+func (s *TrustStore) List(workDir string) ([]TrustStatus, error) {
 	tf, err := s.load()
 	if err != nil {
 		return nil, err
@@ -245,8 +328,68 @@ func (s *TrustStore) List() ([]TrustStatus, error) {
 			st.State = "missing"
 		case Digest(data) != r.SHA256:
 			st.State = "changed"
+			st.Why = fmt.Sprintf("%s changed since you trusted it", r.Path)
+		default:
+			if why := refsChanged(r, References(r.Path, workDir, data), workDir); why != "" {
+				st.State, st.Why = "lapsed", why
+			}
 		}
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// refPattern finds where a file names something sot runs: the value of a
+// program key, and the command line of a command: model.
+var refPattern = regexp.MustCompile(`(?:\bprogram["']?\s*:\s*|\b` + llm.ProviderCommand + `:)([^\n]*)`)
+
+// References lists the files of the project holding the file at path that
+// its content (data) makes sot run or read as instructions: each word of a
+// program: value or of a command: model's command line that names an
+// existing file inside the project, relative to the project's top or to
+// workDir. The paths are absolute and clean, sorted, without duplicates.
+// A word that names nothing in the project (llm, python3, a flag) is not
+// a reference: what is on the user's own PATH is the user's.
+func References(path, workDir string, data []byte) []string {
+	top, ok := project.Top(filepath.Dir(path))
+	if !ok {
+		return nil
+	}
+	self, _ := canonical(path)
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range refPattern.FindAllSubmatch(data, -1) {
+		for _, w := range strings.Fields(string(m[1])) {
+			w = strings.Trim(w, "\"'`,;|(){}[]")
+			if w == "" || strings.HasPrefix(w, "-") {
+				continue
+			}
+			cands := []string{w}
+			if !filepath.IsAbs(w) {
+				cands = []string{filepath.Join(top, w)}
+				if workDir != "" {
+					cands = append(cands, filepath.Join(workDir, w))
+				}
+			}
+			for _, c := range cands {
+				c = filepath.Clean(c)
+				if seen[c] {
+					continue
+				}
+				if _, inside := project.Within(top, c); !inside {
+					continue
+				}
+				if fi, err := os.Stat(c); err != nil || !fi.Mode().IsRegular() {
+					continue
+				}
+				if real, _ := canonical(c); real == self {
+					continue
+				}
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -60,6 +60,9 @@ func (f *Factory) Config() (*config.Config, config.Sources, error) {
 	f.once.Do(func() {
 		f.cfg, f.src, f.err = f.Loader.Load()
 		f.err = AsUsage(f.err)
+		for _, w := range f.Loader.Lapsed() {
+			fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+w)
+		}
 		for _, w := range config.ProjectWarnings(f.Loader.Ignored()) {
 			fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+w)
 		}
@@ -114,11 +117,19 @@ func (f *Factory) vetPersona(p *persona.Persona) []persona.Problem {
 		d := config.Defaults()
 		cfg = &d
 	}
-	if !cfg.RunsProgram(p.Meta.Model) || f.Trust().TrustedDigest(p.Path, p.Digest) {
+	if !cfg.RunsProgram(p.Meta.Model) {
+		return nil
+	}
+	check := f.Trust().TrustedFile(p.Path, f.WorkDir())
+	if check.Trusted && check.Digest == p.Digest {
 		return nil
 	}
 	model := p.Meta.Model
 	p.Meta.Model = ""
+	if check.Lapsed != "" {
+		return []persona.Problem{{File: p.Path, Line: p.FrontmatterLine("model"),
+			Message: fmt.Sprintf("model %q could run a program, so sot ignored it (%s takes the usual model): %s", model, p.ID, config.LapsedWarning(p.Path, check.Lapsed))}}
+	}
 	return []persona.Problem{{File: p.Path, Line: p.FrontmatterLine("model"),
 		Message: fmt.Sprintf("model %q could run a program and this file is not trusted, so sot ignored it (%s takes the usual model); if you wrote this file or have read it, trust it as it is now with: sot trust %s", model, p.ID, p.Path)}}
 }

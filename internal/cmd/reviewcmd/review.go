@@ -521,7 +521,11 @@ type projectFile struct {
 
 func newProjectFile(f *cmdutil.Factory, path string) *projectFile {
 	top, _ := project.Top(f.WorkDir())
-	return &projectFile{path: path, trusted: f.Trust().TrustedFile(path), top: top, warn: f.IO.ErrOut}
+	check := f.Trust().TrustedFile(path, f.WorkDir())
+	if check.Lapsed != "" {
+		fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+config.LapsedWarning(path, check.Lapsed))
+	}
+	return &projectFile{path: path, trusted: check.Trusted, top: top, warn: f.IO.ErrOut}
 }
 
 // inside reports whether path, with symbolic links resolved, lies inside

@@ -52,8 +52,12 @@ concurrency or prices. A project may still tighten your limits.
 When the file is yours, or you have read it, "sot trust FILE" records its
 path and a SHA-256 of its content in your state directory
 ($XDG_STATE_HOME/sot/trusted.json, or ~/.local/state/sot/trusted.json).
-From then on sot applies it as written. Any change to the file makes it
-untrusted again until you trust it anew. No environment variable or CI
+It also records every file of the project that the trusted file makes sot
+run or read as instructions: a program: script, or a file named on the
+command line of a command: model (command:python3 .sot/agent.py). From then
+on sot applies it as written. A change to the file, or to any file it runs,
+ends the trust with a warning that says what changed, until you trust it
+anew. No environment variable or CI
 setting trusts a project for you.
 
 Without FILE, sot trust names the project's .sot/config.yaml. A project
@@ -135,11 +139,14 @@ func Run(o *Options) error {
 		if fi.IsDir() {
 			return cmdutil.UsageError("%s is a directory; trust names files (a .sot/config.yaml, a persona, a context file or a WorkflowContext.md)", file)
 		}
-		rec, err := o.Store.Add(file)
+		rec, err := o.Store.Add(file, o.WorkDir)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(o.IO.Out, "sot: trusted %s (sha256 %s); a change to it makes it untrusted again\n", file, rec.SHA256[:12])
+		for _, ref := range rec.Refs {
+			fmt.Fprintf(o.IO.Out, "sot: it runs or reads %s (sha256 %s); a change to that file also ends the trust\n", rel(o.WorkDir, ref.Path), ref.SHA256[:12])
+		}
 		if keys := unlocked(ignored, rec.Path, o.WorkDir); len(keys) > 0 {
 			fmt.Fprintf(o.IO.Out, "sot: it may now set %s\n", strings.Join(keys, ", "))
 		}
@@ -164,7 +171,7 @@ func unlocked(items []config.Ignored, path, wd string) []string {
 }
 
 func list(o *Options) error {
-	recs, err := o.Store.List()
+	recs, err := o.Store.List(o.WorkDir)
 	if err != nil {
 		return err
 	}
@@ -184,12 +191,23 @@ func list(o *Options) error {
 	fmt.Fprintln(tw, "STATE\tFILE\tSHA256\tTRUSTED")
 	for _, r := range recs {
 		state := r.State
-		if state == "changed" {
+		switch state {
+		case "changed":
 			state = "changed (not trusted)"
+		case "lapsed":
+			state = "lapsed (not trusted)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", state, r.Path, r.SHA256[:12], r.Trusted.Format("2006-01-02 15:04"))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if r.State == "lapsed" {
+			fmt.Fprintf(o.IO.Out, "sot: %s\n", r.Why)
+		}
+	}
+	return nil
 }
 
 func rel(dir, path string) string {
