@@ -30,6 +30,11 @@ type Options struct {
 	// Paths are the corpus: files and directories, read recursively. None
 	// means the config's ask.corpus, else the project's .sot/corpus.
 	Paths []string
+	// FollowSymlinks reads named paths that lead through a symbolic link
+	// out of their project, and such links found in directories
+	// (--follow-symlinks). A corpus the user did not name (ask.corpus, or
+	// .sot/corpus) is always read from inside the project.
+	FollowSymlinks bool
 	// Dir is where the project is looked for (default ".").
 	Dir string
 	// OutputDir is the run's directory (default .sot/answers/<run-id> at
@@ -146,7 +151,7 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		return nil, err
 	}
 	budget := llm.ContextWindow(p.Model) - 4096 - 2048 // the answer, and the instructions around the source
-	sources, skipped, err := corpus.Load(paths, corpus.Options{PartTokens: max(2048, budget)})
+	sources, skipped, err := corpus.Load(paths, corpus.Options{PartTokens: max(2048, budget), FollowSymlinks: o.FollowSymlinks && len(o.Paths) > 0})
 	if err != nil {
 		var pe *corpus.PathError
 		if errors.As(err, &pe) || errors.Is(err, os.ErrNotExist) {
@@ -381,14 +386,39 @@ func corpusPaths(o *Options, top string) ([]string, error) {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(top, dir)
 	}
+	where := "the project's corpus"
+	if field != "" {
+		where = "the corpus ask.corpus names"
+	}
 	if _, err := os.Stat(dir); err != nil {
-		where := "the project's corpus"
-		if field != "" {
-			where = "the corpus ask.corpus names"
-		}
 		return nil, &engine.UserError{Msg: fmt.Sprintf("%s, %s, does not exist: put the sources there (meeting notes, reports, northstar exports), or name files and directories after the question", where, project.FromWorkDir(dir))}
 	}
+	if err := insideRoot(top, dir); err != nil {
+		return nil, &engine.UserError{Msg: fmt.Sprintf("%s, %s, %v; sot reads a corpus it was not given only from inside the project, because a repository could point it at your own files: move the sources into the project, or name the directory after the question (with --follow-symlinks if you mean it)", where, project.FromWorkDir(dir), err)}
+	}
 	return []string{project.FromWorkDir(dir)}, nil
+}
+
+// insideRoot checks, through an os.Root opened at the project's top, that
+// dir resolves inside the project: a symbolic link anywhere on its way
+// that leads out makes it fail.
+func insideRoot(top, dir string) error {
+	rel, ok := project.Within(top, dir)
+	if !ok {
+		return fmt.Errorf("lies outside the project %s", top)
+	}
+	root, err := os.OpenRoot(top)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if _, err := root.Stat(rel); err != nil {
+		if link, target := project.LinkOutside(top, dir); link != "" {
+			return fmt.Errorf("leads through the symbolic link %s to %s, outside the project", project.FromWorkDir(link), target)
+		}
+		return fmt.Errorf("cannot be read inside the project: %w", err)
+	}
+	return nil
 }
 
 // projectTop is the absolute top of the project holding dir.

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/internal/project"
 )
 
 // EnsembleFile is the ensemble a run writes: seed 003's ensemble JSON with
@@ -86,12 +86,14 @@ func ensembleOf(obs []*Observer, d *Diversity, at time.Time) *Ensemble {
 const maxEnsembleBytes = 1 << 20
 
 // ReadEnsemble reads the observers of an ensemble file (one a run wrote,
-// or one of seed 003's). Problems are *engine.UserError.
-func ReadEnsemble(path string) ([]*Observer, error) {
+// or one of seed 003's). A path that leads through a symbolic link out of
+// its project is refused unless follow is set. Problems are
+// *engine.UserError.
+func ReadEnsemble(path string, follow bool) ([]*Observer, error) {
 	bad := func(format string, args ...any) error {
 		return &engine.UserError{Field: "--observers-from", Msg: path + ": " + fmt.Sprintf(format, args...)}
 	}
-	f, err := os.Open(path)
+	f, err := project.OpenInput(path, follow)
 	if err != nil {
 		return nil, &engine.UserError{Field: "--observers-from", Msg: err.Error()}
 	}

@@ -58,6 +58,9 @@ type Options struct {
 	// ObserversFrom is an ensemble file (ensemble.json) whose observers to
 	// use instead; it excludes Observers.
 	ObserversFrom string
+	// FollowSymlinks reads an ObserversFrom file that leads through a
+	// symbolic link out of its project (--follow-symlinks).
+	FollowSymlinks bool
 	// BranchRounds are the rounds of each branch debate (default 2).
 	BranchRounds int
 	// Model is the model every call uses (default: the config's).
@@ -225,7 +228,7 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	case o.ObserversFrom != "" && strings.TrimSpace(o.Observers) != "":
 		return nil, &engine.UserError{Field: "--observers-from", Msg: "--observers and --observers-from both choose the observers; give one"}
 	case o.ObserversFrom != "":
-		if p.Observers, err = ReadEnsemble(o.ObserversFrom); err != nil {
+		if p.Observers, err = ReadEnsemble(o.ObserversFrom, o.FollowSymlinks); err != nil {
 			return nil, err
 		}
 		p.ObserverSpec = ObserverSpec{From: o.ObserversFrom}

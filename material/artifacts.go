@@ -61,10 +61,25 @@ func Artifacts(paths []string) (*Material, error) {
 // accepted. Paths named in paths are always read, even when excluded or
 // inside an excluded directory.
 func ArtifactsExcluding(paths, exclude []string) (*Material, error) {
+	return ArtifactsWith(paths, ArtifactOptions{Exclude: exclude})
+}
+
+// ArtifactOptions tune ArtifactsWith.
+type ArtifactOptions struct {
+	// Exclude is as for ArtifactsExcluding.
+	Exclude []string
+	// FollowSymlinks reads what a symbolic link out of the project points
+	// to (--follow-symlinks), where it would otherwise be refused (a path
+	// named) or skipped (a link found in a directory).
+	FollowSymlinks bool
+}
+
+// ArtifactsWith is Artifacts with options.
+func ArtifactsWith(paths []string, opts ArtifactOptions) (*Material, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%w: no artifacts given; name the files or directories to review", ErrEmpty)
 	}
-	a := &artifactSet{seen: make(map[string]bool), exclude: excludeSet(exclude)}
+	a := &artifactSet{seen: make(map[string]bool), exclude: excludeSet(opts.Exclude), follow: opts.FollowSymlinks}
 	var coords, named []string
 	for _, p := range paths {
 		given := filepath.Clean(p)
@@ -80,8 +95,8 @@ func ArtifactsExcluding(paths, exclude []string) (*Material, error) {
 		if !inProject {
 			top = ""
 		}
-		if link, target := linkOutside(top, abs); link != "" {
-			return nil, fmt.Errorf("artifact %s: %w: %s points to %s, outside %s; sot does not follow links out of the project it reviews: name %s itself if you mean to review it",
+		if link, target := project.LinkOutside(top, abs); link != "" && !opts.FollowSymlinks {
+			return nil, fmt.Errorf("artifact %s: %w: %s points to %s, outside %s; sot does not follow links out of the project it reviews: name %s itself, or pass --follow-symlinks, if you mean to review it",
 				p, ErrOutsideProject, link, target, top, target)
 		}
 		coords = append(coords, displayPath(top, abs, given))
@@ -130,6 +145,7 @@ type artifactSet struct {
 	entries []artifactEntry
 	seen    map[string]bool // absolute paths already read, skipped or walked past
 	exclude []excludedPath
+	follow  bool // read what links out of the project point to
 }
 
 // artifactEntry is one document read or skipped.
@@ -203,40 +219,6 @@ func displayPath(top, abs, given string) string {
 // reasonLinkOutside is why a symbolic link found in a directory is not
 // read.
 const reasonLinkOutside = "a symbolic link that points outside the project; never read"
-
-// linkOutside returns, for the absolute path abs in the project whose top
-// is top, the symbolic link on the way from top to abs that points outside
-// the project, and where it points; "" when abs stays in the project, or
-// top is "" (a path in no project).
-func linkOutside(top, abs string) (link, target string) {
-	if top == "" {
-		return "", ""
-	}
-	resolved, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", "" // a broken link: reading it reports the error
-	}
-	if _, ok := relativeTo(top, resolved); ok {
-		return "", ""
-	}
-	rel, ok := project.Within(top, abs)
-	if !ok {
-		return "", ""
-	}
-	cur := top
-	for _, c := range strings.Split(rel, string(filepath.Separator)) {
-		cur = filepath.Join(cur, c)
-		if fi, err := os.Lstat(cur); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			continue
-		}
-		if t, err := filepath.EvalSymlinks(cur); err == nil {
-			if _, ok := relativeTo(top, t); !ok {
-				return cur, t
-			}
-		}
-	}
-	return abs, resolved
-}
 
 // resolvedName returns abs with its symbolic links resolved, with forward
 // slashes, or abs when it cannot be resolved.
@@ -366,7 +348,7 @@ func (a *artifactSet) walk(root, abs, top string) error {
 		// of the project.
 		target := ""
 		if de.Type()&fs.ModeSymlink != 0 {
-			if link, _ := linkOutside(top, fileAbs); link != "" {
+			if link, _ := project.LinkOutside(top, fileAbs); link != "" && !a.follow {
 				skip(reasonLinkOutside)
 				return nil
 			}
@@ -474,6 +456,12 @@ func checkInput(data []byte) ([]byte, error) {
 // points to, or its content, is not sent: the material lists it as skipped
 // and holds no file.
 func Freeform(name string, r io.Reader) (*Material, error) {
+	return FreeformWith(name, r, false)
+}
+
+// FreeformWith is Freeform that, with followSymlinks (--follow-symlinks),
+// reads a path that leads through a symbolic link out of its project.
+func FreeformWith(name string, r io.Reader, followSymlinks bool) (*Material, error) {
 	if name == "" {
 		name = "stdin"
 	}
@@ -488,8 +476,8 @@ func Freeform(name string, r io.Reader) (*Material, error) {
 		if abs, err := filepath.Abs(name); err == nil {
 			if _, err := os.Lstat(abs); err == nil {
 				top, _ := projectTop(abs, false)
-				if link, target := linkOutside(top, abs); link != "" {
-					return nil, fmt.Errorf("%s: %w: %s points to %s, outside %s; sot does not follow links out of the project it reviews: name %s itself if you mean to review it",
+				if link, target := project.LinkOutside(top, abs); link != "" && !followSymlinks {
+					return nil, fmt.Errorf("%s: %w: %s points to %s, outside %s; sot does not follow links out of the project it reviews: name %s itself, or pass --follow-symlinks, if you mean to review it",
 						name, ErrOutsideProject, link, target, top, target)
 				}
 				resolved = resolvedName(abs)

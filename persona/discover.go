@@ -155,6 +155,11 @@ func leavesProject(top, path string) (string, bool) {
 const maxPersonaBytes = 256 << 10
 
 func readLimited(path string) ([]byte, error) {
+	// A persona's text is instructions: a link out of the project it lies
+	// in could make a file of the user's into one.
+	if err := project.CheckLinks(path); err != nil {
+		return nil, err
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err

@@ -53,6 +53,10 @@ type Options struct {
 	// to the current directory: for instance the file standard output is
 	// redirected to. The output directories are always left out.
 	Exclude []string
+	// FollowSymlinks reads artifacts and freeform content that lead through
+	// a symbolic link out of their project (--follow-symlinks); without it
+	// such a path is refused, and such a link in a directory is skipped.
+	FollowSymlinks bool
 
 	// Model is the session default; Models the models of multi-model mode.
 	Model  string
@@ -308,7 +312,7 @@ func (o *Options) gather(ctx context.Context, c *Context, top string) (*material
 		return m, checkPathsMatch(top, o.Paths, only, m)
 
 	case prompt.TypeArtifacts:
-		return material.ArtifactsExcluding(o.Artifacts, ownOutputs(top, c.OutputDir, o.Exclude))
+		return material.ArtifactsWith(o.Artifacts, material.ArtifactOptions{Exclude: ownOutputs(top, c.OutputDir, o.Exclude), FollowSymlinks: o.FollowSymlinks})
 	}
 	if o.Content == "-" {
 		if o.In == nil {
@@ -321,7 +325,7 @@ func (o *Options) gather(ctx context.Context, c *Context, top string) (*material
 		return nil, &FieldError{Field: "--input", Msg: fmt.Sprintf("cannot read the freeform content: %v", err)}
 	}
 	defer f.Close()
-	return material.Freeform(o.Content, f)
+	return material.FreeformWith(o.Content, f, o.FollowSymlinks)
 }
 
 // skippedList lists skipped files on one line, each path a Go string

@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/sotlabs/sot/internal/parallel"
+	"github.com/sotlabs/sot/internal/project"
 )
 
 // Format is how a file was read.
@@ -192,6 +193,11 @@ type Options struct {
 	// MaxFileBytes skips larger files. Zero: DefaultMaxFileBytes; less
 	// than zero: no limit.
 	MaxFileBytes int64
+	// FollowSymlinks reads what symbolic links out of the project point
+	// to (--follow-symlinks). Without it a path given that leads through
+	// such a link is a *PathError wrapping a *project.LinkError, and such a
+	// link found in a directory is skipped.
+	FollowSymlinks bool
 }
 
 // DefaultMaxFileBytes is the largest file Load reads unless told
@@ -238,18 +244,21 @@ func (e *PayloadError) Unwrap() error { return e.Err }
 // name. It returns a Source for each file it can read as one, and a
 // Skipped for each file it leaves out.
 //
-// A link inside a directory is followed only when it leads to a file or
-// directory inside that directory (a path given to Load is followed
-// wherever it leads). Entries whose names start with "." are skipped. A
-// file with the same bytes as one read before it is skipped, naming that
-// one; a file reached twice is read once.
+// A symbolic link is read as what it points to when that stays inside the
+// project the link lies in (the nearest directory with .git, .sot or
+// .paw; for a path in no project, the directory given). A path given that
+// leads out of its project is refused, and such a link found in a
+// directory is skipped, unless Options.FollowSymlinks is set. Entries
+// whose names start with "." are skipped. A file with the same bytes as
+// one read before it is skipped, naming that one; a file reached twice is
+// read once. A file whose export payload is malformed is skipped with the
+// reason (where in the file, and what is wrong), like a binary file.
 //
-// err joins a *PathError for each path given that cannot be read, and a
-// *PayloadError for each file whose export payload is malformed; those
-// files are in neither list. Everything else is read all the same, so
+// err joins a *PathError for each path given that cannot be read; such
+// paths are in neither list. Everything else is read all the same, so
 // sources and skipped are complete even when err is not nil.
 func Load(paths []string, opts Options) (sources []Source, skipped []Skipped, err error) {
-	w := walker{seen: map[string]bool{}}
+	w := walker{seen: map[string]bool{}, follow: opts.FollowSymlinks}
 	for _, p := range paths {
 		w.walkRoot(p)
 	}
@@ -269,7 +278,10 @@ func Load(paths []string, opts Options) (sources []Source, skipped []Skipped, er
 			skipped = append(skipped, w.skips[si].Skipped)
 			si++
 		}
+		var pe *PayloadError
 		switch {
+		case errors.As(r.err, &pe):
+			skipped = append(skipped, Skipped{Path: w.files[i].path, Reason: fmt.Sprintf("malformed export payload at line %d: %s", pe.Line, pe.Msg)})
 		case r.err != nil:
 			errs = append(errs, r.err)
 		case r.skip != "":
@@ -304,10 +316,11 @@ type walkSkip struct {
 }
 
 type walker struct {
-	files []file
-	skips []walkSkip
-	errs  []error
-	seen  map[string]bool // real paths of files and directories walked
+	files  []file
+	skips  []walkSkip
+	errs   []error
+	seen   map[string]bool // real paths of files and directories walked
+	follow bool            // read what links out of the project point to
 }
 
 func (w *walker) skip(path, reason string) {
@@ -316,6 +329,12 @@ func (w *walker) skip(path, reason string) {
 
 // walkRoot walks a path given to Load.
 func (w *walker) walkRoot(p string) {
+	if !w.follow {
+		if err := project.CheckLinks(p); err != nil {
+			w.errs = append(w.errs, &PathError{Path: p, Err: err})
+			return
+		}
+	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		if _, lerr := os.Lstat(p); lerr == nil {
@@ -335,7 +354,19 @@ func (w *walker) walkRoot(p string) {
 	}
 	switch {
 	case info.IsDir():
-		w.walkDir(p, real, real)
+		// Links are judged against the project the directory lies in.
+		root := real
+		if abs, err := filepath.Abs(p); err == nil {
+			if top, ok := project.Top(abs); ok {
+				if t, err := filepath.EvalSymlinks(top); err == nil {
+					top = t
+				}
+				if _, inside := within(top, real); inside {
+					root = top
+				}
+			}
+		}
+		w.walkDir(p, real, root)
 	case info.Mode().IsRegular():
 		w.addFile(p, real, info)
 	default:
@@ -381,8 +412,8 @@ func (w *walker) walkDir(dir, real, root string) {
 				w.skip(path, "broken link")
 				continue
 			}
-			if _, ok := within(root, resolved); !ok {
-				w.skip(path, "link to "+resolved+", outside "+root)
+			if _, ok := within(root, resolved); !ok && !w.follow {
+				w.skip(path, "a symbolic link to "+resolved+", outside the project "+root+"; never read (--follow-symlinks reads it)")
 				continue
 			}
 			target = resolved

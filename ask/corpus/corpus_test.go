@@ -3,6 +3,7 @@ package corpus
 import (
 	"encoding/json"
 	"errors"
+	"github.com/sotlabs/sot/internal/project"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -334,29 +335,91 @@ func TestErrors(t *testing.T) {
 			t.Errorf("err = %v, want os.ErrNotExist", err)
 		}
 	})
+	// A malformed export is one file skipped with its reason, never the
+	// end of the whole load: the other sources are read.
 	t.Run("malformed payloads", func(t *testing.T) {
-		srcs, skipped, err := Load([]string{"testdata/malformed"}, Options{})
-		if len(srcs) != 0 || len(skipped) != 0 {
-			t.Errorf("sources %v, skipped %v; want neither", srcs, skipped)
+		dir := t.TempDir()
+		for _, name := range []string{"bad-syntax.md", "bad-type.md", "truncated.md"} {
+			b, err := os.ReadFile(filepath.Join("testdata/malformed", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, dir, name, string(b))
+		}
+		write(t, dir, "huge-number.json", `{"schema": "northstar-agent-md", "agent": {"name": "x"}, "sotMetadata": {"contentSignals": {"riskMentions": 1e308}}}`)
+		write(t, dir, "notes.md", "# Notes\n\nThe launch moved to May.\n")
+		srcs, skipped, err := Load([]string{dir}, Options{})
+		if err != nil {
+			t.Fatalf("err = %v: a malformed export ended the load", err)
+		}
+		if len(srcs) != 1 || srcs[0].Title != "Notes" {
+			t.Errorf("sources %v, want notes.md alone", srcs)
 		}
 		var got []string
-		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-			var pe *PayloadError
-			if !errors.As(e, &pe) {
-				t.Errorf("%v is not a *PayloadError", e)
-				continue
-			}
-			got = append(got, e.Error())
+		for _, sk := range skipped {
+			got = append(got, filepath.Base(sk.Path)+": "+sk.Reason)
 		}
 		want := []string{
-			filepath.FromSlash("testdata/malformed/bad-syntax.md") + ":17: malformed export payload: invalid character '\"' after object key:value pair",
-			filepath.FromSlash("testdata/malformed/bad-type.md") + ":17: malformed export payload: agent.name: should be a string, not an object",
-			filepath.FromSlash("testdata/malformed/truncated.md") + ":15: malformed export payload: its ```json fence is never closed",
+			"bad-syntax.md: malformed export payload at line 17: invalid character '\"' after object key:value pair",
+			"bad-type.md: malformed export payload at line 17: agent.name: should be a string, not an object",
+			"huge-number.json: malformed export payload at line 1: sotMetadata.contentSignals.riskMentions: should be a whole number, not \"1e308\"",
+			"truncated.md: malformed export payload at line 15: its ```json fence is never closed",
 		}
 		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("errors (-want +got):\n%s", d)
+			t.Errorf("skipped (-want +got):\n%s", d)
 		}
 	})
+}
+
+// A symbolic link is read as what it points to while it stays in the
+// project; one that leads out is refused when named and skipped when
+// found, unless FollowSymlinks.
+func TestSymlinksStayInTheProject(t *testing.T) {
+	outside := t.TempDir()
+	write(t, outside, "credentials.md", "# Creds\n\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n")
+	top := t.TempDir()
+	os.MkdirAll(filepath.Join(top, ".git"), 0o755)
+	corpus := filepath.Join(top, "corpus")
+	os.MkdirAll(corpus, 0o755)
+	write(t, corpus, "a.md", "# A\n\nThe launch moved to May.\n")
+	os.MkdirAll(filepath.Join(top, "shared"), 0o755)
+	write(t, filepath.Join(top, "shared"), "b.md", "# B\n\nThe budget grew.\n")
+	for _, l := range []struct{ target, link string }{
+		{filepath.Join(outside, "credentials.md"), filepath.Join(corpus, "creds.md")},
+		{outside, filepath.Join(corpus, "elsewhere")},
+		{filepath.Join(top, "shared", "b.md"), filepath.Join(corpus, "b.md")},
+		{outside, filepath.Join(top, "notes")},
+	} {
+		if err := os.Symlink(l.target, l.link); err != nil {
+			t.Skip(err)
+		}
+	}
+	titles := func(srcs []Source) string {
+		var out []string
+		for _, s := range srcs {
+			out = append(out, s.Title)
+		}
+		return strings.Join(out, ",")
+	}
+
+	srcs, skipped, err := Load([]string{corpus}, Options{})
+	if err != nil || titles(srcs) != "A,B" {
+		t.Fatalf("walk: sources %s, err %v; want A and the link inside the project, B", titles(srcs), err)
+	}
+	if len(skipped) != 2 || !strings.Contains(skipped[0].Reason, "outside the project") {
+		t.Errorf("skipped %v, want both links out", skipped)
+	}
+	for _, named := range []string{filepath.Join(corpus, "creds.md"), filepath.Join(top, "notes")} {
+		srcs, _, err = Load([]string{named}, Options{})
+		var le *project.LinkError
+		if len(srcs) != 0 || !errors.As(err, &le) || !strings.Contains(err.Error(), "--follow-symlinks") {
+			t.Errorf("named %s: sources %s, err %v; want a *project.LinkError", named, titles(srcs), err)
+		}
+	}
+	srcs, _, err = Load([]string{corpus}, Options{FollowSymlinks: true})
+	if err != nil || titles(srcs) != "A,B,Creds" {
+		t.Errorf("--follow-symlinks: sources %s, err %v", titles(srcs), err)
+	}
 }
 
 func write(t *testing.T, dir, name, content string) string {
@@ -464,16 +527,17 @@ func TestLinks(t *testing.T) {
 	}
 	realOutside, _ := filepath.EvalSymlinks(outside)
 	for name, want := range map[string]string{
-		"c-out.md":   "link to " + filepath.Join(realOutside, "secret-notes.md") + ", outside ",
-		"d-outdir":   "link to " + filepath.Join(realOutside, "dir") + ", outside ",
-		"f-relative": "link to " + filepath.Join(realOutside, "secret-notes.md") + ", outside ",
+		"c-out.md":   "a symbolic link to " + filepath.Join(realOutside, "secret-notes.md") + ", outside ",
+		"d-outdir":   "a symbolic link to " + filepath.Join(realOutside, "dir") + ", outside ",
+		"f-relative": "a symbolic link to " + filepath.Join(realOutside, "secret-notes.md") + ", outside ",
 		"g-dangling": "broken link",
 	} {
 		if !strings.HasPrefix(reasons[name], want) {
 			t.Errorf("%s: reason %q, want %q...", name, reasons[name], want)
 		}
 	}
-	// A link given to Load is followed wherever it leads.
+	// A link given to Load that lies in no project is followed wherever it
+	// leads: the user named it.
 	srcs, _, err = Load([]string{filepath.Join(root, "c-out.md")}, Options{})
 	if err != nil || len(srcs) != 1 || srcs[0].Title != "Outside" {
 		t.Errorf("a link given: %v, %v", srcs, err)
