@@ -2,6 +2,7 @@ package material
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -232,7 +233,88 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	slices.SortStableFunc(d.m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortStableFunc(d.m.Skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
 	maskFiles(d.m.Files)
+	d.m.Top = d.top
+	if repo.head || len(revs) > 0 {
+		base, err := baseOf(ctx, d.top, revs)
+		if err != nil {
+			return nil, err
+		}
+		d.m.Base = base
+	}
 	return d.m, nil
+}
+
+// baseOf is the commit a diff of the range revs compares against: HEAD
+// for the working tree or the index, A for A..B, the merge base for A...B,
+// R^ for R^!, and the first of two revisions, or the one revision compared
+// with the working tree.
+func baseOf(ctx context.Context, top string, revs []string) (string, error) {
+	spec := "HEAD"
+	switch {
+	case len(revs) == 0:
+	case len(revs) == 2:
+		spec = revs[0]
+	case strings.Contains(revs[0], "..."):
+		a, b, _ := strings.Cut(revs[0], "...")
+		out, err := runGit(ctx, top, "merge-base", cmp.Or(a, "HEAD"), cmp.Or(b, "HEAD"))
+		if err != nil {
+			return "", fmt.Errorf("the base of %s: %w", revs[0], err)
+		}
+		return strings.TrimSpace(string(out)), nil
+	case strings.Contains(revs[0], ".."):
+		a, _, _ := strings.Cut(revs[0], "..")
+		spec = cmp.Or(a, "HEAD")
+	case strings.HasSuffix(revs[0], "^!"):
+		spec = strings.TrimSuffix(revs[0], "^!") + "^"
+	default:
+		spec = revs[0]
+	}
+	out, err := runGit(ctx, top, "rev-parse", "--verify", "--quiet", spec+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("the base of the diff, %s: %w", spec, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// AtBase reads the file at path (relative to the top of the work tree,
+// with forward slashes) as the commit base has it; ok is false when the
+// file is not there.
+func AtBase(ctx context.Context, top, base, path string) (data []byte, ok bool, err error) {
+	if base == "" {
+		return nil, false, nil
+	}
+	obj := base + ":" + path
+	if _, err := runGit(ctx, top, "cat-file", "-e", obj); err != nil {
+		var ge *gitError
+		if errors.As(err, &ge) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	out, err := runGit(ctx, top, "cat-file", "blob", obj)
+	if err != nil {
+		return nil, false, err
+	}
+	return out, true, nil
+}
+
+// FilesAtBase lists the files under the directories dirs (relative to the
+// top, forward slashes) in the commit base.
+func FilesAtBase(ctx context.Context, top, base string, dirs ...string) ([]string, error) {
+	if base == "" {
+		return nil, nil
+	}
+	out, err := runGit(ctx, top, append([]string{"ls-tree", "-r", "--name-only", "-z", base, "--"}, dirs...)...)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files, nil
 }
 
 // isCombined reports whether git diff printed a combined diff, the format

@@ -124,6 +124,13 @@ type Material struct {
 	Coordinates string
 	Files       []File    // sorted by path
 	Skipped     []Skipped // sorted by path
+	// Base is the commit a diff compares against (its old side), as a
+	// full object id; "" for other material, and for a diff in a
+	// repository without commits. What the change's own files said
+	// before the change is read from it (AtBase).
+	Base string
+	// Top is the top of the work tree a diff was taken in.
+	Top string
 }
 
 // Empty reports whether there is nothing at all: no files and nothing

@@ -199,8 +199,9 @@ func (l *Library) vetOne(p *Persona) []Problem {
 	return probs
 }
 
-// add parses a file and keeps it unless a more specific one already won.
-func (l *Library) add(path string, data []byte, kind Kind, level Level) {
+// add parses a file and keeps it unless a more specific one already won;
+// it returns the persona, or nil when the file is rejected.
+func (l *Library) add(path string, data []byte, kind Kind, level Level) *Persona {
 	p, probs := Parse(path, data, kind, level)
 	if HasErrors(probs) {
 		var errs []Problem
@@ -229,9 +230,10 @@ func (l *Library) add(path string, data []byte, kind Kind, level Level) {
 			p.Kind = Specialist
 		}
 		l.Rejected = append(l.Rejected, Rejection{Persona: p, Problems: errs})
-		return
+		return nil
 	}
 	l.put(p)
+	return p
 }
 
 // Rejection is a persona file that discovery skipped because of an error.

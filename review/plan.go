@@ -232,7 +232,19 @@ func prepare(ctx context.Context, o *Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Mode: o.Mode, Context: c, Material: m, TriageModel: def.String(), top: top}
+	var rebased []string
+	if m.Type == material.TypeDiff && o.Library != nil {
+		lib, notes, err := rebasePersonas(ctx, o.Library, m, top)
+		if err != nil {
+			return nil, err
+		}
+		if len(notes) > 0 {
+			oo := *o
+			oo.Library, rebased = lib, notes
+			o = &oo
+		}
+	}
+	p := &Plan{Mode: o.Mode, Context: c, Material: m, TriageModel: def.String(), top: top, Warnings: rebased}
 	if c.Coordinates == "" {
 		p.Context.Coordinates = m.Coordinates
 	}

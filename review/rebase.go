@@ -1,0 +1,72 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/sotlabs/sot/material"
+	"github.com/sotlabs/sot/persona"
+)
+
+// rebasePersonas holds a diff review to the persona files of the project
+// as the base of the change has them: a change must not rewrite its own
+// reviewers. A persona, lens or shared-rules file the change edits or
+// removes is used as it was; one only the change has is reviewed with the
+// rest of the change, not obeyed. It returns the library to review with
+// and a note for each file it held back, for the synthesis.
+func rebasePersonas(ctx context.Context, lib *persona.Library, m *material.Material, top string) (*persona.Library, []string, error) {
+	if m.Top == "" {
+		return lib, nil, nil
+	}
+	gitTop := resolved(m.Top)
+	projTop := resolved(top)
+	toGit := func(rel string) string {
+		r, err := filepath.Rel(gitTop, filepath.Join(projTop, filepath.FromSlash(rel)))
+		if err != nil {
+			return rel
+		}
+		return filepath.ToSlash(r)
+	}
+	var dirs []string
+	for _, d := range persona.ProjectDirs {
+		dirs = append(dirs, toGit(d))
+	}
+	files, err := material.FilesAtBase(ctx, gitTop, m.Base, dirs...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list the persona files at the base of the change: %w", err)
+	}
+	var baseFiles []string
+	for _, f := range files {
+		if r, err := filepath.Rel(projTop, filepath.Join(gitTop, filepath.FromSlash(f))); err == nil {
+			baseFiles = append(baseFiles, filepath.ToSlash(r))
+		}
+	}
+	out, changes, err := lib.Rebased(projTop, baseFiles, func(rel string) ([]byte, bool, error) {
+		return material.AtBase(ctx, gitTop, m.Base, toGit(rel))
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the persona files at the base of the change: %w", err)
+	}
+	base := m.Base
+	if len(base) > 12 {
+		base = base[:12]
+	}
+	var notes []string
+	for _, c := range changes {
+		if c.AtBase {
+			notes = append(notes, fmt.Sprintf("the change edits %s, one of the files that instruct this review's specialists; the review used it as it stands at the base of the change (%s) and reviewed the edit like any other", c.Path, base))
+		} else {
+			notes = append(notes, fmt.Sprintf("the change adds %s, a persona file the base of the change does not have; it was reviewed as part of the change, not obeyed", c.Path))
+		}
+	}
+	return out, notes, nil
+}
+
+// resolved is p with its symbolic links resolved, when it can be.
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
