@@ -116,7 +116,7 @@ func (a *Answer) cite(ids []string) string {
 		}
 		s := e.ID + ", " + markdown.OneLine(e.Title)
 		if a.Labels && e.Role != "" {
-			s = e.ID + ", " + e.Role + ", " + markdown.OneLine(e.Title)
+			s = e.ID + ", " + markdown.OneLine(e.Role) + ", " + markdown.OneLine(e.Title)
 		}
 		parts = append(parts, s)
 	}
@@ -250,7 +250,7 @@ func (a *Answer) Markdown() string {
 		if role == "" {
 			role = "plain"
 		}
-		line("| %s | %.2f | %.2f | %s | %s | %s |", cell(title), s.Relevance, s.Bonus, cell(markdown.OneLine(s.Chosen)), cell(role), cell(markdown.OneLine(s.RoleWhy)))
+		line("| %s | %.2f | %.2f | %s | %s | %s |", cell(title), s.Relevance, s.Bonus, cell(markdown.OneLine(s.Chosen)), cell(markdown.OneLine(role)), cell(markdown.OneLine(s.RoleWhy)))
 	}
 	line("")
 	if len(a.Dropped) > 0 {
@@ -265,7 +265,7 @@ func (a *Answer) Markdown() string {
 		line("## Missing")
 		line("")
 		for _, m := range a.Missing {
-			line("- %s, %s: %s", m.Step, markdown.OneLine(m.What), markdown.OneLine(m.Error))
+			line("- %s, %s: %s", markdown.OneLine(m.Step), markdown.OneLine(m.What), markdown.OneLine(m.Error))
 		}
 		line("")
 	}
@@ -279,10 +279,10 @@ func (a *Answer) Markdown() string {
 	}
 	line("## How this answer was made")
 	line("")
-	line("- Question: %s, %s (%s).", a.Intent, a.Complexity, markdown.OneLine(a.Rule))
+	line("- Question: %s, %s (%s).", markdown.OneLine(a.Intent), markdown.OneLine(a.Complexity), markdown.OneLine(a.Rule))
 	switch {
 	case a.SoT:
-		line("- A society of thought: each source read by one perspective (%s strategy).", a.Strategy)
+		line("- A society of thought: each source read by one perspective (%s strategy).", markdown.OneLine(a.Strategy))
 	case a.SoTNote != "":
 		line("- No society of thought: %s", markdown.OneLine(a.SoTNote))
 	}

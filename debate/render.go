@@ -26,12 +26,14 @@ func cell(s string) string { return strings.ReplaceAll(markdown.OneLine(s), "|",
 // left as they are but never able to start a line.
 func inline(s string) string { return markdown.OneLine(s) }
 
+// observerNames are the names of the observers with these ids, each on
+// one line (inline).
 func (r *Result) observerNames(ids []string) []string {
 	var out []string
 	for _, id := range ids {
 		for _, o := range r.Observers {
 			if o.ID == id {
-				out = append(out, o.Name)
+				out = append(out, inline(o.Name))
 			}
 		}
 	}
@@ -159,7 +161,7 @@ func (r *Result) branchBody(b *strings.Builder, br *Branch, level, suffix string
 		fmt.Fprintf(b, "%s Enriched Understanding (Merge-Back)%s\n\n%s\n", level, suffix, markdown.Quote("", br.MergeBack))
 	}
 	if br.Failed != "" {
-		fmt.Fprintf(b, "%s Branch Not Completed%s\n\nThe branch stopped at its %s; see Missing.\n\n", level, suffix, br.Failed)
+		fmt.Fprintf(b, "%s Branch Not Completed%s\n\nThe branch stopped at its %s; see Missing.\n\n", level, suffix, inline(br.Failed))
 	}
 }
 
@@ -284,7 +286,7 @@ func (r *Result) ObserverReport() string {
 			fmt.Fprintf(&b, "**Merge-back**\n\n%s\n", markdown.Quote("", br.MergeBack))
 		}
 		if br.Failed != "" {
-			fmt.Fprintf(&b, "*Not completed: the branch stopped at its %s.*\n\n", br.Failed)
+			fmt.Fprintf(&b, "*Not completed: the branch stopped at its %s.*\n\n", inline(br.Failed))
 		}
 		fmt.Fprintf(&b, "Full branch: [%s](%s)\n\n", BranchFile(br.N), BranchFile(br.N))
 	}

@@ -30,9 +30,11 @@ type Rebase struct {
 // existed there), and a file only the change has is left out, so the
 // persona of that name falls back to the user's or the built-in one.
 // baseFiles lists the persona files the base has (read by their paths
-// relative to top). The library itself is not changed. The list says what
-// was different, sorted by path.
-func (l *Library) Rebased(top string, baseFiles []string, read func(rel string) ([]byte, bool, error)) (*Library, []Rebase, error) {
+// relative to top). A file for which keep reports true (one the user
+// trusted as it is now) is used as the work tree has it. The library
+// itself is not changed. The list says what was different, sorted by
+// path.
+func (l *Library) Rebased(top string, baseFiles []string, read func(rel string) ([]byte, bool, error), keep func(*Persona) bool) (*Library, []Rebase, error) {
 	out := &Library{winners: map[Kind]map[string]*Persona{}, vet: l.vet}
 	out.Problems = append(out.Problems, l.Problems...)
 	rel := func(p *Persona) (string, bool) {
@@ -47,13 +49,13 @@ func (l *Library) Rebased(top string, baseFiles []string, read func(rel string) 
 	}
 	// The project's files as the work tree has them.
 	now := map[string]*Persona{}
-	var keep []*Persona
+	var others []*Persona
 	for _, p := range append(l.all(), l.Shadowed...) {
 		if r, ok := rel(p); ok {
 			now[r] = p
 			continue
 		}
-		keep = append(keep, p)
+		others = append(others, p)
 	}
 	rejected := map[string]bool{}
 	for _, rj := range l.Rejected {
@@ -63,7 +65,7 @@ func (l *Library) Rebased(top string, baseFiles []string, read func(rel string) 
 		}
 		out.Rejected = append(out.Rejected, rj)
 	}
-	for _, p := range keep {
+	for _, p := range others {
 		out.put(p)
 	}
 	paths := map[string]bool{}
@@ -86,6 +88,8 @@ func (l *Library) Rebased(top string, baseFiles []string, read func(rel string) 
 		}
 		cur := now[r]
 		switch {
+		case cur != nil && keep != nil && keep(cur):
+			out.put(cur)
 		case !ok:
 			changes = append(changes, Rebase{Path: r})
 		case cur != nil && cur.Digest == digest(data):

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/internal/termsafe"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/material"
@@ -82,6 +83,9 @@ func (r *Run) Moderate(ctx context.Context, o ModerateOptions) error {
 	if !r.state.Authentic {
 		return &FieldError{Field: "run", Msg: fmt.Sprintf("%s/%s does not carry the signature sot gives the runs it writes for you (it may have come with the repository, or sot's key in the user cache directory was replaced), so moderator mode will not call the models it names; run sot review again to make a run of your own", r.Dir, run.StateFile)}
 	}
+	out := &termOut{w: o.Out}
+	defer out.Flush()
+	o.Out = out
 	if why := r.ModeratorSkip(); why != "" && !o.Force {
 		fmt.Fprintf(o.Out, "Moderator mode skipped: %s.\n", why)
 		return nil
@@ -125,7 +129,7 @@ func (r *Run) Moderate(ctx context.Context, o ModerateOptions) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			fmt.Fprintf(o.Out, "That did not work: %s\n", llm.Redact(err.Error()))
+			fmt.Fprintf(o.Out, "That did not work: %s\n", termsafe.Line(llm.Redact(err.Error())))
 		}
 	}
 }
@@ -454,8 +458,12 @@ func (m *moderator) record(what, asked, answer string) error {
 	if fi, _ := f.Stat(); fi != nil && fi.Size() == 0 {
 		fmt.Fprintf(f, "# Moderator mode: review %s\n", m.r.Result.RunID)
 	}
-	quote := func(s string) string { return "> " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n> ") }
-	_, err = fmt.Fprintf(f, "\n## Exchange %d: %s (%s)\n\n**User**:\n\n%s\n\n**Answer**:\n\n%s\n", m.n, what, (engine.Hooks{Now: m.o.Now}).Time().UTC().Format(time.RFC3339), quote(asked), quote(answer))
+	// The user's words and the answer are escaped for a terminal (cat
+	// MODERATOR.md), the heading kept to one line.
+	quote := func(s string) string {
+		return "> " + strings.ReplaceAll(termsafe.Text(strings.TrimSpace(s)), "\n", "\n> ")
+	}
+	_, err = fmt.Fprintf(f, "\n## Exchange %d: %s (%s)\n\n**User**:\n\n%s\n\n**Answer**:\n\n%s\n", m.n, termsafe.Line(what), (engine.Hooks{Now: m.o.Now}).Time().UTC().Format(time.RFC3339), quote(asked), quote(answer))
 	if err != nil {
 		return err
 	}

@@ -53,6 +53,10 @@ type Options struct {
 	// to the current directory: for instance the file standard output is
 	// redirected to. The output directories are always left out.
 	Exclude []string
+	// Trusted reports whether the user trusted a project file as it is now
+	// (sot trust). A diff review reads the project's persona files as the
+	// base of the change has them, except those (see rebasePersonas).
+	Trusted func(path string) bool
 	// FollowSymlinks reads artifacts and freeform content that lead through
 	// a symbolic link out of their project (--follow-symlinks); without it
 	// such a path is refused, and such a link in a directory is skipped.
@@ -234,7 +238,7 @@ func prepare(ctx context.Context, o *Options) (*Plan, error) {
 	}
 	var rebased []string
 	if m.Type == material.TypeDiff && o.Library != nil {
-		lib, notes, err := rebasePersonas(ctx, o.Library, m, top)
+		lib, notes, err := rebasePersonas(ctx, o.Library, m, top, o.Trusted)
 		if err != nil {
 			return nil, err
 		}

@@ -13,9 +13,10 @@ import (
 // as the base of the change has them: a change must not rewrite its own
 // reviewers. A persona, lens or shared-rules file the change edits or
 // removes is used as it was; one only the change has is reviewed with the
-// rest of the change, not obeyed. It returns the library to review with
+// rest of the change, not obeyed; unless the user trusted the file as it
+// is now (trusted). It returns the library to review with
 // and a note for each file it held back, for the synthesis.
-func rebasePersonas(ctx context.Context, lib *persona.Library, m *material.Material, top string) (*persona.Library, []string, error) {
+func rebasePersonas(ctx context.Context, lib *persona.Library, m *material.Material, top string, trusted func(path string) bool) (*persona.Library, []string, error) {
 	if m.Top == "" {
 		return lib, nil, nil
 	}
@@ -44,7 +45,7 @@ func rebasePersonas(ctx context.Context, lib *persona.Library, m *material.Mater
 	}
 	out, changes, err := lib.Rebased(projTop, baseFiles, func(rel string) ([]byte, bool, error) {
 		return material.AtBase(ctx, gitTop, m.Base, toGit(rel))
-	})
+	}, func(p *persona.Persona) bool { return trusted != nil && trusted(p.Path) })
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the persona files at the base of the change: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sotlabs/sot/internal/termsafe"
 	"github.com/sotlabs/sot/persona"
 )
 
@@ -18,9 +19,9 @@ func TerminalAsker(io *IOStreams) persona.Asker {
 			return askYesNo(io, r, question, choices)
 		}
 		for {
-			fmt.Fprintln(io.ErrOut, question)
+			fmt.Fprintln(io.ErrOut, termsafe.Text(question))
 			for i, c := range choices {
-				fmt.Fprintf(io.ErrOut, "  %d) %s\n", i+1, c)
+				Fprintf(io.ErrOut, "  %d) %s\n", i+1, c)
 			}
 			fmt.Fprint(io.ErrOut, "> ")
 			line, err := r.ReadString('\n')
@@ -53,7 +54,7 @@ func isYesNo(choices []string) bool {
 // yes and Enter mean yes, and n and no mean no.
 func askYesNo(io *IOStreams, r *bufio.Reader, question string, choices []string) (string, error) {
 	for {
-		fmt.Fprintf(io.ErrOut, "%s [Y/n] ", question)
+		fmt.Fprintf(io.ErrOut, "%s [Y/n] ", termsafe.Text(question))
 		line, err := r.ReadString('\n')
 		answer := strings.ToLower(strings.TrimSpace(line))
 		if err != nil && answer == "" && line == "" {

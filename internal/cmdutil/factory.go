@@ -61,10 +61,10 @@ func (f *Factory) Config() (*config.Config, config.Sources, error) {
 		f.cfg, f.src, f.err = f.Loader.Load()
 		f.err = AsUsage(f.err)
 		for _, w := range f.Loader.Lapsed() {
-			fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+w)
+			Warn(f.IO.ErrOut, w)
 		}
 		for _, w := range config.ProjectWarnings(f.Loader.Ignored()) {
-			fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+w)
+			Warn(f.IO.ErrOut, w)
 		}
 	})
 	return f.cfg, f.src, f.err
@@ -95,7 +95,7 @@ func (f *Factory) Library() (*persona.Library, error) {
 		if f.libErr == nil {
 			f.lib.Vet(f.vetPersona)
 			for _, p := range f.lib.Problems {
-				fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+p.Error())
+				Warn(f.IO.ErrOut, p.Error())
 			}
 		}
 	})

@@ -2,15 +2,24 @@
 // for a Markdown document, so that the text cannot change the document's
 // shape: a one-line value cannot start a line of its own, a code span
 // cannot be closed early, and quoted or appended lines cannot open a
-// section.
+// section. Every function also escapes the characters a terminal acts on
+// rather than shows (ESC and the other C0 and C1 controls, bidirectional
+// controls, bytes that are not UTF-8) as visible text, the way
+// internal/termsafe does, so a document read with cat or less cannot set
+// the window title, clear the screen or reorder its lines.
 package markdown
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sotlabs/sot/internal/termsafe"
+)
 
 // OneLine collapses all whitespace (line breaks included) to single spaces
 // and trims it from both ends, so a value can never start a line of its
-// own.
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// own. Control characters that are not whitespace are escaped
+// (termsafe.Line).
+func OneLine(s string) string { return termsafe.Line(strings.Join(strings.Fields(s), " ")) }
 
 // Code renders s on one line (OneLine) as an inline code span, widening
 // the fence when s itself contains backticks. Text without anything but
@@ -35,10 +44,12 @@ func Code(s string) string {
 // line break. Lines that Markdown would read as headings (ATX "#" or a
 // setext underline) are escaped, so the text stays inside the quote. Line
 // breaks may be "\n", "\r\n" or "\r"; blank lines at either end are
-// dropped.
+// dropped. Tabs are kept; other control characters are escaped
+// (termsafe.Text).
 func Quote(indent, s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
+	s = termsafe.Text(s)
 	var b strings.Builder
 	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
 		l = neutralize(strings.TrimRight(l, " \t"))
@@ -62,8 +73,10 @@ func MultiLine(s string) bool {
 // one or two: "# x" and "## x" (after up to three spaces) become "### x"
 // and "#### x", and a setext underline, which would turn the line above it
 // into a heading, is escaped. Other lines, deeper headings and indented
-// code among them, are kept.
+// code among them, are kept. Tabs are kept; other control characters,
+// line breaks included, are escaped (termsafe.Line).
 func Demote(l string) string {
+	l = lineKeepingTabs(l)
 	t := strings.TrimLeft(l, " ")
 	if len(l)-len(t) > 3 {
 		return l // indented code
@@ -77,6 +90,18 @@ func Demote(l string) string {
 		return `\` + t
 	}
 	return l
+}
+
+// lineKeepingTabs is termsafe.Line except that tabs are kept.
+func lineKeepingTabs(l string) string {
+	if !strings.Contains(l, "\t") {
+		return termsafe.Line(l)
+	}
+	parts := strings.Split(l, "\t")
+	for i, p := range parts {
+		parts[i] = termsafe.Line(p)
+	}
+	return strings.Join(parts, "\t")
 }
 
 // neutralize escapes a line that would otherwise be a heading.

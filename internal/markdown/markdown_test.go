@@ -1,6 +1,9 @@
 package markdown
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestOneLine(t *testing.T) {
 	tests := []struct{ in, want string }{
@@ -98,5 +101,63 @@ func TestDemote(t *testing.T) {
 		if got := Demote(tt.in); got != tt.want {
 			t.Errorf("Demote(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestControlCharacters holds every function to escaping what a terminal
+// acts on (ESC sequences, carriage returns, C1 controls, bidirectional
+// controls) as visible text, so a document shown with cat cannot set the
+// window title, clear the screen or reorder its text.
+func TestControlCharacters(t *testing.T) {
+	const (
+		osc  = "\x1b]0;pwned\x07"
+		csi  = "\x1b[2J"
+		c1   = "\u009b31m"
+		bidi = "\u202e"
+	)
+	for _, tt := range []struct {
+		name, fn, in, want string
+	}{
+		{"osc", "OneLine", "a" + osc + "b", `a\x1b]0;pwned\x07b`},
+		{"csi", "OneLine", csi + "title", `\x1b[2Jtitle`},
+		{"cr", "OneLine", "ok\rFAIL", "ok FAIL"},
+		{"c1", "OneLine", "a" + c1 + "b", `a\u009b31mb`},
+		{"bidi", "OneLine", "abc" + bidi + "fed", `abc\u202efed`},
+		{"osc", "Code", "x" + osc, "`x\\x1b]0;pwned\\x07`"},
+		{"csi", "Code", csi, "`\\x1b[2J`"},
+		{"cr", "Code", "a\rb", "`a b`"},
+		{"c1", "Code", c1, "`\\u009b31m`"},
+		{"bidi", "Code", "a`" + bidi, "`` a`\\u202e ``"},
+		{"osc", "Quote", "a" + osc + "\nb", "> a\\x1b]0;pwned\\x07\n> b\n"},
+		{"csi", "Quote", csi + "# x", "> \\x1b[2J# x\n"},
+		{"cr", "Quote", "ok\rFAIL", "> ok\n> FAIL\n"},
+		{"c1", "Quote", "a" + c1, "> a\\u009b31m\n"},
+		{"bidi", "Quote", bidi + "x\ty", "> \\u202ex\ty\n"},
+		{"osc", "Demote", "# " + osc, "### \\x1b]0;pwned\\x07"},
+		{"csi", "Demote", csi + "# x", "\\x1b[2J# x"},
+		{"cr", "Demote", "ok\rFAIL", `ok\rFAIL`},
+		{"newline", "Demote", "ok\n# FAIL", `ok\n# FAIL`},
+		{"c1", "Demote", "\ta" + c1, "\ta\\u009b31m"},
+		{"bidi", "Demote", "a" + bidi + "\tb", "a\\u202e\tb"},
+	} {
+		t.Run(tt.fn+"/"+tt.name, func(t *testing.T) {
+			var got string
+			switch tt.fn {
+			case "OneLine":
+				got = OneLine(tt.in)
+			case "Code":
+				got = Code(tt.in)
+			case "Quote":
+				got = Quote("", tt.in)
+			case "Demote":
+				got = Demote(tt.in)
+			}
+			if got != tt.want {
+				t.Errorf("%s(%q) = %q, want %q", tt.fn, tt.in, got, tt.want)
+			}
+			if strings.ContainsAny(got, "\x1b\x07\r\u009b\u202e") {
+				t.Errorf("%s(%q) = %q still holds a control character", tt.fn, tt.in, got)
+			}
+		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/internal/termsafe"
 )
 
 // Display renders engine events.
@@ -156,9 +157,9 @@ func (d *Display) Event(e engine.Event) {
 		switch {
 		case d.tty:
 		case d.plain:
-			fmt.Fprintf(d.out, "sot: %s done in %s (%s)\n", e.Task.ID, e.Resp.Latency.Round(100*time.Millisecond), d.progress())
+			fmt.Fprintf(d.out, "sot: %s done in %s (%s)\n", termsafe.Line(e.Task.ID), e.Resp.Latency.Round(100*time.Millisecond), d.progress())
 		default:
-			fmt.Fprintf(d.out, "sot: %s done: %s raised in %s (%s)\n", e.Task.ID, plural(n, "finding", "findings"),
+			fmt.Fprintf(d.out, "sot: %s done: %s raised in %s (%s)\n", termsafe.Line(e.Task.ID), plural(n, "finding", "findings"),
 				e.Resp.Latency.Round(100*time.Millisecond), d.progress())
 		}
 	case engine.Failed:
@@ -168,12 +169,12 @@ func (d *Display) Event(e engine.Event) {
 		d.failed[e.Task.ID] = true
 		g.lastErr = firstLine(e.Err.Error())
 		if first, ok := d.firstWith[g.lastErr]; ok && first != e.Task.ID {
-			g.lastErr = "the same error as " + first
+			g.lastErr = "the same error as " + termsafe.Line(first)
 		} else {
 			d.firstWith[g.lastErr] = e.Task.ID
 		}
 		if !d.tty {
-			fmt.Fprintf(d.out, "sot: %s failed: %s (%s)\n", e.Task.ID, g.lastErr, d.progress())
+			fmt.Fprintf(d.out, "sot: %s failed: %s (%s)\n", termsafe.Line(e.Task.ID), g.lastErr, d.progress())
 		}
 	}
 	if d.tty {
@@ -220,6 +221,8 @@ func countFindings(raw json.RawMessage) int {
 	return len(a.Findings)
 }
 
+// firstLine is the first line of an error, cut at 160 bytes and made safe
+// for the terminal (the error may quote a model's answer or a file name).
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
@@ -227,7 +230,7 @@ func firstLine(s string) string {
 	if len(s) > 160 {
 		s = s[:157] + "..."
 	}
-	return s
+	return termsafe.Line(s)
 }
 
 // Write prints p (a log line, a warning) above the live lines, which are
@@ -255,13 +258,15 @@ func (d *Display) redraw() {
 	if d.drawn > 0 {
 		fmt.Fprintf(d.out, "\x1b[%dA", d.drawn)
 	}
+	// The escape sequences here are the display's own; a group's name
+	// (a persona's, an observer's) is escaped so it can do none of that.
 	width := 0
 	for _, name := range d.order {
-		width = max(width, len(name))
+		width = max(width, len(termsafe.Line(name)))
 	}
 	fmt.Fprintf(d.out, "\x1b[2K  %s\n", d.progress())
 	for _, name := range d.order {
-		fmt.Fprintf(d.out, "\x1b[2K  %-*s  %s\n", width, name, d.line(d.groups[name]))
+		fmt.Fprintf(d.out, "\x1b[2K  %-*s  %s\n", width, termsafe.Line(name), d.line(d.groups[name]))
 	}
 	d.drawn = len(d.order) + 1
 }
@@ -296,7 +301,7 @@ func raised(g *group) string {
 			if label == "" {
 				label = "call"
 			}
-			parts = append(parts, fmt.Sprintf("%s %d", label, c.n))
+			parts = append(parts, fmt.Sprintf("%s %d", termsafe.Line(label), c.n))
 		}
 		s += " (" + strings.Join(parts, ", ") + ")"
 	}

@@ -224,3 +224,49 @@ func TestPlainDisplay(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// A group's name (an observer's from an ensemble file, a persona's), a
+// task's id and an error's text are shown escaped: only the display's own
+// escape sequences reach the terminal, and no name can clear the screen,
+// set the window title or start a line of its own.
+func TestUntrustedNamesAreEscaped(t *testing.T) {
+	const evil = "obs\x1b]0;pwned\x07\x1b[2J\nsot: warning: fake"
+	run := func(d *Display) {
+		tk := &engine.Task{ID: "debate/" + evil, Group: evil}
+		other := &engine.Task{ID: "review/x\u202e", Group: "x\u202e"}
+		d.Event(engine.Event{Task: tk, State: engine.Queued})
+		d.Event(engine.Event{Task: other, State: engine.Queued})
+		d.Event(engine.Event{Task: tk, State: engine.Running})
+		d.Event(engine.Event{Task: other, State: engine.Running})
+		d.Event(engine.Event{Task: tk, State: engine.Done, Resp: &llm.Response{JSON: json.RawMessage(`{}`)}})
+		d.Event(engine.Event{Task: other, State: engine.Failed, Err: errors.New("bad \x1b[31manswer\r")})
+	}
+	for _, tty := range []bool{false, true} {
+		t.Run(fmt.Sprint("tty=", tty), func(t *testing.T) {
+			var b bytes.Buffer
+			d, _ := newAt(&b, tty)
+			run(d)
+			out := b.String()
+			// The display's own sequences are ESC followed by "[<n>A",
+			// "[J" or "[2K"; take them out and no ESC may be left.
+			own := out
+			for _, seq := range []string{"\x1b[2K", "\x1b[J", "\x1b[1A", "\x1b[2A", "\x1b[3A"} {
+				own = strings.ReplaceAll(own, seq, "")
+			}
+			if strings.ContainsAny(own, "\x1b\x07\r\u202e") {
+				t.Errorf("output holds a control character from a name:\n%q", out)
+			}
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(strings.TrimLeft(l, "\x1b[2K "), "sot: warning: fake") {
+					t.Errorf("a name forged a line: %q", l)
+				}
+			}
+			if !strings.Contains(out, `obs\x1b]0;pwned\x07\x1b[2J\nsot: warning: fake`) {
+				t.Errorf("the name is not shown escaped:\n%q", out)
+			}
+			if tty && !strings.Contains(out, "\x1b[2K") {
+				t.Errorf("the display's own sequences are gone:\n%q", out)
+			}
+		})
+	}
+}

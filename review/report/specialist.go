@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/internal/markdown"
+	"github.com/sotlabs/sot/internal/termsafe"
 	"github.com/sotlabs/sot/review/finding"
 	"github.com/sotlabs/sot/review/synthesis"
 )
@@ -89,7 +90,9 @@ func SpecialistMarkdown(r finding.Report, res *synthesis.Result) string {
 	b.WriteString("## Findings\n")
 	for _, f := range sortedFindings(r.Findings) {
 		b.WriteString("\n")
-		b.WriteString(finding.Markdown(&f))
+		// finding.Markdown puts every value on one line of its own making;
+		// what is left to escape is a control character inside a value.
+		b.WriteString(termsafe.Text(finding.Markdown(&f)))
 	}
 	if strings.TrimSpace(r.Examined) != "" {
 		b.WriteString("\n## Examined\n\n")

@@ -48,6 +48,8 @@ type Options struct {
 	Stdout      string
 	DryRun      bool
 	Fresh       bool
+	// FollowSymlinks is --follow-symlinks.
+	FollowSymlinks bool
 }
 
 // NewCmd returns "sot ask".
@@ -130,6 +132,7 @@ the whole comparison); 130 interrupted.`,
 	fl.StringVar(&o.Intent, "intent", "", "the question's intent, instead of the rules: factual, comparative, aggregative, analytical or temporal")
 	fl.BoolVar(&o.Debate, "debate", false, "run the debate step whatever the intent")
 	fl.BoolVar(&o.Compare, "compare", false, "ask under the seed's six configurations (Control, SoT-Rotating, SoT-Primary, SoT-Debate, SoT-Groups, SoT-Groups+Debate) and print what each cost and found")
+	cmdutil.AddFollowSymlinks(fl, &o.FollowSymlinks)
 	fl.StringVar(&o.Questions, "questions", "", "with --compare: a file of questions, one a line, to compare over (then every argument is a path)")
 	fl.BoolVar(&o.JSON, "json", false, "with --compare: print the comparison as JSON")
 	fl.StringVar(&o.Groups, "groups", "", "read the sources by group, one call a group: temporal (by quarter; temporal:month by month), source (by source type), thematic (by theme), or custom group names, comma-separated; used with ask.min_agents_for_group_decomposition (6) or more sources in 2 or more groups and a question that is not simple (default: ask.groups)")
@@ -231,13 +234,13 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		custom = append(custom, g)
 	}
 	errOut := f.IO.ErrOut
-	ao := &ask.Options{Question: o.Question, Paths: o.Paths, Dir: f.WorkDir(), OutputDir: o.OutputDir, Intent: o.Intent, Debate: o.Debate, Groups: o.Groups, CustomGroups: custom,
+	ao := &ask.Options{Question: o.Question, Paths: o.Paths, FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), OutputDir: o.OutputDir, Intent: o.Intent, Debate: o.Debate, Groups: o.Groups, CustomGroups: custom,
 		Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Formats: o.Formats, Version: version.Get().Version, Command: cmdutil.ResumeCommand(),
 		NewStack: func(journal string) (*stack.Stack, error) {
 			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
 		}}
-	ao.Warn = func(s string) { fmt.Fprintln(errOut, "sot: warning: "+s) }
-	ao.Progress = func(s string) { fmt.Fprintln(errOut, "sot: "+s) }
+	ao.Warn = func(s string) { cmdutil.Warn(errOut, s) }
+	ao.Progress = func(s string) { cmdutil.Say(errOut, s) }
 
 	if o.Questions != "" && !o.Compare {
 		return cmdutil.UsageError("--questions works with --compare")
@@ -277,7 +280,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if c := out.Answer.ConflictSummary; c != nil {
 		fmt.Fprintf(human, "sot: by their words, %d tension(s) and %d agreement(s) between the perspectives", c.Tensions, c.Agreements)
 		if len(c.Themes) > 0 {
-			fmt.Fprintf(human, "; themes: %s", strings.Join(c.Themes, ", "))
+			cmdutil.Fprintf(human, "; themes: %s", strings.Join(c.Themes, ", "))
 		}
 		fmt.Fprintln(human)
 	}
@@ -300,7 +303,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	var partial *ask.PartialError
 	if errors.As(err, &partial) {
 		for _, m := range out.Answer.Missing {
-			fmt.Fprintf(human, "  - %s, %s: %s\n", m.Step, m.What, m.Error)
+			cmdutil.Fprintf(human, "  - %s, %s: %s\n", m.Step, m.What, m.Error)
 		}
 		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: err}
 	}
@@ -311,35 +314,35 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 // sources answer it and from which perspective.
 func printPlan(w io.Writer, p *ask.Plan) {
 	c := p.Classification
-	fmt.Fprintf(w, "sot: question: %s, %s (%s)\n", c.Intent, c.Complexity, c.Rule)
+	cmdutil.Fprintf(w, "sot: question: %s, %s (%s)\n", c.Intent, c.Complexity, c.Rule)
 	if p.SoT {
-		fmt.Fprintf(w, "sot: roles: %s (%s strategy)\n", strings.Join(p.Roles, ", "), p.Strategy)
+		cmdutil.Fprintf(w, "sot: roles: %s (%s strategy)\n", strings.Join(p.Roles, ", "), p.Strategy)
 	} else {
-		fmt.Fprintf(w, "sot: %s\n", p.SoTNote)
+		cmdutil.Fprintf(w, "sot: %s\n", p.SoTNote)
 	}
 	if len(p.Groups) > 0 {
-		fmt.Fprintf(w, "sot: read %s:\n", p.GroupsWhy)
+		cmdutil.Fprintf(w, "sot: read %s:\n", p.GroupsWhy)
 		for _, g := range p.Groups {
-			fmt.Fprintf(w, "  - %s: %d source(s) as %s (%s)\n", g.Group.Name, len(g.Group.Members), g.Role, g.Why)
+			cmdutil.Fprintf(w, "  - %s: %d source(s) as %s (%s)\n", g.Group.Name, len(g.Group.Members), g.Role, g.Why)
 		}
 	} else if p.GroupsWhy != "" {
-		fmt.Fprintf(w, "sot: groups asked for, but read %s\n", p.GroupsWhy)
+		cmdutil.Fprintf(w, "sot: groups asked for, but read %s\n", p.GroupsWhy)
 	}
-	fmt.Fprintf(w, "sot: %d source(s) of %d read:\n", len(p.Chosen), len(p.Sources))
+	cmdutil.Fprintf(w, "sot: %d source(s) of %d read:\n", len(p.Chosen), len(p.Sources))
 	for i, ch := range p.Chosen {
 		s := p.Sources[ch.ID]
 		role := ""
 		if p.SoT {
 			role = fmt.Sprintf(" as %s (%s)", p.Assignments[i].Role, p.Assignments[i].Why)
 		}
-		fmt.Fprintf(w, "  - %s: relevance %.2f, diversity bonus %.2f%s\n", s.Title, ch.Normalized, ch.Bonus, role)
+		cmdutil.Fprintf(w, "  - %s: relevance %.2f, diversity bonus %.2f%s\n", s.Title, ch.Normalized, ch.Bonus, role)
 	}
 	for _, s := range p.Skipped {
-		fmt.Fprintf(w, "  - skipped %s: %s\n", s.Path, s.Reason)
+		cmdutil.Fprintf(w, "  - skipped %s: %s\n", s.Path, s.Reason)
 	}
 	debate := "no debate step: " + p.DebateWhy
 	if p.Debate {
 		debate = "a debate step: " + p.DebateWhy
 	}
-	fmt.Fprintf(w, "sot: %d reading(s), %s; at most %d call(s)\n", len(p.Readings), debate, p.Calls())
+	cmdutil.Fprintf(w, "sot: %d reading(s), %s; at most %d call(s)\n", len(p.Readings), debate, p.Calls())
 }

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/internal/cmdutil"
+	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/llm/stack"
 )
 
@@ -21,7 +21,7 @@ import (
 func compare(ctx context.Context, f *cmdutil.Factory, o *Options, base *ask.Options) error {
 	questions := []string{o.Question}
 	if o.Questions != "" {
-		b, err := os.ReadFile(o.Questions)
+		b, err := project.ReadInput(o.Questions, o.FollowSymlinks)
 		if err != nil {
 			return cmdutil.UsageError("--questions: %v", err)
 		}
@@ -122,7 +122,7 @@ func printComparison(w io.Writer, c *ask.Comparison, questions int) {
 	}
 	for i, m := range c.Runs {
 		if i%len(ask.Configurations) == 0 {
-			fmt.Fprintf(w, "\n%s\n%-18s %5s %8s %8s %7s  %7s %9s %3s %3s %7s %7s  %s\n", m.Question, "configuration", "calls", "input", "cached", "output", "cost", "wall", "ten", "agr", "tokens", "latency", "groups")
+			cmdutil.Fprintf(w, "\n%s\n%-18s %5s %8s %8s %7s  %7s %9s %3s %3s %7s %7s  %s\n", m.Question, "configuration", "calls", "input", "cached", "output", "cost", "wall", "ten", "agr", "tokens", "latency", "groups")
 		}
 		groups := "-"
 		if m.Groups != nil {
@@ -133,7 +133,7 @@ func printComparison(w io.Writer, c *ask.Comparison, questions int) {
 		}
 		switch {
 		case m.Error != "":
-			fmt.Fprintf(w, "%-18s failed: %s\n", m.Configuration, m.Error)
+			cmdutil.Fprintf(w, "%-18s failed: %s\n", m.Configuration, m.Error)
 		case m.Missing > 0:
 			fmt.Fprintf(w, "%s  %s (%d part(s) missing)\n", m.String(), groups, m.Missing)
 		default:

@@ -86,7 +86,7 @@ func RunShow(opts *ShowOptions) error {
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE")
 	for _, v := range vals {
-		fmt.Fprintf(tw, "%s\t%v\t%s\n", v.Key, format(v.Value), v.Source)
+		cmdutil.Fprintf(tw, "%s\t%v\t%s\n", v.Key, format(v.Value), v.Source)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "CREDENTIAL\tSTATUS\tPROVIDER")

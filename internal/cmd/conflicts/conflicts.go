@@ -16,6 +16,7 @@ import (
 
 	"github.com/sotlabs/sot/conflict"
 	"github.com/sotlabs/sot/internal/cmdutil"
+	"github.com/sotlabs/sot/internal/project"
 )
 
 // Options are the inputs of "sot conflicts".
@@ -26,6 +27,8 @@ type Options struct {
 	Input string
 	// Threshold is the similarity at and above which two answers agree.
 	Threshold float64
+	// FollowSymlinks is --follow-symlinks.
+	FollowSymlinks bool
 }
 
 // NewCmd returns "sot conflicts".
@@ -86,6 +89,7 @@ The detector reads vocabulary, not claims: a critic whose answer is full of
 			return Run(o)
 		},
 	}
+	cmdutil.AddFollowSymlinks(cmd.Flags(), &o.FollowSymlinks)
 	cmd.Flags().Float64Var(&o.Threshold, "threshold", conflict.DefaultThreshold, "similarity, from 0 to 1, at and above which two answers agree")
 	return cmd
 }
@@ -122,8 +126,12 @@ func (o *Options) read() (string, []byte, error) {
 	if !filepath.IsAbs(path) && o.WorkDir != "" {
 		path = filepath.Join(o.WorkDir, path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := project.ReadInput(path, o.FollowSymlinks)
 	if err != nil {
+		var le *project.LinkError
+		if errors.As(err, &le) {
+			return "", nil, cmdutil.AsUsage(err)
+		}
 		var pe *os.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/sotlabs/sot/debate/graph"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/cmdutil"
+	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
@@ -37,11 +37,13 @@ type Options struct {
 	Turns         string
 	Observers     string
 	ObserversFrom string
-	BranchRounds  int
-	OutputDir     string
-	DryRun        bool
-	JSON          bool
-	Fresh         bool
+	// FollowSymlinks is --follow-symlinks.
+	FollowSymlinks bool
+	BranchRounds   int
+	OutputDir      string
+	DryRun         bool
+	JSON           bool
+	Fresh          bool
 	// Graph is --graph's file; Files are then every passage file given
 	// (File is unused), and GraphBudget is --graph-budget.
 	Graph       string
@@ -150,6 +152,7 @@ not one); 3 a partial debate (dialectic-log.md lists what is missing; with
 	fl.StringVar(&o.Turns, "turns", "", "sequential (turn-taking, the default) or simultaneous (each round at once)")
 	fl.StringVar(&o.Observers, "observers", "", "observer names or .md files (comma separated), generate:N, or none (default phenomenologist,materialist-historian,pragmatist-engineer)")
 	fl.StringVar(&o.ObserversFrom, "observers-from", "", "use the observers of an ensemble.json a debate wrote")
+	cmdutil.AddFollowSymlinks(fl, &o.FollowSymlinks)
 	fl.IntVar(&o.BranchRounds, "branch-rounds", 0, fmt.Sprintf("rounds of each branch debate (default %d)", debate.DefaultBranchRounds))
 	fl.StringVar(&o.OutputDir, "output-dir", "", "the run's directory (default .sot/debates/<run-id>)")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "show the plan (calls, steps, tokens and cost, typical and at most) and call no model")
@@ -176,7 +179,7 @@ func readPassage(f *cmdutil.Factory, o *Options) (debate.Passage, error) {
 	case o.File == "-":
 		return debate.ReadPassage("stdin", f.IO.In)
 	case o.File != "":
-		file, err := os.Open(o.File)
+		file, err := project.OpenInput(o.File, o.FollowSymlinks)
 		if err != nil {
 			return debate.Passage{}, &engine.UserError{Field: "passage", Msg: err.Error()}
 		}
@@ -198,14 +201,14 @@ func debateOptions(f *cmdutil.Factory, o *Options, errOut *io.Writer) (*debate.O
 	if err != nil {
 		return nil, err
 	}
-	do := &debate.Options{Debaters: o.Debaters, Rounds: o.Rounds, Turns: o.Turns, Observers: o.Observers, ObserversFrom: o.ObserversFrom,
+	do := &debate.Options{Debaters: o.Debaters, Rounds: o.Rounds, Turns: o.Turns, Observers: o.Observers, ObserversFrom: o.ObserversFrom, FollowSymlinks: o.FollowSymlinks,
 		BranchRounds: o.BranchRounds, Dir: f.WorkDir(), OutputDir: o.OutputDir, Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Settings: cfg.Debate,
 		Command: cmdutil.ResumeCommand(),
 		NewStack: func(journal string) (*stack.Stack, error) {
 			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
 		}}
-	do.Warn = func(s string) { fmt.Fprintln(*errOut, "sot: warning: "+s) }
-	do.Progress = func(s string) { fmt.Fprintln(*errOut, "sot: "+s) }
+	do.Warn = func(s string) { cmdutil.Warn(*errOut, s) }
+	do.Progress = func(s string) { cmdutil.Say(*errOut, s) }
 	return do, nil
 }
 
@@ -286,8 +289,8 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 
 // printPlan shows what the debate will do and what it may cost.
 func printPlan(w io.Writer, s debate.PlanSummary) {
-	fmt.Fprintf(w, "sot: debate %s into %s with %s\n", s.RunID, s.OutputDir, s.Model)
-	fmt.Fprintf(w, "sot: passage %s: %d words, %d tokens\n", s.Passage.Name, s.Passage.Words, s.Passage.Tokens)
+	cmdutil.Fprintf(w, "sot: debate %s into %s with %s\n", s.RunID, s.OutputDir, s.Model)
+	cmdutil.Fprintf(w, "sot: passage %s: %d words, %d tokens\n", s.Passage.Name, s.Passage.Words, s.Passage.Tokens)
 	var names []string
 	for _, d := range s.Debaters {
 		names = append(names, d.Name)
@@ -296,10 +299,10 @@ func printPlan(w io.Writer, s debate.PlanSummary) {
 	if s.Turns == debate.Simultaneous {
 		turns = "simultaneous rounds"
 	}
-	fmt.Fprintf(w, "sot: debaters: %s (%s, %d round(s))\n", strings.Join(names, ", "), turns, s.Rounds)
+	cmdutil.Fprintf(w, "sot: debaters: %s (%s, %d round(s))\n", strings.Join(names, ", "), turns, s.Rounds)
 	switch {
 	case s.Generate > 0:
-		fmt.Fprintf(w, "sot: observers: %d to generate, one after another, each regenerated up to %d time(s) when too close to an earlier one\n", s.Generate, s.Regenerations)
+		cmdutil.Fprintf(w, "sot: observers: %d to generate, one after another, each regenerated up to %d time(s) when too close to an earlier one\n", s.Generate, s.Regenerations)
 	case len(s.Observers) == 0:
 		fmt.Fprintln(w, "sot: observers: none; one generic branch question")
 	default:
@@ -307,22 +310,22 @@ func printPlan(w io.Writer, s debate.PlanSummary) {
 		for _, o := range s.Observers {
 			obs = append(obs, o.Name)
 		}
-		fmt.Fprintf(w, "sot: observers: %s\n", strings.Join(obs, ", "))
+		cmdutil.Fprintf(w, "sot: observers: %s\n", strings.Join(obs, ", "))
 	}
-	fmt.Fprintf(w, "sot: branches: up to %d, %d round(s) each, in lockstep; each synthesized and merged back\n", s.MaxBranches, s.BranchRounds)
+	cmdutil.Fprintf(w, "sot: branches: up to %d, %d round(s) each, in lockstep; each synthesized and merged back\n", s.MaxBranches, s.BranchRounds)
 	e := s.Estimate
 	graphCalls := ""
 	if g := s.Graph; g != nil {
-		fmt.Fprintf(w, "sot: argument graph %s: %s\n", g.File, g.Note)
+		cmdutil.Fprintf(w, "sot: argument graph %s: %s\n", g.File, g.Note)
 		graphCalls = fmt.Sprintf(", %d of them the argument graph's (typically %d)", g.MaxCalls, g.TypicalCalls)
 	}
-	fmt.Fprintf(w, "sot: at most %d call(s)%s in at most %d step(s) (the critical path of dependent calls)\n", e.Calls, graphCalls, e.Steps)
-	fmt.Fprintf(w, "sot: typically ~%d input tokens (~%d of them cacheable), ~%d output, ~$%.4f\n", e.Typical.InputTokens, e.Typical.CachedTokens, e.TypicalOutput, e.Typical.Cost)
+	cmdutil.Fprintf(w, "sot: at most %d call(s)%s in at most %d step(s) (the critical path of dependent calls)\n", e.Calls, graphCalls, e.Steps)
+	cmdutil.Fprintf(w, "sot: typically ~%d input tokens (~%d of them cacheable), ~%d output, ~$%.4f\n", e.Typical.InputTokens, e.Typical.CachedTokens, e.TypicalOutput, e.Typical.Cost)
 	bound := fmt.Sprintf("sot: at most %d input tokens, %d output, $%.4f (every answer at its longest, every structured answer asked twice, no cache)", e.Bound.InputTokens, e.BoundOutput, e.Bound.Cost)
 	if len(e.Bound.Unpriced) > 0 {
 		bound += "; no price known for " + strings.Join(e.Bound.Unpriced, ", ")
 	}
-	fmt.Fprintln(w, bound)
+	fmt.Fprintln(w, cmdutil.Line(bound))
 }
 
 // summarize says what the debate produced and cost.
@@ -355,11 +358,11 @@ func summarize(w io.Writer, out *debate.Outcome) {
 	if r.Partial() {
 		fmt.Fprintf(w, "sot: PARTIAL debate: %d part(s) missing:\n", len(r.Missing))
 		for _, m := range r.Missing {
-			fmt.Fprintf(w, "  - %s, %s: %s\n", m.Step, m.What, m.Error)
+			cmdutil.Fprintf(w, "  - %s, %s: %s\n", m.Step, m.What, m.Error)
 		}
 	}
 	if out.Stopped != nil {
-		fmt.Fprintln(w, "sot: "+llm.Redact(out.Stopped.Error()))
+		cmdutil.Say(w, llm.Redact(out.Stopped.Error()))
 		fmt.Fprintln(w, "sot: raise the budget and run the same command again to finish; finished calls are replayed, not paid again")
 	} else if r.Partial() {
 		fmt.Fprintln(w, "sot: run the same command again to retry the missing parts; finished calls are replayed, not paid again")

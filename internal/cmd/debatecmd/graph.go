@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/sotlabs/sot/debate/graph"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/cmdutil"
+	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
@@ -46,7 +46,7 @@ func readPassages(f *cmdutil.Factory, o *Options) ([]debate.Passage, error) {
 		if name == "-" {
 			p, err = debate.ReadPassage("stdin", f.IO.In)
 		} else {
-			p, err = readFile(name)
+			p, err = readFile(name, o.FollowSymlinks)
 		}
 		if err != nil {
 			return nil, err
@@ -59,8 +59,8 @@ func readPassages(f *cmdutil.Factory, o *Options) ([]debate.Passage, error) {
 	return out, nil
 }
 
-func readFile(name string) (debate.Passage, error) {
-	file, err := os.Open(name)
+func readFile(name string, follow bool) (debate.Passage, error) {
+	file, err := project.OpenInput(name, follow)
 	if err != nil {
 		return debate.Passage{}, &engine.UserError{Field: "passage", Msg: err.Error()}
 	}
@@ -119,7 +119,7 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	skip := func(w io.Writer, p debate.Passage, nodes int) skippedPassage {
 		id := graph.PassageID(p.Name, p.Text)
-		fmt.Fprintf(w, "sot: passage %s: the graph holds it already (%d node(s) of %s); not debated again\n", p.Name, nodes, id)
+		cmdutil.Fprintf(w, "sot: passage %s: the graph holds it already (%d node(s) of %s); not debated again\n", p.Name, nodes, id)
 		return skippedPassage{Name: p.Name, ID: id, Nodes: nodes}
 	}
 
@@ -246,7 +246,7 @@ func isVerdict(err error) bool {
 // summarizeGraph says what a debate took from the graph and added to it.
 func summarizeGraph(w io.Writer, g *debate.GraphRecord) {
 	if g.NotAdded != "" {
-		fmt.Fprintf(w, "sot: argument graph %s: not added: %s\n", g.File, g.NotAdded)
+		cmdutil.Fprintf(w, "sot: argument graph %s: not added: %s\n", g.File, g.NotAdded)
 		return
 	}
 	var types []string
@@ -263,7 +263,7 @@ func summarizeGraph(w io.Writer, g *debate.GraphRecord) {
 	if r := g.Report; r != nil && r.Edges != nil {
 		line += fmt.Sprintf(" (%d candidate pair(s) judged, %d below the threshold, %d unrelated)", len(r.Pairs), len(r.Edges.Below), r.Edges.None)
 	}
-	fmt.Fprintln(w, line)
+	fmt.Fprintln(w, cmdutil.Line(line))
 }
 
 // budgetUsedUp names the budget of total that spent has used up, if one

@@ -228,16 +228,16 @@ func print(opts *Options, checks []Check) error {
 				latency, tokens, structured = "-", "-", "-"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Model, c.Provider, latency, tokens, structured, status)
+		cmdutil.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Model, c.Provider, latency, tokens, structured, status)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, c := range checks {
 		if !c.OK {
-			fmt.Fprintf(opts.IO.ErrOut, "\n%s: %s\n", c.Model, c.Error)
+			cmdutil.Fprintf(opts.IO.ErrOut, "\n%s: %s\n", c.Model, c.Error)
 			if c.Hint != "" {
-				fmt.Fprintf(opts.IO.ErrOut, "  fix: %s\n", c.Hint)
+				cmdutil.Fprintf(opts.IO.ErrOut, "  fix: %s\n", c.Hint)
 			}
 		}
 	}

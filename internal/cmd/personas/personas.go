@@ -137,7 +137,7 @@ func writeList(f *cmdutil.Factory, es []Entry) error {
 			for _, r := range e.Rejected {
 				files = append(files, r.Source)
 				for _, p := range r.Problems {
-					notes = append(notes, "  "+p.Error())
+					notes = append(notes, "  "+cmdutil.Line(p.Error()))
 				}
 			}
 			if e.Unusable {
@@ -146,7 +146,7 @@ func writeList(f *cmdutil.Factory, es []Entry) error {
 				source += " (in place of rejected " + strings.Join(files, ", ") + ")"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, e.Kind, e.Level, dash(e.Context), dash(e.Model), source)
+		cmdutil.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, e.Kind, e.Level, dash(e.Context), dash(e.Model), source)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -222,12 +222,12 @@ func newShowCmd(f *cmdutil.Factory) *cobra.Command {
 					Text string `json:"text"`
 				}{e, rawText(p)})
 			}
-			fmt.Fprintf(f.IO.Out, "# %s (%s), from the %s level: %s\n", p.ID, p.Kind, p.Level, p.Path)
+			cmdutil.Fprintf(f.IO.Out, "# %s (%s), from the %s level: %s\n", p.ID, p.Kind, p.Level, p.Path)
 			for _, o := range e.Overrides {
-				fmt.Fprintf(f.IO.Out, "# overrides %s\n", o)
+				cmdutil.Fprintf(f.IO.Out, "# overrides %s\n", o)
 			}
 			fmt.Fprintln(f.IO.Out)
-			fmt.Fprint(f.IO.Out, rawText(p))
+			fmt.Fprint(f.IO.Out, cmdutil.Text(rawText(p)))
 			return nil
 		},
 	}
@@ -348,7 +348,7 @@ Exits 1 when a file has an error (it would be skipped at review time); with
 				}
 			} else {
 				for _, p := range probs {
-					fmt.Fprintln(f.IO.Out, p.Error())
+					fmt.Fprintln(f.IO.Out, cmdutil.Line(p.Error()))
 				}
 				fmt.Fprintf(f.IO.ErrOut, "checked %d persona file(s): %s\n", checked, summary(probs))
 			}

@@ -154,14 +154,14 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return cmdutil.AsUsage(err)
 	}
 	for _, w := range plan.Warnings {
-		fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+w)
+		cmdutil.Warn(f.IO.ErrOut, w)
 	}
 	c, user, err := plan.ComposedPrompt(o.Specialist, o.Lens)
 	if err != nil {
 		return cmdutil.AsUsage(err)
 	}
 	for _, w := range c.Warnings {
-		fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+w)
+		cmdutil.Warn(f.IO.ErrOut, w)
 	}
 	if len(plan.Chunks) > 1 {
 		fmt.Fprintf(f.IO.ErrOut, "sot: the material is split into %d chunks; this is the first chunk's prompt\n", len(plan.Chunks))
@@ -197,11 +197,13 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 			if l.Shared {
 				shared = "yes"
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", l.Name, l.Bytes, l.Tokens, shared)
+			cmdutil.Fprintf(tw, "%s\t%d\t%d\t%s\n", l.Name, l.Bytes, l.Tokens, shared)
 		}
 		fmt.Fprintf(tw, "total\t%d\t%d\t\n", len(c.Text), c.Tokens())
 		return tw.Flush()
 	}
-	_, err = io.WriteString(f.IO.Out, c.Text+"\n# User message\n\n"+user+"\n")
+	// The prompt holds the material as it is; on the terminal its control
+	// characters are escaped (--json gives the exact text).
+	_, err = io.WriteString(f.IO.Out, cmdutil.Text(c.Text+"\n# User message\n\n"+user+"\n"))
 	return err
 }

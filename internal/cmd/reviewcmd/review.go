@@ -59,6 +59,7 @@ type Options struct {
 	MaxPromptTokens int
 	Fresh           bool
 	Resolve         string
+	FollowSymlinks  bool
 }
 
 // NewCmd returns "sot review".
@@ -148,6 +149,7 @@ reviewable (every changed file was skipped).`,
 	fl.BoolVar(&o.Staged, "staged", false, "review the staged changes")
 	fl.StringSliceVar(&o.Artifacts, "artifacts", nil, "documents or directories to review (sets --type artifacts)")
 	fl.StringVar(&o.Input, "input", "", "freeform content: a file, or - for stdin")
+	cmdutil.AddFollowSymlinks(fl, &o.FollowSymlinks)
 	fl.StringSliceVar(&o.Formats, "format", nil, "outputs besides markdown: json, sarif, rdjson (or rdjsonl), html (a report to open in a browser); repeatable")
 	fl.StringVar(&o.Stdout, "stdout", "", "print one format (markdown, json, sarif, rdjson) to stdout instead of its file; status goes to stderr; with --dry-run, json prints the plan")
 	fl.StringVar(&o.FailOn, "fail-on", "never", "exit 1 when findings at or above this severity exist: must-fix, should-fix, consider or never")
@@ -174,7 +176,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	ro, err := buildOptions(f, o)
 	var off *workflowDisabled
 	if errors.As(err, &off) {
-		fmt.Fprintf(f.IO.ErrOut, "sot: %s:%d: Final Agent Review is disabled, so no review runs and no model is called; set it to enabled to review this work\n", off.path, off.line)
+		cmdutil.Fprintf(f.IO.ErrOut, "sot: %s:%d: Final Agent Review is disabled, so no review runs and no model is called; set it to enabled to review this work\n", off.path, off.line)
 		return nil
 	}
 	if err != nil {
@@ -212,8 +214,8 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	// Messages go to stderr; while the live status lines are on screen,
 	// through the display, which keeps them intact.
 	errOut := f.IO.ErrOut
-	ro.Warn = func(s string) { fmt.Fprintln(errOut, "sot: warning: "+s) }
-	ro.Progress = func(s string) { fmt.Fprintln(errOut, "sot: "+s) }
+	ro.Warn = func(s string) { cmdutil.Warn(errOut, s) }
+	ro.Progress = func(s string) { cmdutil.Say(errOut, s) }
 
 	if o.DryRun {
 		tokens.Warm() // the estimate counts tokens: load the encoding while git works
@@ -228,14 +230,14 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	case errors.As(err, &nothing):
 		fmt.Fprintf(human, "sot: nothing could be reviewed: every changed file was skipped; no model was called\n")
 		for _, s := range nothing.Skipped {
-			fmt.Fprintf(human, "  - %s: %s\n", s.Path, s.Reason)
+			cmdutil.Fprintf(human, "  - %s: %s\n", s.Path, s.Reason)
 		}
 		if err := emptyOutputs(f, human, o, ro, "nothing could be reviewed: every changed file was skipped", nothing.Skipped); err != nil {
 			return err
 		}
 		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("no changed file could be reviewed (%d skipped)", len(nothing.Skipped))}
 	case errors.As(err, &trivial):
-		fmt.Fprintln(human, "sot: "+trivial.Error())
+		cmdutil.Say(human, trivial.Error())
 		return emptyOutputs(f, human, o, ro, trivial.Error(), nil)
 	case errors.Is(err, persona.ErrAborted):
 		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: err}
@@ -315,7 +317,7 @@ func offerModerator(ctx context.Context, f *cmdutil.Factory, ro *review.Options,
 		return
 	}
 	if err := run.Moderate(ctx, review.ModerateOptions{Library: ro.Library, NewStack: ro.NewStack, In: f.IO.In, Out: f.IO.Out}); err != nil {
-		fmt.Fprintln(f.IO.ErrOut, "sot: moderator mode: "+err.Error())
+		cmdutil.Say(f.IO.ErrOut, "moderator mode: "+err.Error())
 	}
 }
 
@@ -344,6 +346,11 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		return nil, cmdutil.AsUsage(err)
 	}
 	c := o.Context
+	for _, p := range []string{o.ContextFile, o.WorkflowContext} {
+		if err := cmdutil.CheckInput(p, o.FollowSymlinks || p == ""); err != nil {
+			return nil, err
+		}
+	}
 	if o.ContextFile != "" {
 		fc, err := review.LoadFile(o.ContextFile)
 		if err != nil {
@@ -451,7 +458,8 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		return nil, err
 	}
 	ro := &review.Options{Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts, Exclude: redirectTarget(f.IO.Out), Paths: o.Paths,
-		Content: o.Input, In: f.IO.In, Dir: f.WorkDir(), Config: cfg, Library: lib, Getenv: f.Getenv, MaxPromptTokens: o.MaxPromptTokens, Fresh: o.Fresh,
+		Content: o.Input, In: f.IO.In, FollowSymlinks: o.FollowSymlinks,
+		Trusted: func(path string) bool { return f.Trust().TrustedFile(path, f.WorkDir()).Trusted }, Dir: f.WorkDir(), Config: cfg, Library: lib, Getenv: f.Getenv, MaxPromptTokens: o.MaxPromptTokens, Fresh: o.Fresh,
 		Formats: without(o.Formats, o.Stdout), Version: version.Get().Version}
 	if o.Seed != 0 {
 		seed := o.Seed
@@ -523,7 +531,7 @@ func newProjectFile(f *cmdutil.Factory, path string) *projectFile {
 	top, _ := project.Top(f.WorkDir())
 	check := f.Trust().TrustedFile(path, f.WorkDir())
 	if check.Lapsed != "" {
-		fmt.Fprintln(f.IO.ErrOut, "sot: warning: "+config.LapsedWarning(path, check.Lapsed))
+		cmdutil.Warn(f.IO.ErrOut, config.LapsedWarning(path, check.Lapsed))
 	}
 	return &projectFile{path: path, trusted: check.Trusted, top: top, warn: f.IO.ErrOut}
 }
@@ -542,7 +550,7 @@ func (pf *projectFile) outputDir(dir string) string {
 	if dir == "" || pf.trusted || pf.inside(dir) {
 		return dir
 	}
-	fmt.Fprintf(pf.warn, "sot: warning: %s is not trusted, so sot ignored its output_dir %s, which lies outside the project (%s); the review goes to the default directory; pass --output-dir, or trust the file with: sot trust %s\n",
+	cmdutil.Fprintf(pf.warn, "sot: warning: %s is not trusted, so sot ignored its output_dir %s, which lies outside the project (%s); the review goes to the default directory; pass --output-dir, or trust the file with: sot trust %s\n",
 		pf.path, strconv.Quote(dir), pf.top, pf.path)
 	return ""
 }
@@ -596,7 +604,7 @@ func (pf *projectFile) list(field, list, why string, drop func(string) bool) str
 	if len(dropped) == 0 {
 		return list
 	}
-	fmt.Fprintf(pf.warn, "sot: warning: %s is not trusted, so sot ignored %s in %s (%s); if you wrote this file or have read it, trust it as it is now with: sot trust %s\n",
+	cmdutil.Fprintf(pf.warn, "sot: warning: %s is not trusted, so sot ignored %s in %s (%s); if you wrote this file or have read it, trust it as it is now with: sot trust %s\n",
 		pf.path, strings.Join(dropped, ", "), field, why, pf.path)
 	return strings.Join(kept, ", ")
 }
@@ -611,7 +619,7 @@ func printAssignments(w io.Writer, p *review.Plan) {
 	for _, id := range ids {
 		parts = append(parts, id+"="+p.Models[id])
 	}
-	fmt.Fprintf(w, "sot: run %s: models %s; synthesis %s\n", p.RunID, strings.Join(parts, ", "), p.TriageModel)
+	cmdutil.Fprintf(w, "sot: run %s: models %s; synthesis %s\n", p.RunID, strings.Join(parts, ", "), p.TriageModel)
 }
 
 func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, est review.Estimate, o *Options) error {
@@ -619,48 +627,48 @@ func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, est review.Estim
 		return printPlanJSON(f.IO.Out, p, est, o)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "Run\t%s\n", p.RunID)
-	fmt.Fprintf(tw, "Output\t%s\n", p.OutputDir)
+	cmdutil.Fprintf(tw, "Run\t%s\n", p.RunID)
+	cmdutil.Fprintf(tw, "Output\t%s\n", p.OutputDir)
 	mode := p.EffectiveMode()
 	if mode != p.Context.InteractionMode {
 		mode += " (debate needs at least two specialists)"
 	}
-	fmt.Fprintf(tw, "Mode\t%s, %s\n", p.Mode, mode)
-	fmt.Fprintf(tw, "Material\t%s: %d file(s), %d skipped, %d chunk(s)\n", p.Context.Coordinates, len(p.Material.Files), len(p.Material.Skipped), len(p.Chunks))
+	cmdutil.Fprintf(tw, "Mode\t%s, %s\n", p.Mode, mode)
+	cmdutil.Fprintf(tw, "Material\t%s: %d file(s), %d skipped, %d chunk(s)\n", p.Context.Coordinates, len(p.Material.Files), len(p.Material.Skipped), len(p.Chunks))
 	if paths := p.Material.Paths(); len(paths) > 0 {
-		fmt.Fprintf(tw, "Files\t%s\n", listSome(paths, 20))
+		cmdutil.Fprintf(tw, "Files\t%s\n", listSome(paths, 20))
 	}
 	if len(p.Material.Skipped) > 0 {
 		var sk []string
 		for _, k := range p.Material.Skipped {
 			sk = append(sk, k.Path+" ("+k.Reason+")")
 		}
-		fmt.Fprintf(tw, "Skipped\t%s\n", listSome(sk, 20))
+		cmdutil.Fprintf(tw, "Skipped\t%s\n", listSome(sk, 20))
 	}
 	var specs []string
 	for _, s := range p.Specialists {
 		specs = append(specs, fmt.Sprintf("%s (%s)", s.ID, p.Models[s.ID]))
 	}
-	fmt.Fprintf(tw, "Specialists\t%s\n", strings.Join(specs, ", "))
+	cmdutil.Fprintf(tw, "Specialists\t%s\n", strings.Join(specs, ", "))
 	if p.SelectionRationale != "" {
-		fmt.Fprintf(tw, "Selection\t%s\n", p.SelectionRationale)
+		cmdutil.Fprintf(tw, "Selection\t%s\n", p.SelectionRationale)
 	}
 	lenses := "none"
 	if ls := p.LensIDs(); len(ls) > 0 {
 		lenses = strings.Join(ls, ", ")
 	}
-	fmt.Fprintf(tw, "Lenses\t%s\n", lenses)
+	cmdutil.Fprintf(tw, "Lenses\t%s\n", lenses)
 	calls := fmt.Sprintf("%d specialist call(s) + 1 synthesis call", len(p.Tasks))
 	if n := p.DebateCallsMax(); n > 0 {
 		calls += fmt.Sprintf(" + up to %d debate call(s) after the first round (not in the estimate below)", n)
 	}
-	fmt.Fprintf(tw, "Calls\t%s\n", calls)
-	fmt.Fprintf(tw, "Input tokens\t~%d (~%d of them cacheable as a shared prefix)\n", est.InputTokens, est.CachedTokens)
+	cmdutil.Fprintf(tw, "Calls\t%s\n", calls)
+	cmdutil.Fprintf(tw, "Input tokens\t~%d (~%d of them cacheable as a shared prefix)\n", est.InputTokens, est.CachedTokens)
 	cost := fmt.Sprintf("~$%.4f (assuming %d output tokens a call)", est.Cost, est.OutputPerCall)
 	if len(est.Unpriced) > 0 {
 		cost += "; no price known for " + strings.Join(est.Unpriced, ", ")
 	}
-	fmt.Fprintf(tw, "Cost\t%s\n", cost)
+	cmdutil.Fprintf(tw, "Cost\t%s\n", cost)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -669,7 +677,7 @@ func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, est review.Estim
 		if err != nil {
 			return cmdutil.AsUsage(err)
 		}
-		fmt.Fprintf(w, "\n--- prompt of %s ---\n%s", o.ShowPrompt, text)
+		fmt.Fprintf(w, "\n--- prompt of %s ---\n%s", cmdutil.Line(o.ShowPrompt), cmdutil.Text(text))
 	}
 	return nil
 }
@@ -796,11 +804,11 @@ func summarize(w io.Writer, out *review.Outcome) {
 			names[m.Error] = append(names[m.Error], report.MissingName(m))
 		}
 		for _, e := range errs {
-			fmt.Fprintf(w, "  - %s: %s\n", strings.Join(names[e], ", "), e)
+			cmdutil.Fprintf(w, "  - %s: %s\n", strings.Join(names[e], ", "), e)
 		}
 	}
 	if out.Stopped != nil {
-		fmt.Fprintln(w, "sot: "+out.Stopped.Error())
+		cmdutil.Say(w, out.Stopped.Error())
 		fmt.Fprintln(w, "sot: raise the budget and run the same command again to finish; finished calls are replayed, not paid again")
 	} else if res.Partial() {
 		fmt.Fprintln(w, "sot: run the same command again to retry the missing parts; finished calls are replayed, not paid again")

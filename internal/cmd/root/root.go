@@ -1,5 +1,6 @@
 // Package root assembles the sot command tree and runs it, turning errors
-// into one-line messages and exit codes.
+// into one-line messages (control characters and line breaks in them
+// escaped) and exit codes.
 package root
 
 import (
@@ -137,7 +138,9 @@ func Main(f *cmdutil.Factory, args []string) int {
 	}
 	var ee *cmdutil.ExitError
 	if !errors.As(err, &ee) || ee.Err != nil {
-		fmt.Fprintln(f.IO.ErrOut, "sot: "+llm.Redact(err.Error()))
+		// One line, whatever the error quotes: a planted name in it can
+		// neither act on the terminal nor forge a line of its own.
+		cmdutil.Say(f.IO.ErrOut, llm.Redact(err.Error()))
 	}
 	if isCobraUsage(err) {
 		return cmdutil.ExitUsage

@@ -121,7 +121,7 @@ func Run(o *Options) error {
 		if !r.Created.IsZero() {
 			started = r.Created.Local().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t$%.4f\t%s\n", r.ID, started, r.Kind, state, findings, r.Calls, r.CostUSD, oneLine(r.Material, 60))
+		cmdutil.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t$%.4f\t%s\n", r.ID, started, r.Kind, state, findings, r.Calls, r.CostUSD, oneLine(r.Material, 60))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -130,7 +130,7 @@ func Run(o *Options) error {
 		fmt.Fprintln(o.IO.Out, "\nTo resume a run (or re-render a finished one without a call), run its command while the material is unchanged:")
 		for _, r := range list {
 			if r.Resume != "" {
-				fmt.Fprintf(o.IO.Out, "  %s: %s\n", r.ID, r.Resume)
+				cmdutil.Fprintf(o.IO.Out, "  %s: %s\n", r.ID, r.Resume)
 			}
 		}
 	}

@@ -81,8 +81,8 @@ func analyze(ctx context.Context, f *cmdutil.Factory, o *Options, ao *AnalyzeOpt
 		NewStack: func(journal string) (*stack.Stack, error) {
 			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, NoCache: ao.Fresh})
 		}}
-	opts.Warn = func(s string) { fmt.Fprintln(errOut, "sot: warning: "+s) }
-	opts.Progress = func(s string) { fmt.Fprintln(errOut, "sot: "+s) }
+	opts.Warn = func(s string) { cmdutil.Warn(errOut, s) }
+	opts.Progress = func(s string) { cmdutil.Say(errOut, s) }
 	rep, err := ask.Analyze(ctx, opts)
 	if err != nil {
 		return err // a user error exits 2 (cmdutil.Code)
@@ -105,11 +105,11 @@ func analyze(ctx context.Context, f *cmdutil.Factory, o *Options, ao *AnalyzeOpt
 func printReport(w io.Writer, r *ask.AnalyzeReport) {
 	if r.Sources == 0 {
 		for _, n := range r.Notes {
-			fmt.Fprintf(w, "sot: %s\n", n)
+			cmdutil.Fprintf(w, "sot: %s\n", n)
 		}
 		return
 	}
-	fmt.Fprintf(w, "sot: %d source(s) in the index; metadata from the export payload: %d, from an earlier analysis: %d\n", r.Sources, r.FromPayload, r.FromAnalysis)
+	cmdutil.Fprintf(w, "sot: %d source(s) in the index; metadata from the export payload: %d, from an earlier analysis: %d\n", r.Sources, r.FromPayload, r.FromAnalysis)
 	if r.DryRun {
 		model := r.Model
 		if model == "" {
@@ -118,41 +118,41 @@ func printReport(w io.Writer, r *ask.AnalyzeReport) {
 		if r.Calls == 0 {
 			fmt.Fprintln(w, "sot: nothing to analyse; no call would be made")
 		} else {
-			fmt.Fprintf(w, "sot: would analyse %d source(s) with %s: %d call(s), more if answers must be asked for again, about %d input token(s); nothing was sent (--dry-run)\n",
+			cmdutil.Fprintf(w, "sot: would analyse %d source(s) with %s: %d call(s), more if answers must be asked for again, about %d input token(s); nothing was sent (--dry-run)\n",
 				len(r.Pending), model, r.Calls, r.InputTokens)
 			for _, p := range r.Pending {
-				fmt.Fprintf(w, "  - %s %s\n", p.ID, oneLine(p.Title))
+				cmdutil.Fprintf(w, "  - %s %s\n", p.ID, oneLine(p.Title))
 			}
 		}
 	} else {
-		fmt.Fprintf(w, "sot: analysed now: %d", len(r.Analyzed))
+		cmdutil.Fprintf(w, "sot: analysed now: %d", len(r.Analyzed))
 		if len(r.Analyzed) > 0 {
-			fmt.Fprintf(w, " with %s", r.Model)
+			cmdutil.Fprintf(w, " with %s", r.Model)
 		}
 		fmt.Fprintln(w)
 		for _, a := range r.Analyzed {
-			fmt.Fprintf(w, "  - %s %s: %s\n", a.ID, oneLine(a.Title), summary(a.Metadata))
+			cmdutil.Fprintf(w, "  - %s %s: %s\n", a.ID, oneLine(a.Title), summary(a.Metadata))
 		}
 		if len(r.Failed) > 0 {
-			fmt.Fprintf(w, "sot: failed: %d\n", len(r.Failed))
+			cmdutil.Fprintf(w, "sot: failed: %d\n", len(r.Failed))
 			for _, fl := range r.Failed {
-				fmt.Fprintf(w, "  - %s %s: %s\n", fl.ID, oneLine(fl.Title), oneLine(fl.Reason))
+				cmdutil.Fprintf(w, "  - %s %s: %s\n", fl.ID, oneLine(fl.Title), oneLine(fl.Reason))
 			}
 		}
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "sot: note: %s\n", n)
+		cmdutil.Fprintf(w, "sot: note: %s\n", n)
 	}
 	verdict := "met"
 	if !r.MeetsTarget {
 		verdict = "not met"
 	}
-	fmt.Fprintf(w, "sot: coverage: %d of %d source(s) have SoT metadata (%.1f%%); the target is more than %.0f%%: %s\n",
+	cmdutil.Fprintf(w, "sot: coverage: %d of %d source(s) have SoT metadata (%.1f%%); the target is more than %.0f%%: %s\n",
 		r.WithMetadata, r.Sources, 100*r.Coverage, 100*r.Target, verdict)
 	if u := r.Usage; u != nil {
-		fmt.Fprintf(w, "sot: %d call(s), $%.4f", u.Calls, u.CostUSD)
+		cmdutil.Fprintf(w, "sot: %d call(s), $%.4f", u.Calls, u.CostUSD)
 		if u.Replayed > 0 {
-			fmt.Fprintf(w, " (%d replayed from the journal)", u.Replayed)
+			cmdutil.Fprintf(w, " (%d replayed from the journal)", u.Replayed)
 		}
 		fmt.Fprintln(w)
 	}

@@ -77,7 +77,7 @@ func Export(ctx context.Context, o *Options, id, output string) error {
 	b := corpus.Export(s)
 	res := exported{ID: d.ID, Output: output, From: from, Metadata: metadataFrom(d)}
 	if from == "index" {
-		fmt.Fprintf(o.IO.ErrOut, "sot: %s is gone or has changed since it was indexed: the source is rebuilt from the index, its text as the transcript\n", d.Path)
+		cmdutil.Fprintf(o.IO.ErrOut, "sot: %s is gone or has changed since it was indexed: the source is rebuilt from the index, its text as the transcript\n", d.Path)
 	}
 	if toStdout {
 		res.Output = "-"

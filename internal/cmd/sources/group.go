@@ -123,9 +123,9 @@ func Groups(ctx context.Context, o *Options, by string, custom []config.CustomGr
 
 func printGroups(w io.Writer, groups []route.GroupAssignment, titles map[string]string) {
 	for _, g := range groups {
-		fmt.Fprintf(w, "%s (%s, %d source(s)): read as %s (%s)\n", g.Group.Name, g.Group.Kind, len(g.Group.Members), g.Role, g.Why)
+		cmdutil.Fprintf(w, "%s (%s, %d source(s)): read as %s (%s)\n", g.Group.Name, g.Group.Kind, len(g.Group.Members), g.Role, g.Why)
 		for _, m := range g.Group.Members {
-			fmt.Fprintf(w, "  - %s %s\n", m, titles[m])
+			cmdutil.Fprintf(w, "  - %s %s\n", m, titles[m])
 		}
 	}
 }
@@ -188,8 +188,8 @@ func nameThemes(ctx context.Context, f *cmdutil.Factory, o *Options, g *GroupOpt
 		NewStack: func(journal string) (*stack.Stack, error) {
 			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, NoCache: g.Fresh})
 		}}
-	opts.Warn = func(s string) { fmt.Fprintln(errOut, "sot: warning: "+s) }
-	opts.Progress = func(s string) { fmt.Fprintln(errOut, "sot: "+s) }
+	opts.Warn = func(s string) { cmdutil.Warn(errOut, s) }
+	opts.Progress = func(s string) { cmdutil.Say(errOut, s) }
 	rep, err := ask.NameThemes(ctx, opts)
 	if err != nil {
 		return err
@@ -200,16 +200,16 @@ func nameThemes(ctx context.Context, f *cmdutil.Factory, o *Options, g *GroupOpt
 	w := o.IO.Out
 	fmt.Fprintf(w, "sot: %d of %d source(s) have topic tags, %d distinct\n", rep.Tagged, rep.Sources, rep.Tags)
 	for _, n := range rep.Notes {
-		fmt.Fprintf(w, "sot: note: %s\n", n)
+		cmdutil.Fprintf(w, "sot: note: %s\n", n)
 	}
 	if rep.DryRun {
-		fmt.Fprintf(w, "sot: would name the themes with %s: %d call, about %d input token(s), one more if the themes must be asked for again; nothing was sent (--dry-run)\n",
+		cmdutil.Fprintf(w, "sot: would name the themes with %s: %d call, about %d input token(s), one more if the themes must be asked for again; nothing was sent (--dry-run)\n",
 			or(rep.Model, "the default model (none is set)"), rep.Calls, rep.Input)
 		return nil
 	}
 	fmt.Fprintf(w, "sot: %d theme(s), kept in %s:\n", len(rep.Themes), rep.File)
 	for _, t := range rep.Themes {
-		fmt.Fprintf(w, "  - %s: %s (tags %s)\n", oneLine(t.Name), oneLine(t.Description), strings.Join(t.Tags, ", "))
+		cmdutil.Fprintf(w, "  - %s: %s (tags %s)\n", oneLine(t.Name), oneLine(t.Description), strings.Join(t.Tags, ", "))
 	}
 	titles := map[string]string{}
 	if ix, err := open(o); err == nil {

@@ -24,6 +24,8 @@ type Options struct {
 	IO      *cmdutil.IOStreams
 	WorkDir string
 	JSON    bool
+	// FollowSymlinks is sot sources add --follow-symlinks.
+	FollowSymlinks bool
 }
 
 // NewCmd returns "sot sources" and its subcommands.
@@ -64,17 +66,23 @@ groups lists the groups sot ask --groups would read; sot sources group
 		Short: "Show one source: its metadata and text",
 		Args:  exactly(1, "show takes one source id (see 'sot sources list')"),
 		RunE:  func(c *cobra.Command, args []string) error { pre(); return Show(c.Context(), o, args[0]) },
-	}, &cobra.Command{
-		Use:   "add PATH...",
-		Short: "Read files and directories into the index (unchanged sources are kept as they are)",
-		Args:  atLeast(1, "add takes files or directories to read"),
-		RunE:  func(c *cobra.Command, args []string) error { pre(); return Add(c.Context(), o, args) },
-	}, &cobra.Command{
+	}, newAddCmd(o, pre), &cobra.Command{
 		Use:   "remove ID...",
 		Short: "Remove sources from the index",
 		Args:  atLeast(1, "remove takes the ids of the sources to remove (see 'sot sources list')"),
 		RunE:  func(c *cobra.Command, args []string) error { pre(); return Remove(c.Context(), o, args) },
 	}, newAnalyzeCmd(f, o), newExportCmd(f, o), newGroupsCmd(f, o, pre), newGroupCmd(f, o))
+	return cmd
+}
+
+func newAddCmd(o *Options, pre func()) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "add PATH...",
+		Short: "Read files and directories into the index (unchanged sources are kept as they are)",
+		Args:  atLeast(1, "add takes files or directories to read"),
+		RunE:  func(c *cobra.Command, args []string) error { pre(); return Add(c.Context(), o, args) },
+	}
+	cmdutil.AddFollowSymlinks(cmd.Flags(), &o.FollowSymlinks)
 	return cmd
 }
 
@@ -135,7 +143,7 @@ func List(ctx context.Context, o *Options) error {
 		if !d.Date.IsZero() {
 			date = d.Date.Format("2006-01-02")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, date, or(d.Type, "-"), metadataFrom(d), oneLine(d.Title), d.Path)
+		cmdutil.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, date, or(d.Type, "-"), metadataFrom(d), oneLine(d.Title), d.Path)
 	}
 	return tw.Flush()
 }
@@ -161,18 +169,18 @@ func Show(ctx context.Context, o *Options, id string) error {
 		}{d, ask.MetadataOf(d), metadataFrom(d)})
 	}
 	w := o.IO.Out
-	fmt.Fprintf(w, "id:    %s\ntitle: %s\npath:  %s\ntype:  %s\n", d.ID, oneLine(d.Title), d.Path, or(d.Type, "-"))
+	cmdutil.Fprintf(w, "id:    %s\ntitle: %s\npath:  %s\ntype:  %s\n", d.ID, oneLine(d.Title), d.Path, or(d.Type, "-"))
 	if !d.Date.IsZero() {
 		fmt.Fprintf(w, "date:  %s\n", d.Date.Format("2006-01-02"))
 	}
 	printMetadata(w, d)
-	fmt.Fprintf(w, "\n%s\n", d.Text)
+	fmt.Fprintf(w, "\n%s\n", cmdutil.Text(d.Text))
 	return nil
 }
 
 // Add reads paths into the index.
 func Add(ctx context.Context, o *Options, paths []string) error {
-	srcs, skipped, err := corpus.Load(paths, corpus.Options{})
+	srcs, skipped, err := corpus.Load(paths, corpus.Options{FollowSymlinks: o.FollowSymlinks})
 	if err != nil {
 		return cmdutil.AsUsage(err)
 	}
@@ -197,7 +205,7 @@ func Add(ctx context.Context, o *Options, paths []string) error {
 	}
 	fmt.Fprintf(o.IO.Out, "sot: %d source(s) added, %d updated, %d unchanged\n", ch.Added, ch.Updated, ch.Unchanged)
 	for _, s := range skipped {
-		fmt.Fprintf(o.IO.Out, "  - skipped %s: %s\n", s.Path, s.Reason)
+		cmdutil.Fprintf(o.IO.Out, "  - skipped %s: %s\n", s.Path, s.Reason)
 	}
 	return nil
 }
@@ -242,14 +250,14 @@ func printMetadata(w io.Writer, d index.Doc) {
 		if a.Parts > 1 {
 			line += fmt.Sprintf(", from the first of %d parts", a.Parts)
 		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, cmdutil.Line(line))
 	default:
 		fmt.Fprintln(w, "metadata: none (sot sources analyze extracts it)")
 		return
 	}
 	field := func(name, value string) {
 		if value != "" {
-			fmt.Fprintf(w, "  %-13s %s\n", name+":", value)
+			cmdutil.Fprintf(w, "  %-13s %s\n", name+":", value)
 		}
 	}
 	field("meeting type", m.MeetingType)
@@ -295,4 +303,7 @@ func or(s, dflt string) string {
 	return s
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine puts a value from the material (a title, a theme's name) on one
+// line of the terminal: its whitespace collapsed, its control characters
+// escaped.
+func oneLine(s string) string { return cmdutil.Line(strings.Join(strings.Fields(s), " ")) }

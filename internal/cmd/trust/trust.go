@@ -145,7 +145,7 @@ func Run(o *Options) error {
 		}
 		fmt.Fprintf(o.IO.Out, "sot: trusted %s (sha256 %s); a change to it makes it untrusted again\n", file, rec.SHA256[:12])
 		for _, ref := range rec.Refs {
-			fmt.Fprintf(o.IO.Out, "sot: it runs or reads %s (sha256 %s); a change to that file also ends the trust\n", rel(o.WorkDir, ref.Path), ref.SHA256[:12])
+			cmdutil.Fprintf(o.IO.Out, "sot: it runs or reads %s (sha256 %s); a change to that file also ends the trust\n", rel(o.WorkDir, ref.Path), ref.SHA256[:12])
 		}
 		if keys := unlocked(ignored, rec.Path, o.WorkDir); len(keys) > 0 {
 			fmt.Fprintf(o.IO.Out, "sot: it may now set %s\n", strings.Join(keys, ", "))
@@ -197,14 +197,14 @@ func list(o *Options) error {
 		case "lapsed":
 			state = "lapsed (not trusted)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", state, r.Path, r.SHA256[:12], r.Trusted.Format("2006-01-02 15:04"))
+		cmdutil.Fprintf(tw, "%s\t%s\t%s\t%s\n", state, r.Path, r.SHA256[:12], r.Trusted.Format("2006-01-02 15:04"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, r := range recs {
 		if r.State == "lapsed" {
-			fmt.Fprintf(o.IO.Out, "sot: %s\n", r.Why)
+			cmdutil.Say(o.IO.Out, r.Why)
 		}
 	}
 	return nil
