@@ -237,11 +237,15 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 		return nil, err
 	}
 	defer ix.Close()
+	rebuilt := RebuiltNote(ix)
 	docs, err := ix.List(ctx)
 	if err != nil {
 		return nil, err
 	}
 	rep := &AnalyzeReport{DryRun: o.DryRun, Sources: len(docs), Target: CoverageTarget, Analyzed: []AnalyzedSource{}, Failed: []AnalyzeFailure{}}
+	if rebuilt != "" {
+		rep.Notes = append(rep.Notes, rebuilt)
+	}
 	var todo []index.Doc
 	for _, d := range docs {
 		switch {

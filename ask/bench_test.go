@@ -389,7 +389,7 @@ func BenchmarkAskPrepare10k(b *testing.B) {
 			b.Fatal(err)
 		}
 		mid := time.Now()
-		if _, err := retrieve(ctx, p.top, sources, o.Question, 10); err != nil {
+		if _, _, err := retrieve(ctx, p.top, sources, o.Question, 10); err != nil {
 			b.Fatal(err)
 		}
 		loads, retrieves = append(loads, mid.Sub(start)), append(retrieves, time.Since(mid))

@@ -181,7 +181,10 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	p.Roles = route.RolesFor(p.Classification.Intent)
 
 	// Retrieve, then select.
-	hits, err := retrieve(ctx, top, sources, q, cfg.MaxSources)
+	hits, note, err := retrieve(ctx, top, sources, q, cfg.MaxSources)
+	if note != "" {
+		p.Notes = append(p.Notes, note)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -436,12 +439,13 @@ func ProjectTop(dir string) string {
 
 // retrieve indexes the sources (incrementally, by content) and ranks them
 // for the question: BM25 with a recency bonus, among the sources loaded.
-func retrieve(ctx context.Context, top string, sources []corpus.Source, question string, want int) ([]index.Hit, error) {
+func retrieve(ctx context.Context, top string, sources []corpus.Source, question string, want int) ([]index.Hit, string, error) {
 	ix, err := OpenIndex(top)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer ix.Close()
+	note := RebuiltNote(ix)
 	docs := make([]index.Doc, 0, len(sources))
 	loaded := map[string]bool{}
 	for _, s := range sources {
@@ -449,13 +453,24 @@ func retrieve(ctx context.Context, top string, sources []corpus.Source, question
 		loaded[s.ID] = true
 	}
 	if _, err := ix.Sync(ctx, docs, index.SyncOptions{}); err != nil {
-		return nil, fmt.Errorf("update the corpus index: %w", err)
+		return nil, "", fmt.Errorf("update the corpus index: %w", err)
 	}
 	all, err := ix.Search(ctx, question, index.SearchOptions{Limit: max(want*8, 64)})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return slices.DeleteFunc(all, func(h index.Hit) bool { return !loaded[h.Doc.ID] }), nil
+	return slices.DeleteFunc(all, func(h index.Hit) bool { return !loaded[h.Doc.ID] }), note, nil
+}
+
+// RebuiltNote says, when the index had to be rebuilt because the file
+// found was not one sot wrote (a planted trigger, say), what was wrong and
+// what was lost; "" when it was not.
+func RebuiltNote(ix *index.Index) string {
+	why := ix.Rebuilt()
+	if why == "" {
+		return ""
+	}
+	return fmt.Sprintf("the corpus index %s was not one sot wrote (%s): sot removed it and built it again from the sources, so analyses from sot sources analyze must be run again", project.FromWorkDir(ix.Path()), why)
 }
 
 // IndexDir is where a project keeps its corpus index, under its top.

@@ -209,7 +209,12 @@ func (c *Config) ResolveModel(name string) (llm.ModelRef, error) {
 	if !strings.Contains(name, ":") {
 		provider := providerByName(name)
 		if provider == "" {
-			return llm.ModelRef{}, &UnknownModelError{Name: name}
+			e := &UnknownModelError{Name: name}
+			if p := strings.ToLower(name); c.isProvider(p) {
+				// "openai": a provider, and no model.
+				e.Provider, e.Example = p, llm.ExampleModel(c.ProviderType(p))
+			}
+			return llm.ModelRef{}, e
 		}
 		name = provider + ":" + name
 	}
@@ -221,6 +226,19 @@ func (c *Config) ResolveModel(name string) (llm.ModelRef, error) {
 		return ref, fmt.Errorf("%w %q in model %q: use one of %s, or configure it under providers: with a type", llm.ErrUnknownProvider, ref.Provider, name, strings.Join(c.ProviderNames(), ", "))
 	}
 	return ref, nil
+}
+
+// isProvider reports whether name is a configured or built-in provider.
+func (c *Config) isProvider(name string) bool {
+	if _, ok := c.Providers[name]; ok {
+		return true
+	}
+	for _, b := range BuiltinProviders {
+		if name == b {
+			return true
+		}
+	}
+	return false
 }
 
 // providerByName returns the provider a bare model name is known by, from
@@ -254,9 +272,20 @@ var ErrNoModel = errors.New("no model configured")
 type UnknownModelError struct {
 	// Name is the model as written (after aliases were followed).
 	Name string
+	// Provider is set when Name is itself the name of a provider
+	// ("openai"): a provider, and no model. Example is then a model of
+	// its type, or "".
+	Provider, Example string
 }
 
 func (e *UnknownModelError) Error() string {
+	if e.Provider != "" {
+		msg := fmt.Sprintf("model %q names the provider %s but no model: write it as %s:MODEL", e.Name, e.Provider, e.Provider)
+		if e.Example != "" {
+			msg += fmt.Sprintf(", for example %s:%s", e.Provider, e.Example)
+		}
+		return msg
+	}
 	return fmt.Sprintf("model %q names no provider, and its name is not one sot can place: write it as provider:model (for example openai:%[1]s), or add to your config: aliases: {%[1]s: <provider>:%[1]s}", e.Name)
 }
 

@@ -129,7 +129,7 @@ func TestEveryKeyHasAPolicy(t *testing.T) {
 				}
 				l, work := loader(t, policyUser, yamlOf(t, key, c.v))
 				if c.trusted {
-					if _, err := l.Trust.Add(work + "/.sot/config.yaml", work); err != nil {
+					if _, err := l.Trust.Add(work+"/.sot/config.yaml", work); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -43,11 +43,18 @@
 // an update of title or body.
 //
 // The database file, and the -wal, -shm and -journal files SQLite keeps
-// beside it, are never opened through a symlink: the sources of sot ask
-// often live in a repository someone else wrote, where a committed symlink
-// would otherwise send the index's writes wherever it points (see
-// internal/safedir). The directories above the file are the caller's to
-// reach safely.
+// beside it, are never opened through a symlink, nor is the directory that
+// holds them: the sources of sot ask often live in a repository someone
+// else wrote, where a committed symlink would otherwise send the index's
+// writes wherever it points (see internal/safedir). The directories above
+// that one are the caller's to reach safely.
+//
+// Nor is a database file found there trusted as it is: a committed
+// .sot/index/corpus.db could carry a trigger that fires on every write.
+// [Open] reads an existing file read-only first and compares its schema
+// with the one this package creates; a file that differs is removed and
+// rebuilt, and [Index.Rebuilt] says why. Every connection runs with PRAGMA
+// trusted_schema off and in SQLite's defensive mode.
 package index
 
 import (
@@ -117,6 +124,8 @@ type Index struct {
 	path string
 	w    *sql.DB // one connection: every write, serialised
 	r    *sql.DB // read-only connections for Get, List and Search
+
+	rebuilt string // why Open replaced the file it found; see Rebuilt
 }
 
 const schema = `
@@ -149,10 +158,24 @@ END;
 `
 
 // Open opens the index database at path, creating the file and its schema
-// when the file does not exist. The directory must exist. The file must not
-// be a symlink, nor may the -wal, -shm or -journal files beside it be: Open
-// refuses them with a *safedir.SymlinkError. A SQLite file that is not a
-// sot index, or one written with a newer schema, is refused too.
+// when the file does not exist. The directory must exist and must not be a
+// symlink, and neither may the file be, nor the -wal, -shm or -journal
+// files beside it: Open refuses them with a *safedir.SymlinkError. A file
+// that is not a SQLite database, a SQLite database that is not a sot index,
+// and an index written with a newer schema are refused too.
+//
+// An existing file is read on a read-only connection before it is used
+// (see trust.go). A file marked as a sot index whose schema is not exactly
+// the one this package creates (a trigger, view, table or index more, a
+// changed CREATE statement, another schema version) or that fails SQLite's
+// integrity_check is removed, with the files beside it, and a new, empty index
+// is built in its place; [Index.Rebuilt] says why. The sources it held are
+// gone: a caller that syncs them from their files gets them back, but their
+// analyses are lost.
+//
+// Every connection runs with PRAGMA trusted_schema off, cell_size_check on
+// and SQLite's defensive mode. Reads ([Index.Get], [Index.List],
+// [Index.Search]) go through read-only connections.
 func Open(path string) (*Index, error) {
 	if path == "" {
 		return nil, errors.New("index: no database path")
@@ -161,23 +184,39 @@ func Open(path string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
+	if err := checkDir(path, abs); err != nil {
+		return nil, err
+	}
 	before, err := checkFiles(path, abs)
 	if err != nil {
 		return nil, err
 	}
 
-	w, err := sql.Open("sqlite", dsn(abs,
-		"_pragma=busy_timeout("+fmt.Sprint(busyTimeout.Milliseconds())+")",
+	var rebuilt string
+	if before != nil {
+		v, err := inspect(abs)
+		if err != nil {
+			return nil, fmt.Errorf("index: open %s: %w", path, err)
+		}
+		if v.distrust != "" {
+			if err := removeFiles(abs, before); err != nil {
+				return nil, fmt.Errorf("index: removing the untrusted %s: %w", path, err)
+			}
+			rebuilt, before = v.distrust, nil
+		}
+	}
+
+	w, err := sql.Open("sqlite", dsn(abs, append(safePragmas(),
 		"_pragma=journal_mode(WAL)",
 		"_pragma=synchronous(NORMAL)",
 		"_pragma=journal_size_limit(4194304)",
-		"_txlock=immediate"))
+		"_txlock=immediate")...))
 	if err != nil {
 		return nil, fmt.Errorf("index: open %s: %w", path, err)
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	x := &Index{path: path, w: w}
+	x := &Index{path: path, w: w, rebuilt: rebuilt}
 	if err := x.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("index: open %s: %w", path, err)
@@ -195,10 +234,10 @@ func Open(path string) (*Index, error) {
 		return nil, fmt.Errorf("index: %s was replaced while it was being opened", path)
 	}
 
-	r, err := sql.Open("sqlite", dsn(abs,
-		"_pragma=busy_timeout("+fmt.Sprint(busyTimeout.Milliseconds())+")",
+	r, err := sql.Open("sqlite", dsn(abs, append(safePragmas(),
+		"mode=ro",
 		"_pragma=query_only(1)",
-		"_pragma=cache_size(-65536)")) // up to 64 MiB of pages per connection: a 10,000-source index stays in memory
+		"_pragma=cache_size(-65536)")...)) // up to 64 MiB of pages per connection: a 10,000-source index stays in memory
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("index: open %s: %w", path, err)
@@ -207,6 +246,32 @@ func Open(path string) (*Index, error) {
 	r.SetMaxIdleConns(4)
 	x.r = r
 	return x, nil
+}
+
+// Rebuilt says why [Open] removed the file it found at the index's path and
+// built a new, empty index in its place, or "" when it did not. The reason
+// reads after "the index was removed and rebuilt because", as in
+// `it has a trigger "t" (on "docs") that sot does not create`. A caller
+// should tell the user, since whoever planted the file may have meant
+// harm, and the analyses the file held are gone.
+func (x *Index) Rebuilt() string { return x.rebuilt }
+
+// checkDir refuses an index whose directory, as named in path, is a
+// symlink: the index's writes would land wherever it points.
+func checkDir(path, abs string) error {
+	dir := filepath.Dir(abs)
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(dir)
+		return fmt.Errorf("index: refusing the database: %w", &safedir.SymlinkError{Path: filepath.Dir(path), Target: target})
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("index: %s is not a directory", filepath.Dir(path))
+	}
+	return nil
 }
 
 // dsn is the modernc.org/sqlite data source name of the file at abs.
@@ -246,41 +311,29 @@ func checkFiles(path, abs string) (fs.FileInfo, error) {
 	return db, nil
 }
 
-// migrate creates the schema in a new database and checks an existing one.
+// migrate creates the schema in a new database and checks an existing one
+// again, now under the write lock: a file that changed since Open
+// inspected it is refused.
 func (x *Index) migrate(ctx context.Context) error {
 	tx, err := x.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	var version, appID int64
-	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return err
-	}
-	if err := tx.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+	v, err := examine(ctx, tx, false)
+	if err != nil {
 		return err
 	}
 	switch {
-	case version == 0:
-		var objects int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects); err != nil {
-			return err
-		}
-		if objects != 0 || (appID != 0 && appID != applicationID) {
-			return errors.New("the file is a SQLite database but not a sot index")
-		}
+	case v.empty:
 		if _, err := tx.ExecContext(ctx, schema); err != nil {
 			return fmt.Errorf("creating the schema: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", applicationID, SchemaVersion)); err != nil {
 			return err
 		}
-	case appID != applicationID:
-		return errors.New("the file is a SQLite database but not a sot index")
-	case version > SchemaVersion:
-		return fmt.Errorf("the index has schema version %d, newer than this sot's %d: upgrade sot or remove the index to rebuild it", version, SchemaVersion)
-	case version < SchemaVersion:
-		return fmt.Errorf("the index has schema version %d, which this sot cannot upgrade", version)
+	case v.distrust != "":
+		return fmt.Errorf("the index changed while it was being opened and is not one sot wrote: %s", v.distrust)
 	}
 	return tx.Commit()
 }

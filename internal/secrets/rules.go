@@ -1,7 +1,9 @@
 package secrets
 
 import (
+	"bytes"
 	_ "embed"
+	"encoding/base64"
 	"encoding/json"
 	"math"
 	"regexp"
@@ -33,6 +35,10 @@ type rule struct {
 	Keywords    []string     `json:"keywords"`
 	Allowlists  []*allowlist `json:"allowlists"`
 
+	// where, for a rule of sot's own, reports whether a match starting at
+	// offset start of text is in a place the rule applies to.
+	where func(text string, start int) bool
+
 	once sync.Once
 	re   *regexp.Regexp
 	path *regexp.Regexp
@@ -62,14 +68,94 @@ type allowlist struct {
 	re *regexp.Regexp // Regexes joined
 }
 
-// sotRules are sot's own rules: the keys of the providers sot talks to in
-// every shape they have had, where gitleaks' rules know only the newest
-// exact format (a 93-character sk-ant-api03 key, an OpenAI key with its
-// T3BlbkFJ marker).
+// sotRules are sot's own rules:
+//   - the keys of the providers sot talks to in every shape they have had,
+//     where gitleaks' rules know only the newest exact format (a
+//     93-character sk-ant-api03 key, an OpenAI key with its T3BlbkFJ
+//     marker);
+//   - the passwords of configuration files whose format says what the
+//     value is, so that a password is found however little entropy it
+//     has, where gitleaks' generic rule wants a random-looking value after
+//     an "=" or ":" and misses the rest: an XML element such as Maven's
+//     settings.xml <password> and <passphrase>, a password in an INI
+//     section (.pypirc), a .netrc entry, the auth lines of an .npmrc, the
+//     auths of a Docker config.json and the password of a URL
+//     (.git-credentials, a database URL).
+//
+// Only the value is masked, never the key or the tags around it. A value
+// that is a reference to a password kept elsewhere (${env.PASS}, $PASS,
+// {{ .pass }}, %PASS%, <your-password>, ****) is no secret and is left
+// alone; Maven's encrypted passwords, {...}, are masked.
 var sotRules = []*rule{
 	{ID: "anthropic-api-key", Regex: `\bsk-ant-[A-Za-z0-9_-]{20,}`, Keywords: []string{"sk-ant-"}, Entropy: 3},
 	{ID: "openai-api-key", Regex: `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`, Keywords: []string{"sk-"}, Entropy: 3},
+
+	// <password>, <passphrase>, <keyPassword>, <db.password>, <ns:passwd>:
+	// any value, in a CDATA section or not.
+	{ID: "xml-password", Regex: `(?i)<(?:[\w.-]+:)?[\w.-]*(?:password|passwd|passphrase)(?:[ \t\r\n][^<>]*)?>` + xmlValue +
+		`</(?:[\w.-]+:)?[\w.-]*(?:password|passwd|passphrase)[ \t\r\n]*>`,
+		Keywords: []string{"password", "passwd", "passphrase"}},
+	// <clientSecret>, <apiToken>, <apiKey>, <secretKey>, <token>: a value
+	// with some entropy, as the name alone says less; the tokens that page
+	// through results are not secrets.
+	{ID: "xml-secret", Regex: `(?i)<(?:[\w.-]+:)?[\w.-]*(?:secret|token|api[_.-]?key|secret[_.-]?key)(?:[ \t\r\n][^<>]*)?>` + xmlValue +
+		`</(?:[\w.-]+:)?[\w.-]*(?:secret|token|key)[ \t\r\n]*>`,
+		Keywords: []string{"secret", "token", "apikey", "api_key", "api-key", "api.key"}, Entropy: 3,
+		Allowlists: []*allowlist{{Target: "match", Regexes: []string{`(?i)^<(?:[\w.-]+:)?[\w.-]*(?:page|continuation|resumption|sync|next|csrf|cancellation)[_.-]?token\b`}}}},
+	// A password in a section of an INI file (.pypirc, setup.cfg, ...):
+	// a line of the section, which the header of an INI section must
+	// precede (see inSection).
+	{ID: "ini-password", Regex: `(?im)^[ \t]*[\w.-]*(?:password|passwd|passphrase)[ \t]*[=:][ \t]*["']?([^\s"'](?:[^\r\n"']*[^\s"'])?)["']?[ \t]*$`,
+		Keywords: []string{"password", "passwd", "passphrase"}, where: inSection},
+	// machine HOST [login USER] [account ACCOUNT] password PASS, on one
+	// line or many, in any order after the host.
+	{ID: "netrc-password", Regex: `\bmachine` + netrcSep + `\S+(?:` + netrcSep + `(?:login|account|port)` + netrcSep + `\S+){0,3}` +
+		netrcSep + `password` + netrcSep + `(\S+)`,
+		Keywords: []string{"machine"}},
+	// _authToken=, _auth= and _password= in an .npmrc, alone on a line or
+	// after a registry's //host/path/:.
+	{ID: "npmrc-auth", Regex: `(?im)(?:^[ \t]*|:)_(?:authToken|auth|password)=["']?([^\s"']+)`,
+		Keywords: []string{"_auth", "_password"}},
+	// The auths of a Docker config.json: base64 of user:password, or an
+	// identity token.
+	{ID: "docker-config-auth", Regex: `"auth"[ \t]*:[ \t]*"([A-Za-z0-9+/]{8,}={0,2})"`, Keywords: []string{`"auth"`}},
+	{ID: "docker-config-token", Regex: `(?i)"(?:identitytoken|registrytoken)"[ \t]*:[ \t]*"([^"\s]{8,})"`,
+		Keywords: []string{"identitytoken", "registrytoken"}},
+	// scheme://user:password@host, as in .git-credentials or a database
+	// URL.
+	{ID: "url-credentials", Regex: `(?i)\b[a-z][a-z0-9+.-]{0,20}://[^\s/?#@:'"<>]+:([^\s/?#@'"<>]+)@[a-z0-9\[]`,
+		Keywords: []string{"://"}},
 }
+
+// netrcSep separates the tokens of a .netrc entry: blanks, or a line
+// break.
+const netrcSep = `(?:[ \t]+|[ \t]*\r?\n[ \t]*)`
+
+// inSection reports whether the line at offset start of text lies in a
+// section of an INI file: going up at most 40 lines, the first line that
+// starts with "[" is a section header, "[name]".
+func inSection(text string, start int) bool {
+	end := strings.LastIndexByte(text[:start], '\n')
+	for range 40 {
+		if end < 0 {
+			return false
+		}
+		begin := strings.LastIndexByte(text[:end], '\n') + 1
+		line := strings.TrimSpace(text[begin:end])
+		if strings.HasPrefix(line, "[") {
+			return sectionHeader.MatchString(line)
+		}
+		end = begin - 1
+	}
+	return false
+}
+
+// sectionHeader is the header of a section of an INI file.
+var sectionHeader = regexp.MustCompile(`^\[[\w .:/-]+\]$`)
+
+// xmlValue is the value of an XML element: in a CDATA section, or text
+// without markup, with the white space around it left out.
+const xmlValue = `[ \t\r\n]*(?:<!\[CDATA\[[ \t\r\n]*([^\]]*[^\]\s])[ \t\r\n]*\]\]>|([^<>\s](?:[^<>]*[^<>\s])?))[ \t\r\n]*`
 
 // validators add checks of sot's own to some rules, to drop what gitleaks
 // reports but a review must still see.
@@ -78,7 +164,40 @@ var validators = map[string]func(secret string) bool{
 	// "KEY-----", however far: in code that only names headers (a parser,
 	// its tests) it would mask whole functions. A key holds key material.
 	"private-key": hasKeyMaterial,
+
+	"xml-password":        notReference,
+	"xml-secret":          notReference,
+	"ini-password":        notReference,
+	"netrc-password":      notReference,
+	"npmrc-auth":          notReference,
+	"docker-config-auth":  basicAuth,
+	"docker-config-token": notReference,
+	"url-credentials":     func(s string) bool { return notReference(s) && !urlPlaceholder.MatchString(s) },
 }
+
+// reference matches a value that stands for a secret kept elsewhere: a
+// Maven, shell or Make variable (${env.PASS}, ${PASS}, $PASS, $(PASS)), a
+// template ({{ .Pass }}, #{pass}, %(pass)s), a Windows or Ant variable
+// (%PASS%, @pass@), a placeholder in angle brackets, or a run of *, x or
+// dots. Maven's encrypted passwords, {...}, are not references.
+var reference = regexp.MustCompile(`^(?:\$\{[^{}]*\}|\$\([^()]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*\}\}|#\{[^{}]*\}|%\([A-Za-z_]\w*\)s|%[A-Za-z_][A-Za-z0-9_]*%|@[A-Za-z_][\w.-]*@|<[^<>]*>|\*+|x+|X+|\.+|…)$`)
+
+// urlPlaceholder matches the words documentation puts in a URL for a
+// password, and a template's {password} or :password.
+var urlPlaceholder = regexp.MustCompile(`(?i)^(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|\{\w+\}|\[\w+\]|:\w+)$`)
+
+// basicAuth reports whether s is base64 of user:password.
+func basicAuth(s string) bool {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		b, err = base64.RawStdEncoding.DecodeString(s)
+	}
+	return err == nil && bytes.IndexByte(b, ':') > 0
+}
+
+// notReference reports whether s is a value rather than a reference to
+// one (see reference).
+func notReference(s string) bool { return !reference.MatchString(s) }
 
 // hasKeyMaterial reports whether s holds a run of at least 40 base64
 // characters.
@@ -207,6 +326,9 @@ func (r *rule) check(spans []Span, text string, start, end int, global []*allowl
 		return spans
 	}
 	if v := validators[r.ID]; v != nil && !v(secret) {
+		return spans
+	}
+	if r.where != nil && !r.where(text, start) {
 		return spans
 	}
 	line := lineAround(text, start, end)

@@ -246,8 +246,10 @@ func (r *rule) plan() {
 	if err != nil {
 		return
 	}
-	t = t.Simplify()
+	// Before Simplify turns a counted repetition into nested optional
+	// parts, newlines can tell that a repeated part crosses lines.
 	r.reach, r.loose = newlines(t)
+	t = t.Simplify()
 	var keywords []string
 	for _, k := range r.Keywords {
 		keywords = append(keywords, strings.ToLower(k))
@@ -541,9 +543,35 @@ func newlines(t *syntax.Regexp) (int, bool) {
 		case m == 0, t.Op == syntax.OpQuest:
 			return m, l
 		case m > 0 && t.Op == syntax.OpRepeat && t.Max >= 0:
-			return m * t.Max, l
+			// Repeated, a part that crosses a line break and matches a
+			// letter or digit crosses lines holding them: "(?:a\n){0,3}".
+			return m * t.Max, l && (t.Max <= 1 || !wordy(t.Sub[0]))
 		}
 		return -1, false
 	}
 	return 0, true
+}
+
+// wordy reports whether some match of t holds an ASCII letter or digit.
+func wordy(t *syntax.Regexp) bool {
+	switch t.Op {
+	case syntax.OpLiteral:
+		return !blank(string(t.Rune))
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(t.Rune); i += 2 {
+			lo, hi := t.Rune[i], t.Rune[i+1]
+			if lo <= '9' && hi >= '0' || lo <= 'Z' && hi >= 'A' || lo <= 'z' && hi >= 'a' {
+				return true
+			}
+		}
+		return false
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return true
+	}
+	for _, s := range t.Sub {
+		if wordy(s) {
+			return true
+		}
+	}
+	return false
 }

@@ -9,8 +9,13 @@
 // only where one of its keywords occurs, its secret group must carry more
 // entropy than the rule asks, and its allowlists drop known false
 // positives. A few rules of sot's own add the key formats of the providers
-// sot talks to that gitleaks' rules only know in their latest exact shape.
-// gen/ regenerates gitleaks.json from a gitleaks release.
+// sot talks to that gitleaks' rules only know in their latest exact shape,
+// and the passwords of configuration files whose format says what a value
+// is (the <password> of a Maven settings.xml and other XML, .pypirc and
+// other INI sections, .netrc, .npmrc, the auths of Docker's config.json,
+// the password in a URL), which gitleaks' generic rule misses when they do
+// not look random enough. gen/ regenerates gitleaks.json from a gitleaks
+// release; sot's rules live in rules.go.
 //
 // A masked secret keeps its first four characters, when it is long enough
 // for that to give nothing away, and names its kind:

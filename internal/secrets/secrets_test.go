@@ -256,6 +256,21 @@ func TestSearchNearKeywordsFindsWhatWholeTextFinds(t *testing.T) {
 			return "id" + fake("AKIA", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16) + " is part of a name"
 		},
 		func() string { return "\tx := \"" + fake("ghp_", alnum, 36) + "\"" },
+		// Configuration files, some of whose secrets span lines.
+		func() string {
+			return "machine host" + fake("", digits, 2) + "\n  login bob\n\n  password " + fake(string(rune('a'+r.IntN(26))), alnum, 8)
+		},
+		func() string {
+			return "[pypi]\nusername = bob\npassword = " + fake(string(rune('a'+r.IntN(26))), alnum, 6)
+		},
+		func() string {
+			return "  <password>\n    " + fake(string(rune('a'+r.IntN(26))), alnum, 6) + "\n  </password>"
+		},
+		func() string { return "https://bob:" + fake(string(rune('a'+r.IntN(26))), alnum, 6) + "@example.com/x" },
+		func() string { return "//registry.example.com/:_authToken=" + fake("n", alnum, 20) },
+		func() string {
+			return "curl https://example.com \\\n  -X POST \\\n  -H \"X-Api-Key: " + fake("k", alnum, 20) + "\""
+		},
 	}
 	for round := range 4 {
 		var b strings.Builder

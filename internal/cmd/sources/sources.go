@@ -105,7 +105,13 @@ func atLeast(n int, msg string) cobra.PositionalArgs {
 }
 
 func open(o *Options) (*index.Index, error) {
-	return ask.OpenIndex(ask.ProjectTop(o.WorkDir))
+	ix, err := ask.OpenIndex(ask.ProjectTop(o.WorkDir))
+	if err == nil {
+		if note := ask.RebuiltNote(ix); note != "" {
+			cmdutil.Warn(o.IO.ErrOut, note)
+		}
+	}
+	return ix, err
 }
 
 // get reads one source from the index; an id it does not hold is a usage

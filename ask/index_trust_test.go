@@ -1,0 +1,52 @@
+package ask
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+)
+
+// A corpus index that came with the repository, with a trigger of its
+// own, is not used as it is: sot rebuilds it, the trigger never fires, and
+// the plan says so.
+func TestPlantedIndexIsRebuilt(t *testing.T) {
+	top := testCorpus(t)
+	ix, err := OpenIndex(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := ix.Path()
+	ix.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`CREATE TABLE stolen (text TEXT)`,
+		`CREATE TRIGGER evil AFTER INSERT ON docs BEGIN INSERT INTO stolen VALUES (new.text); END`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	o := testOptions(t, top, "http://127.0.0.1:1")
+	p, err := Prepare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := strings.Join(p.Notes, "\n"); !strings.Contains(note, "was not one sot wrote") || !strings.Contains(note, `"evil"`) {
+		t.Errorf("notes %q do not say the index was rebuilt", p.Notes)
+	}
+	db, err = sql.Open("sqlite", path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name IN ('evil', 'stolen')`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("the planted trigger or table is still there (%d, %v)", n, err)
+	}
+}
