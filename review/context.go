@@ -248,10 +248,15 @@ func checkModels(models []string, field string, cfg *config.Config, all bool) er
 		var ume *config.UnknownModelError
 		switch {
 		case err == nil:
+		case errors.As(err, &ume) && ume.Provider != "":
+			// A provider and no model: its own message says how to write it.
+			msgs = append(msgs, ume.Error())
 		case errors.As(err, &ume):
 			if !slices.Contains(unknown, ume.Name) {
 				unknown = append(unknown, ume.Name)
 			}
+		case all && strings.HasPrefix(err.Error(), fmt.Sprintf("model %q", m)):
+			msgs = append(msgs, err.Error())
 		case all:
 			msgs = append(msgs, fmt.Sprintf("model %q: %v", m, err))
 		}

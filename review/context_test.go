@@ -125,6 +125,8 @@ func TestCheckModels(t *testing.T) {
 			`--specialist-models: model "gemini-3-pro-preview" names no provider, and its name is not one sot can place: write each as provider:model (for example openai:gemini-3-pro-preview), or add to your config: aliases: {gemini-3-pro-preview: <provider>:gemini-3-pro-preview}`},
 		{"several, once each", "a:llama-4, b:mistral-large, c:llama-4",
 			`--specialist-models: models "llama-4", "mistral-large" name no provider, and their names are not ones sot can place: write each as provider:model (for example openai:llama-4), or add to your config: aliases: {llama-4: <provider>:llama-4, mistral-large: <provider>:mistral-large}`},
+		{"a provider and no model", "security=openai",
+			`--specialist-models: model "openai" names the provider openai but no model: write it as openai:MODEL, for example openai:gpt-4.1`},
 		// An unknown provider falls back at plan time, with a warning.
 		{"unknown provider", "security=vertex:gemini", ""},
 		{"bad pin", "=openai:gpt-4.1", `--specialist-models: "=openai:gpt-4.1": write a pinned pair`},
