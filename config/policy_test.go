@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,45 @@ func TestProjectCannotLoosenTimeGraphOrDebate(t *testing.T) {
 	}
 	if got := strings.Join(keys, ","); got != "timeout,ask.debate_phase,debate.graph_budget" {
 		t.Errorf("ignored %s", got)
+	}
+}
+
+// docs/security.md names the policy of every key, under the policy's own
+// heading, so the page cannot fall behind the code.
+func TestSecurityPageListsEveryKey(t *testing.T) {
+	doc, err := os.ReadFile("../docs/security.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	heading := map[Policy]string{
+		UserOnly: "- user only:", Model: "- a model that runs no program:", CountDown: "- fewer only:", RetriesDown: "- fewer only:",
+		LimitDown: "- tighter only:", DurationDown: "- shorter only:", FractionDown: "- lower only:",
+		CountUp: "more only:", OffOnly: "- off only:", Price: "- no lower price:",
+		InsideProject: "- inside the project only:", Shape: "- free, because they only shape the run:",
+	}
+	text := string(doc)
+	for _, k := range Keys() {
+		p := PolicyOf(k)
+		h, ok := heading[p]
+		if !ok {
+			t.Errorf("%s: policy %v has no heading on the page", k, p)
+			continue
+		}
+		i := strings.Index(text, h)
+		if i < 0 {
+			t.Errorf("docs/security.md has no %q", h)
+			continue
+		}
+		// The key is named before the next item of the list.
+		rest := text[i+len(h):]
+		if j := strings.Index(rest, "\n- "); j >= 0 {
+			rest = rest[:j]
+		}
+		if j := strings.Index(rest, "\n\n"); j >= 0 {
+			rest = rest[:j]
+		}
+		if !strings.Contains(rest, "`"+k+"`") {
+			t.Errorf("docs/security.md does not list `%s` under %q", k, h)
+		}
 	}
 }
