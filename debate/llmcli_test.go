@@ -7,10 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
 )
@@ -31,6 +33,9 @@ func fakeLLM(t testing.TB) string {
 	}
 	return dir
 }
+
+// fakeLLMEnv are the variables of llmtest.FakeLLM that the tests set.
+var fakeLLMEnv = []string{"FAKE_LLM_CONFIG", "FAKE_LLM_LOG", "FAKE_LLM_LATENCY", "FAKE_LLM_ENV_LOG"}
 
 // llmOptions are a debate's options whose every call runs the fake llm
 // command through sot's command: provider, as --model "command:llm -m
@@ -56,6 +61,12 @@ func llmOptionsWith(t testing.TB, bin, top string, latency string) (*Options, st
 	cfg := config.Defaults()
 	cfg.Cache.Disabled = true
 	cfg.Retries = 0
+	// The command: provider passes the program a minimal environment; the
+	// fake's own variables reach it as a user's providers.command.env
+	// would pass them.
+	pc := cfg.Providers[llm.ProviderCommand]
+	pc.Env = fakeLLMEnv
+	cfg.Providers[llm.ProviderCommand] = pc
 	lib, err := persona.Discover(persona.Dirs{})
 	if err != nil {
 		t.Fatal(err)
@@ -90,6 +101,10 @@ func TestDebateThroughLLMCommand(t *testing.T) {
 	top := testProject(t)
 	o, log := llmOptions(t, top, "0s")
 	o.Observers, o.Rounds, o.BranchRounds = "generate:2", 1, 1
+	// A secret in sot's environment does not reach the program.
+	t.Setenv("OPENAI_API_KEY", "sk-debate-test-secret")
+	envLog := filepath.Join(t.TempDir(), "env.log")
+	t.Setenv("FAKE_LLM_ENV_LOG", envLog)
 	p, out := runDebate(t, o)
 	if err := out.Verdict(); err != nil {
 		t.Fatalf("verdict: %v (missing %+v)", err, out.Result.Missing)
@@ -116,6 +131,16 @@ func TestDebateThroughLLMCommand(t *testing.T) {
 	for _, c := range calls {
 		if !strings.HasPrefix(c, "fake-4\t") {
 			t.Errorf("a call ran another model: %q", c)
+		}
+	}
+	envs := loggedCalls(t, envLog)
+	if len(envs) != len(calls) {
+		t.Errorf("%d environment(s) logged for %d call(s)", len(envs), len(calls))
+	}
+	for _, names := range envs {
+		if env := strings.Fields(names); slices.Contains(env, "OPENAI_API_KEY") || !slices.Contains(env, "PATH") || !slices.Contains(env, "FAKE_LLM_CONFIG") {
+			t.Errorf("the llm program's environment: %s", names)
+			break
 		}
 	}
 	for _, f := range []string{LogFile, "multi-observer-report.md", "debate.json", "ensemble.json", BranchFile(1)} {

@@ -1,11 +1,57 @@
 // Package command is the sot backend that runs a local program as a model,
-// following the convention of Simon Willison's llm CLI: the model goes in -m,
-// the system prompt in -s, the temperature in -o temperature T, the prompt on
-// stdin, and the answer comes back on stdout.
+// following the convention of Simon Willison's llm CLI (version 0.24.1 or
+// later): the model goes in -m, the system prompt in a template file named
+// by -t, the temperature in -o temperature T, the prompt on stdin, and the
+// answer comes back on stdout.
 //
-// A reference "command:NAME" runs the configured program (default "llm") with
-// -m NAME. A reference whose name contains a space, "command:my-tool --flag",
-// is a whole command line: it is run as written, without -m.
+// A reference "command:NAME" runs the configured program (default "llm")
+// as
+//
+//	PROGRAM -m NAME -t /tmp/sot-command-XXXX/system.yaml -o temperature T
+//
+// -t is left out when the request has no system prompt, and -o when it sets
+// no temperature. A reference whose name contains a space, "command:my-tool
+// --flag", is a whole command line: it is run as written, without -m, and
+// -t PATH and -o temperature T are appended to it in the same way, so the
+// program must accept them.
+//
+// # What the program is given
+//
+// No part of the material is ever put on the command line, where any local
+// user could read it with ps and where a long passage fails with "argument
+// list too long". For each call sot makes a private directory in
+// os.TempDir() (mode 0700) and writes two files into it, each with mode
+// 0600:
+//
+//   - system.yaml, an llm template whose only key is system: the system
+//     prompt, with the JSON-schema instruction appended for a structured
+//     request. It is written as one double-quoted YAML scalar, so that any
+//     text survives (bytes that are not valid UTF-8 become U+FFFD), and
+//     every "$" is doubled, because llm expands $name in a template. Its
+//     path follows -t.
+//   - system.txt, the same system prompt as plain text, byte for byte.
+//     Its path is in the environment variable SOT_SYSTEM_FILE, for
+//     programs that do not read llm templates.
+//
+// The directory and both files are removed when the call ends, whether it
+// succeeded, failed, timed out or was cancelled. The conversation is
+// written to the program's stdin.
+//
+// The program does not inherit sot's environment, which may hold API keys
+// and other secrets. It gets only the variables of sot's environment that
+// BaseEnv names, the ones Config.PassEnv names (set by the user's
+// providers.NAME.env, which an untrusted project configuration cannot
+// set), and SOT_SYSTEM_FILE. A key the program needs, say OPENAI_API_KEY
+// for llm without a keys.json, must be listed in providers.command.env.
+//
+// # Errors
+//
+// A program that cannot be started for a reason that will not go away (it
+// is not found, not executable, or its command line or environment is too
+// long for the system) and a system prompt that cannot be written fail
+// with a kind that is not retried (llm.ErrConfig, or llm.ErrBadRequest for
+// "argument list too long"). A program that exits non-zero fails with
+// llm.ErrUnavailable, which is retried.
 package command
 
 import (
@@ -13,9 +59,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sotlabs/sot/llm"
@@ -29,8 +78,14 @@ type Config struct {
 	Program string
 	// Timeout bounds each run (default 5 minutes).
 	Timeout time.Duration
-	// Env, when set, replaces the environment of the child process.
-	Env []string
+	// PassEnv names the variables of sot's environment the program gets
+	// besides those BaseEnv names (from providers.NAME.env). A name is
+	// matched exactly; a variable that is not set is left out.
+	PassEnv []string
+	// Environ returns the environment the program's variables are picked
+	// from, as "NAME=value" strings (default os.Environ). It is called
+	// once per call.
+	Environ func() []string
 }
 
 // Provider runs a command per call.
@@ -47,35 +102,50 @@ func New(cfg Config) *Provider {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 5 * time.Minute
 	}
+	if cfg.Environ == nil {
+		cfg.Environ = os.Environ
+	}
 	return &Provider{cfg: cfg}
 }
 
-// argv builds the command line for a request.
-func (p *Provider) argv(req *llm.Request) ([]string, error) {
+// schemaInstruction introduces the JSON Schema of a structured request at
+// the end of the system prompt (llm/llmtest's fake llm looks for it).
+const schemaInstruction = "Answer with one JSON value that validates against this JSON Schema, and nothing else (no prose, no code fence):\n"
+
+// systemPrompt is the system prompt the program gets: the request's, with
+// the schema instruction appended for a structured request.
+func systemPrompt(req *llm.Request) string {
+	system := req.System
+	if req.Schema != nil {
+		system += "\n\n" + schemaInstruction + string(req.Schema.JSON)
+	}
+	return system
+}
+
+// command returns the program and arguments a request runs, before the
+// template and the options are appended.
+func (p *Provider) command(req *llm.Request) ([]string, error) {
 	name := req.Model
 	if m, err := llm.ParseModel(req.Model); err == nil {
 		name = m.Name
 	}
-	var args []string
 	if strings.ContainsAny(name, " \t") {
-		var err error
-		if args, err = splitArgs(name); err != nil {
-			return nil, err
-		}
-	} else {
-		args = []string{p.cfg.Program, "-m", name}
+		return splitArgs(name)
 	}
-	system := req.System
-	if req.Schema != nil {
-		system += "\n\nAnswer with one JSON value that validates against this JSON Schema, and nothing else (no prose, no code fence):\n" + string(req.Schema.JSON)
-	}
-	if system != "" {
-		args = append(args, "-s", system)
+	return []string{p.cfg.Program, "-m", name}, nil
+}
+
+// argv completes a command with the template path (when there is one) and
+// the options. Nothing of the request's text goes into it.
+func argv(cmd []string, template string, req *llm.Request) []string {
+	args := append([]string(nil), cmd...)
+	if template != "" {
+		args = append(args, "-t", template)
 	}
 	if req.Temperature != nil {
 		args = append(args, "-o", "temperature", strconv.FormatFloat(*req.Temperature, 'f', -1, 64))
 	}
-	return args, nil
+	return args
 }
 
 // prompt renders the conversation for stdin. A single user message is sent
@@ -94,32 +164,50 @@ func prompt(req *llm.Request) string {
 
 // Complete runs the command once.
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	args, err := p.argv(req)
+	base, err := p.command(req)
 	if err != nil {
-		return nil, p.fail(req, llm.ErrConfig, err.Error(), nil)
+		return nil, p.fail(req, llm.ErrConfig, err.Error(), err)
 	}
 	if err := llm.WaitSendHold(ctx); err != nil {
 		return nil, err
 	}
+	system := systemPrompt(req)
+	var files *systemFiles
+	if system != "" {
+		if files, err = writeSystem(system); err != nil {
+			return nil, p.fail(req, llm.ErrConfig, fmt.Sprintf("cannot write the system prompt to a temporary file (set TMPDIR to a writable directory): %v", err), err)
+		}
+		// Removed however the call ends: the deferred call runs after the
+		// program has been waited for, killed or never started.
+		defer files.remove()
+	}
+	var template, plain string
+	if files != nil {
+		template, plain = files.template, files.plain
+	}
+	args := argv(base, template, req)
+
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.WaitDelay = 2 * time.Second
-	if p.cfg.Env != nil {
-		cmd.Env = p.cfg.Env
-	}
+	cmd.Env = p.environ(plain)
 	in := prompt(req)
 	cmd.Stdin = strings.NewReader(in)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err = cmd.Run()
+	if err := cmd.Start(); err != nil {
+		if parent.Err() != nil {
+			return nil, parent.Err()
+		}
+		return nil, p.startError(req, args[0], err)
+	}
+	err = cmd.Wait()
 	latency := time.Since(start)
 	switch {
 	case err == nil:
-	case errors.Is(err, exec.ErrNotFound):
-		return nil, p.fail(req, llm.ErrConfig, fmt.Sprintf("program %q not found on PATH; install it or set providers.command.program", args[0]), err)
 	case parent.Err() != nil:
 		// The caller cancelled or its own deadline passed: report that, as
 		// the HTTP backends do, not the command's timeout.
@@ -127,7 +215,11 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	case ctx.Err() == context.DeadlineExceeded:
 		return nil, p.fail(req, llm.ErrTimeout, fmt.Sprintf("%q ran longer than %s", args[0], p.cfg.Timeout), err)
 	default:
-		return nil, p.fail(req, llm.ErrUnavailable, fmt.Sprintf("%q failed (%v): %s", args[0], err, tail(stderr.String())), nil)
+		msg := fmt.Sprintf("%q failed (%v): %s", args[0], err, tail(stderr.String()))
+		if strings.Contains(strings.ToLower(stderr.String()), "key") {
+			msg += fmt.Sprintf(" (the program gets a minimal environment: list any variable it needs, such as an API key, under providers.%s.env)", p.cfg.Name)
+		}
+		return nil, p.fail(req, llm.ErrUnavailable, msg, nil)
 	}
 	text := strings.TrimSpace(stdout.String())
 	if text == "" {
@@ -148,6 +240,29 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 		resp.JSON = llm.ExtractJSON(text)
 	}
 	return resp, nil
+}
+
+// startError classifies an error from starting the program. The reasons
+// that will not go away by trying again get a kind the retry middleware
+// does not retry; anything else (the system out of processes or memory,
+// say) is ErrUnavailable.
+func (p *Provider) startError(req *llm.Request, program string, err error) error {
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		return p.fail(req, llm.ErrConfig, fmt.Sprintf("program %q not found on PATH; install it or set providers.command.program", program), err)
+	case errors.Is(err, exec.ErrDot):
+		return p.fail(req, llm.ErrConfig, fmt.Sprintf("program %q resolves to the current directory, which sot does not run from; give its path", program), err)
+	case errors.Is(err, fs.ErrNotExist):
+		return p.fail(req, llm.ErrConfig, fmt.Sprintf("program %q not found (or its interpreter is missing)", program), err)
+	case errors.Is(err, fs.ErrPermission):
+		return p.fail(req, llm.ErrConfig, fmt.Sprintf("program %q is not executable (permission denied)", program), err)
+	case errors.Is(err, syscall.ENOEXEC):
+		return p.fail(req, llm.ErrConfig, fmt.Sprintf("program %q is not a program the system can run (exec format error)", program), err)
+	case errors.Is(err, syscall.E2BIG):
+		return p.fail(req, llm.ErrBadRequest, fmt.Sprintf("cannot start %q: its command line or environment is too long (argument list too long); shorten the model's command line or the variables in providers.command.env", program), err)
+	default:
+		return p.fail(req, llm.ErrUnavailable, fmt.Sprintf("cannot start %q: %v", program, err), err)
+	}
 }
 
 func (p *Provider) fail(req *llm.Request, kind error, msg string, cause error) error {

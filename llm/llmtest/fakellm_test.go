@@ -3,8 +3,10 @@ package llmtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,5 +72,51 @@ func TestFakeLLM(t *testing.T) {
 	b2, _ := os.ReadFile(logf)
 	if n := strings.Count(string(b2), "\n"); n != 7 {
 		t.Errorf("%d calls logged, want 7:\n%s", n, b2)
+	}
+}
+
+// The fake reads the system prompt from a template file, as llm -t does,
+// and logs its arguments and the names of its environment variables.
+func TestFakeLLMTemplate(t *testing.T) {
+	dir := t.TempDir()
+	argvLog, envLog := filepath.Join(dir, "argv.log"), filepath.Join(dir, "env.log")
+	t.Setenv("FAKE_LLM_CONFIG", "")
+	t.Setenv("FAKE_LLM_BARE", "1")
+	t.Setenv("FAKE_LLM_ARGV_LOG", argvLog)
+	t.Setenv("FAKE_LLM_ENV_LOG", envLog)
+	schema := `{"type":"object","properties":{"price":{"type":"string","const":"$5"}},"required":["price"]}`
+	tmpl := filepath.Join(dir, "system.yaml")
+	// As llm/command writes it: one double-quoted scalar, every $ doubled.
+	b, _ := json.Marshal(map[string]string{"system": strings.ReplaceAll("Costs in $.\n\n"+schemaMarker+schema, "$", "$$")})
+	os.WriteFile(tmpl, b, 0o600)
+	var out, errOut bytes.Buffer
+	if code := FakeLLM([]string{"-m", "m", "-t", tmpl}, strings.NewReader("price?"), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if got := strings.TrimSpace(out.String()); got != `{"price":"$5"}` {
+		t.Errorf("answer %q: the schema in the template was not read", got)
+	}
+	argv, _ := os.ReadFile(argvLog)
+	if want := fmt.Sprintf("[\"-m\",\"m\",\"-t\",%q]\n", tmpl); string(argv) != want {
+		t.Errorf("argv log %q, want %q", argv, want)
+	}
+	env, _ := os.ReadFile(envLog)
+	if names := strings.Fields(string(env)); !slices.Contains(names, "FAKE_LLM_ENV_LOG") || !slices.IsSorted(names) {
+		t.Errorf("env log %q", env)
+	}
+
+	tests := []struct{ in, want, err string }{
+		{"no dollars", "no dollars", ""},
+		{"$$5 and $$$$", "$5 and $$", ""},
+		{"$input", "", "missing variables: input"},
+		{"${x}", "", "missing variables: x"},
+		{"$5", "", "invalid placeholder"},
+		{"end $", "", "invalid placeholder"},
+	}
+	for _, tt := range tests {
+		got, err := expandTemplate(tt.in)
+		if got != tt.want || (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("expandTemplate(%q) = %q, %v; want %q, %q", tt.in, got, err, tt.want, tt.err)
+		}
 	}
 }

@@ -224,7 +224,7 @@ func backend(cfg *config.Config, name string, opts Options, onRetry func(error))
 	case llm.ProviderAnthropic:
 		p, err = anthropic.New(anthropic.Config{Name: name, BaseURL: pc.BaseURL, APIKey: key, RequireKey: pc.BaseURL == "", HTTPClient: opts.HTTPClient, APIKeyEnv: keyEnv, BaseURLEnv: urlEnv})
 	case llm.ProviderCommand:
-		p = command.New(command.Config{Name: name, Program: pc.Program, Timeout: time.Duration(pc.Timeout)})
+		p = command.New(command.Config{Name: name, Program: pc.Program, Timeout: time.Duration(pc.Timeout), PassEnv: pc.Env})
 	default:
 		err = &llm.Error{Provider: name, Kind: llm.ErrConfig, Message: "unknown provider type " + pc.Type}
 	}
