@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/internal/termsafe"
 	"github.com/sotlabs/sot/llm"
 )
 
@@ -183,5 +184,6 @@ func run(ctx context.Context, x engine.Executor, asks []*ask, parse func(i int, 
 	return calls, steps, nil
 }
 
-// oneLine collapses white space.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine collapses white space and escapes what a terminal would act on
+// (termsafe.Line).
+func oneLine(s string) string { return termsafe.Line(strings.Join(strings.Fields(s), " ")) }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/prompt"
 )
@@ -403,7 +404,7 @@ func classifyRequest(n *ArgumentNode, passage string, o Options) *llm.Request {
 		kind = "a branch debate over one question about a passage"
 	}
 	user := fmt.Sprintf("The debate below is %s, with %d turn(s), numbered 1 to %d.\n\n%s\n\nFile this debate as one node of the argument graph.",
-		kind, len(n.Turns), len(n.Turns), prompt.Fence(m.String(), o.Nonce))
+		kind, len(n.Turns), len(n.Turns), prompt.Fence(secrets.Mask(m.String()), o.Nonce))
 	return &llm.Request{
 		Model: o.Model, System: classifySystem, Temperature: llm.Float(0), MaxTokens: 1500,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: user}},

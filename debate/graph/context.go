@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/sotlabs/sot/index"
+	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/internal/tokens"
 )
 
@@ -92,7 +93,9 @@ func RelevantContext(ctx context.Context, g *DebateDAG, passage string, o Contex
 	whole := Linearize(g)
 	c.GraphTokens = tokens.Count(whole)
 	if c.GraphTokens <= budget {
-		c.Mode, c.Text, c.Tokens = ContextWhole, whole, c.GraphTokens
+		// The graph is material: what it says reaches the prompt masked.
+		c.Mode, c.Text = ContextWhole, secrets.Mask(whole)
+		c.Tokens = tokens.Count(c.Text)
 		for _, n := range g.Order() {
 			c.Nodes = append(c.Nodes, n.ID)
 		}
@@ -156,7 +159,8 @@ func RelevantContext(ctx context.Context, g *DebateDAG, passage string, o Contex
 			text = ""
 		}
 	}
-	c.Text, c.Tokens = text, tokens.Count(text)
+	c.Text = secrets.Mask(text)
+	c.Tokens = tokens.Count(c.Text)
 	for _, n := range g.Order() {
 		if keep[n.ID] {
 			c.Nodes = append(c.Nodes, n.ID)

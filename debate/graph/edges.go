@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/lexical"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/prompt"
@@ -279,7 +280,7 @@ func judgeRequest(a, b *ArgumentNode, o Options) *llm.Request {
 		}
 		m.WriteString("\n")
 	}
-	user := prompt.Fence(m.String(), o.Nonce) + "\n\nHow does node A relate to node B?"
+	user := prompt.Fence(secrets.Mask(m.String()), o.Nonce) + "\n\nHow does node A relate to node B?"
 	return &llm.Request{
 		Model: o.Model, System: judgeSystem, Temperature: llm.Float(0), MaxTokens: 300,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: user}},

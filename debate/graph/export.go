@@ -98,12 +98,11 @@ func Mermaid(g *DebateDAG) string {
 	for i, n := range g.Nodes {
 		ids[n.ID] = fmt.Sprintf("n%d", i+1)
 	}
+	groups := byPassage(g.Nodes)
 	for _, p := range g.Passages() {
 		fmt.Fprintf(&b, "  subgraph %s[\"%s\"]\n", mermaidID(p.ID), mermaidText(passageName(p)))
-		for _, n := range g.Nodes {
-			if n.Passage.ID == p.ID {
-				fmt.Fprintf(&b, "    %s[\"%s<br/>%s\"]:::%s\n", ids[n.ID], n.Type, mermaidText(label(n, 60)), n.Type)
-			}
+		for _, n := range groups[p.ID] {
+			fmt.Fprintf(&b, "    %s[\"%s<br/>%s\"]:::%s\n", ids[n.ID], n.Type, mermaidText(label(n, 60)), n.Type)
 		}
 		b.WriteString("  end\n")
 	}
@@ -143,6 +142,9 @@ func mermaidText(s string) string {
 			b.WriteString("#amp;")
 		case '`':
 			b.WriteString("#96;")
+		case '%':
+			// "%%" starts a directive (%%{init: ...}%%) or a comment.
+			b.WriteString("#37;")
 		default:
 			b.WriteRune(r)
 		}
@@ -168,12 +170,10 @@ func DOT(g *DebateDAG) string {
 	b.WriteString("  graph [rankdir=BT, fontname=\"Helvetica\", labelloc=t, label=" + dotString(fmt.Sprintf("Argument graph: %s, %s", count(len(g.Nodes), "node"), count(len(g.Edges), "edge"))) + "];\n")
 	b.WriteString("  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=11];\n")
 	b.WriteString("  edge [fontname=\"Helvetica\", fontsize=9];\n")
+	groups := byPassage(g.Nodes)
 	for i, p := range g.Passages() {
 		fmt.Fprintf(&b, "  subgraph \"cluster_%d\" {\n    label=%s;\n    style=dashed;\n    color=\"#adb5bd\";\n", i+1, dotString(passageName(p)))
-		for _, n := range g.Nodes {
-			if n.Passage.ID != p.ID {
-				continue
-			}
+		for _, n := range groups[p.ID] {
 			c := colours[n.Type]
 			fmt.Fprintf(&b, "    %s [label=%s, fillcolor=%s, color=%s, tooltip=%s];\n",
 				dotString(n.ID), dotString(string(n.Type)+"\n"+wrap(label(n, 90), 30)), dotString(c[0]), dotString(c[1]), dotString(oneLine(n.Summary)))
@@ -265,7 +265,7 @@ func Argdown(g *DebateDAG) string {
 	b.WriteString("===\ntitle: Argument graph\n===\n\n")
 	fmt.Fprintf(&b, "// sot argument graph: %s from %s, %s.\n", count(len(g.Nodes), "node"), count(len(g.Passages()), "passage"), count(len(g.Edges), "edge"))
 	b.WriteString("// Relations Argdown has no notation for are comments under the later node.\n")
-	edges := g.sortedEdges()
+	leaving := edgesFrom(g.sortedEdges())
 	statement := func(n *ArgumentNode) {
 		tags := []string{argdownTag(string(n.Type))}
 		for _, t := range n.Tags {
@@ -276,8 +276,8 @@ func Argdown(g *DebateDAG) string {
 			text = argdownText(n.Summary)
 		}
 		fmt.Fprintf(&b, "\n[%s]: %s %s\n", titles[n.ID], text, strings.Join(tags, " "))
-		for _, e := range edges {
-			if e.From != n.ID || e.Type == BranchesFrom {
+		for _, e := range leaving[n.ID] {
+			if e.Type == BranchesFrom {
 				continue
 			}
 			to := titles[e.To]
@@ -294,15 +294,16 @@ func Argdown(g *DebateDAG) string {
 			}
 		}
 	}
+	ordered := byPassage(g.Order())
 	for _, p := range g.Passages() {
 		fmt.Fprintf(&b, "\n# Passage: %s\n", argdownText(passageName(p)))
-		for _, n := range g.Order() {
-			if n.Passage.ID == p.ID && !n.IsBranch() {
+		for _, n := range ordered[p.ID] {
+			if !n.IsBranch() {
 				statement(n)
 			}
 		}
-		for _, n := range g.Order() {
-			if n.Passage.ID == p.ID && n.IsBranch() {
+		for _, n := range ordered[p.ID] {
+			if n.IsBranch() {
 				fmt.Fprintf(&b, "\n## Branch: %s\n", argdownText(n.Branch))
 				statement(n)
 			}

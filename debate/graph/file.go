@@ -16,6 +16,7 @@ import (
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/safedir"
+	"github.com/sotlabs/sot/internal/secrets"
 )
 
 // The file format: canonical JSON, named and versioned.
@@ -42,7 +43,11 @@ type file struct {
 // always gives the same bytes, and Parse of them gives the graph back.
 func (g *DebateDAG) MarshalJSON() ([]byte, error) {
 	f := file{Format: FormatName, Version: FormatVersion, Nodes: make([]*ArgumentNode, len(g.Nodes)), Edges: g.sortedEdges()}
+	for i := range f.Edges {
+		f.Edges[i].Description = secrets.Mask(f.Edges[i].Description)
+	}
 	for i, n := range g.Nodes {
+		n.maskSecrets() // nothing is written unmasked
 		c := *n
 		c.Created = c.Created.UTC()
 		c.Tags = orEmpty(c.Tags)

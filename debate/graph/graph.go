@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/sotlabs/sot/internal/secrets"
 )
 
 // NodeType is what a debate arrived at.
@@ -118,6 +120,31 @@ type ArgumentNode struct {
 	Claims  []Claim   `json:"key_claims"`
 	Created time.Time `json:"created"`
 	Turns   []Turn    `json:"turns"`
+
+	masked bool // maskSecrets has run
+}
+
+// maskSecrets masks the secrets in every text of the node (a graph file is
+// material like any other: it may hold a key someone pasted, or one a
+// planted file carries). It runs once per node.
+func (n *ArgumentNode) maskSecrets() {
+	if n.masked {
+		return
+	}
+	n.masked = true
+	for _, s := range []*string{&n.Topic, &n.Resolution, &n.Summary, &n.Branch, &n.Passage.ID, &n.Passage.Title} {
+		*s = secrets.Mask(*s)
+	}
+	for i := range n.Tags {
+		n.Tags[i] = secrets.Mask(n.Tags[i])
+	}
+	for i := range n.Claims {
+		n.Claims[i].Text = secrets.Mask(n.Claims[i].Text)
+	}
+	for i := range n.Turns {
+		t := &n.Turns[i]
+		t.Speaker, t.Name, t.Text = secrets.Mask(t.Speaker), secrets.Mask(t.Name), secrets.Mask(t.Text)
+	}
 }
 
 // Turn returns the node's turn numbered n, or nil.
@@ -153,6 +180,46 @@ type DebateDAG struct {
 	Nodes []*ArgumentNode
 	Edges []Edge
 	at    map[string]int // node id → index in Nodes
+
+	// An index of Edges, kept as edges are added and rebuilt when Edges
+	// was changed by hand (its length differs from indexed).
+	indexed int
+	edgeSet map[edgeKey]bool
+	out     map[string][]string // node id → the targets of its edges, in edge order
+	// forward counts the edges whose From was added before their To. While
+	// there are none, an edge from a later node to an earlier one cannot
+	// close a cycle, so no search is needed (sot's own edges all point back).
+	forward int
+}
+
+type edgeKey struct {
+	from, to string
+	typ      EdgeType
+}
+
+// edgeIndex brings the index of Edges up to date.
+func (g *DebateDAG) edgeIndex() {
+	if g.edgeSet != nil && g.indexed == len(g.Edges) {
+		return
+	}
+	g.edgeSet = make(map[edgeKey]bool, len(g.Edges))
+	g.out = make(map[string][]string)
+	g.forward = 0
+	g.indexed = 0
+	for _, e := range g.Edges {
+		g.indexEdge(e)
+	}
+}
+
+func (g *DebateDAG) indexEdge(e Edge) {
+	g.edgeSet[edgeKey{e.From, e.To, e.Type}] = true
+	g.out[e.From] = append(g.out[e.From], e.To)
+	fi, ok1 := g.index(e.From)
+	ti, ok2 := g.index(e.To)
+	if !ok1 || !ok2 || fi <= ti {
+		g.forward++
+	}
+	g.indexed++
 }
 
 // New returns an empty graph.
@@ -260,15 +327,19 @@ func (g *DebateDAG) AddEdge(e Edge) error {
 	if !(e.Confidence >= 0 && e.Confidence <= 1) {
 		return fmt.Errorf("graph: edge %s: confidence %v is not from 0 to 1", e, e.Confidence)
 	}
-	for _, x := range g.Edges {
-		if x.From == e.From && x.To == e.To && x.Type == e.Type {
-			return fmt.Errorf("graph: edge %s: %w", e, ErrDuplicateEdge)
+	g.edgeIndex()
+	if g.edgeSet[edgeKey{e.From, e.To, e.Type}] {
+		return fmt.Errorf("graph: edge %s: %w", e, ErrDuplicateEdge)
+	}
+	fi, _ := g.index(e.From)
+	ti, _ := g.index(e.To)
+	if g.forward > 0 || fi <= ti {
+		if path := g.path(e.To, e.From); path != nil {
+			return &CycleError{Edge: e, Cycle: append([]string{e.From}, path...)}
 		}
 	}
-	if path := g.path(e.To, e.From); path != nil {
-		return &CycleError{Edge: e, Cycle: append([]string{e.From}, path...)}
-	}
 	g.Edges = append(g.Edges, e)
+	g.indexEdge(e)
 	return nil
 }
 
@@ -279,7 +350,8 @@ func (g *DebateDAG) path(from, to string) []string {
 	if from == to {
 		return []string{to}
 	}
-	out := g.outgoing()
+	g.edgeIndex()
+	out := g.out
 	prev := map[string]string{from: ""}
 	queue := []string{from}
 	for len(queue) > 0 {
@@ -304,20 +376,14 @@ func (g *DebateDAG) path(from, to string) []string {
 	return nil
 }
 
-// outgoing maps each node id to the targets of its edges, in edge order.
-func (g *DebateDAG) outgoing() map[string][]string {
-	out := map[string][]string{}
-	for _, e := range g.Edges {
-		out[e.From] = append(out[e.From], e.To)
-	}
-	return out
-}
-
 // Linked reports whether an edge of any type joins a and b, either way.
 func (g *DebateDAG) Linked(a, b string) bool {
-	for _, e := range g.Edges {
-		if e.From == a && e.To == b || e.From == b && e.To == a {
-			return true
+	g.edgeIndex()
+	for _, pair := range [][2]string{{a, b}, {b, a}} {
+		for _, t := range EdgeTypes {
+			if g.edgeSet[edgeKey{pair[0], pair[1], t}] {
+				return true
+			}
 		}
 	}
 	return false

@@ -50,6 +50,11 @@ func render(g *DebateDAG, keep map[string]bool, intro string) string {
 	}
 
 	edges := g.sortedEdges()
+	touching := map[string][]Edge{} // node id → its edges, either end, in edge order
+	for _, e := range edges {
+		touching[e.From] = append(touching[e.From], e)
+		touching[e.To] = append(touching[e.To], e)
+	}
 	var b strings.Builder
 	b.WriteString("# Argument graph\n\n" + intro + "\n")
 	if len(order) == 0 {
@@ -82,11 +87,10 @@ func render(g *DebateDAG, keep map[string]bool, intro string) string {
 			b.WriteString("\nTags: " + strings.Join(tags, ", ") + "\n")
 		}
 		var rel []string
-		for _, e := range edges {
-			switch n.ID {
-			case e.From:
+		for _, e := range touching[n.ID] {
+			if e.From == n.ID {
 				rel = append(rel, fmt.Sprintf("This %s %s%s", e.Type.Verb(), link(e.To), edgeNote(e)))
-			case e.To:
+			} else {
 				rel = append(rel, fmt.Sprintf("%s %s this%s", link(e.From), e.Type.Verb(), edgeNote(e)))
 			}
 		}

@@ -218,7 +218,7 @@ func Show(o *Options) error {
 // flattened to one line with control characters escaped, so that it can
 // neither break the layout nor drive the terminal.
 func writeSummary(w io.Writer, s *Summary) error {
-	clean := func(t string) string { return prompt.Inline(t) }
+	clean := func(t string) string { return cmdutil.Line(prompt.Inline(t)) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s from %s, %s\n", clean(s.File), plural(s.Nodes, "node"), plural(len(s.Passages), "passage"), plural(s.Edges, "edge"))
 	if s.Nodes == 0 {
