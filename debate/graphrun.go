@@ -134,6 +134,9 @@ func (g *Graph) Holds(p Passage) (done bool, nodes int) {
 	if len(mine) == 0 {
 		return false, 0
 	}
+	if len(g.DAG.MissingOf(id)) > 0 {
+		return false, len(mine) // classified again from the journal, then added
+	}
 	if last := g.DAG.Nodes[len(g.DAG.Nodes)-1]; last.Passage.ID != id {
 		return true, len(mine)
 	}
@@ -356,7 +359,7 @@ func (pr *protocol) grow(ctx context.Context, g *Graph, p *Plan, o *Options, res
 	}
 	rec.Nodes, rec.Edges = passageNodes(g.DAG, gp.Passage.ID)
 	for _, f := range rep.Nodes.Failed {
-		res.Notes = append(res.Notes, fmt.Sprintf("argument graph: node %s was not added: %s", f.ID, f.Reason))
+		pr.missing("argument graph", fmt.Sprintf("node %s, left out of the graph (the same command, run again, tries it again)", f.ID), errors.New(f.Reason))
 	}
 	for _, n := range rep.Nodes.Notes {
 		res.Notes = append(res.Notes, "argument graph: "+n)

@@ -277,6 +277,18 @@ func (p *PendingNode) parse(raw []byte) string {
 		}
 		claims = append(claims, Claim{Text: text, Turns: turns})
 	}
+	if len(claims) == 0 && p.attempts >= 2 {
+		// Asked twice, the model still names no turn the debate has: the
+		// claims are kept without turns rather than the node lost.
+		for _, c := range a.KeyClaims {
+			if text := oneLine(c.Claim); text != "" {
+				claims = append(claims, Claim{Text: text, Turns: []int{}})
+			}
+		}
+		if len(claims) > 0 {
+			dropped = append(dropped, fmt.Sprintf("the %d key claim(s) are kept without turns: asked twice, the answer named none of the debate's turns 1 to %d", len(claims), len(n.Turns)))
+		}
+	}
 	if len(claims) == 0 {
 		return fmt.Sprintf("no key claim names a turn of the debate that made it (the turns are numbered 1 to %d)", len(n.Turns))
 	}
@@ -342,8 +354,15 @@ func Apply(g *DebateDAG, nodes []*PendingNode, save func(*DebateDAG) error) (*Ap
 				reason = llm.Redact(p.err.Error())
 			}
 			rep.Failed = append(rep.Failed, Failure{ID: id, Reason: reason})
+			g.setMissing(Failure{ID: id, Reason: reason})
+			if save != nil {
+				if err := save(g); err != nil {
+					return rep, err
+				}
+			}
 			continue
 		}
+		g.setMissing(Failure{ID: id})
 		for _, d := range p.Dropped {
 			rep.Notes = append(rep.Notes, id+": "+d)
 		}
@@ -351,6 +370,17 @@ func Apply(g *DebateDAG, nodes []*PendingNode, save func(*DebateDAG) error) (*Ap
 			return rep, err
 		}
 		rep.Added = append(rep.Added, id)
+		if p.Main == "" {
+			// Branches added while this main node was missing join it now.
+			for _, b := range g.Nodes {
+				if b.IsBranch() && b.Passage.ID == p.Node.Passage.ID && !g.Linked(b.ID, id) {
+					e := Edge{From: b.ID, To: id, Type: BranchesFrom, Description: "branch on: " + b.Branch, Confidence: 1}
+					if err := g.AddEdge(e); err == nil {
+						rep.Edges = append(rep.Edges, e)
+					}
+				}
+			}
+		}
 		if p.Main != "" {
 			if g.Node(p.Main) == nil {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: the main debate's node %s is not in the graph, so the branch joins it by no edge", id, p.Main))
@@ -411,4 +441,24 @@ func classifyRequest(n *ArgumentNode, passage string, o Options) *llm.Request {
 		Schema:   &llm.Schema{Name: classifySchemaName, JSON: classifySchema},
 		Label:    "graph/classify/" + n.ID,
 	}
+}
+
+// setMissing records the node f.ID as missing with f.Reason, or, with no
+// reason, as missing no more.
+func (g *DebateDAG) setMissing(f Failure) {
+	g.Missing = slices.DeleteFunc(g.Missing, func(m Failure) bool { return m.ID == f.ID })
+	if f.Reason != "" {
+		g.Missing = append(g.Missing, f)
+	}
+}
+
+// MissingOf lists the missing nodes of passage id (see DebateDAG.Missing).
+func (g *DebateDAG) MissingOf(passageID string) []Failure {
+	var out []Failure
+	for _, m := range g.Missing {
+		if strings.HasPrefix(m.ID, passageID+"/") {
+			out = append(out, m)
+		}
+	}
+	return out
 }

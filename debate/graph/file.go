@@ -34,6 +34,8 @@ type file struct {
 	Version int             `json:"version"`
 	Nodes   []*ArgumentNode `json:"nodes"`
 	Edges   []Edge          `json:"edges"`
+	// Missing is written only when a passage lacks nodes.
+	Missing []Failure `json:"missing,omitempty"`
 }
 
 // MarshalJSON writes the graph's canonical JSON: the format name and
@@ -45,6 +47,9 @@ func (g *DebateDAG) MarshalJSON() ([]byte, error) {
 	f := file{Format: FormatName, Version: FormatVersion, Nodes: make([]*ArgumentNode, len(g.Nodes)), Edges: g.sortedEdges()}
 	for i := range f.Edges {
 		f.Edges[i].Description = secrets.Mask(f.Edges[i].Description)
+	}
+	for _, m := range g.Missing {
+		f.Missing = append(f.Missing, Failure{ID: m.ID, Reason: secrets.Mask(m.Reason)})
 	}
 	for i, n := range g.Nodes {
 		n.maskSecrets() // nothing is written unmasked
@@ -164,6 +169,12 @@ func Parse(data []byte) (*DebateDAG, error) {
 			return nil, fmt.Errorf("edge %d: %s", i+1, strings.TrimPrefix(err.Error(), "graph: "))
 		}
 	}
+	for i, m := range f.Missing {
+		if strings.TrimSpace(m.ID) == "" || g.Node(m.ID) != nil {
+			return nil, fmt.Errorf("missing node %d: %q is no id of a node the graph lacks", i+1, m.ID)
+		}
+	}
+	g.Missing = f.Missing
 	return g, nil
 }
 

@@ -179,7 +179,11 @@ func (e Edge) String() string { return fmt.Sprintf("%s -%s-> %s", e.From, e.Type
 type DebateDAG struct {
 	Nodes []*ArgumentNode
 	Edges []Edge
-	at    map[string]int // node id → index in Nodes
+	// Missing are the nodes of passages in the graph that could not be
+	// made (their classification failed), each with why; the passage is
+	// not whole until a later run adds them (Apply removes them).
+	Missing []Failure
+	at      map[string]int // node id → index in Nodes
 
 	// An index of Edges, kept as edges are added and rebuilt when Edges
 	// was changed by hand (its length differs from indexed).

@@ -19,6 +19,8 @@ type PassageStats struct {
 	// counts the branch nodes.
 	Main     bool `json:"main"`
 	Branches int  `json:"branches"`
+	// Missing are the passage's nodes that could not be made, with why.
+	Missing []Failure `json:"missing,omitempty"`
 }
 
 // byPassage groups nodes by their passage's id, each group in the order
@@ -61,6 +63,9 @@ func (g *DebateDAG) Stats() Stats {
 	}
 	for _, e := range g.Edges {
 		s.EdgeTypes[e.Type]++
+	}
+	for i := range s.Passages {
+		s.Passages[i].Missing = g.MissingOf(s.Passages[i].ID)
 	}
 	return s
 }

@@ -252,6 +252,13 @@ func writeSummary(w io.Writer, s *Summary) error {
 		if p.Branches > 0 {
 			parts = append(parts, plural(p.Branches, "branch"))
 		}
+		if len(p.Missing) > 0 {
+			var ms []string
+			for _, m := range p.Missing {
+				ms = append(ms, m.ID+": "+m.Reason)
+			}
+			parts = append(parts, fmt.Sprintf("%s missing (%s); run the same sot debate --graph command again to add them", plural(len(p.Missing), "node"), strings.Join(ms, "; ")))
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", clean(p.ID), clean(p.Title), strings.Join(parts, ", "))
 	}
 	fmt.Fprintln(tw, "\nNodes, each after those it builds on")
