@@ -30,7 +30,40 @@ type Ensemble struct {
 	QuestionDiversity *QuestionDiversity `json:"question_diversity,omitempty"`
 	// Measures says what each figure measures.
 	Measures    map[string]string `json:"measures"`
-	GeneratedAt time.Time         `json:"generated_at"`
+	GeneratedAt Stamp             `json:"generated_at"`
+}
+
+// Stamp is a time in an ensemble file. It is written as RFC 3339 with its
+// zone; it is read with or without one (seed 003's prototype writes
+// "2025-11-15T09:25:09.123456", local time without a zone), a missing zone
+// read as UTC. Text that is no time is an error that says so.
+type Stamp struct{ time.Time }
+
+// stampLayouts are the forms a Stamp is read in, zone first.
+var stampLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"}
+
+// UnmarshalJSON reads a time with or without a zone.
+func (s *Stamp) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*s = Stamp{}
+		return nil
+	}
+	var text string
+	if err := json.Unmarshal(b, &text); err != nil {
+		return fmt.Errorf("generated_at: want a time such as \"2025-11-15T09:25:09Z\", got %s", b)
+	}
+	text = strings.TrimSpace(text)
+	if text == "" {
+		*s = Stamp{}
+		return nil
+	}
+	for _, layout := range stampLayouts {
+		if t, err := time.Parse(layout, text); err == nil {
+			*s = Stamp{t.UTC()}
+			return nil
+		}
+	}
+	return fmt.Errorf("generated_at: %q is not a time; write it as 2025-11-15T09:25:09Z (a missing zone is read as UTC)", text)
 }
 
 // Perspective is one observer of an ensemble.
@@ -66,7 +99,7 @@ var measures = map[string]string{
 
 // ensembleOf is the ensemble of observers with their diversity.
 func ensembleOf(obs []*Observer, d *Diversity, at time.Time) *Ensemble {
-	e := &Ensemble{GeneratedAt: at.UTC(), Measures: measures}
+	e := &Ensemble{GeneratedAt: Stamp{at.UTC()}, Measures: measures}
 	for _, o := range obs {
 		e.Perspectives = append(e.Perspectives, Perspective{Name: o.Name, Bias: o.Bias, Focus: o.Focus, BlindSpots: o.BlindSpots,
 			ExampleQuestions: o.ExampleQuestions, AntiExamples: o.AntiExamples, Origin: o.Origin, Regenerated: len(o.Rejected)})

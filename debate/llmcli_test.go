@@ -192,3 +192,28 @@ func TestDebateThroughLLMCommandFailure(t *testing.T) {
 		t.Errorf("missing %+v does not say why", out.Result.Missing[0])
 	}
 }
+
+// Seed 003's own llm workflow: a program that answers every JSON request
+// with one object holding the union of the prototype's fields. The
+// prototype completes with it; so does sot, taking from each answer what
+// the call needs.
+func TestDebateThroughLLMCommandUnionAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the fake llm program")
+	}
+	top := testProject(t)
+	o, _ := llmOptions(t, top, "0s")
+	abs, err := filepath.Abs("testdata/fakellm-union.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FAKE_LLM_CONFIG", abs)
+	o.Observers, o.Rounds, o.BranchRounds = "generate:2", 1, 1
+	_, out := runDebate(t, o)
+	if err := out.Verdict(); err != nil {
+		t.Fatalf("verdict: %v (missing %+v)", err, out.Result.Missing)
+	}
+	if len(out.Result.Observers) != 2 || len(out.Result.Branches) == 0 {
+		t.Errorf("observers %d, branches %d", len(out.Result.Observers), len(out.Result.Branches))
+	}
+}

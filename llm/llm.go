@@ -129,6 +129,10 @@ type Response struct {
 	// Calls is how many provider calls produced this answer (a schema repair
 	// makes two). Zero is read as one.
 	Calls int `json:"calls,omitempty"`
+	// Repairs say how a structured answer that did not validate was
+	// mended to validate (middleware.Repair): an unknown key ignored, "3"
+	// read as 3. They are journaled with the answer.
+	Repairs []string `json:"repairs,omitempty"`
 	// Source is where the answer came from; it is not stored.
 	Source Source `json:"-"`
 }

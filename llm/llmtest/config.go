@@ -87,6 +87,12 @@ type Config struct {
 	// RecordLimit keeps only the most recent requests for Requests; 0 keeps
 	// all of them (long-running servers should set it).
 	RecordLimit int `yaml:"record_limit"`
+	// ExtraKey adds a key no schema has ("model_note") to every object of every
+	// structured answer, as models without enforced output do.
+	ExtraKey bool `yaml:"extra_key"`
+	// WrapJSON sends every structured answer inside prose and a fenced
+	// ```json block, as chatty models do.
+	WrapJSON bool `yaml:"wrap_json"`
 }
 
 // Rule scripts the answer to the requests it matches. Empty conditions match

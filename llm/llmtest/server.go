@@ -765,6 +765,9 @@ func (s *Server) compose(cfg *compiled, c *call, rep Reply, fault FaultKind, arr
 		a.text = "ok"
 	}
 
+	if a.isJSON && c.structured() && (cfg.ExtraKey || cfg.WrapJSON) {
+		a.text, a.isJSON = sloppy(a.text, cfg.ExtraKey, cfg.WrapJSON), !cfg.WrapJSON
+	}
 	a.finish = "stop"
 	if max := c.rec.MaxTokens; max > 0 && tokens(len(a.text)) > max {
 		a.text = cutRunes(a.text, max*4)
@@ -784,6 +787,38 @@ func (s *Server) compose(cfg *compiled, c *call, rep Reply, fault FaultKind, arr
 		}
 	}
 	return a, nil
+}
+
+// sloppy answers as models without enforced output do: an extra key in
+// every object, and the JSON wrapped in prose and a fenced block.
+func sloppy(text string, extra, wrap bool) string {
+	if extra {
+		var v any
+		if json.Unmarshal([]byte(text), &v) == nil {
+			var add func(any)
+			add = func(x any) {
+				switch y := x.(type) {
+				case map[string]any:
+					for _, e := range y {
+						add(e)
+					}
+					y["model_note"] = "added by a model that does not enforce the schema"
+				case []any:
+					for _, e := range y {
+						add(e)
+					}
+				}
+			}
+			add(v)
+			if b, err := json.Marshal(v); err == nil {
+				text = string(b)
+			}
+		}
+	}
+	if wrap {
+		text = "Here is the answer you asked for:\n\n```json\n" + text + "\n```\n\nI hope this helps."
+	}
+	return text
 }
 
 // cutRunes cuts s to at most n bytes without splitting a UTF-8 sequence.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 
@@ -83,7 +84,7 @@ func CheckSchema(next llm.Provider) llm.Provider {
 			return nil, err
 		}
 		problem := check(req.Schema.JSON, resp)
-		if problem == nil {
+		if problem == nil || mend(req, resp) {
 			return resp, nil
 		}
 		repair := req.Clone()
@@ -97,11 +98,27 @@ func CheckSchema(next llm.Provider) llm.Provider {
 		}
 		second.Usage = second.Usage.Add(resp.Usage)
 		second.Calls = calls(resp) + calls(second)
-		if problem = check(req.Schema.JSON, second); problem != nil {
+		if problem = check(req.Schema.JSON, second); problem != nil && !mend(req, second) {
 			return nil, &SchemaError{Label: req.Label, Model: req.Model, Reason: problem.Error()}
 		}
 		return second, nil
 	})
+}
+
+// mend repairs resp's structured answer where that has one reading
+// (Repair) and reports whether it now validates; it then holds the
+// mended JSON and the notes, which are logged for --verbose.
+func mend(req *llm.Request, resp *llm.Response) bool {
+	if resp.JSON == nil {
+		return false
+	}
+	fixed, notes := Repair(req.Schema.JSON, resp.JSON)
+	if fixed == nil || Validate(req.Schema.JSON, fixed) != nil {
+		return false
+	}
+	resp.JSON, resp.Repairs = fixed, notes
+	slog.Info("structured answer mended", "call", req.Label, "model", req.Model, "repairs", strings.Join(notes, "; "))
+	return true
 }
 
 func calls(r *llm.Response) int { return max(r.Calls, 1) }
