@@ -87,3 +87,14 @@ func TestRunErrors(t *testing.T) {
 		}
 	}
 }
+
+// --help prints the usage and exits 0; a bad flag exits 2.
+func TestHelpExitsZero(t *testing.T) {
+	var out strings.Builder
+	if code := exitCode(run(context.Background(), []string{"--help"}, io.Discard, &out), io.Discard); code != 0 || !strings.Contains(out.String(), "usage: llmtest") {
+		t.Errorf("--help: exit %d, printed %q", code, out.String())
+	}
+	if code := exitCode(run(context.Background(), []string{"--bogus"}, io.Discard, io.Discard), io.Discard); code != 2 {
+		t.Errorf("--bogus: exit %d, want 2", code)
+	}
+}

@@ -43,11 +43,13 @@ type Options struct {
 	NoLabels    bool
 	MinAgents   int
 	Threshold   float64
-	OutputDir   string
-	Formats     []string
-	Stdout      string
-	DryRun      bool
-	Fresh       bool
+	// ThresholdSet: --conflict-threshold was given.
+	ThresholdSet bool
+	OutputDir    string
+	Formats      []string
+	Stdout       string
+	DryRun       bool
+	Fresh        bool
 	// FollowSymlinks is --follow-symlinks.
 	FollowSymlinks bool
 }
@@ -63,7 +65,7 @@ transcripts, reports, documents, northstar.LM agent exports.
 
 The sources are the files and directories given after the question (read
 recursively), else the config's ask.corpus, else the project's .sot/corpus.
-sot indexes them (.sot/index.db, updated as files change), then:
+sot indexes them (.sot/index/corpus.db, updated as files change), then:
 
   1. classifies the question (factual, comparative, aggregative,
      analytical or temporal; --intent overrides) and prints the rule;
@@ -120,6 +122,7 @@ the whole comparison); 130 interrupted.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.ThresholdSet = cmd.Flags().Changed("conflict-threshold")
 			if o.Questions != "" {
 				o.Paths = args
 			} else {
@@ -145,7 +148,7 @@ the whole comparison); 130 interrupted.`,
 	fl.BoolVar(&o.NoDiversity, "no-diversity", false, "pick sources by relevance alone (ask.diversity_selection: false)")
 	fl.BoolVar(&o.NoLabels, "no-perspective-labels", false, "leave the perspective off each contribution of the answer (ask.include_perspective_in_response: false)")
 	fl.IntVar(&o.MinAgents, "min-agents", 0, "the fewest relevant sources a society of thought needs (default: ask.min_agents_for_sot, 2)")
-	fl.Float64Var(&o.Threshold, "conflict-threshold", -1, "the lexical detector's similarity threshold, 0 to 1 (default: ask.conflict_threshold, 0.6)")
+	fl.Float64Var(&o.Threshold, "conflict-threshold", 0, "the lexical detector's similarity threshold, 0 to 1 (default: ask.conflict_threshold, else 0.6)")
 	fl.StringVar(&o.OutputDir, "output-dir", "", "the run's directory (default .sot/answers/<run-id>); with --compare, where comparison.json and compare.html go (default .sot/answers/compare-<id>)")
 	fl.StringSliceVar(&o.Formats, "format", nil, "also write answer.html, a report to open in a browser: html (ANSWER.md and answer.json are always written); with --compare, compare.html")
 	fl.StringVar(&o.Stdout, "stdout", "", "also print the answer: markdown, json or html (with --compare: html, the comparison's page)")
@@ -215,7 +218,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	case o.MinAgents > 0:
 		cfg.Ask.MinAgentsForSoT = o.MinAgents
 	}
-	if o.Threshold != -1 {
+	if o.ThresholdSet {
 		if !(o.Threshold >= 0 && o.Threshold <= 1) {
 			return cmdutil.UsageError("--conflict-threshold %g: give a number from 0 to 1", o.Threshold)
 		}

@@ -90,7 +90,8 @@ Exit codes: 0 done (or nothing changed); 1 findings at or above --fail-on
 specialist call succeeded; 2 usage error (or another process is running a
 review into the output directory); 3 partial review (some
 specialist or step failed, and the synthesis lists it) or nothing
-reviewable (every changed file was skipped).`,
+reviewable (every changed file was skipped); 130 interrupted (Ctrl-C: run
+the same command again to continue).`,
 		Example: `  sot review                                   # working tree against HEAD
   sot review --diff main...HEAD --format sarif --fail-on must-fix
   sot review internal/auth cmd/server/main.go   # only these paths of the change

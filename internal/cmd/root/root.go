@@ -58,7 +58,7 @@ ollama:qwen2.5, command:llm-model-name. Set the session default with
 SOT_MODEL or --model; keys come from OPENAI_API_KEY and ANTHROPIC_API_KEY.
 
 Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
-3 partial result.`,
+3 partial result, 130 interrupted (Ctrl-C; the same command continues).`,
 		Example: `  export SOT_MODEL=openai:gpt-4.1 OPENAI_API_KEY=...
   sot doctor                 # check that every configured model answers
   sot config show            # see the merged configuration and its sources`,

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -116,12 +117,44 @@ func open(o *Options) (*index.Index, error) {
 
 // get reads one source from the index; an id it does not hold is a usage
 // error.
+//
+// A source is named by its id, a unique start of its id, its path (as
+// indexed, or as given from the working directory), or its exact title.
+// A name that fits several sources is a usage error that lists them.
 func get(ctx context.Context, ix *index.Index, id string) (index.Doc, error) {
 	d, err := ix.Get(ctx, id)
-	if errors.Is(err, index.ErrNotFound) {
-		return d, cmdutil.UsageError("no source %q in the index (see 'sot sources list')", id)
+	if !errors.Is(err, index.ErrNotFound) {
+		return d, err
 	}
-	return d, err
+	docs, err := ix.List(ctx)
+	if err != nil {
+		return d, err
+	}
+	name := strings.TrimSpace(id)
+	clean := filepath.ToSlash(filepath.Clean(name))
+	for _, match := range []func(index.Doc) bool{
+		func(d index.Doc) bool { return d.Path == name || filepath.ToSlash(filepath.Clean(d.Path)) == clean },
+		func(d index.Doc) bool { return name != "" && strings.HasPrefix(d.ID, strings.ToLower(name)) },
+		func(d index.Doc) bool { return d.Title == name },
+	} {
+		var found []index.Doc
+		for _, d := range docs {
+			if match(d) {
+				found = append(found, d)
+			}
+		}
+		switch {
+		case len(found) == 1:
+			return found[0], nil
+		case len(found) > 1:
+			var names []string
+			for _, f := range found {
+				names = append(names, fmt.Sprintf("%s (%s, %s)", f.ID, oneLine(f.Title), f.Path))
+			}
+			return d, cmdutil.UsageError("%q names %d sources: %s; give the id", id, len(found), strings.Join(names, "; "))
+		}
+	}
+	return d, cmdutil.UsageError("no source %q in the index: name one by its id, a start of its id, its path or its title (see 'sot sources list')", id)
 }
 
 // List prints the indexed sources.
