@@ -32,6 +32,29 @@ type Factory struct {
 	libOnce sync.Once
 	lib     *persona.Library
 	libErr  error
+
+	noteMu  sync.Mutex
+	noted   map[string]bool
+	noteOut io.Writer // where notes go: ErrOut, or the live display (LogTo)
+}
+
+// Note prints a note on ErrOut once per command: a stack built for each
+// run of a comparison says the same thing once, not once a run.
+func (f *Factory) Note(s string) {
+	f.noteMu.Lock()
+	defer f.noteMu.Unlock()
+	if f.noted[s] {
+		return
+	}
+	if f.noted == nil {
+		f.noted = map[string]bool{}
+	}
+	f.noted[s] = true
+	w := f.noteOut
+	if w == nil {
+		w = f.IO.ErrOut
+	}
+	Note(w, s)
 }
 
 // New returns a factory for the real process.
@@ -50,6 +73,9 @@ func New() *Factory {
 // LogTo sends diagnostics to w from now on, at LogLevel; a live status
 // display passes itself, so that log lines never tear its lines.
 func (f *Factory) LogTo(w io.Writer) {
+	f.noteMu.Lock()
+	f.noteOut = w
+	f.noteMu.Unlock()
 	f.Logger = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: f.LogLevel}))
 	slog.SetDefault(f.Logger)
 }

@@ -22,6 +22,11 @@ import (
 // terminal.
 func Warn(w io.Writer, s string) { fmt.Fprintln(w, "sot: warning: "+termsafe.Line(s)) }
 
+// Note writes "sot: note: " and s on one line of w, s made safe for a
+// terminal: something worth knowing that is neither a warning nor
+// progress.
+func Note(w io.Writer, s string) { fmt.Fprintln(w, "sot: note: "+termsafe.Line(s)) }
+
 // Say writes "sot: " and s on one line of w, s made safe for a terminal:
 // the form of the progress lines a run prints.
 func Say(w io.Writer, s string) { fmt.Fprintln(w, "sot: "+termsafe.Line(s)) }

@@ -104,6 +104,10 @@ type ModelTotal struct {
 // once nothing is under way, it is refused. A finished call's reservation
 // gives way to what it really cost.
 type Meter struct {
+	// Note, when set, tells the user once per model that it has no known
+	// price; otherwise that is logged as a warning.
+	Note func(string)
+
 	budget Budget
 	prices llm.PriceTable
 	log    *slog.Logger
@@ -281,7 +285,12 @@ func (m *Meter) settle(model string, reserved float64, resp *llm.Response, err e
 	cost, ok := m.Cost(model, resp.Usage)
 	if !ok && !m.unpriced[model] {
 		m.unpriced[model] = true
-		m.log.Warn("no price known for model; its cost is not counted (add it under prices: in config)", "model", model)
+		if m.Note != nil {
+			m.Note(fmt.Sprintf("no price is known for %s, so its calls count no cost (add it under prices: in your config)", model))
+			m.log.Debug("no price known for model", "model", model)
+		} else {
+			m.log.Warn("no price known for model; its cost is not counted (add it under prices: in config)", "model", model)
+		}
 	}
 	m.t.Calls++
 	m.t.Usage = m.t.Usage.Add(resp.Usage)

@@ -37,6 +37,9 @@ type Options struct {
 	// Getenv reads API keys (default: the process environment via config).
 	Getenv func(string) string
 	Logger *slog.Logger
+	// Note tells the user something worth knowing once, in sot's own
+	// voice ("sot: note: ..."): a model with no known price. Nil logs it.
+	Note func(string)
 }
 
 // Stack is a ready provider and the parts a run reports on.
@@ -148,6 +151,7 @@ func New(cfg *config.Config, opts Options) (*Stack, error) {
 		return nil, err
 	}
 	s := &Stack{Meter: middleware.NewMeter(budget, llm.DefaultPrices().Merge(cfg.Prices), opts.Logger)}
+	s.Meter.Note = opts.Note
 	router := llm.Router{}
 	for _, name := range cfg.ProviderNames() {
 		router[name] = backend(cfg, name, opts, s.retries.count)

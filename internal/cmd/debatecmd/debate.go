@@ -205,7 +205,7 @@ func debateOptions(f *cmdutil.Factory, o *Options, errOut *io.Writer) (*debate.O
 		BranchRounds: o.BranchRounds, Dir: f.WorkDir(), OutputDir: o.OutputDir, Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Settings: cfg.Debate,
 		Command: cmdutil.ResumeCommand(),
 		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
+			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, Note: f.Note})
 		}}
 	do.Warn = func(s string) { cmdutil.Warn(*errOut, s) }
 	do.Progress = func(s string) { cmdutil.Say(*errOut, s) }

@@ -65,7 +65,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, ref string, force bool) error 
 	err = run.Moderate(ctx, review.ModerateOptions{
 		Library: lib, In: f.IO.In, Out: f.IO.Out, Force: force,
 		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
+			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, Note: f.Note})
 		},
 	})
 	if errors.As(err, new(*review.FieldError)) {

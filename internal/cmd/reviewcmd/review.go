@@ -470,7 +470,7 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 		ro.Ask = cmdutil.TerminalAsker(f.IO)
 	}
 	ro.NewStack = func(journal string) (*stack.Stack, error) {
-		return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger})
+		return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, Note: f.Note})
 	}
 	return ro, nil
 }

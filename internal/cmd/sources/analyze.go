@@ -79,7 +79,7 @@ func analyze(ctx context.Context, f *cmdutil.Factory, o *Options, ao *AnalyzeOpt
 	errOut := o.IO.ErrOut
 	opts := &ask.AnalyzeOptions{Dir: o.WorkDir, Config: cfg, Getenv: f.Getenv, DryRun: ao.DryRun, Fresh: ao.Fresh,
 		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, NoCache: ao.Fresh})
+			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, Note: f.Note, NoCache: ao.Fresh})
 		}}
 	opts.Warn = func(s string) { cmdutil.Warn(errOut, s) }
 	opts.Progress = func(s string) { cmdutil.Say(errOut, s) }

@@ -186,7 +186,7 @@ func nameThemes(ctx context.Context, f *cmdutil.Factory, o *Options, g *GroupOpt
 	errOut := o.IO.ErrOut
 	opts := &ask.AnalyzeOptions{Dir: o.WorkDir, Config: cfg, Getenv: f.Getenv, DryRun: g.DryRun, Fresh: g.Fresh,
 		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, NoCache: g.Fresh})
+			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, Note: f.Note, NoCache: g.Fresh})
 		}}
 	opts.Warn = func(s string) { cmdutil.Warn(errOut, s) }
 	opts.Progress = func(s string) { cmdutil.Say(errOut, s) }
