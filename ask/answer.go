@@ -83,13 +83,21 @@ type Skipped struct {
 
 // Usage is what the question cost, replayed calls included.
 type Usage struct {
-	Calls             int     `json:"calls"`
+	Calls int `json:"calls"`
+	// NewCalls are the calls this invocation sent to a provider.
+	NewCalls          int     `json:"new_calls"`
 	InputTokens       int     `json:"input_tokens"`
 	CachedInputTokens int     `json:"cached_input_tokens"`
 	OutputTokens      int     `json:"output_tokens"`
 	CostUSD           float64 `json:"cost_usd"`
-	Replayed          int     `json:"replayed"`
-	WallMS            int64   `json:"wall_ms"`
+	// Replayed answers came from the run's journal, CacheHits from the
+	// response cache.
+	Replayed  int `json:"replayed"`
+	CacheHits int `json:"cache_hits"`
+	// WallMS is how long this invocation's execution took, replays
+	// included (sot ask --compare reads a run's wall time from its
+	// journal instead; see Definitions).
+	WallMS int64 `json:"wall_ms"`
 }
 
 // Partial reports whether parts of the answer are missing.

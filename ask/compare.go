@@ -86,20 +86,43 @@ type Measured struct {
 	CachedTokens  int     `json:"cached_input_tokens"`
 	OutputTokens  int     `json:"output_tokens"`
 	CostUSD       float64 `json:"cost_usd"`
-	WallMS        int64   `json:"wall_ms"`
-	Tensions      int     `json:"tensions"`
-	Agreements    int     `json:"agreements"`
-	ByGroup       bool    `json:"by_group"`
+	// WallMS is the run's wall time as its journal recorded it when the
+	// calls were made (see Definitions.WallTime), not how long this
+	// invocation took: a replayed run reports the figure of the run that
+	// made its calls.
+	WallMS int64 `json:"wall_ms"`
+	// Replayed is set when this invocation sent no call for the run:
+	// every answer came from the run's journal or the response cache.
+	Replayed bool `json:"replayed"`
+	// Tensions and Agreements are what the lexical conflict detector finds
+	// between the run's readings (see Definitions.Tensions), counted the
+	// same way in every configuration, whatever the run itself showed.
+	Tensions   int `json:"tensions"`
+	Agreements int `json:"agreements"`
+	// InterGroupTensions, for a run read by group, are its tensions
+	// between the readings of two different groups (two parts of one
+	// group too large for a prompt are one group).
+	InterGroupTensions *int `json:"inter_group_tensions,omitempty"`
+	ByGroup            bool `json:"by_group"`
 	// Groups is, for a configuration that asks for groups, how many groups
 	// the chosen sources fell into (2 or more: groups existed, whether or
 	// not they were used); nil for the other configurations.
 	Groups *int `json:"groups,omitempty"`
 	// TokenOverhead and Latency are relative to the question's Control run
-	// (0.25 is 25% more).
+	// (0.25 is 25% more); Latency compares the recorded wall times.
 	TokenOverhead float64 `json:"token_overhead"`
 	Latency       float64 `json:"latency"`
 	Missing       int     `json:"missing,omitempty"`
 	Error         string  `json:"error,omitempty"`
+}
+
+// interGroup reports whether a run read by group has a tension between
+// two groups.
+func (m Measured) interGroup() bool {
+	if m.InterGroupTensions != nil {
+		return *m.InterGroupTensions > 0
+	}
+	return m.Tensions > 0
 }
 
 // GroupsExisted reports whether the question's chosen sources fell into
@@ -155,16 +178,46 @@ type MetadataCoverage struct {
 type Comparison struct {
 	// ID derives from the compared runs' ids, in order: comparing the same
 	// runs again gives the same id (see CompareDir).
-	ID       string            `json:"id"`
-	Metadata *MetadataCoverage `json:"metadata_coverage,omitempty"`
-	Runs     []Measured        `json:"runs"`
-	Rates    []Rates           `json:"rates"`
+	ID string `json:"id"`
+	// Definitions say how the figures are counted.
+	Definitions Definitions       `json:"definitions"`
+	Metadata    *MetadataCoverage `json:"metadata_coverage,omitempty"`
+	Runs        []Measured        `json:"runs"`
+	Rates       []Rates           `json:"rates"`
+}
+
+// Definitions name, in words for the report, how a comparison counts the
+// figures that could be counted more than one way. Each holds for every
+// configuration alike.
+type Definitions struct {
+	Tensions string `json:"tensions"`
+	WallTime string `json:"wall_time"`
+	Replayed string `json:"replayed"`
+}
+
+// definitions are a comparison's Definitions, with the detector's
+// similarity threshold.
+func definitions(threshold float64) Definitions {
+	return Definitions{
+		Tensions: fmt.Sprintf("the pairs of readings (the answers the sources, or groups, gave) that northstar's lexical conflict detector "+
+			"finds in conflict at similarity threshold %.2f; agreements are the pairs it finds in agreement. Counted the same way in every configuration, "+
+			"Control included, whatever the run showed: a debate step's own tensions are not counted. The conflict detection rate is the share of "+
+			"questions with at least one tension; the inter-group conflict rate, of the questions read by group, those with a tension between two groups", threshold),
+		WallTime: "the time at least one of the run's calls was in flight, each from its start to its end as the run's journal recorded them when " +
+			"they were made (an answer the response cache gave takes no time): for a run made in one go, its first call's start to its last call's " +
+			"end. Latency vs Control compares these recorded times",
+		Replayed: "this comparison sent no call for the run: every answer came from its journal or the response cache, and its wall time is the one " +
+			"recorded when the calls were made",
+	}
 }
 
 // Compare asks each question under each of the seed's configurations on
 // the same corpus, one after the other, and measures every run as its
-// journal and meter record it (wall time by the hooks' clock). The runs
-// share the response cache, so the calls two configurations have in
+// journal and meter record it: its tokens and cost, and its wall time
+// from the journal (journalWall), so that a run replayed from its journal
+// reports what the run that made its calls measured, marked Replayed. Its
+// tensions are counted one way in every configuration (Definitions). The
+// runs share the response cache, so the calls two configurations have in
 // common are paid once, and each keeps its journal, so comparing again
 // costs nothing. It also counts the corpus's sources that carry SoT
 // metadata, and names the comparison by its runs (Comparison.ID).
@@ -172,11 +225,15 @@ type Comparison struct {
 // configuration) for a question.
 func Compare(ctx context.Context, questions []string, newOptions func(question string) *Options) (*Comparison, error) {
 	c := &Comparison{}
+	threshold := -1.0
 	for _, q := range questions {
 		var control *Measured
 		for _, cf := range Configurations {
 			o := newOptions(q)
 			cf.apply(o)
+			if threshold < 0 {
+				threshold = o.Config.Ask.ConflictThreshold
+			}
 			m := Measured{Question: q, Configuration: cf.Name}
 			p, err := Prepare(ctx, o)
 			if err == nil && c.Metadata == nil {
@@ -188,20 +245,8 @@ func Compare(ctx context.Context, questions []string, newOptions func(question s
 					m.Groups = &n
 				}
 				var out *Outcome
-				out, err = Execute(ctx, p, o)
-				if err == nil {
-					a := out.Answer
-					m.RunID, m.ByGroup, m.Missing = a.RunID, a.ByGroup, len(a.Missing)
-					u := a.Usage
-					m.Calls, m.InputTokens, m.CachedTokens, m.OutputTokens, m.CostUSD, m.WallMS = u.Calls, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.CostUSD, u.WallMS
-					if a.Debate != nil {
-						m.Tensions = len(a.Debate.Tensions)
-					} else if a.ConflictSummary != nil {
-						m.Tensions = a.ConflictSummary.Tensions
-					}
-					if a.ConflictSummary != nil {
-						m.Agreements = a.ConflictSummary.Agreements
-					}
+				if out, err = Execute(ctx, p, o); err == nil {
+					err = measure(&m, out)
 				}
 			}
 			if ctx.Err() != nil {
@@ -225,9 +270,39 @@ func Compare(ctx context.Context, questions []string, newOptions func(question s
 			c.Runs = append(c.Runs, m)
 		}
 	}
+	c.Definitions = definitions(max(threshold, 0))
 	c.Rates = rates(c.Runs)
 	c.ID = comparisonID(c.Runs)
 	return c, nil
+}
+
+// measure fills m with what a configuration's run cost and found: its
+// usage, its wall time from its journal, whether it was replayed, and the
+// tensions and agreements the lexical detector finds between its readings
+// at the run's threshold.
+func measure(m *Measured, out *Outcome) error {
+	a := out.Answer
+	m.RunID, m.ByGroup, m.Missing = a.RunID, a.ByGroup, len(a.Missing)
+	u := a.Usage
+	m.Calls, m.InputTokens, m.CachedTokens, m.OutputTokens, m.CostUSD = u.Calls, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.CostUSD
+	m.Replayed = u.NewCalls == 0 && u.Replayed+u.CacheHits > 0
+	wall, err := journalWall(filepath.Join(out.Plan.OutputDir, run.JournalFile))
+	if err != nil {
+		return err
+	}
+	m.WallMS = wall.Milliseconds()
+	an := detect(a.Evidence, out.Plan.cfg.ConflictThreshold)
+	m.Tensions, m.Agreements = len(an.Conflicts), len(an.Agreements)
+	if a.ByGroup {
+		n := 0
+		for _, c := range an.Conflicts {
+			if a.Evidence[c.Source1.Index].Source != a.Evidence[c.Source2.Index].Source {
+				n++
+			}
+		}
+		m.InterGroupTensions = &n
+	}
+	return nil
 }
 
 // rates are the seed's metrics of each configuration over runs. The
@@ -256,7 +331,7 @@ func rates(runs []Measured) []Rates {
 			}
 			if m.ByGroup {
 				read++
-				if m.Tensions > 0 {
+				if m.interGroup() {
 					interGroup++
 				}
 			}
@@ -329,10 +404,20 @@ func metadataCoverage(ctx context.Context, p *Plan) (*MetadataCoverage, error) {
 	return mc, nil
 }
 
-// String is the comparison as a table, one row a run.
+// String is the comparison as a table, one row a run; the run column says
+// whether the run was replayed.
 func (m Measured) String() string {
-	return fmt.Sprintf("%-18s %5d %8d %8d %7d  $%.4f %7dms %3d %3d %+6.0f%% %+6.0f%%",
-		m.Configuration, m.Calls, m.InputTokens, m.CachedTokens, m.OutputTokens, m.CostUSD, m.WallMS, m.Tensions, m.Agreements, m.TokenOverhead*100, m.Latency*100)
+	return fmt.Sprintf("%-18s %5d %8d %8d %7d  $%.4f %7dms %-8s %3d %3d %+6.0f%% %+6.0f%%",
+		m.Configuration, m.Calls, m.InputTokens, m.CachedTokens, m.OutputTokens, m.CostUSD, m.WallMS, m.RunKind(), m.Tensions, m.Agreements, m.TokenOverhead*100, m.Latency*100)
+}
+
+// RunKind is "replayed" for a run this comparison sent no call for, else
+// "new".
+func (m Measured) RunKind() string {
+	if m.Replayed {
+		return "replayed"
+	}
+	return "new"
 }
 
 // The files a comparison writes in its directory.

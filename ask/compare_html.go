@@ -62,6 +62,8 @@ type htmlRow struct {
 	Slug, Configuration, RunID string
 	Error                      string
 	Missing                    int
+	// Replayed: the comparison sent no call for the run.
+	Replayed bool
 	Calls, Input, Cached, Output,
 	Cost, Wall, Tensions, Agreements,
 	Groups, Overhead, Latency string
@@ -239,7 +241,7 @@ func questionRows(runs []Measured) []htmlRow {
 	}
 	var rows []htmlRow
 	for _, m := range runs {
-		r := htmlRow{Slug: slug(m.Configuration), Configuration: m.Configuration, RunID: m.RunID, Error: m.Error, Missing: m.Missing}
+		r := htmlRow{Slug: slug(m.Configuration), Configuration: m.Configuration, RunID: m.RunID, Error: m.Error, Missing: m.Missing, Replayed: m.Replayed && m.Error == ""}
 		if m.Error == "" {
 			r.Calls, r.Input, r.Cached, r.Output = thousands(m.Calls), thousands(m.InputTokens), thousands(m.CachedTokens), thousands(m.OutputTokens)
 			r.Cost, r.Wall = fmt.Sprintf("$%.4f", m.CostUSD), fmt.Sprintf("%s ms", thousands(int(m.WallMS)))

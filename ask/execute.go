@@ -138,11 +138,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		}
 	}
 	if p.SoT && p.cfg.ConflictDetection && len(evidence) > 1 {
-		var rs []conflict.Response
-		for _, e := range evidence {
-			rs = append(rs, conflict.Response{Response: responseText(e), AgentName: e.Title, Perspective: e.Role})
-		}
-		an := conflict.Detect(rs, p.cfg.ConflictThreshold)
+		an := detect(evidence, p.cfg.ConflictThreshold)
 		a.Conflicts, _ = json.Marshal(an)
 		a.ConflictSummary = &ConflictSummary{Tensions: len(an.Conflicts), Agreements: len(an.Agreements), Themes: an.ConflictThemes, Summary: an.Summary}
 	}
@@ -152,7 +148,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		o.Progressf("debating %d answers", len(addressing))
 		debate, err = pr.debateStep(ctx, evidence)
 		if err != nil {
-			a.Missing = append(a.Missing, Missing{Step: "debate", What: "the tensions between the answers", Error: llm.Redact(err.Error())})
+			a.Missing = append(a.Missing, Missing{Step: "debate", What: "the tensions between the answers", Error: llm.Redact(err.Error()), Budget: errors.Is(err, llm.ErrBudget)})
 		}
 	} else if p.Debate {
 		a.Notes = append(a.Notes, "the debate step did not run: fewer than two answers address the question")
@@ -169,7 +165,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 			if ctx.Err() != nil {
 				return nil, interrupted(ctx.Err())
 			}
-			a.Missing = append(a.Missing, Missing{Step: "reduce", What: "the answer", Error: llm.Redact(err.Error())})
+			a.Missing = append(a.Missing, Missing{Step: "reduce", What: "the answer", Error: llm.Redact(err.Error()), Budget: errors.Is(err, llm.ErrBudget)})
 		} else {
 			a.Sentences, a.Dropped = v.Kept, v.Dropped
 			treat := map[string]TensionTreatment{}
@@ -293,6 +289,17 @@ func (p *Plan) write(d *run.Dir, a *Answer, formats []string) ([]string, error) 
 	return append(files, filepath.Join(p.OutputDir, AnswerHTMLFile)), nil
 }
 
+// detect runs the lexical conflict detector over the answers the readings
+// gave, in their order: the answer's conflict summary, and the tensions
+// --compare counts in every configuration.
+func detect(evidence []Evidence, threshold float64) conflict.Analysis {
+	rs := make([]conflict.Response, 0, len(evidence))
+	for _, e := range evidence {
+		rs = append(rs, conflict.Response{Response: responseText(e), AgentName: e.Title, Perspective: e.Role})
+	}
+	return conflict.Detect(rs, threshold)
+}
+
 // responseText is what the lexical detector reads of an answer.
 func responseText(e Evidence) string {
 	parts := []string{e.Summary}
@@ -321,10 +328,21 @@ func setupFailure(missing []Missing) error {
 // what they cost when they were made.
 func usage(st *stack.Stack, start, now time.Time) Usage {
 	sp := st.Spent()
-	return Usage{Calls: sp.Calls, CostUSD: sp.Cost, Replayed: sp.Replayed, WallMS: now.Sub(start).Milliseconds(),
+	return Usage{Calls: sp.Calls, NewCalls: sp.NewCalls, CostUSD: sp.Cost, Replayed: sp.Replayed, CacheHits: sp.CacheHits, WallMS: now.Sub(start).Milliseconds(),
 		InputTokens: sp.Usage.InputTokens, CachedInputTokens: sp.Usage.CachedInputTokens, OutputTokens: sp.Usage.OutputTokens}
 }
 
 func interrupted(err error) error {
 	return fmt.Errorf("interrupted: %w (run the same command again to continue; finished calls are replayed)", err)
+}
+
+// CheckPrices refuses, as Execute does before any call, a plan whose
+// model has no known price under a cost cap; a dry run calls it so that
+// it fails as the run would.
+func (p *Plan) CheckPrices(o *Options) error {
+	st, err := o.NewStack("")
+	if err != nil {
+		return err
+	}
+	return engine.AsUserError(st.Meter.CheckPrices(p.Model))
 }

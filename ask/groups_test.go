@@ -14,6 +14,7 @@ import (
 	"github.com/sotlabs/sot/ask/corpus"
 	"github.com/sotlabs/sot/ask/route"
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/index"
 	"github.com/sotlabs/sot/llm/llmtest"
 )
 
@@ -349,5 +350,59 @@ func TestNameThemesWithoutTags(t *testing.T) {
 	_, err := NameThemes(context.Background(), &AnalyzeOptions{Dir: top, Config: o.Config, NewStack: o.NewStack, DryRun: true})
 	if err == nil || !strings.Contains(err.Error(), "Run sot sources analyze first") {
 		t.Fatalf("NameThemes = %v", err)
+	}
+}
+
+// Temporal groups are periods of the sources' parsed dates; a model's
+// free-text quarter names a source's period only when the source has no
+// date and the text parses as one. The groups come in time order, with the
+// sources that fall in no period last, as "undated".
+func TestGroupsOfPeriods(t *testing.T) {
+	day := func(s string) time.Time {
+		d, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	doc := func(id, date, quarter string) index.Doc {
+		d := index.Doc{ID: id, Title: id, Type: "meeting", Path: id + ".md",
+			Analysis: []byte(fmt.Sprintf(`{"sotMetadata": {"meetingType": "planning", "temporalContext": {"quarter": %q}}}`, quarter))}
+		if date != "" {
+			d.Date = day(date)
+		}
+		return d
+	}
+	docs := []index.Doc{
+		doc("board", "2025-10-01", "The board meets after the pilot ships"),
+		doc("kickoff", "2026-01-05", "Q3 2025"),
+		doc("plan", "2025-07-02", "the planning quarter"),
+		doc("undated-q2", "", "2025-Q2"),
+		doc("undated-text", "", "sometime before the audit"),
+		doc("undated-q4", "", "q4/2025"),
+	}
+	for _, by := range []struct {
+		by   string
+		want []string
+	}{
+		{"temporal", []string{"Q2 2025: undated-q2", "Q3 2025: plan", "Q4 2025: board, undated-q4", "Q1 2026: kickoff", "undated: undated-text"}},
+		{"temporal:month", []string{"July 2025: plan", "October 2025: board", "January 2026: kickoff", "undated: undated-q2, undated-text, undated-q4"}},
+	} {
+		gas, err := GroupsOf(docs, by.by, t.TempDir(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, ga := range gas {
+			got = append(got, ga.Group.Name+": "+strings.Join(ga.Group.Members, ", "))
+		}
+		if !slices.Equal(got, by.want) {
+			t.Errorf("%s: groups\n%s\nwant\n%s", by.by, strings.Join(got, "\n"), strings.Join(by.want, "\n"))
+		}
+	}
+	// Selection diversifies on the same periods.
+	c := candidateOf(corpus.Source{ID: "s", Date: day("2025-08-20"), Metadata: &corpus.Metadata{TemporalContext: &corpus.TemporalContext{Quarter: "the retro quarter"}}}, 1)
+	if q := c.Fields[route.FieldQuarter]; q != "Q3 2025" {
+		t.Errorf("a dated source's quarter is %q, want Q3 2025", q)
 	}
 }

@@ -539,11 +539,15 @@ func candidateOf(s corpus.Source, relevance float64) route.Candidate {
 				QuestionsRaised: sig.QuestionsRaised, ConflictIndicators: sig.ConflictIndicators}
 		}
 	}
-	if !s.Date.IsZero() {
-		c.Fields[route.FieldMonth] = s.Date.Format("January 2006")
-	}
-	if c.Fields[route.FieldQuarter] == "" && !s.Date.IsZero() {
-		c.Fields[route.FieldQuarter] = fmt.Sprintf("Q%d %d", (int(s.Date.Month())-1)/3+1, s.Date.Year())
+	// The quarter and the month are periods: those of the parsed date, and
+	// only without a date the quarter the metadata names, when it parses
+	// as one (a model's sentence is no quarter); else none.
+	for _, f := range []string{route.FieldQuarter, route.FieldMonth} {
+		p, ok := route.PeriodOf(c, f)
+		c.Fields[f] = ""
+		if ok {
+			c.Fields[f] = p.String()
+		}
 	}
 	return c
 }

@@ -3,6 +3,7 @@ package ask
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -54,7 +55,9 @@ type Missing struct {
 	Step  string `json:"step"` // map, debate or reduce
 	What  string `json:"what"` // the answer id, or the step
 	Error string `json:"error"`
-	err   error
+	// Budget: the part was not run because a budget was reached.
+	Budget bool `json:"budget,omitempty"`
+	err    error
 }
 
 // protocol runs map-debate-reduce over readings through an Executor. It
@@ -86,7 +89,7 @@ func (pr *protocol) mapStep(ctx context.Context, readings []Reading) ([]Evidence
 	for i, res := range pr.x.Execute(ctx, tasks) {
 		r := readings[i]
 		if res.Err != nil {
-			missing = append(missing, Missing{Step: "map", What: fmt.Sprintf("%s (%s)", r.ID, r.Title), Error: llm.Redact(res.Err.Error()), err: res.Err})
+			missing = append(missing, Missing{Step: "map", What: fmt.Sprintf("%s (%s)", r.ID, r.Title), Error: llm.Redact(res.Err.Error()), Budget: errors.Is(res.Err, llm.ErrBudget), err: res.Err})
 			continue
 		}
 		var a mapAnswer

@@ -317,3 +317,14 @@ func usage(st *stack.Stack, start, now time.Time, steps int) Usage {
 func interrupted(err error) error {
 	return fmt.Errorf("interrupted: %w (run the same command again to continue; finished calls are replayed)", err)
 }
+
+// CheckPrices refuses, as Execute does before any call, a plan whose
+// model has no known price under a cost cap; a dry run calls it so that
+// it fails as the run would.
+func (p *Plan) CheckPrices(o *Options) error {
+	st, err := o.NewStack("")
+	if err != nil {
+		return err
+	}
+	return engine.AsUserError(st.Meter.CheckPrices(p.Model))
+}

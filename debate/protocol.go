@@ -158,7 +158,7 @@ func (pr *protocol) flush(ctx context.Context) {
 
 // missing records a part that could not be made.
 func (pr *protocol) missing(step, what string, err error) {
-	pr.res.Missing = append(pr.res.Missing, Missing{Step: step, What: what, Error: llm.Redact(err.Error()), err: err})
+	pr.res.Missing = append(pr.res.Missing, Missing{Step: step, What: what, Error: llm.Redact(err.Error()), Budget: errors.Is(err, llm.ErrBudget), err: err})
 }
 
 // stepNo is the number of the step under way, once step has begun it.

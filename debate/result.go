@@ -143,7 +143,9 @@ type Missing struct {
 	Step  string `json:"step"`
 	What  string `json:"what"`
 	Error string `json:"error"`
-	err   error
+	// Budget: the part was not run because a budget was reached.
+	Budget bool `json:"budget,omitempty"`
+	err    error
 }
 
 // Step is one Execute of the run.

@@ -413,7 +413,7 @@ func (d *debate) round(ctx context.Context, r int, s *roundSummary) ([]finding.R
 			if errors.Is(rr.Err, llm.ErrBudget) {
 				d.stopped = rr.Err
 			}
-			d.res.Missing = append(d.res.Missing, synthesis.Missing{Specialist: db.specialist, Lens: db.lens, Chunk: db.chunk, Files: d.p.chunkFiles(db.chunk), Error: fmt.Sprintf("round %d: %s", r, llm.Redact(rr.Err.Error()))})
+			d.res.Missing = append(d.res.Missing, synthesis.Missing{Specialist: db.specialist, Lens: db.lens, Chunk: db.chunk, Files: d.p.chunkFiles(db.chunk), Error: fmt.Sprintf("round %d: %s", r, llm.Redact(rr.Err.Error())), Budget: errors.Is(rr.Err, llm.ErrBudget)})
 			continue
 		}
 		a, problems, err := finding.RoundFromJSON(rr.Resp.JSON, db.specialist, db.lens, db.chunk, r, db.next)

@@ -312,7 +312,7 @@ func (p *Plan) collect(results []engine.Result, res *synthesis.Result) ([]findin
 			if errors.Is(r.Err, llm.ErrBudget) {
 				stopped, msg = r.Err, "not run: "+msg
 			}
-			res.Missing = append(res.Missing, synthesis.Missing{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Files: p.chunkFiles(info.chunk), Error: msg})
+			res.Missing = append(res.Missing, synthesis.Missing{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Files: p.chunkFiles(info.chunk), Error: msg, Budget: stopped != nil && stopped == r.Err})
 			reports = append(reports, finding.Report{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Model: r.Task.Request.Model, Error: msg})
 			continue
 		}
@@ -813,4 +813,15 @@ func countLines(b []byte) int {
 		n++
 	}
 	return n
+}
+
+// CheckPrices refuses, as Execute does before any call, a plan whose
+// models have no known price under a cost cap; a dry run calls it so that
+// it fails as the run would.
+func (p *Plan) CheckPrices(o *Options) error {
+	st, err := o.NewStack("")
+	if err != nil {
+		return err
+	}
+	return engine.AsUserError(st.Meter.CheckPrices(p.models()...))
 }

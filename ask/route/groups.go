@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 )
 
 // GroupKind is how a group of sources was formed; it decides the group's
@@ -178,19 +177,28 @@ func MemberRoles(gas []GroupAssignment) []Assignment {
 	return out
 }
 
+// UndatedGroup names the temporal group of the sources that fall in no
+// period.
+const UndatedGroup = "undated"
+
 // GroupBy partitions sources into groups by the value of one field, in the
 // order each value first appears; sources without a value form one last
 // group named "unspecified <field>". The kind follows the field: quarter or
 // month → temporal, source type → source, meeting type → meeting-type, any other
 // → custom. Values are compared as Select compares them (case and
 // surrounding space aside); a group is named after its first source's value.
-// Groups come in the order their values first appear, except temporal ones,
-// which come in time order (by their earliest dated source).
+//
+// Temporal groups (FieldQuarter, FieldMonth) are periods instead: a source
+// falls in the quarter or month of its parsed date, and only a source
+// without a date in the period its field names, when that parses as one
+// (see PeriodOf); every period has one spelling ("Q4 2025", "October
+// 2025"), the groups come in time order, and the sources that fall in no
+// period form one last group, "undated".
 func GroupBy(sources []Candidate, field string) []Group {
 	kind := GroupCustom
 	switch field {
 	case FieldQuarter, FieldMonth:
-		kind = GroupTemporal
+		return groupByPeriod(sources, field)
 	case FieldSourceType:
 		kind = GroupSource
 	case FieldMeetingType:
@@ -216,34 +224,50 @@ func GroupBy(sources []Candidate, field string) []Group {
 		}
 		out[i].Members = append(out[i].Members, s.ID)
 	}
-	if kind == GroupTemporal {
-		// Periods in time order, by their earliest source's date; undated
-		// periods keep their place after the dated ones.
-		first := map[string]time.Time{}
-		for _, s := range sources {
-			if v := fieldValue(s, field); v != "" && !s.Date.IsZero() {
-				if t, ok := first[v]; !ok || s.Date.Before(t) {
-					first[v] = s.Date
-				}
-			}
-		}
-		slices.SortStableFunc(out, func(a, b Group) int {
-			ta, tb := first[strings.TrimPrefix(a.ID, field+":")], first[strings.TrimPrefix(b.ID, field+":")]
-			switch {
-			case ta.IsZero() && tb.IsZero():
-				return 0
-			case ta.IsZero():
-				return 1
-			case tb.IsZero():
-				return -1
-			}
-			return ta.Compare(tb)
-		})
-	}
 	if none != nil {
 		out = append(out, *none)
 	}
 	return out
+}
+
+// groupByPeriod is GroupBy for a temporal field: a group a period, in
+// time order, then the undated sources.
+func groupByPeriod(sources []Candidate, field string) []Group {
+	var out []Group
+	var periods []Period
+	index := map[Period]int{}
+	var none *Group
+	for _, s := range sources {
+		p, ok := PeriodOf(s, field)
+		if !ok {
+			if none == nil {
+				none = &Group{ID: field + ":", Name: UndatedGroup, Kind: GroupCustom}
+			}
+			none.Members = append(none.Members, s.ID)
+			continue
+		}
+		i, ok := index[p]
+		if !ok {
+			i = len(out)
+			index[p] = i
+			out = append(out, Group{ID: field + ":" + strings.ToLower(p.String()), Name: p.String(), Kind: GroupTemporal})
+			periods = append(periods, p)
+		}
+		out[i].Members = append(out[i].Members, s.ID)
+	}
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return periods[a].Compare(periods[b]) })
+	sorted := make([]Group, 0, len(out)+1)
+	for _, i := range order {
+		sorted = append(sorted, out[i])
+	}
+	if none != nil {
+		sorted = append(sorted, *none)
+	}
+	return sorted
 }
 
 func activeGroups(groups []Group) []Group {

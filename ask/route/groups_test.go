@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestUseGroups(t *testing.T) {
@@ -144,7 +145,7 @@ func TestGroupBy(t *testing.T) {
 		{ID: "quarter:q1 2026", Name: "Q1 2026", Kind: GroupTemporal, Members: []string{"a", "c"}},
 		{ID: "quarter:q2 2026", Name: "Q2 2026", Kind: GroupTemporal, Members: []string{"b"}},
 		{ID: "quarter:q3 2026", Name: "Q3 2026", Kind: GroupTemporal, Members: []string{"e"}},
-		{ID: "quarter:", Name: "unspecified quarter", Kind: GroupCustom, Members: []string{"d"}},
+		{ID: "quarter:", Name: "undated", Kind: GroupCustom, Members: []string{"d"}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("GroupBy quarter =\n%+v\nwant\n%+v", got, want)
@@ -169,5 +170,126 @@ func TestGroupBy(t *testing.T) {
 	}
 	if len(roles) != len(srcs) {
 		t.Errorf("roles for %d of %d sources", len(roles), len(srcs))
+	}
+}
+
+// A temporal group is a period: the quarter (or month) of a source's
+// parsed date; only a source without a date falls in the period its
+// metadata names, and only when that parses as one; every other source is
+// undated. Periods have one spelling and come in time order.
+func TestGroupByPeriod(t *testing.T) {
+	day := func(s string) time.Time {
+		d, err := time.Parse("2006-01-02", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	src := func(id, date, quarter string) Candidate {
+		c := Candidate{ID: id, Fields: map[string]string{}}
+		if date != "" {
+			c.Date = day(date)
+		}
+		if quarter != "" {
+			c.Fields[FieldQuarter] = quarter
+		}
+		return c
+	}
+	type group struct {
+		name    string
+		members []string
+	}
+	tests := []struct {
+		name    string
+		field   string
+		sources []Candidate
+		want    []group
+	}{
+		{"the date wins over the model's sentence", FieldQuarter, []Candidate{
+			src("board", "2025-10-01", "The board meets after the migration"),
+			src("plan", "2025-07-02", "Q1 2026"),
+			src("retro", "2025-08-20", ""),
+		}, []group{{"Q3 2025", []string{"plan", "retro"}}, {"Q4 2025", []string{"board"}}}},
+		{"undated sources by the period their metadata names, in one spelling", FieldQuarter, []Candidate{
+			src("a", "", "2025-Q4"),
+			src("b", "", "q4/2025"),
+			src("c", "", "2025 Q2"),
+			src("d", "", " Q3-2025 "),
+			src("e", "2025-11-30", ""),
+		}, []group{{"Q2 2025", []string{"c"}}, {"Q3 2025", []string{"d"}}, {"Q4 2025", []string{"a", "b", "e"}}}},
+		{"a value that is no period is undated", FieldQuarter, []Candidate{
+			src("late", "", "late in the year, before the audit"),
+			src("q5", "", "Q5 2025"),
+			src("none", "", ""),
+			src("dated", "2024-02-10", "whatever"),
+		}, []group{{"Q1 2024", []string{"dated"}}, {"undated", []string{"late", "q5", "none"}}}},
+		{"years order before quarters", FieldQuarter, []Candidate{
+			src("x", "2026-01-05", ""),
+			src("y", "2025-12-31", ""),
+			src("z", "", "Q2 2024"),
+		}, []group{{"Q2 2024", []string{"z"}}, {"Q4 2025", []string{"y"}}, {"Q1 2026", []string{"x"}}}},
+		{"by month", FieldMonth, []Candidate{
+			src("oct", "2025-10-01", "Q1 2026"),
+			src("jul", "2025-07-02", ""),
+			src("jul2", "2025-07-30", ""),
+			src("undated", "", "Q3 2025"),
+		}, []group{{"July 2025", []string{"jul", "jul2"}}, {"October 2025", []string{"oct"}}, {"undated", []string{"undated"}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []group
+			for _, g := range GroupBy(tt.sources, tt.field) {
+				got = append(got, group{g.Name, g.Members})
+				wantKind := GroupTemporal
+				if g.Name == UndatedGroup {
+					wantKind = GroupCustom
+				}
+				if g.Kind != wantKind {
+					t.Errorf("group %q is %s, want %s", g.Name, g.Kind, wantKind)
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("GroupBy(%s) =\n%v\nwant\n%v", tt.field, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseQuarter(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // "" when it is no quarter
+	}{
+		{"Q4 2025", "Q4 2025"},
+		{"2025-Q4", "Q4 2025"},
+		{"Q4/2025", "Q4 2025"},
+		{"2025 Q4", "Q4 2025"},
+		{"q1-2026", "Q1 2026"},
+		{"2026/q2", "Q2 2026"},
+		{"  Q3 2025\n", "Q3 2025"},
+		{"Q42025", "Q4 2025"},
+		{"Q5 2025", ""},
+		{"Q0 2025", ""},
+		{"Q4 25", ""},
+		{"Q4", ""},
+		{"the fourth quarter of 2025", ""},
+		{"Q4 2025, after the board meeting", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		p, ok := ParseQuarter(tt.in)
+		got := ""
+		if ok {
+			got = p.String()
+		}
+		if got != tt.want {
+			t.Errorf("ParseQuarter(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	for in, want := range map[string]string{"October 2025": "October 2025", "oct 2025": "October 2025", "2025-10": "October 2025", "Q4 2025": "", "autumn": ""} {
+		p, ok := ParseMonth(in)
+		if got := map[bool]string{true: p.String()}[ok]; got != want {
+			t.Errorf("ParseMonth(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 
 	"github.com/sotlabs/sot/internal/termsafe"
 )
@@ -95,4 +96,38 @@ func text(v reflect.Value) string {
 		return s.String()
 	}
 	return v.String()
+}
+
+// MissingPart is one missing part of a run, as a command lists it.
+type MissingPart struct {
+	// Name says which part ("review/security", "map, s1 (Notes)").
+	Name string
+	// Error is why it is missing; Budget, that a budget stopped it.
+	Error  string
+	Budget bool
+}
+
+// PrintMissing lists missing parts, each line "  - NAMES: ERROR": parts
+// that failed the same way share a line, and the parts a budget stopped
+// share one line that does not repeat the budget's message (the command
+// says it once).
+func PrintMissing(w io.Writer, parts []MissingPart) {
+	var errs, budget []string
+	names := map[string][]string{}
+	for _, m := range parts {
+		if m.Budget {
+			budget = append(budget, m.Name)
+			continue
+		}
+		if _, ok := names[m.Error]; !ok {
+			errs = append(errs, m.Error)
+		}
+		names[m.Error] = append(names[m.Error], m.Name)
+	}
+	for _, e := range errs {
+		Fprintf(w, "  - %s: %s\n", strings.Join(names[e], "; "), e)
+	}
+	if len(budget) > 0 {
+		Fprintf(w, "  - not run, the budget was reached: %s\n", strings.Join(budget, "; "))
+	}
 }

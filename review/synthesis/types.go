@@ -137,6 +137,8 @@ type Missing struct {
 	// knows what this part would have looked at.
 	Files []string `json:"files,omitempty"`
 	Error string   `json:"error"`
+	// Budget: the part was not run because a budget was reached.
+	Budget bool `json:"budget,omitempty"`
 }
 
 // TraceEntry explains one item: where it came from and how conflicts went.

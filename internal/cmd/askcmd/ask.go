@@ -261,7 +261,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	printPlan(human, plan)
 	if o.DryRun {
-		return nil
+		return plan.CheckPrices(ao) // as the run would refuse it
 	}
 	out, err := ask.Execute(ctx, plan, ao)
 	if err != nil {
@@ -305,8 +305,18 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	err = out.Verdict()
 	var partial *ask.PartialError
 	if errors.As(err, &partial) {
+		var parts []cmdutil.MissingPart
+		stop := ""
 		for _, m := range out.Answer.Missing {
-			cmdutil.Fprintf(human, "  - %s, %s: %s\n", m.Step, m.What, m.Error)
+			parts = append(parts, cmdutil.MissingPart{Name: m.Step + ", " + m.What, Error: m.Error, Budget: m.Budget})
+			if m.Budget && stop == "" {
+				stop = m.Error
+			}
+		}
+		cmdutil.PrintMissing(human, parts)
+		if stop != "" {
+			cmdutil.Say(human, stop)
+			fmt.Fprintln(human, "sot: raise the budget and run the same command again to finish; finished calls are replayed, not paid again")
 		}
 		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: err}
 	}

@@ -122,7 +122,7 @@ func printComparison(w io.Writer, c *ask.Comparison, questions int) {
 	}
 	for i, m := range c.Runs {
 		if i%len(ask.Configurations) == 0 {
-			cmdutil.Fprintf(w, "\n%s\n%-18s %5s %8s %8s %7s  %7s %9s %3s %3s %7s %7s  %s\n", m.Question, "configuration", "calls", "input", "cached", "output", "cost", "wall", "ten", "agr", "tokens", "latency", "groups")
+			cmdutil.Fprintf(w, "\n%s\n%-18s %5s %8s %8s %7s  %7s %9s %-8s %3s %3s %7s %7s  %s\n", m.Question, "configuration", "calls", "input", "cached", "output", "cost", "wall", "run", "ten", "agr", "tokens", "latency", "groups")
 		}
 		groups := "-"
 		if m.Groups != nil {
@@ -140,6 +140,10 @@ func printComparison(w io.Writer, c *ask.Comparison, questions int) {
 			fmt.Fprintf(w, "%s  %s\n", m.String(), groups)
 		}
 	}
+	d := c.Definitions
+	fmt.Fprintf(w, "\n(ten: tensions, agr: agreements: %s)\n", d.Tensions)
+	fmt.Fprintf(w, "(wall: %s)\n", d.WallTime)
+	fmt.Fprintf(w, "(run: new, the comparison sent calls for it; replayed, %s)\n", d.Replayed)
 	if questions > 1 {
 		rate := func(r *float64) string {
 			if r == nil {

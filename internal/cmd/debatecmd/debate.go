@@ -243,6 +243,9 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	sum := plan.Summary(llm.DefaultPrices().Merge(cfg.Prices))
 	if o.DryRun {
+		if err := plan.CheckPrices(do); err != nil {
+			return err // as the run would refuse it
+		}
 		if o.JSON {
 			return writeJSON(f.IO.Out, sum)
 		}
@@ -357,9 +360,11 @@ func summarize(w io.Writer, out *debate.Outcome) {
 	fmt.Fprintln(w)
 	if r.Partial() {
 		fmt.Fprintf(w, "sot: PARTIAL debate: %d part(s) missing:\n", len(r.Missing))
+		var parts []cmdutil.MissingPart
 		for _, m := range r.Missing {
-			cmdutil.Fprintf(w, "  - %s, %s: %s\n", m.Step, m.What, m.Error)
+			parts = append(parts, cmdutil.MissingPart{Name: m.Step + ", " + m.What, Error: m.Error, Budget: m.Budget})
 		}
+		cmdutil.PrintMissing(w, parts)
 	}
 	if out.Stopped != nil {
 		cmdutil.Say(w, llm.Redact(out.Stopped.Error()))

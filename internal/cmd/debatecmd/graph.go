@@ -128,6 +128,11 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		if err != nil {
 			return err
 		}
+		for _, p := range plans {
+			if err := p.CheckPrices(do); err != nil {
+				return err // as the run would refuse it
+			}
+		}
 		out := graphPlans{Graph: o.Graph, Stats: g.DAG.Stats()}
 		for _, p := range skipped {
 			_, n := g.Holds(p)

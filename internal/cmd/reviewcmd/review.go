@@ -250,6 +250,9 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	printAssignments(f.IO.ErrOut, plan)
 	if o.DryRun {
+		if err := plan.CheckPrices(ro); err != nil {
+			return err // as the run would: a usage error
+		}
 		return printPlan(f, human, plan, plan.Estimate(ro), o)
 	}
 	if err := missingKeys(ro, plan); err != nil {
@@ -795,18 +798,12 @@ func summarize(w io.Writer, out *review.Outcome) {
 		}
 		fmt.Fprintf(w, "sot: %s: %d part(s) missing:\n", label, len(res.Missing))
 		// Parts that failed the same way are listed together, with the
-		// error once.
-		var errs []string
-		names := map[string][]string{}
+		// error once; the budget's message is said once, below.
+		var parts []cmdutil.MissingPart
 		for _, m := range res.Missing {
-			if _, ok := names[m.Error]; !ok {
-				errs = append(errs, m.Error)
-			}
-			names[m.Error] = append(names[m.Error], report.MissingName(m))
+			parts = append(parts, cmdutil.MissingPart{Name: report.MissingName(m), Error: m.Error, Budget: m.Budget})
 		}
-		for _, e := range errs {
-			cmdutil.Fprintf(w, "  - %s: %s\n", strings.Join(names[e], ", "), e)
-		}
+		cmdutil.PrintMissing(w, parts)
 	}
 	if out.Stopped != nil {
 		cmdutil.Say(w, out.Stopped.Error())
