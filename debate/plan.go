@@ -150,6 +150,14 @@ func (p *Plan) Branches() int {
 // and its summary, every phase summary, each branch question, synthesis,
 // merge-back and the final merge, with every structured answer (a
 // question, a synthesis) asked for twice.
+// TypicalCalls is the calls a run of the plan makes when every structured
+// answer fits the first time: Calls without the second askings. The live
+// display counts against it, the summaries included, as the journal does.
+func (p *Plan) TypicalCalls() int {
+	b := p.Branches()
+	return p.Calls() - b /* questions asked again */ - b /* syntheses asked again */ - p.links()
+}
+
 func (p *Plan) Calls() int {
 	d, b := len(p.Debaters), p.Branches()
 	n := 2*d*p.Rounds + 1 // the main debate

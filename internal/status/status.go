@@ -10,7 +10,9 @@
 package status
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/termsafe"
+	"github.com/sotlabs/sot/llm"
 )
 
 // Display renders engine events.
@@ -49,6 +52,7 @@ type Display struct {
 
 type group struct {
 	queued, running, done, failed int
+	cancelled                     int // stopped by Ctrl-C
 	findings                      int
 	calls                         []callCount // per finished call, in order
 	lastErr                       string
@@ -120,13 +124,16 @@ func (d *Display) Tick() {
 
 // Event takes one engine event.
 func (d *Display) Event(e engine.Event) {
-	if e.Task.Support {
-		return // a hub's summary or the lead's synthesis: no persona's work to count
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.start.IsZero() {
 		d.start = d.now()
+	}
+	if e.Task.Support {
+		// A hub's summary or the lead's synthesis: no persona's group, but
+		// a call the run makes and its journal counts.
+		d.support(e)
+		return
 	}
 	g := d.groups[e.Task.Group]
 	if g == nil {
@@ -150,7 +157,7 @@ func (d *Display) Event(e engine.Event) {
 	case engine.Done:
 		g.running--
 		g.done++
-		d.finished++
+		d.finished += calls(e.Resp)
 		n := countFindings(e.Resp.JSON)
 		g.findings += n
 		g.calls = append(g.calls, callCount{label: callLabel(e.Task), n: n})
@@ -164,6 +171,15 @@ func (d *Display) Event(e engine.Event) {
 		}
 	case engine.Failed:
 		g.running--
+		if errors.Is(e.Err, context.Canceled) {
+			// Ctrl-C: the call did not fail, it was stopped; it is not
+			// counted as done, and the same command runs it again.
+			g.cancelled++
+			if !d.tty {
+				fmt.Fprintf(d.out, "sot: %s cancelled (%s)\n", termsafe.Line(e.Task.ID), d.progress())
+			}
+			break
+		}
 		g.failed++
 		d.finished++
 		d.failed[e.Task.ID] = true
@@ -180,6 +196,33 @@ func (d *Display) Event(e engine.Event) {
 	if d.tty {
 		d.redraw()
 	}
+}
+
+// support counts a support call: queued, it is one more call planned;
+// finished, one more done (a failed one too, as the journal has it).
+func (d *Display) support(e engine.Event) {
+	switch e.State {
+	case engine.Queued:
+		d.seen[e.Task.ID] = true
+	case engine.Done:
+		d.finished += calls(e.Resp)
+	case engine.Failed:
+		if !errors.Is(e.Err, context.Canceled) {
+			d.finished++
+		}
+	}
+	if d.tty && len(d.order) > 0 {
+		d.redraw()
+	}
+}
+
+// calls is how many provider calls an answer took: a structured answer
+// asked again is two, as the meter and the journal count them.
+func calls(r *llm.Response) int {
+	if r == nil {
+		return 1
+	}
+	return max(r.Calls, 1)
 }
 
 // progress is "5 of 19 calls done, 0:42 elapsed".
@@ -272,8 +315,10 @@ func (d *Display) redraw() {
 }
 
 func (d *Display) line(g *group) string {
-	total := g.queued + g.running + g.done + g.failed
+	total := g.queued + g.running + g.done + g.failed + g.cancelled
 	switch {
+	case g.cancelled > 0 && g.queued+g.running == 0:
+		return fmt.Sprintf("cancelled (%d of %d calls done)", g.done, total)
 	case g.failed > 0 && g.queued+g.running == 0:
 		return fmt.Sprintf("failed (%d of %d calls): %s", g.failed, total, g.lastErr)
 	case g.queued+g.running == 0 && d.plain:

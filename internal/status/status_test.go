@@ -2,6 +2,7 @@ package status
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -268,5 +269,34 @@ func TestUntrustedNamesAreEscaped(t *testing.T) {
 				t.Errorf("the display's own sequences are gone:\n%q", out)
 			}
 		})
+	}
+}
+
+// The progress counts every call the run makes, as the meter and journal
+// do: summaries (support calls) and an answer asked twice included. A call
+// that Ctrl-C stopped is cancelled, not failed.
+func TestProgressCountsWhatTheJournalCounts(t *testing.T) {
+	var out bytes.Buffer
+	d, _ := newAt(&out, false)
+	d.Plain()
+	d.Expect(4)
+	turn := &engine.Task{ID: "debate/main/turn/01", Group: "literalist"}
+	summary := &engine.Task{ID: "debate/main/summary/01", Group: "summaries", Support: true}
+	question := &engine.Task{ID: "debate/question/x", Group: "x"}
+	late := &engine.Task{ID: "debate/main/turn/02", Group: "symbolist"}
+	for _, task := range []*engine.Task{turn, summary, question, late} {
+		d.Event(engine.Event{Task: task, State: engine.Queued})
+		d.Event(engine.Event{Task: task, State: engine.Running})
+	}
+	d.Event(engine.Event{Task: turn, State: engine.Done, Resp: &llm.Response{}})
+	d.Event(engine.Event{Task: summary, State: engine.Done, Resp: &llm.Response{}})
+	d.Event(engine.Event{Task: question, State: engine.Done, Resp: &llm.Response{Calls: 2}})
+	d.Event(engine.Event{Task: late, State: engine.Failed, Err: fmt.Errorf("call: %w", context.Canceled)})
+	text := out.String()
+	if !strings.Contains(text, "debate/main/turn/02 cancelled") || strings.Contains(text, "turn/02 failed") {
+		t.Errorf("a cancelled call reads as failed:\n%s", text)
+	}
+	if !strings.Contains(text, "(4 of 4 calls done") {
+		t.Errorf("the count leaves out the summary or the second asking:\n%s", text)
 	}
 }

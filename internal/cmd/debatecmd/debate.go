@@ -258,7 +258,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	d := status.New(errOut, f.IO.ErrTTY)
 	d.Plain()
-	d.Expect(plan.PersonaCalls())
+	d.Expect(plan.TypicalCalls())
 	do.Events = d.Event
 	if f.IO.ErrTTY {
 		errOut = d
@@ -354,8 +354,13 @@ func summarize(w io.Writer, out *debate.Outcome) {
 	}
 	u := r.Usage
 	fmt.Fprintf(w, "sot: %d call(s) in %d step(s), %d input tokens (%d cached), %d output, $%.4f, %.1fs", u.Calls, u.Steps, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.CostUSD, float64(u.WallMS)/1000)
-	if u.Replayed > 0 {
+	switch {
+	case u.Replayed > 0 && u.CacheHits > 0:
+		fmt.Fprintf(w, " (%d replayed from the journal, %d answered from the response cache)", u.Replayed, u.CacheHits)
+	case u.Replayed > 0:
 		fmt.Fprintf(w, " (%d replayed from the journal)", u.Replayed)
+	case u.CacheHits > 0:
+		fmt.Fprintf(w, " (and %d answered from the response cache)", u.CacheHits)
 	}
 	fmt.Fprintln(w)
 	if r.Partial() {

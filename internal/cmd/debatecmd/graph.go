@@ -197,7 +197,7 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 			}
 			d := status.New(errOut, f.IO.ErrTTY)
 			d.Plain()
-			d.Expect(plan.PersonaCalls())
+			d.Expect(plan.TypicalCalls())
 			po.Events = d.Event
 			if f.IO.ErrTTY {
 				errOut = d
