@@ -48,6 +48,8 @@ type Display struct {
 	firstWith map[string]string
 	// plain: the calls' answers are not review findings (Plain).
 	plain bool
+	// closed: the run is over (Close); nothing is drawn again.
+	closed bool
 }
 
 type group struct {
@@ -110,6 +112,16 @@ func (d *Display) Start(interval time.Duration) (stop func()) {
 		}
 	}()
 	return func() { once.Do(func() { close(done) }) }
+}
+
+// Close ends the display: the lines drawn last stay where they are, and
+// nothing is drawn again, so that what comes after (a question to the
+// user, moderator mode, log lines) is never drawn over. Writes pass
+// through as they are.
+func (d *Display) Close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
 }
 
 // Tick redraws the live lines, with the time elapsed now. It does nothing
@@ -282,7 +294,7 @@ func firstLine(s string) string {
 func (d *Display) Write(p []byte) (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !d.tty {
+	if !d.tty || d.closed {
 		return d.out.Write(p)
 	}
 	if d.drawn > 0 {
@@ -298,6 +310,9 @@ func (d *Display) Write(p []byte) (int, error) {
 
 // redraw rewrites the progress line and every group's line in place.
 func (d *Display) redraw() {
+	if d.closed {
+		return
+	}
 	if d.drawn > 0 {
 		fmt.Fprintf(d.out, "\x1b[%dA", d.drawn)
 	}

@@ -300,3 +300,19 @@ func TestProgressCountsWhatTheJournalCounts(t *testing.T) {
 		t.Errorf("the count leaves out the summary or the second asking:\n%s", text)
 	}
 }
+
+// Once closed, the display draws nothing: a log line or a note after the
+// run, while the user types an answer, passes through as it is.
+func TestClosedDisplayNeverRedraws(t *testing.T) {
+	var out bytes.Buffer
+	d, _ := newAt(&out, true)
+	events(d)
+	d.Close()
+	out.Reset()
+	d.Tick()
+	fmt.Fprint(d, "sot: note: something\n")
+	d.Event(engine.Event{Task: &engine.Task{ID: "x", Group: "x"}, State: engine.Queued})
+	if got := out.String(); got != "sot: note: something\n" {
+		t.Errorf("after Close the display wrote %q", got)
+	}
+}

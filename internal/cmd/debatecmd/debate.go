@@ -267,6 +267,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	stopTicks := d.Start(time.Second)
 	out, err := debate.Execute(ctx, plan, do)
 	stopTicks()
+	d.Close()
 	if engine.IsUserError(err) {
 		return cmdutil.AsUsage(err)
 	}

@@ -268,6 +268,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	stopTicks := d.Start(time.Second)
 	out, err := review.Execute(ctx, plan, ro)
 	stopTicks()
+	d.Close() // nothing may draw over what the user types next (moderator mode)
 	if engine.IsUserError(err) {
 		return cmdutil.AsUsage(err)
 	}
