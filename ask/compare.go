@@ -94,6 +94,10 @@ type Measured struct {
 	// Replayed is set when this invocation sent no call for the run:
 	// every answer came from the run's journal or the response cache.
 	Replayed bool `json:"replayed"`
+	// FromCache is set when every answer the run journaled came from the
+	// response cache: other runs made, and timed, its calls, so it has no
+	// wall time of its own (WallMS is 0) and no Latency.
+	FromCache bool `json:"all_from_cache,omitempty"`
 	// Tensions and Agreements are what the lexical conflict detector finds
 	// between the run's readings (see Definitions.Tensions), counted the
 	// same way in every configuration, whatever the run itself showed.
@@ -109,11 +113,12 @@ type Measured struct {
 	// not they were used); nil for the other configurations.
 	Groups *int `json:"groups,omitempty"`
 	// TokenOverhead and Latency are relative to the question's Control run
-	// (0.25 is 25% more); Latency compares the recorded wall times.
-	TokenOverhead float64 `json:"token_overhead"`
-	Latency       float64 `json:"latency"`
-	Missing       int     `json:"missing,omitempty"`
-	Error         string  `json:"error,omitempty"`
+	// (0.25 is 25% more); Latency compares the recorded wall times, and is
+	// nil when either run has none (a failed run, or one FromCache).
+	TokenOverhead float64  `json:"token_overhead"`
+	Latency       *float64 `json:"latency,omitempty"`
+	Missing       int      `json:"missing,omitempty"`
+	Error         string   `json:"error,omitempty"`
 }
 
 // interGroup reports whether a run read by group has a tension between
@@ -204,8 +209,9 @@ func definitions(threshold float64) Definitions {
 			"Control included, whatever the run showed: a debate step's own tensions are not counted. The conflict detection rate is the share of "+
 			"questions with at least one tension; the inter-group conflict rate, of the questions read by group, those with a tension between two groups", threshold),
 		WallTime: "the time at least one of the run's calls was in flight, each from its start to its end as the run's journal recorded them when " +
-			"they were made (an answer the response cache gave takes no time): for a run made in one go, its first call's start to its last call's " +
-			"end. Latency vs Control compares these recorded times",
+			"they were made: for a run made in one go, its first call's start to its last call's end. An answer the response cache gave takes no " +
+			"time, as another run made the call; a run whose answers all came from the cache has no wall time of its own (-). Latency vs Control " +
+			"compares these recorded times",
 		Replayed: "this comparison sent no call for the run: every answer came from its journal or the response cache, and its wall time is the one " +
 			"recorded when the calls were made",
 	}
@@ -263,8 +269,9 @@ func Compare(ctx context.Context, questions []string, newOptions func(question s
 				if t := control.InputTokens + control.OutputTokens; t > 0 {
 					m.TokenOverhead = float64(m.InputTokens+m.OutputTokens)/float64(t) - 1
 				}
-				if control.WallMS > 0 {
-					m.Latency = float64(m.WallMS)/float64(control.WallMS) - 1
+				if control.WallMS > 0 && !control.FromCache && !m.FromCache {
+					l := float64(m.WallMS)/float64(control.WallMS) - 1
+					m.Latency = &l
 				}
 			}
 			c.Runs = append(c.Runs, m)
@@ -286,11 +293,11 @@ func measure(m *Measured, out *Outcome) error {
 	u := a.Usage
 	m.Calls, m.InputTokens, m.CachedTokens, m.OutputTokens, m.CostUSD = u.Calls, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.CostUSD
 	m.Replayed = u.NewCalls == 0 && u.Replayed+u.CacheHits > 0
-	wall, err := journalWall(filepath.Join(out.Plan.OutputDir, run.JournalFile))
+	wall, made, cached, err := journalWall(filepath.Join(out.Plan.OutputDir, run.JournalFile))
 	if err != nil {
 		return err
 	}
-	m.WallMS = wall.Milliseconds()
+	m.WallMS, m.FromCache = wall.Milliseconds(), made == 0 && cached > 0
 	an := detect(a.Evidence, out.Plan.cfg.ConflictThreshold)
 	m.Tensions, m.Agreements = len(an.Conflicts), len(an.Agreements)
 	if a.ByGroup {
@@ -407,8 +414,15 @@ func metadataCoverage(ctx context.Context, p *Plan) (*MetadataCoverage, error) {
 // String is the comparison as a table, one row a run; the run column says
 // whether the run was replayed.
 func (m Measured) String() string {
-	return fmt.Sprintf("%-18s %5d %8d %8d %7d  $%.4f %7dms %-8s %3d %3d %+6.0f%% %+6.0f%%",
-		m.Configuration, m.Calls, m.InputTokens, m.CachedTokens, m.OutputTokens, m.CostUSD, m.WallMS, m.RunKind(), m.Tensions, m.Agreements, m.TokenOverhead*100, m.Latency*100)
+	wall, latency := fmt.Sprintf("%dms", m.WallMS), "-"
+	if m.FromCache {
+		wall = "-"
+	}
+	if m.Latency != nil {
+		latency = relative(*m.Latency)
+	}
+	return fmt.Sprintf("%-18s %5d %8d %8d %7d  $%.4f %9s %-8s %3d %3d %7s %7s",
+		m.Configuration, m.Calls, m.InputTokens, m.CachedTokens, m.OutputTokens, m.CostUSD, wall, m.RunKind(), m.Tensions, m.Agreements, relative(m.TokenOverhead), latency)
 }
 
 // RunKind is "replayed" for a run this comparison sent no call for, else

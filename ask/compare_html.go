@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"html/template"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -143,8 +144,15 @@ func thousands(n int) string {
 
 func percent(f float64) string { return fmt.Sprintf("%.0f%%", f*100) }
 
-// relative is an overhead against Control: "+25%", "-10%".
-func relative(f float64) string { return fmt.Sprintf("%+.0f%%", f*100) }
+// relative is an overhead against Control: "+25%", "-10%"; one that
+// rounds to nothing is "+0%", never "-0%".
+func relative(f float64) string {
+	p := math.Round(f * 100)
+	if p == 0 {
+		p = 0 // no negative zero
+	}
+	return fmt.Sprintf("%+.0f%%", p)
+}
 
 // band says where a rate stands against a target band, in words.
 func band(f, low, high float64) (string, string) {
@@ -245,6 +253,9 @@ func questionRows(runs []Measured) []htmlRow {
 		if m.Error == "" {
 			r.Calls, r.Input, r.Cached, r.Output = thousands(m.Calls), thousands(m.InputTokens), thousands(m.CachedTokens), thousands(m.OutputTokens)
 			r.Cost, r.Wall = fmt.Sprintf("$%.4f", m.CostUSD), fmt.Sprintf("%s ms", thousands(int(m.WallMS)))
+			if m.FromCache {
+				r.Wall = "-"
+			}
 			r.Tensions, r.Agreements = strconv.Itoa(m.Tensions), strconv.Itoa(m.Agreements)
 		}
 		r.Groups = "-"
@@ -257,8 +268,14 @@ func questionRows(runs []Measured) []htmlRow {
 		switch {
 		case m.Configuration == "Control" && m.Error == "":
 			r.Overhead, r.Latency = "baseline", "baseline"
+			if m.FromCache {
+				r.Latency = "-"
+			}
 		case controlOK && m.Error == "":
-			r.Overhead, r.Latency = relative(m.TokenOverhead), relative(m.Latency)
+			r.Overhead, r.Latency = relative(m.TokenOverhead), "-"
+			if m.Latency != nil {
+				r.Latency = relative(*m.Latency)
+			}
 		default:
 			r.Overhead, r.Latency = "-", "-"
 		}

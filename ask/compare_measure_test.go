@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/llm/llmtest"
 )
@@ -57,27 +58,28 @@ func TestJournalWall(t *testing.T) {
 		return string(b) + "\n"
 	}
 	tests := []struct {
-		name    string
-		journal string
-		want    time.Duration
+		name         string
+		journal      string
+		want         time.Duration
+		made, cached int
 	}{
-		{"two readings, then the answer", line(200, 200, false) + line(220, 210, false) + line(500, 250, false), 470 * time.Millisecond},
-		{"cache answers take no time", line(5, 900, true) + line(6, 900, true) + line(300, 290, false), 290 * time.Millisecond},
-		{"all from the cache", line(5, 900, true), 0},
-		{"a torn tail", line(200, 200, false) + `{"v":1,"key":"k","at":"2026-01-02T03:0`, 200 * time.Millisecond},
-		{"empty", "", 0},
+		{"two readings, then the answer", line(200, 200, false) + line(220, 210, false) + line(500, 250, false), 470 * time.Millisecond, 3, 0},
+		{"cache answers take no time", line(5, 900, true) + line(6, 900, true) + line(300, 290, false), 290 * time.Millisecond, 1, 2},
+		{"all from the cache", line(5, 900, true), 0, 0, 1},
+		{"a torn tail", line(200, 200, false) + `{"v":1,"key":"k","at":"2026-01-02T03:0`, 200 * time.Millisecond, 1, 0},
+		{"empty", "", 0, 0, 0},
 	}
 	for _, tt := range tests {
 		path := filepath.Join(t.TempDir(), run.JournalFile)
 		if err := os.WriteFile(path, []byte(tt.journal), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		got, err := journalWall(path)
-		if err != nil || got != tt.want {
-			t.Errorf("%s: %v, %v; want %v", tt.name, got, err, tt.want)
+		got, made, cached, err := journalWall(path)
+		if err != nil || got != tt.want || made != tt.made || cached != tt.cached {
+			t.Errorf("%s: %v, %d made, %d cached, %v; want %v, %d, %d", tt.name, got, made, cached, err, tt.want, tt.made, tt.cached)
 		}
 	}
-	if _, err := journalWall(filepath.Join(t.TempDir(), "none.jsonl")); err == nil {
+	if _, _, _, err := journalWall(filepath.Join(t.TempDir(), "none.jsonl")); err == nil {
 		t.Error("no journal: no error")
 	}
 }
@@ -93,12 +95,31 @@ func TestCompareReplayedWall(t *testing.T) {
 	defer srv.Close()
 	base := testOptions(t, top, srv.OpenAIBaseURL())
 	question := "Why did the billing migration slip?"
-	first, err := Compare(context.Background(), []string{question}, compareOptions(base))
+	// A clock around each run: the first and the last time it read the
+	// hooks' clock, when its execution started and when it counted its
+	// usage (answer.json has the same figure, until a configuration that
+	// comes to the same run replays it and writes its own).
+	var clocks []*[2]time.Time
+	newOptions := func(q string) *Options {
+		o := compareOptions(base)(q)
+		var c [2]time.Time
+		clocks = append(clocks, &c)
+		o.Now = func() time.Time {
+			now := time.Now()
+			if c[0].IsZero() {
+				c[0] = now
+			}
+			c[1] = now
+			return now
+		}
+		return o
+	}
+	first, err := Compare(context.Background(), []string{question}, newOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
 	made := map[string]bool{} // the runs whose calls this comparison made
-	for _, m := range first.Runs {
+	for i, m := range first.Runs {
 		if m.Error != "" {
 			t.Fatalf("%s: %s", m.Configuration, m.Error)
 		}
@@ -111,14 +132,10 @@ func TestCompareReplayedWall(t *testing.T) {
 		made[m.RunID] = true
 		// What a clock around the run measured, with the run's own
 		// work before the first call and after the last.
-		var a Answer
-		b, err := os.ReadFile(filepath.Join(top, ".sot", "answers", m.RunID, AnswerJSONFile))
-		if err != nil || json.Unmarshal(b, &a) != nil {
-			t.Fatalf("%s: answer.json: %v", m.Configuration, err)
-		}
-		clock := time.Duration(a.Usage.WallMS) * time.Millisecond
+		c := clocks[i]
+		clock := c[1].Sub(c[0])
 		wall := time.Duration(m.WallMS) * time.Millisecond
-		if wall < 2*latency || wall > clock+time.Millisecond || clock-wall > clock/2 {
+		if wall < 2*latency || wall > clock || clock-wall > clock/3 {
 			t.Errorf("%s: recorded wall %v, the run's clock %v; want at least two steps of %v, and about the clock", m.Configuration, wall, clock, latency)
 		}
 	}
@@ -136,15 +153,15 @@ func TestCompareReplayedWall(t *testing.T) {
 		if !m.Replayed {
 			t.Errorf("%s: not marked replayed, though no call was sent", m.Configuration)
 		}
-		if m.WallMS != w.WallMS || m.Latency != w.Latency {
-			t.Errorf("%s replayed: wall %d ms, latency %+.0f%%; the first comparison recorded %d ms, %+.0f%%", m.Configuration, m.WallMS, m.Latency*100, w.WallMS, w.Latency*100)
+		if m.WallMS != w.WallMS || fmt.Sprint(deref(m.Latency)) != fmt.Sprint(deref(w.Latency)) {
+			t.Errorf("%s replayed: wall %d ms, latency %v; the first comparison recorded %d ms, %v", m.Configuration, m.WallMS, deref(m.Latency), w.WallMS, deref(w.Latency))
 		}
 	}
 	// Latency against Control compares the recorded times.
 	ctl := again.Runs[0]
 	for _, m := range again.Runs[1:] {
-		if want := float64(m.WallMS)/float64(ctl.WallMS) - 1; m.Latency != want {
-			t.Errorf("%s: latency %v, want %v from the recorded walls", m.Configuration, m.Latency, want)
+		if want := float64(m.WallMS)/float64(ctl.WallMS) - 1; m.Latency == nil || *m.Latency != want {
+			t.Errorf("%s: latency %v, want %v from the recorded walls", m.Configuration, deref(m.Latency), want)
 		}
 	}
 	// The report says so, in the table, in comparison.json and in compare.html.
@@ -172,16 +189,18 @@ func conflictingResponder(rec *llmtest.Recorded) llmtest.Reply {
 		return responder(rec)
 	}
 	topics := map[string]string{
-		"vendor contract": "vendors contract signatures",
-		"pilot shipped":   "pilots customers invoices",
-		"board asked":     "board budgets year-end",
-		"office moves":    "offices floors relocation",
+		"vendor contract": "vendors stalled signatures delaying everything",
+		"pilot shipped":   "pilots delighted customers invoices arrived",
+		"board asked":     "board questioned budgets before year-end",
+		"office moves":    "offices changed floors during relocation",
 	}
 	for marker, words := range topics {
 		if strings.Contains(rec.System, marker) {
+			// "but" and "vs" are markers too short to count as words, so
+			// the readings share no word and never agree by similarity.
 			return llmtest.Reply{JSON: map[string]any{"addresses": true,
-				"summary": fmt.Sprintf("However, the %s raise a risk, but the concern is a problem; a conflict and a tension remain.", words),
-				"points":  []any{map[string]any{"point": "However there is a risk about the " + words + ".", "quote": ""}}}}
+				"summary": words + ", but vs " + words + ", but.",
+				"points":  []any{map[string]any{"point": words + ", but.", "quote": ""}}}}
 		}
 	}
 	return responder(rec)
@@ -239,8 +258,7 @@ func TestMeasureInterGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	reading := func(id, group, words string) Evidence {
-		return Evidence{ID: id, Source: "group:" + group, Title: group, Addresses: true,
-			Summary: "However, the " + words + " raise a risk, but the concern is a problem."}
+		return Evidence{ID: id, Source: "group:" + group, Title: group, Addresses: true, Summary: words + ", but vs " + words + ", but."}
 	}
 	tests := []struct {
 		name       string
@@ -250,21 +268,21 @@ func TestMeasureInterGroup(t *testing.T) {
 		interGroup *int
 	}{
 		{"two parts of one group, and another group", true, []Evidence{
-			reading("A1", "quarter:q1 2026", "vendors contract signatures"),
-			reading("A2", "quarter:q1 2026", "pilots customers invoices"),
-			reading("A3", "quarter:q2 2026", "board budgets year-end"),
+			reading("A1", "quarter:q1 2026", "vendors stalled signatures delaying everything"),
+			reading("A2", "quarter:q1 2026", "pilots delighted customers invoices arrived"),
+			reading("A3", "quarter:q2 2026", "board questioned budgets before year-end"),
 		}, 3, intp(2)},
 		{"one group in two parts", true, []Evidence{
-			reading("A1", "quarter:q1 2026", "vendors contract signatures"),
-			reading("A2", "quarter:q1 2026", "pilots customers invoices"),
+			reading("A1", "quarter:q1 2026", "vendors stalled signatures delaying everything"),
+			reading("A2", "quarter:q1 2026", "pilots delighted customers invoices arrived"),
 		}, 1, intp(0)},
 		{"read source by source", false, []Evidence{
-			reading("A1", "a", "vendors contract signatures"),
-			reading("A2", "b", "pilots customers invoices"),
+			reading("A1", "a", "vendors stalled signatures delaying everything"),
+			reading("A2", "b", "pilots delighted customers invoices arrived"),
 		}, 1, nil},
 	}
 	for _, tt := range tests {
-		out := &Outcome{Plan: &Plan{OutputDir: dir, cfg: defaultAsk()}, Answer: &Answer{ByGroup: tt.byGroup, Evidence: tt.evidence}}
+		out := &Outcome{Plan: &Plan{OutputDir: dir, cfg: config.Defaults().Ask}, Answer: &Answer{ByGroup: tt.byGroup, Evidence: tt.evidence}}
 		var m Measured
 		if err := measure(&m, out); err != nil {
 			t.Fatal(err)
@@ -281,9 +299,58 @@ func TestMeasureInterGroup(t *testing.T) {
 func intp(n int) *int { return &n }
 
 // deref is *p, or "none" for nil.
-func deref(p *int) any {
+func deref[T any](p *T) any {
 	if p == nil {
 		return "none"
 	}
 	return *p
+}
+
+// A run whose answers all came from the response cache made no call: other
+// runs made, and timed, its calls. It has no wall time of its own, and no
+// latency against Control, rather than a wall of a few milliseconds and a
+// latency near -100%.
+func TestCompareAllFromCache(t *testing.T) {
+	top := testCorpus(t)
+	srv := llmtest.NewServer(llmtest.Config{Latency: 20 * time.Millisecond, Rules: []llmtest.Rule{{Respond: responder}}})
+	defer srv.Close()
+	base := testOptions(t, top, srv.OpenAIBaseURL())
+	base.Config.Cache.Disabled = false
+	question := "Why did the billing migration slip?"
+
+	// The question asked once into a directory of its own, as SoT-Rotating
+	// asks it: the response cache holds every answer that run needs.
+	o := compareOptions(base)(question)
+	Configurations[1].apply(o)
+	o.OutputDir = filepath.Join(top, "mine")
+	p, err := Prepare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Execute(context.Background(), p, o); err != nil {
+		t.Fatal(err)
+	}
+
+	c, err := Compare(context.Background(), []string{question}, compareOptions(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rot := c.Runs[1]
+	if rot.Configuration != "SoT-Rotating" || !rot.FromCache || !rot.Replayed || rot.WallMS != 0 || rot.Latency != nil {
+		t.Errorf("SoT-Rotating: %+v; want every answer from the cache, replayed, without a wall time or a latency", rot)
+	}
+	if s := rot.String(); !strings.Contains(s, "        - replayed") || !strings.HasSuffix(s, "      -") {
+		t.Errorf("row %q: want a dash for the wall time and the latency", s)
+	}
+	ctl := c.Runs[0]
+	if ctl.FromCache || ctl.Replayed || ctl.WallMS < 20 || ctl.Latency == nil || *ctl.Latency != 0 {
+		t.Errorf("Control: %+v; want calls made now, timed", ctl)
+	}
+	h, err := c.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(h), `<tr class="config-sot-rotating replayed">`) {
+		t.Error("compare.html does not mark SoT-Rotating replayed")
+	}
 }

@@ -375,6 +375,9 @@ func compareFixture() *Comparison {
 			if qi == 0 && cf.Name == "SoT-Rotating" {
 				m.Replayed = true
 			}
+			if qi == 0 && cf.Name == "SoT-Primary" {
+				m.Replayed, m.FromCache, m.WallMS = true, true, 0
+			}
 			c.Runs = append(c.Runs, m)
 		}
 	}
@@ -383,7 +386,10 @@ func compareFixture() *Comparison {
 		ctl := c.Runs[i/len(Configurations)*len(Configurations)]
 		if m.Error == "" {
 			m.TokenOverhead = float64(m.InputTokens+m.OutputTokens)/float64(ctl.InputTokens+ctl.OutputTokens) - 1
-			m.Latency = float64(m.WallMS)/float64(ctl.WallMS) - 1
+			if !m.FromCache {
+				l := float64(m.WallMS)/float64(ctl.WallMS) - 1
+				m.Latency = &l
+			}
 		}
 	}
 	c.Rates = rates(c.Runs)
@@ -407,6 +413,8 @@ func TestCompareHTML(t *testing.T) {
 		"1 of 2 with groups", "not over the 60% target", "1 of 1 read by group", "below the 15%-30% band", "above the 15%-30% band",
 		`<tr class="config-sot-rotating replayed">`, `class="badge-replayed"`, `id="def-tensions"`, "the same way in every configuration",
 		`id="def-wall"`, "recorded them when they were made", `id="def-replayed"`,
+		// SoT-Primary's answers all came from the cache: no wall time, no latency.
+		`<td class="num">$0.0300</td><td class="num">-</td>`, `<td class="num">&#43;51%</td><td class="num">-</td>`,
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("compare.html lacks %q", want)
@@ -497,7 +505,7 @@ func TestCompareHTMLInBrowser(t *testing.T) {
 	browsertest.Check(t, "compare.html", page,
 		"#q1-table", "#q1-table td", "#q2-table tr.failed", "#q1-chart", "#q2-chart",
 		"#q1-chart .bar-input", "#q1-chart .bar-output", "#q1-chart .bar-tensions", "#q1-chart text.tokens", "#q1-chart text.tensions",
-		"#q2-chart text.failed", "#rates-table td", "#metadata-coverage", "#coverage-bar .coverage-fill")
+		"#q2-chart text.failed", "#rates-table td", "#metadata-coverage", "#coverage-bar .coverage-fill", "#q1-table .badge-replayed", "#def-tensions")
 }
 
 // Hostile text in a question does nothing in a browser either.

@@ -36,10 +36,14 @@ type span struct{ start, end time.Time }
 // call was in flight. Replaying the journal changes none of its records,
 // so a replayed run reports the same figure as the run that made the
 // calls. A torn last line is skipped, as the journal skips it.
-func journalWall(path string) (time.Duration, error) {
+//
+// made counts the calls the journal records as made by the run, cached
+// the answers the response cache gave it: a run with none made has no
+// wall time of its own, as other runs made (and timed) its calls.
+func journalWall(path string) (wall time.Duration, made, cached int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, fmt.Errorf("read the run's journal for its wall time: %w", err)
+		return 0, 0, 0, fmt.Errorf("read the run's journal for its wall time: %w", err)
 	}
 	defer f.Close()
 	var spans []span
@@ -47,15 +51,22 @@ func journalWall(path string) (time.Duration, error) {
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	for sc.Scan() {
 		var c journalCall
-		if json.Unmarshal(sc.Bytes(), &c) != nil || c.Response == nil || c.FromCache || c.Response.Latency <= 0 {
+		if json.Unmarshal(sc.Bytes(), &c) != nil || c.Response == nil {
 			continue
 		}
-		spans = append(spans, span{c.At.Add(-c.Response.Latency), c.At})
+		if c.FromCache {
+			cached++
+			continue
+		}
+		made++
+		if c.Response.Latency > 0 {
+			spans = append(spans, span{c.At.Add(-c.Response.Latency), c.At})
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return 0, fmt.Errorf("read the run's journal for its wall time: %w", err)
+		return 0, 0, 0, fmt.Errorf("read the run's journal for its wall time: %w", err)
 	}
-	return inFlight(spans), nil
+	return inFlight(spans), made, cached, nil
 }
 
 // inFlight is the length of the union of spans: the time at least one of

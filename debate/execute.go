@@ -250,7 +250,11 @@ func source(level, path string) string {
 	return level
 }
 
-// write writes the run's outputs.
+// write writes the run's outputs. A debate has no optional format: every
+// output is written each time, and one an earlier invocation wrote that
+// this one does not (a branch beyond its branches, ensemble.json without
+// observers) is removed, as review and ask remove a format not asked for
+// again, so the directory never holds a file of another invocation.
 func (p *Plan) write(d *run.Dir, r *Result, created time.Time) ([]string, error) {
 	var files []string
 	put := func(name string, v any) error {

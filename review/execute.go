@@ -149,9 +149,10 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	if err := applyResolutions(d.Dir, res); err != nil {
 		return nil, err
 	}
-	// Every output in the directory belongs to this synthesis: the machine
-	// outputs of an earlier invocation go before it is written, and
-	// WriteFormats renders them again, with those asked for this time.
+	// Every output in the directory belongs to this synthesis, and the
+	// optional ones are those asked for this time: the machine outputs of
+	// an earlier invocation go before it is written, and only the formats
+	// asked for are rendered again (see WriteFormats).
 	if err := removeFormats(d, nil); err != nil {
 		return nil, err
 	}
@@ -503,36 +504,39 @@ func Render(format string, res *synthesis.Result, version string) ([]byte, error
 	return nil, fmt.Errorf("unknown format %q: use markdown, json, sarif, rdjson or html", format)
 }
 
-// WriteFormats writes the machine formats into the output directory, each
-// atomically and none through a symlink; a directory holding symlinks, or
-// reached through one inside the project of the working directory, is
-// refused. Besides the formats asked for, it writes again every machine
-// output an earlier invocation of the same run wrote there (Execute
-// removes them before the new synthesis is written), so that every output
-// in the directory is rendered from the latest synthesis.
+// WriteFormats writes the machine formats of res asked for into the
+// output directory, each atomically and none through a symlink; a
+// directory holding symlinks, or reached through one inside the project of
+// the working directory, is refused. It writes nothing else: Execute has
+// already removed the machine outputs of an earlier invocation, so a
+// format asked for neither then nor now is not in the directory.
+//
+// This is the rule sot review, sot ask and sot ask --compare follow for the
+// outputs written only when asked for (review's json, sarif, rdjson and
+// html; ask's answer.html; --compare's compare.html): an invocation writes
+// the formats it is asked for, and removes from its directory every
+// optional output an earlier invocation wrote there that it is not asked
+// for again, so the directory never holds a file that describes another
+// invocation. The outputs written every time (REVIEW-*.md, ANSWER.md,
+// answer.json, comparison.json, and every output of sot debate, which has
+// no optional format) are rewritten every time. Resolving items of a
+// finished review (Run.Save) renders again the outputs it has: they
+// describe the same synthesis.
 func WriteFormats(dir string, res *synthesis.Result, formats []string, version string) ([]string, error) {
 	return writeFormatsIn(projectRoot("."), dir, res, formats, version)
 }
 
 // writeFormatsIn is WriteFormats for a directory of the project at top.
 func writeFormatsIn(top, dir string, res *synthesis.Result, formats []string, version string) ([]string, error) {
+	if !slices.ContainsFunc(formats, func(f string) bool { return Formats[f] != "" }) {
+		return nil, nil // markdown is always written
+	}
 	d, err := openOutputDir(top, dir)
 	if err != nil {
 		return nil, err
 	}
 	defer d.Close()
-	all := slices.Clone(formats)
-	if st := d.State(nil); st.Authentic && st.RunID != "" && st.RunID == res.RunID {
-		for _, format := range slices.Sorted(maps.Keys(Formats)) {
-			if slices.Contains(st.Written, Formats[format]) && !slices.Contains(all, format) {
-				all = append(all, format)
-			}
-		}
-	}
-	if !slices.ContainsFunc(all, func(f string) bool { return Formats[f] != "" }) {
-		return nil, nil // markdown is always written
-	}
-	files, err := writeFormats(d, res, all, version)
+	files, err := writeFormats(d, res, formats, version)
 	if err != nil {
 		return nil, err
 	}

@@ -85,8 +85,10 @@ type Options struct {
 	Fresh bool
 
 	// Formats are the machine outputs Execute writes besides the Markdown
-	// files (json, sarif, rdjson; see Formats), and Version the sot version
-	// they name.
+	// files (json, sarif, rdjson, html; see Formats), and Version the sot
+	// version they name. A machine output an earlier invocation wrote in
+	// the run's directory and not asked for again is removed (see
+	// WriteFormats).
 	Formats []string
 	Version string
 

@@ -297,11 +297,12 @@ func putFile(t *testing.T, dir, name, body string) {
 	}
 }
 
-// Every output in a run directory belongs to the latest synthesis: a
-// re-run of the same review renders again the machine outputs an earlier
-// invocation wrote, from its own synthesis, even when they are not asked
-// for again; an empty result written into a directory leaves only the
-// outputs it was asked for.
+// Every output in a run directory belongs to the latest synthesis, and
+// the optional ones are those asked for: a re-run of the same review
+// renders the formats it is asked for from its own synthesis and removes
+// those an earlier invocation wrote that it is not asked for again;
+// resolving renders again the outputs the run has; an empty result written
+// into a directory leaves only the outputs it was asked for.
 func TestNoStaleOutputs(t *testing.T) {
 	repo := benchRepo(t, 1, 30)
 	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{manyFindings(3)}})
@@ -312,7 +313,7 @@ func TestNoStaleOutputs(t *testing.T) {
 		_, err := os.Stat(filepath.Join(dir, name))
 		return err == nil
 	}
-	results := func(dir string) (sarif, rdjsonl int) {
+	sarifResults := func(dir string) int {
 		b, err := os.ReadFile(filepath.Join(dir, "review.sarif"))
 		if err != nil {
 			t.Fatal(err)
@@ -323,36 +324,60 @@ func TestNoStaleOutputs(t *testing.T) {
 		if err := json.Unmarshal(b, &doc); err != nil {
 			t.Fatal(err)
 		}
-		r, err := os.ReadFile(filepath.Join(dir, "review.rdjsonl"))
-		if err != nil {
-			t.Fatal(err)
+		return len(doc.Runs[0].Results)
+	}
+
+	var first *Outcome
+	steps := []struct {
+		name     string
+		findings int
+		formats  []string
+		want     map[string]bool
+	}{
+		{"every format", 3, []string{"json", "sarif", "rdjson", "html"},
+			map[string]bool{"review.json": true, "review.sarif": true, "review.rdjsonl": true, "review.html": true}},
+		{"again, sarif only, after the specialist changed its mind", 1, []string{"sarif"},
+			map[string]bool{"review.json": false, "review.sarif": true, "review.rdjsonl": false, "review.html": false}},
+		{"again, no format", 1, nil,
+			map[string]bool{"review.json": false, "review.sarif": false, "review.rdjsonl": false, "review.html": false}},
+		{"again, html", 1, []string{"html"},
+			map[string]bool{"review.json": false, "review.sarif": false, "review.rdjsonl": false, "review.html": true}},
+	}
+	for i, step := range steps {
+		srv.SetConfig(llmtest.Config{Rules: []llmtest.Rule{manyFindings(step.findings)}})
+		o.Formats = step.formats
+		var out *Outcome
+		if i == 0 {
+			out = runReview(t, o)
+			first = out
+		} else {
+			var err error
+			if out, err = Execute(context.Background(), first.Plan, o); err != nil {
+				t.Fatal(err)
+			}
+			if out.Plan.RunID != first.Plan.RunID {
+				t.Fatal("the re-run is another run")
+			}
 		}
-		return len(doc.Runs[0].Results), strings.Count(string(r), "\n")
+		dir := out.Plan.OutputDir
+		for name, want := range step.want {
+			if exists(dir, name) != want {
+				t.Errorf("%s: %s exists = %v, want %v", step.name, name, !want, want)
+			}
+		}
+		if exists(dir, "review.sarif") {
+			if n := sarifResults(dir); n != step.findings {
+				t.Errorf("%s: %d SARIF results, want the latest synthesis' %d", step.name, n, step.findings)
+			}
+		}
 	}
 
-	first := runReview(t, o)
+	// Resolving renders again the outputs the run has, and no other.
 	dir := first.Plan.OutputDir
-	if _, err := WriteFormats(dir, first.Result, []string{"json", "sarif", "rdjson"}, "test"); err != nil {
+	o.Formats = []string{"sarif"}
+	if _, err := Execute(context.Background(), first.Plan, o); err != nil {
 		t.Fatal(err)
 	}
-	if s, r := results(dir); s != 3 || r != 3 {
-		t.Fatalf("the first run has %d SARIF results and %d rdjsonl lines, want 3 and 3", s, r)
-	}
-
-	// The same review again, whose specialist now finds one problem.
-	srv.SetConfig(llmtest.Config{Rules: []llmtest.Rule{manyFindings(1)}})
-	second, err := Execute(context.Background(), first.Plan, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if second.Plan.RunID != first.Plan.RunID {
-		t.Fatal("the re-run is another run")
-	}
-	// Execute renders them again from the new synthesis, asked for or not.
-	if s, r := results(dir); s != 1 || r != 1 {
-		t.Errorf("after the re-run: %d SARIF results and %d rdjsonl lines, want the new synthesis' 1 and 1", s, r)
-	}
-	// Resolving re-renders the outputs that exist.
 	run, err := LoadRun(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -360,8 +385,8 @@ func TestNoStaleOutputs(t *testing.T) {
 	if err := run.Save("test"); err != nil {
 		t.Fatal(err)
 	}
-	if s, r := results(dir); s != 1 || r != 1 {
-		t.Errorf("after saving the run: %d SARIF results and %d rdjsonl lines, want 1 and 1", s, r)
+	if n := sarifResults(dir); n != 1 || exists(dir, "review.json") || exists(dir, "review.rdjsonl") {
+		t.Errorf("after saving the run: %d SARIF results (want 1), review.json %v, review.rdjsonl %v (want neither)", n, exists(dir, "review.json"), exists(dir, "review.rdjsonl"))
 	}
 
 	empty := t.TempDir()

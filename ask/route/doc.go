@@ -19,4 +19,7 @@
 //     sources for a society of thought at all.
 //   - UseGroups, GroupBy and AssignGroups are the group-level decomposition:
 //     one perspective per group of sources instead of one per source.
+//     Temporal groups are periods (PeriodOf): the quarter or month of a
+//     source's parsed date, else a quarter its metadata names that parses
+//     as one (ParseQuarter), else undated.
 package route

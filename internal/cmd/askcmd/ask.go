@@ -98,7 +98,17 @@ sources groups shows the groups before you ask.
 
 ANSWER.md and answer.json land in .sot/answers/<run-id>/ (or --output-dir).
 Every finished call is journaled there: after Ctrl-C or a crash, the same
-command continues where it stopped and pays for nothing twice.
+command continues where it stopped and pays for nothing twice. --format
+html also writes answer.html (with --compare, compare.html). As with sot
+review, a directory holds only the formats its latest run asked for: an
+answer.html or compare.html an earlier run wrote there is removed when
+html is not asked for again.
+
+With --compare, each configuration's wall time is the one its run's
+journal recorded when the calls were made (the time at least one call was
+in flight), so a comparison that replays every run, marked "replayed",
+reports the same figures; tensions are counted one way in every
+configuration, as the lexical detector's conflicts between the readings.
 
 Exit codes: 0 answered; 1 no sentence of the answer stood on its sources
 (ANSWER.md lists what the check dropped, and why); 2 usage (no question, no
@@ -150,7 +160,7 @@ the whole comparison); 130 interrupted.`,
 	fl.IntVar(&o.MinAgents, "min-agents", 0, "the fewest relevant sources a society of thought needs (default: ask.min_agents_for_sot, 2)")
 	fl.Float64Var(&o.Threshold, "conflict-threshold", 0, "the lexical detector's similarity threshold, 0 to 1 (default: ask.conflict_threshold, else 0.6)")
 	fl.StringVar(&o.OutputDir, "output-dir", "", "the run's directory (default .sot/answers/<run-id>); with --compare, where comparison.json and compare.html go (default .sot/answers/compare-<id>)")
-	fl.StringSliceVar(&o.Formats, "format", nil, "also write answer.html, a report to open in a browser: html (ANSWER.md and answer.json are always written); with --compare, compare.html")
+	fl.StringSliceVar(&o.Formats, "format", nil, "also write answer.html, a report to open in a browser: html (ANSWER.md and answer.json are always written); with --compare, compare.html. Without it, an earlier run's answer.html (compare.html) in the directory is removed")
 	fl.StringVar(&o.Stdout, "stdout", "", "also print the answer: markdown, json or html (with --compare: html, the comparison's page)")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "show the plan (classification, sources, roles, calls) and call no model")
 	fl.BoolVar(&o.Fresh, "fresh", false, "start afresh instead of replaying the run's journal")
