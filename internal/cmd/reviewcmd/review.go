@@ -77,7 +77,8 @@ directories; with --artifacts they are more documents.
 Writes to the output directory (default .sot/reviews/<run-id>/):
 REVIEW-<SPECIALIST>[-<LENS>].md per specialist and lens, REVIEW-SYNTHESIS.md,
 and with --format json|sarif|rdjson the machine outputs review.json,
-review.sarif and review.rdjsonl.
+review.sarif and review.rdjsonl. An output an earlier run wrote there that
+is not asked for again is removed, so the directory holds one run's files.
 
 The review context can also come from a YAML/JSON file (--context-file) or a
 PAW WorkflowContext.md (--workflow-context); flags win over files.
