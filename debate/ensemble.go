@@ -2,6 +2,7 @@ package debate
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -39,10 +40,31 @@ type Ensemble struct {
 // read as UTC. Text that is no time is an error that says so.
 type Stamp struct{ time.Time }
 
-// stampLayouts are the forms a Stamp is read in, zone first.
-var stampLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"}
+// stampLayouts are the forms a Stamp is read in, zone first: RFC 3339,
+// then ISO 8601 without a zone as Python's isoformat() writes it (with or
+// without fractional seconds), with a space for the T as str() writes it,
+// to the minute, and a date alone.
+var stampLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04",
+	"2006-01-02",
+}
 
-// UnmarshalJSON reads a time with or without a zone.
+// StampError is a generated_at that is not a time.
+type StampError struct {
+	// JSON is the value as the file has it.
+	JSON string
+}
+
+func (e *StampError) Error() string {
+	return fmt.Sprintf("generated_at: %s is not a time; write it as \"2025-11-15T09:25:09Z\" (a missing zone is read as UTC)", e.JSON)
+}
+
+// UnmarshalJSON reads a time with or without a zone; null or "" is the
+// zero time.
 func (s *Stamp) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		*s = Stamp{}
@@ -50,7 +72,7 @@ func (s *Stamp) UnmarshalJSON(b []byte) error {
 	}
 	var text string
 	if err := json.Unmarshal(b, &text); err != nil {
-		return fmt.Errorf("generated_at: want a time such as \"2025-11-15T09:25:09Z\", got %s", b)
+		return &StampError{JSON: string(b)}
 	}
 	text = strings.TrimSpace(text)
 	if text == "" {
@@ -63,7 +85,7 @@ func (s *Stamp) UnmarshalJSON(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("generated_at: %q is not a time; write it as 2025-11-15T09:25:09Z (a missing zone is read as UTC)", text)
+	return &StampError{JSON: string(b)}
 }
 
 // Perspective is one observer of an ensemble.
@@ -140,6 +162,10 @@ func ReadEnsemble(path string, follow bool) ([]*Observer, error) {
 	}
 	var e Ensemble
 	if err := json.Unmarshal(b, &e); err != nil {
+		var se *StampError
+		if errors.As(err, &se) {
+			return nil, bad("%v", se)
+		}
 		return nil, bad("not an ensemble file (%v); give the ensemble.json a debate wrote", err)
 	}
 	if len(e.Perspectives) == 0 {

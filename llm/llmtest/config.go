@@ -91,7 +91,8 @@ type Config struct {
 	// structured answer, as models without enforced output do.
 	ExtraKey bool `yaml:"extra_key"`
 	// WrapJSON sends every structured answer inside prose and a fenced
-	// ```json block, as chatty models do.
+	// ```json block, as chatty models do: OpenAI's as the message's text,
+	// Anthropic's as a text block instead of the forced tool call.
 	WrapJSON bool `yaml:"wrap_json"`
 }
 

@@ -789,12 +789,19 @@ func (s *Server) compose(cfg *compiled, c *call, rep Reply, fault FaultKind, arr
 	return a, nil
 }
 
+// sloppyKey is the key ExtraKey adds to every object of a structured
+// answer.
+const sloppyKey = "model_note"
+
 // sloppy answers as models without enforced output do: an extra key in
-// every object, and the JSON wrapped in prose and a fenced block.
+// every object, and the JSON wrapped in prose and a fenced block. Numbers
+// keep the form they had.
 func sloppy(text string, extra, wrap bool) string {
 	if extra {
 		var v any
-		if json.Unmarshal([]byte(text), &v) == nil {
+		d := json.NewDecoder(strings.NewReader(text))
+		d.UseNumber()
+		if d.Decode(&v) == nil {
 			var add func(any)
 			add = func(x any) {
 				switch y := x.(type) {
@@ -802,7 +809,7 @@ func sloppy(text string, extra, wrap bool) string {
 					for _, e := range y {
 						add(e)
 					}
-					y["model_note"] = "added by a model that does not enforce the schema"
+					y[sloppyKey] = "added by a model that does not enforce the schema"
 				case []any:
 					for _, e := range y {
 						add(e)

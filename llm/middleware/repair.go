@@ -3,6 +3,7 @@ package middleware
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -111,7 +112,22 @@ func (r *repairer) fix(schema any, v any, path string) any {
 	}
 	s = r.deref(s)
 	ts := types(s)
-	if len(ts) == 0 || slices.Contains(ts, "null") && v == nil {
+	if len(ts) == 0 {
+		// No type: the value may be anything, so nothing is coerced, but
+		// an object's properties and an array's items are still mended.
+		switch x := v.(type) {
+		case map[string]any:
+			if _, ok := s["properties"]; ok {
+				return r.object(s, x, path)
+			}
+		case []any:
+			if _, ok := s["items"]; ok {
+				r.items(s, x, path)
+			}
+		}
+		return v
+	}
+	if slices.Contains(ts, "null") && v == nil {
 		return v
 	}
 	want := func(t string) bool { return slices.Contains(ts, t) }
@@ -126,35 +142,32 @@ func (r *repairer) fix(schema any, v any, path string) any {
 		}
 	case []any:
 		if want("array") {
-			for i := range x {
-				x[i] = r.fix(s["items"], x[i], fmt.Sprintf("%s[%d]", path, i))
-			}
+			r.items(s, x, path)
 		}
 	case string:
+		text := strings.TrimSpace(x)
 		switch {
 		case want("string"):
 			return r.enum(s, x, path)
-		case want("integer"):
-			if n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
+		case want("integer") && jsonInteger.MatchString(text):
+			if n, err := strconv.ParseInt(text, 10, 64); err == nil {
 				r.note("%s: the string %q read as the integer %d", where(path), x, n)
 				return n
 			}
-		case want("number"):
-			if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
+		case want("number") && jsonNumber.MatchString(text):
+			if f, err := strconv.ParseFloat(text, 64); err == nil {
 				r.note("%s: the string %q read as the number %v", where(path), x, f)
 				return f
 			}
-		case want("boolean"):
-			if b, err := strconv.ParseBool(strings.TrimSpace(strings.ToLower(x))); err == nil && (strings.EqualFold(strings.TrimSpace(x), "true") || strings.EqualFold(strings.TrimSpace(x), "false")) {
-				r.note("%s: the string %q read as %v", where(path), x, b)
-				return b
-			}
+		case want("boolean") && (text == "true" || text == "false"):
+			r.note("%s: the string %q read as %s", where(path), x, text)
+			return text == "true"
 		case want("array"):
 			r.note("%s: a lone value where a list is asked for, read as a list of one", where(path))
 			return []any{r.fix(s["items"], x, path+"[0]")}
 		}
 	default:
-		if v != nil && want("array") && !want(jsonType(v)) {
+		if v != nil && want("array") && !slices.ContainsFunc(ts, func(t string) bool { return isType(v, t) }) {
 			r.note("%s: a lone value where a list is asked for, read as a list of one", where(path))
 			return []any{r.fix(s["items"], v, path+"[0]")}
 		}
@@ -162,17 +175,30 @@ func (r *repairer) fix(schema any, v any, path string) any {
 	return v
 }
 
-func jsonType(v any) string {
+// items mends the items of an array.
+func (r *repairer) items(s map[string]any, x []any, path string) {
+	for i := range x {
+		x[i] = r.fix(s["items"], x[i], fmt.Sprintf("%s[%d]", path, i))
+	}
+}
+
+// A string is read as a number only when it holds exactly a JSON number
+// ("3", "-0.5", "1e3"), not "0x10", "1_000", "NaN" or "3 apples".
+var (
+	jsonInteger = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)$`)
+	jsonNumber  = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$`)
+)
+
+// isType reports whether the JSON scalar v (a bool or a float64) is of
+// the JSON Schema type t.
+func isType(v any, t string) bool {
 	switch x := v.(type) {
 	case bool:
-		return "boolean"
+		return t == "boolean"
 	case float64:
-		if x == float64(int64(x)) {
-			return "integer"
-		}
-		return "number"
+		return t == "number" || t == "integer" && x == float64(int64(x))
 	}
-	return ""
+	return false
 }
 
 // enum gives a string the case of the one enum value it matches but for

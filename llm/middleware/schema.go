@@ -67,10 +67,15 @@ func Validate(schema, doc json.RawMessage) error {
 	return res.Validate(v)
 }
 
-// CheckSchema validates structured answers against the request's schema. An
-// answer that does not validate is asked for once more, with the validation
-// error; if the second answer fails too the call fails with a *SchemaError.
-// An invalid answer is never passed on.
+// CheckSchema validates structured answers against the request's schema.
+// An answer that validates is passed on as it came. One that does not is
+// first mended where that has one reading (Repair: a key the schema does
+// not have ignored, "3" read as 3, a lone object as a list of one); the
+// mended JSON is passed on with its Repairs, which the journal keeps and
+// --verbose logs. The request keeps its strict schema. An answer that
+// still does not validate is asked for once more, with the validation
+// error; if the second answer fails too (mended or not) the call fails
+// with a *SchemaError. An invalid answer is never passed on.
 func CheckSchema(next llm.Provider) llm.Provider {
 	return llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		if req.Schema == nil {
@@ -107,7 +112,7 @@ func CheckSchema(next llm.Provider) llm.Provider {
 
 // mend repairs resp's structured answer where that has one reading
 // (Repair) and reports whether it now validates; it then holds the
-// mended JSON and the notes, which are logged for --verbose.
+// mended JSON and the notes, which are logged at debug level (--verbose).
 func mend(req *llm.Request, resp *llm.Response) bool {
 	if resp.JSON == nil {
 		return false
@@ -117,7 +122,7 @@ func mend(req *llm.Request, resp *llm.Response) bool {
 		return false
 	}
 	resp.JSON, resp.Repairs = fixed, notes
-	slog.Info("structured answer mended", "call", req.Label, "model", req.Model, "repairs", strings.Join(notes, "; "))
+	slog.Debug("structured answer mended", "call", req.Label, "model", req.Model, "repairs", strings.Join(notes, "; "))
 	return true
 }
 
