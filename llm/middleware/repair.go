@@ -21,7 +21,8 @@ import (
 //   - a null for a property that is not required is dropped;
 //   - a string that holds an integer, a number or true/false becomes one,
 //     where the schema asks for that type;
-//   - a lone value where an array is asked for becomes a one-item array;
+//   - a lone value where an array is asked for becomes a one-item array,
+//     when the value is of the items' type;
 //   - a string that matches one of an enum's values but for case becomes
 //     that value.
 //
@@ -137,8 +138,7 @@ func (r *repairer) fix(schema any, v any, path string) any {
 			return r.object(s, x, path)
 		}
 		if want("array") {
-			r.note("%s: a lone object where a list is asked for, read as a list of one", where(path))
-			return []any{r.fix(s["items"], x, path+"[0]")}
+			return r.wrap(s, x, path, "object")
 		}
 	case []any:
 		if want("array") {
@@ -163,16 +163,57 @@ func (r *repairer) fix(schema any, v any, path string) any {
 			r.note("%s: the string %q read as %s", where(path), x, text)
 			return text == "true"
 		case want("array"):
-			r.note("%s: a lone value where a list is asked for, read as a list of one", where(path))
-			return []any{r.fix(s["items"], x, path+"[0]")}
+			return r.wrap(s, x, path, "value")
 		}
 	default:
 		if v != nil && want("array") && !slices.ContainsFunc(ts, func(t string) bool { return isType(v, t) }) {
-			r.note("%s: a lone value where a list is asked for, read as a list of one", where(path))
-			return []any{r.fix(s["items"], v, path+"[0]")}
+			return r.wrap(s, v, path, "value")
 		}
 	}
 	return v
+}
+
+// wrap reads a lone value where the array schema s is asked for as a list
+// of one, when the value (mended as an item) is of the items' type: a lone
+// object for a list of objects, a string for a list of strings. A value of
+// another type is left as it is, for validation to report.
+func (r *repairer) wrap(s map[string]any, v any, path, what string) any {
+	at := len(r.notes)
+	item := r.fix(s["items"], v, path+"[0]")
+	if !r.fits(s["items"], item) {
+		r.notes = r.notes[:at]
+		return v
+	}
+	r.notes = slices.Insert(r.notes, at, fmt.Sprintf("%s: a lone %s where a list is asked for, read as a list of one", where(path), what))
+	return []any{item}
+}
+
+// fits reports whether v is of a type the schema allows (any type when it
+// names none).
+func (r *repairer) fits(schema any, v any) bool {
+	s, ok := schema.(map[string]any)
+	if !ok {
+		return true
+	}
+	ts := types(r.deref(s))
+	if len(ts) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(ts, func(t string) bool {
+		switch v.(type) {
+		case nil:
+			return t == "null"
+		case map[string]any:
+			return t == "object"
+		case []any:
+			return t == "array"
+		case string:
+			return t == "string"
+		case int64:
+			return t == "integer" || t == "number"
+		}
+		return isType(v, t)
+	})
 }
 
 // items mends the items of an array.

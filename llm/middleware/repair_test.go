@@ -21,6 +21,8 @@ var findingsSchema = json.RawMessage(`{"type":"object","additionalProperties":fa
   "properties":{"line":{"type":"integer"},"severity":{"type":"string","enum":["must-fix","should-fix","consider"]},
    "claim":{"type":"string"},"confident":{"type":"boolean"},"tags":{"type":"array","items":{"type":"string"}}}}}}`)
 
+var linesSchema = json.RawMessage(`{"type":"object","properties":{"lines":{"type":"array","items":{"type":"integer"}}},"additionalProperties":false}`)
+
 // Answers in shape but for what has one reading are mended; anything else
 // is left to validation.
 func TestRepair(t *testing.T) {
@@ -55,6 +57,10 @@ func TestRepair(t *testing.T) {
 		{"a number for a number-or-list stays", `3`, "", 0, json.RawMessage(`{"type":["number","array"],"items":{"type":"number"}}`)},
 		{"an extra key under a schema without a type", `{"a":{"b":1,"c":2}}`, `{"a":{"b":1}}`, 1,
 			json.RawMessage(`{"properties":{"a":{"properties":{"b":{"type":"integer"}},"additionalProperties":false}}}`)},
+		{"a string for a list of objects stays", `{"findings":"all fine"}`, "", 0, nil},
+		{"a number for a list of strings stays", `{"findings":[{"line":1,"severity":"consider","claim":"x","tags":7}]}`, "", 0, nil},
+		{"a number as a string for a list of integers", `{"lines":"3"}`, `{"lines":[3]}`, 2, linesSchema},
+		{"text for a list of integers stays", `{"lines":"three"}`, "", 0, linesSchema},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			schema := tc.schema
@@ -213,14 +219,15 @@ func TestJournalKeepsRepairs(t *testing.T) {
 	}
 }
 
-// A mended answer is logged at debug level, which --verbose shows, with
-// the call and what was mended; at the default level nothing is logged.
+// A mended answer is logged at Info, which --verbose shows, with the call
+// and what was mended; at the default level (Warn) nothing is logged.
 func TestMendIsLogged(t *testing.T) {
 	for _, tc := range []struct {
 		level  slog.Level
 		logged bool
 	}{
 		{slog.LevelDebug, true},
+		{slog.LevelInfo, true},
 		{slog.LevelWarn, false},
 	} {
 		t.Run(tc.level.String(), func(t *testing.T) {
@@ -238,6 +245,47 @@ func TestMendIsLogged(t *testing.T) {
 			if logged := strings.Contains(got, "structured answer mended") && strings.Contains(got, "call=test/7") &&
 				strings.Contains(got, `\"notes\"`); logged != tc.logged {
 				t.Errorf("logged %q, want a line: %v", got, tc.logged)
+			}
+		})
+	}
+}
+
+// When an answer still does not validate once mended, the second request
+// names what the model must still change, not what sot mends or ignores
+// on its own (the validator reports one error, and the first it finds in
+// the answer as it came is the extra key or the "3"); a *SchemaError
+// names it too.
+func TestCheckSchemaAsksForWhatStillFails(t *testing.T) {
+	for _, tc := range []struct {
+		name, first string
+		want        string // in the second request
+	}{
+		{"an extra key beside a missing required key", `{"notes":"x"}`, `missing properties: ["findings"]`},
+		{"a number as a string and an extra key beside a missing required key",
+			`{"findings":[{"line":"3","severity":"consider","why":"y"}],"notes":"x"}`, `missing properties: ["claim"]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := Validate(findingsSchema, json.RawMessage(tc.first)); err == nil || strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("the answer as it came fails with %v: the case does not test the mended error", err)
+			}
+			var reqs []*llm.Request
+			p := llm.ProviderFunc(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+				reqs = append(reqs, req)
+				return &llm.Response{Text: tc.first}, nil
+			})
+			req := ask(1)
+			req.Schema = &llm.Schema{Name: "findings", JSON: findingsSchema}
+			_, err := CheckSchema(p).Complete(context.Background(), req)
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests, want 2", len(reqs))
+			}
+			again := reqs[1].LastUser()
+			if !strings.Contains(again, tc.want) || strings.Contains(again, "additional") || strings.Contains(again, `has type "string"`) {
+				t.Errorf("the second request says %q, want only %q", again, tc.want)
+			}
+			var se *SchemaError
+			if !errors.As(err, &se) || !strings.Contains(se.Reason, tc.want) {
+				t.Errorf("err %v, want a *SchemaError naming %q", err, tc.want)
 			}
 		})
 	}

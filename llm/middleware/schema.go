@@ -74,8 +74,9 @@ func Validate(schema, doc json.RawMessage) error {
 // mended JSON is passed on with its Repairs, which the journal keeps and
 // --verbose logs. The request keeps its strict schema. An answer that
 // still does not validate is asked for once more, with the validation
-// error; if the second answer fails too (mended or not) the call fails
-// with a *SchemaError. An invalid answer is never passed on.
+// error of the mended answer (what the model must still change); if the
+// second answer fails too (mended or not) the call fails with a
+// *SchemaError. An invalid answer is never passed on.
 func CheckSchema(next llm.Provider) llm.Provider {
 	return llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		if req.Schema == nil {
@@ -89,7 +90,10 @@ func CheckSchema(next llm.Provider) llm.Provider {
 			return nil, err
 		}
 		problem := check(req.Schema.JSON, resp)
-		if problem == nil || mend(req, resp) {
+		if problem == nil {
+			return resp, nil
+		}
+		if problem = mend(req, resp, problem); problem == nil {
 			return resp, nil
 		}
 		repair := req.Clone()
@@ -103,27 +107,36 @@ func CheckSchema(next llm.Provider) llm.Provider {
 		}
 		second.Usage = second.Usage.Add(resp.Usage)
 		second.Calls = calls(resp) + calls(second)
-		if problem = check(req.Schema.JSON, second); problem != nil && !mend(req, second) {
-			return nil, &SchemaError{Label: req.Label, Model: req.Model, Reason: problem.Error()}
+		if problem = check(req.Schema.JSON, second); problem != nil {
+			if problem = mend(req, second, problem); problem != nil {
+				return nil, &SchemaError{Label: req.Label, Model: req.Model, Reason: problem.Error()}
+			}
 		}
 		return second, nil
 	})
 }
 
 // mend repairs resp's structured answer where that has one reading
-// (Repair) and reports whether it now validates; it then holds the
-// mended JSON and the notes, which are logged at debug level (--verbose).
-func mend(req *llm.Request, resp *llm.Response) bool {
+// (Repair). When the mended answer validates, resp holds it and its
+// notes, which are logged at Info (--verbose shows them), and mend returns
+// nil. Otherwise resp is left as it came and mend returns what still
+// fails: the mended answer's validation error, so that a second request
+// names what the model must change rather than what sot would have
+// ignored, or problem when nothing could be mended.
+func mend(req *llm.Request, resp *llm.Response, problem error) error {
 	if resp.JSON == nil {
-		return false
+		return problem
 	}
 	fixed, notes := Repair(req.Schema.JSON, resp.JSON)
-	if fixed == nil || Validate(req.Schema.JSON, fixed) != nil {
-		return false
+	if fixed == nil {
+		return problem
+	}
+	if err := Validate(req.Schema.JSON, fixed); err != nil {
+		return err
 	}
 	resp.JSON, resp.Repairs = fixed, notes
-	slog.Debug("structured answer mended", "call", req.Label, "model", req.Model, "repairs", strings.Join(notes, "; "))
-	return true
+	slog.Info("structured answer mended", "call", req.Label, "model", req.Model, "repairs", strings.Join(notes, "; "))
+	return nil
 }
 
 func calls(r *llm.Response) int { return max(r.Calls, 1) }
