@@ -12,6 +12,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"hash/maphash"
 	"sync"
 	"time"
@@ -140,6 +142,7 @@ func Run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 				first.open()
 			}
 			running()
+			err = stoppedBy(ctx, err)
 			results[i] = Result{Task: t, Resp: resp, Err: err}
 			if err != nil {
 				emit(Event{Task: t, State: Failed, Err: err})
@@ -150,6 +153,17 @@ func Run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 	}
 	wg.Wait()
 	return results
+}
+
+// stoppedBy makes a call that failed once ctx was done say so: whatever a
+// backend made of the end (a program killed by the same Ctrl-C, a stream
+// cut), the error then wraps ctx's error, so that the call reads as
+// cancelled rather than failed and the same command runs it again.
+func stoppedBy(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil || errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ctx.Err(), err)
 }
 
 // minSharedPrefix is the shortest prefix worth waiting for: neither

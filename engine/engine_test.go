@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -266,5 +267,43 @@ func TestRunHeldCallsNeverTakeTheFirstCallsSlot(t *testing.T) {
 	}
 	if reqs := srv.Requests(); len(reqs) == 0 || reqs[0].LastUser() != "narrow task 0" {
 		t.Errorf("the first request to arrive was not the first task's")
+	}
+}
+
+// A call that fails once the run's context is cancelled is reported as
+// cancelled, whatever error its backend made of the end (a program the
+// same Ctrl-C killed says only "signal: interrupt"): the display shows it
+// as cancelled, not failed. A call that failed before is left as it was.
+func TestCancelledCallsReadCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan struct{})
+	p := llm.ProviderFunc(func(cctx context.Context, req *llm.Request) (*llm.Response, error) {
+		if req.Label == "early" {
+			return nil, &llm.Error{Kind: llm.ErrUnavailable, Message: "HTTP 500"}
+		}
+		close(started)
+		<-cctx.Done()
+		return nil, &llm.Error{Kind: llm.ErrUnavailable, Message: `"llm" failed (signal: interrupt)`}
+	})
+	task := func(id string) *Task {
+		return &Task{ID: id, Group: "g", Request: &llm.Request{Model: "command:m", Label: id, Messages: []llm.Message{{Role: llm.RoleUser, Content: id}}}}
+	}
+	early := Run(ctx, p, []*Task{task("early")}, nil)
+	go func() { <-started; cancel() }()
+	var failed []Event
+	late := Run(ctx, p, []*Task{task("late")}, func(e Event) {
+		if e.State == Failed {
+			failed = append(failed, e)
+		}
+	})
+	if errors.Is(early[0].Err, context.Canceled) {
+		t.Errorf("a call that failed before Ctrl-C reads cancelled: %v", early[0].Err)
+	}
+	if len(failed) != 1 || !errors.Is(failed[0].Err, context.Canceled) || !errors.Is(late[0].Err, context.Canceled) {
+		t.Fatalf("the call stopped by the cancel is not reported cancelled: %v", late[0].Err)
+	}
+	if !errors.Is(late[0].Err, llm.ErrUnavailable) {
+		t.Errorf("the backend's error is lost: %v", late[0].Err)
 	}
 }

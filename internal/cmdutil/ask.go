@@ -1,8 +1,8 @@
 package cmdutil
 
 import (
-	"bufio"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -11,9 +11,12 @@ import (
 )
 
 // TerminalAsker asks questions on ErrOut and reads answers from In. With
-// choices, the user answers with a number or the choice's text.
+// choices, the user answers with a number or the choice's text. It reads
+// In up to the end of each answer and not a byte further, so what the user
+// typed after it (moderator mode's first question, after the yes that
+// enters it) is left for whoever reads In next.
 func TerminalAsker(io *IOStreams) persona.Asker {
-	r := bufio.NewReader(io.In)
+	r := lineReader{io.In}
 	return func(question string, choices []string) (string, error) {
 		if isYesNo(choices) {
 			return askYesNo(io, r, question, choices)
@@ -52,7 +55,7 @@ func isYesNo(choices []string) bool {
 
 // askYesNo asks a yes/no question the way terminals do: "[Y/n]", where y,
 // yes and Enter mean yes, and n and no mean no.
-func askYesNo(io *IOStreams, r *bufio.Reader, question string, choices []string) (string, error) {
+func askYesNo(io *IOStreams, r lineReader, question string, choices []string) (string, error) {
 	for {
 		fmt.Fprintf(io.ErrOut, "%s [Y/n] ", termsafe.Text(question))
 		line, err := r.ReadString('\n')
@@ -67,5 +70,29 @@ func askYesNo(io *IOStreams, r *bufio.Reader, question string, choices []string)
 			return choices[1], nil
 		}
 		fmt.Fprintln(io.ErrOut, "Please answer y or n (Enter means yes).")
+	}
+}
+
+// lineReader reads a line at a time, a byte at a time, so that it never
+// takes from its reader what comes after the line (a bufio.Reader would
+// keep what it read ahead from the next reader of the same input).
+type lineReader struct{ r io.Reader }
+
+// ReadString reads up to and including delim; like bufio.Reader's, it
+// returns what it read with the error when the input ends first.
+func (l lineReader) ReadString(delim byte) (string, error) {
+	var line []byte
+	var c [1]byte
+	for {
+		n, err := l.r.Read(c[:])
+		if n == 1 {
+			line = append(line, c[0])
+			if c[0] == delim {
+				return string(line), nil
+			}
+		}
+		if err != nil {
+			return string(line), err
+		}
 	}
 }

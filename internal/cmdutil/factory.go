@@ -20,9 +20,12 @@ type Factory struct {
 	Getenv func(string) string
 	// Loader collects the configuration layers; the root command adds flags.
 	Loader *config.Loader
-	// Logger writes diagnostics to ErrOut, at LogLevel and above.
-	Logger   *slog.Logger
-	LogLevel slog.Level
+	// Logger writes diagnostics to ErrOut: with Verbose (--verbose) every
+	// one, debug lines included, as slog's text lines; otherwise only
+	// warnings, once each and in sot's own voice ("sot: warning: ..."),
+	// never as log lines.
+	Logger  *slog.Logger
+	Verbose bool
 
 	once sync.Once
 	cfg  *config.Config
@@ -36,6 +39,7 @@ type Factory struct {
 	noteMu  sync.Mutex
 	noted   map[string]bool
 	noteOut io.Writer // where notes go: ErrOut, or the live display (LogTo)
+	logged  *said     // what the logger has said without --verbose
 }
 
 // Note prints a note on ErrOut once per command: a stack built for each
@@ -61,22 +65,22 @@ func (f *Factory) Note(s string) {
 func New() *Factory {
 	io := System()
 	llm.RegisterEnvSecrets()
-	return &Factory{
-		IO:       io,
-		Getenv:   os.Getenv,
-		Loader:   &config.Loader{Getenv: os.Getenv, Trust: config.DefaultTrustStore(os.Getenv)},
-		Logger:   slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		LogLevel: slog.LevelWarn,
+	f := &Factory{
+		IO:     io,
+		Getenv: os.Getenv,
+		Loader: &config.Loader{Getenv: os.Getenv, Trust: config.DefaultTrustStore(os.Getenv)},
 	}
+	f.Logger = f.newLogger(io.ErrOut)
+	return f
 }
 
-// LogTo sends diagnostics to w from now on, at LogLevel; a live status
-// display passes itself, so that log lines never tear its lines.
+// LogTo sends diagnostics and notes to w from now on (see Logger); a live
+// status display passes itself, so that log lines never tear its lines.
 func (f *Factory) LogTo(w io.Writer) {
 	f.noteMu.Lock()
 	f.noteOut = w
 	f.noteMu.Unlock()
-	f.Logger = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: f.LogLevel}))
+	f.Logger = f.newLogger(w)
 	slog.SetDefault(f.Logger)
 }
 

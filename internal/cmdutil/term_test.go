@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +61,30 @@ func TestTerminalAskerEscapesChoices(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "\x1b") || !strings.Contains(out.String(), `1) a\x1b[2J`) {
 		t.Errorf("the choice is not shown escaped: %q", out.String())
+	}
+}
+
+// The asker reads an answer and nothing after it: what the user typed
+// next (moderator mode's first question, after the yes that enters it) is
+// still there for whoever reads the input next.
+func TestTerminalAskerLeavesTheRest(t *testing.T) {
+	const rest = "ask security is the cookie attacker controlled?\ndone\n"
+	tests := []struct {
+		answer  string
+		choices []string
+	}{
+		{"y\n", []string{"yes", "no"}},
+		{"maybe\n\n", []string{"yes", "no"}},
+		{"1\n", []string{"a", "b"}},
+		{"free text\n", nil},
+	}
+	for _, tt := range tests {
+		in := strings.NewReader(tt.answer + rest)
+		if _, err := TerminalAsker(&IOStreams{In: in, ErrOut: io.Discard})("Enter moderator mode?", tt.choices); err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := io.ReadAll(in); string(left) != rest {
+			t.Errorf("%q: the input left after the answer is %q", tt.answer, left)
+		}
 	}
 }

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/llm/middleware"
 )
 
 func events(d *Display) {
@@ -43,7 +45,7 @@ func TestPlainLines(t *testing.T) {
 	d, _ := newAt(&b, false)
 	events(d)
 	want := "sot: review/security done: 2 findings raised in 1.2s (1 of 2 calls done, 0:00 elapsed)\n" +
-		"sot: review/testing failed: openai: rate limited (2 of 2 calls done, 0:00 elapsed)\n"
+		"sot: review/testing failed: openai: rate limited (1 of 2 calls done, 1 failed, 0:00 elapsed)\n"
 	if b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
@@ -55,7 +57,7 @@ func TestLiveLines(t *testing.T) {
 	events(d)
 	out := b.String()
 	last := out[strings.LastIndex(out, "\x1b[3A"):]
-	for _, want := range []string{"2 of 2 calls done, 0:00 elapsed", "security  done: 2 findings raised, before the synthesis merges and grades them", "testing   failed (1 of 1 calls): openai: rate limited"} {
+	for _, want := range []string{"1 of 2 calls done, 1 failed, 0:00 elapsed", "security  done: 2 findings raised, before the synthesis merges and grades them", "testing   failed (1 of 1 calls): openai: rate limited"} {
 		if !strings.Contains(last, want) {
 			t.Errorf("final frame lacks %q:\n%q", want, last)
 		}
@@ -272,35 +274,6 @@ func TestUntrustedNamesAreEscaped(t *testing.T) {
 	}
 }
 
-// The progress counts every call the run makes, as the meter and journal
-// do: summaries (support calls) and an answer asked twice included. A call
-// that Ctrl-C stopped is cancelled, not failed.
-func TestProgressCountsWhatTheJournalCounts(t *testing.T) {
-	var out bytes.Buffer
-	d, _ := newAt(&out, false)
-	d.Plain()
-	d.Expect(4)
-	turn := &engine.Task{ID: "debate/main/turn/01", Group: "literalist"}
-	summary := &engine.Task{ID: "debate/main/summary/01", Group: "summaries", Support: true}
-	question := &engine.Task{ID: "debate/question/x", Group: "x"}
-	late := &engine.Task{ID: "debate/main/turn/02", Group: "symbolist"}
-	for _, task := range []*engine.Task{turn, summary, question, late} {
-		d.Event(engine.Event{Task: task, State: engine.Queued})
-		d.Event(engine.Event{Task: task, State: engine.Running})
-	}
-	d.Event(engine.Event{Task: turn, State: engine.Done, Resp: &llm.Response{}})
-	d.Event(engine.Event{Task: summary, State: engine.Done, Resp: &llm.Response{}})
-	d.Event(engine.Event{Task: question, State: engine.Done, Resp: &llm.Response{Calls: 2}})
-	d.Event(engine.Event{Task: late, State: engine.Failed, Err: fmt.Errorf("call: %w", context.Canceled)})
-	text := out.String()
-	if !strings.Contains(text, "debate/main/turn/02 cancelled") || strings.Contains(text, "turn/02 failed") {
-		t.Errorf("a cancelled call reads as failed:\n%s", text)
-	}
-	if !strings.Contains(text, "(4 of 4 calls done") {
-		t.Errorf("the count leaves out the summary or the second asking:\n%s", text)
-	}
-}
-
 // Once closed, the display draws nothing: a log line or a note after the
 // run, while the user types an answer, passes through as it is.
 func TestClosedDisplayNeverRedraws(t *testing.T) {
@@ -315,4 +288,269 @@ func TestClosedDisplayNeverRedraws(t *testing.T) {
 	if got := out.String(); got != "sot: note: something\n" {
 		t.Errorf("after Close the display wrote %q", got)
 	}
+}
+
+// ev is one event for a table of them.
+func ev(t *engine.Task, s engine.State, resp *llm.Response, err error) engine.Event {
+	return engine.Event{Task: t, State: s, Resp: resp, Err: err}
+}
+
+// finish queues, starts and ends a task: with resp, done; with err, failed.
+func finish(d *Display, t *engine.Task, resp *llm.Response, err error) {
+	d.Event(ev(t, engine.Queued, nil, nil))
+	d.Event(ev(t, engine.Running, nil, nil))
+	if err != nil {
+		d.Event(ev(t, engine.Failed, nil, err))
+		return
+	}
+	d.Event(ev(t, engine.Done, resp, nil))
+}
+
+// The display counts a call as the run's journal records it: one answer
+// is one call, whoever gave it, and an answer asked twice is still one; a
+// support call (a summary) counts like any other. A call that failed, one
+// a budget refused and one Ctrl-C stopped have no answer and no record, so
+// they are not counted done, each shown for what it is. The count the
+// display ends on is the count Counts gives the command's summary.
+func TestCountsAreTheJournals(t *testing.T) {
+	budget := &middleware.BudgetError{Flag: "--max-calls", Limit: "4", Spent: "4 calls"}
+	type call struct {
+		id      string
+		support bool
+		resp    *llm.Response
+		err     error
+	}
+	tests := []struct {
+		name  string
+		calls []call
+		want  Counts
+		lines []string // in the plain output
+		not   []string // nowhere in the plain output
+		final string   // the last frame on a terminal, once closed
+	}{
+		{
+			name: "new, cached, asked twice, a summary",
+			calls: []call{
+				{id: "debate/main/turn/01", resp: &llm.Response{Latency: time.Second}},
+				{id: "debate/main/turn/01/summary", support: true, resp: &llm.Response{}},
+				{id: "debate/main/turn/02/summary", support: true, resp: &llm.Response{Source: llm.SourceCache}},
+				{id: "debate/question/x", resp: &llm.Response{Calls: 2}},
+			},
+			want: Counts{Done: 4, Cached: 1, AskedTwice: 1},
+			lines: []string{
+				"sot: debate/main/turn/01 done in 1s (1 of 12 calls done, 0:00 elapsed)\n",
+				"sot: debate/main/turn/01/summary done in 0s (2 of 12 calls done, 0:00 elapsed)\n",
+				"sot: debate/main/turn/02/summary answered from the response cache (3 of 12 calls done, 0:00 elapsed)\n",
+				"sot: debate/question/x done in 0s, asked twice for a valid answer (4 of 12 calls done, 0:00 elapsed)\n",
+			},
+			final: "4 of 4 calls done, 0:00 elapsed",
+		},
+		{
+			name: "replayed from the journal",
+			calls: []call{
+				{id: "debate/main/turn/01", resp: &llm.Response{Source: llm.SourceJournal, Latency: time.Second}},
+				{id: "debate/main/turn/01/summary", support: true, resp: &llm.Response{Source: llm.SourceJournal}},
+				{id: "debate/main/turn/02", resp: &llm.Response{Latency: time.Second}},
+			},
+			want: Counts{Done: 3, Replayed: 2},
+			lines: []string{
+				"sot: debate/main/turn/01 replayed from the journal (1 of 12 calls done (1 replayed), 0:00 elapsed)\n",
+				"sot: debate/main/turn/01/summary replayed from the journal (2 of 12 calls done (2 replayed), 0:00 elapsed)\n",
+				"sot: debate/main/turn/02 done in 1s (3 of 12 calls done (2 replayed), 0:00 elapsed)\n",
+			},
+			not:   []string{"turn/01 done in"},
+			final: "3 of 3 calls done (2 replayed), 0:00 elapsed",
+		},
+		{
+			name: "failed, not run, cancelled",
+			calls: []call{
+				{id: "debate/main/turn/01", resp: &llm.Response{}},
+				{id: "debate/main/turn/02", err: errors.New("openai: provider unavailable (HTTP 500)")},
+				{id: "debate/question/a", err: fmt.Errorf("debate/question/a: %w", budget)},
+				{id: "debate/question/b", err: budget},
+				{id: "debate/main/turn/01/summary", support: true, err: fmt.Errorf("openai (openai:gpt-4.1): %w", context.Canceled)},
+			},
+			want: Counts{Done: 1, Failed: 1, Budget: 2, Cancelled: 1},
+			lines: []string{
+				"sot: debate/main/turn/02 failed: openai: provider unavailable (HTTP 500) (1 of 12 calls done, 1 failed, 0:00 elapsed)\n",
+				"sot: debate/main/turn/01/summary cancelled (1 of 12 calls done, 1 failed, 2 not run: budget, 1 cancelled, 0:00 elapsed)\n",
+				"sot: not run: budget (--max-calls 4 reached, spent 4 calls): debate/question/a; debate/question/b\n",
+			},
+			not:   []string{"summary failed", "question/a failed", "budget exhausted"},
+			final: "1 of 5 calls done, 1 failed, 2 not run: budget, 1 cancelled, 0:00 elapsed",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, tty := range []bool{false, true} {
+				var b bytes.Buffer
+				d, _ := newAt(&b, tty)
+				d.Plain()
+				d.Expect(12)
+				for _, c := range tt.calls {
+					group := strings.Split(c.id, "/")[2]
+					finish(d, &engine.Task{ID: c.id, Group: group, Support: c.support}, c.resp, c.err)
+				}
+				d.Close()
+				if got := d.Counts(); got != tt.want {
+					t.Errorf("tty %v: counts %+v, want %+v", tty, got, tt.want)
+				}
+				out := b.String()
+				if tty {
+					last := out[strings.LastIndex(out, "\x1b[2K  "+strings.SplitN(tt.final, " ", 2)[0]):]
+					if !strings.HasPrefix(last, "\x1b[2K  "+tt.final+"\n") {
+						t.Errorf("the last frame does not read %q:\n%q", tt.final, out)
+					}
+					continue
+				}
+				for _, l := range tt.lines {
+					if !strings.Contains(out, l) {
+						t.Errorf("the output lacks %q:\n%s", l, out)
+					}
+				}
+				for _, l := range tt.not {
+					if strings.Contains(out, l) {
+						t.Errorf("the output holds %q:\n%s", l, out)
+					}
+				}
+			}
+		})
+	}
+}
+
+// A budget that stops many calls is said once, with its figure, and the
+// calls it stopped are listed on one line as not run; on a terminal each
+// group whose calls it stopped reads "not run: budget", never failed, and
+// no group repeats the budget's message.
+func TestBudgetSaidOnce(t *testing.T) {
+	budget := &middleware.BudgetError{Flag: "--max-cost", Limit: "$0.05", Spent: "$0.0412",
+		Next: "the next call could cost up to $0.0700 (its input and its output limit of 8192 tokens), more than the $0.0088 left"}
+	for _, tty := range []bool{false, true} {
+		var b bytes.Buffer
+		d, _ := newAt(&b, tty)
+		d.Expect(21)
+		finish(d, &engine.Task{ID: "review/security", Group: "security"}, &llm.Response{JSON: json.RawMessage(`{"findings":[]}`)}, nil)
+		for i := range 20 {
+			name := fmt.Sprintf("specialist-%02d", i)
+			finish(d, &engine.Task{ID: "review/" + name, Group: name}, nil, fmt.Errorf("review/%s: %w", name, budget))
+		}
+		d.Close()
+		out := b.String()
+		if n := strings.Count(out, "--max-cost $0.05"); n != 1 {
+			t.Errorf("tty %v: the budget is said %d times:\n%s", tty, n, out)
+		}
+		if want := "sot: not run: budget (--max-cost $0.05 could be exceeded: the next call could cost up to $0.0700 (its input and its output limit of 8192 tokens), more than the $0.0088 left, spent $0.0412): review/specialist-00; "; !strings.Contains(out, want) {
+			t.Errorf("tty %v: no line %q:\n%s", tty, want, out)
+		}
+		if !strings.Contains(out, "review/specialist-09 and 10 more\n") {
+			t.Errorf("tty %v: the calls not run are not on one line:\n%s", tty, out)
+		}
+		if strings.Contains(out, "failed") || strings.Contains(out, "the same error") {
+			t.Errorf("tty %v: a call the budget stopped reads as failed:\n%s", tty, out)
+		}
+		if tty {
+			if !strings.Contains(out, "specialist-19  not run: budget\n") || !strings.Contains(out, "1 of 21 calls done, 20 not run: budget") {
+				t.Errorf("the last frame does not say not run: budget:\n%q", out)
+			}
+		}
+	}
+}
+
+// Nothing the display writes moves the cursor once a question is put to
+// the user through Asking (a debate-mode review asks mid-run), nor once it
+// is closed: events, ticks and log lines after it are plain text, so the
+// question and what the user types are never drawn over.
+func TestNoRedrawOverTheUser(t *testing.T) {
+	for _, how := range []string{"ask", "close"} {
+		t.Run(how, func(t *testing.T) {
+			var term bytes.Buffer
+			d, c := newAt(&term, true)
+			sec := &engine.Task{ID: "review/security/round-2", Group: "security"}
+			tst := &engine.Task{ID: "review/testing/round-2", Group: "testing"}
+			d.Event(ev(sec, engine.Queued, nil, nil))
+			d.Event(ev(tst, engine.Queued, nil, nil))
+			d.Event(ev(sec, engine.Running, nil, nil))
+			if !strings.Contains(term.String(), "\x1b[") {
+				t.Fatal("the live display drew nothing before the question")
+			}
+			var during string
+			ask := func(q string, choices []string) (string, error) {
+				during = term.String()
+				fmt.Fprintf(&term, "%s [Y/n] ", q)
+				// While the user reads and types, the clock moves, a call
+				// ends, another is logged.
+				c.t = c.t.Add(3 * time.Second)
+				d.Tick()
+				d.Event(ev(sec, engine.Done, &llm.Response{JSON: json.RawMessage(`{"findings":[]}`)}, nil))
+				fmt.Fprint(d, "sot: note: a note\n")
+				return "yes", nil
+			}
+			mark := term.Len()
+			switch how {
+			case "ask":
+				if _, err := d.Asking(ask)("Keep the finding?", []string{"yes", "no"}); err != nil {
+					t.Fatal(err)
+				}
+			case "close":
+				d.Close()
+				mark = term.Len()
+				ask("Enter moderator mode?", []string{"yes", "no"})
+			}
+			after := term.String()[mark:]
+			if strings.Contains(after, "\x1b") {
+				t.Errorf("after the question began the display wrote escape sequences:\n%q", after)
+			}
+			if how == "ask" && during != term.String()[:len(during)] {
+				t.Error("the output before the question changed")
+			}
+			if !strings.Contains(after, "sot: note: a note\n") {
+				t.Errorf("a log line after the question is lost:\n%q", after)
+			}
+			if how == "ask" && !strings.Contains(after, "sot: review/security/round-2 done: 0 findings raised") {
+				t.Errorf("after the question, calls are not shown as plain lines:\n%q", after)
+			}
+			// Nor later.
+			mark = term.Len()
+			d.Event(ev(tst, engine.Running, nil, nil))
+			d.Tick()
+			d.Close()
+			if rest := term.String()[mark:]; strings.Contains(rest, "\x1b") {
+				t.Errorf("the display drew again: %q", rest)
+			}
+		})
+	}
+}
+
+// Once stopped, the ticker draws nothing, even a tick it had begun.
+func TestStopEndsTicks(t *testing.T) {
+	var term syncBuffer
+	d := New(&term, true)
+	d.Event(ev(&engine.Task{ID: "a", Group: "a"}, engine.Queued, nil, nil))
+	stop := d.Start(time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
+	stop()
+	d.Close()
+	n := term.Len()
+	time.Sleep(20 * time.Millisecond)
+	if term.Len() != n {
+		t.Error("the display drew after stop and Close")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the ticker's goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
 }

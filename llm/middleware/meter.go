@@ -105,7 +105,7 @@ type ModelTotal struct {
 // gives way to what it really cost.
 type Meter struct {
 	// Note, when set, tells the user once per model that it has no known
-	// price; otherwise that is logged as a warning.
+	// price; otherwise that is logged at slog.LevelInfo.
 	Note func(string)
 
 	budget Budget
@@ -289,7 +289,9 @@ func (m *Meter) settle(model string, reserved float64, resp *llm.Response, err e
 			m.Note(fmt.Sprintf("no price is known for %s, so its calls count no cost (add it under prices: in your config)", model))
 			m.log.Debug("no price known for model", "model", model)
 		} else {
-			m.log.Warn("no price known for model; its cost is not counted (add it under prices: in config)", "model", model)
+			// No one to tell the user (sot doctor's stack, a library
+			// caller's): a diagnostic, which a command shows with --verbose.
+			m.log.Info("no price known for model; its cost is not counted (add it under prices: in config)", "model", model)
 		}
 	}
 	m.t.Calls++

@@ -16,6 +16,7 @@ import (
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
+	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/llm/stack"
 )
 
@@ -273,6 +274,11 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if o.DryRun {
 		return plan.CheckPrices(ao) // as the run would refuse it
 	}
+	// The calls are counted as the run's journal records them (one answer
+	// a call, replayed and cached ones included), as sot debate and sot
+	// review count them on their live displays.
+	tally := status.New(io.Discard, false)
+	ao.Events = tally.Event
 	out, err := ask.Execute(ctx, plan, ao)
 	if err != nil {
 		return err
@@ -306,10 +312,15 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		}
 		fmt.Fprintf(human, "sot: the debate named %d tension(s); %d left open in the answer\n", len(d.Tensions), open)
 	}
-	u := out.Answer.Usage
-	fmt.Fprintf(human, "sot: %d sentence(s) in the answer, %d dropped; %d call(s), $%.4f", len(out.Answer.Sentences), len(out.Answer.Dropped), u.Calls, u.CostUSD)
-	if u.Replayed > 0 {
-		fmt.Fprintf(human, " (%d replayed from the journal)", u.Replayed)
+	u, calls := out.Answer.Usage, tally.Counts()
+	fmt.Fprintf(human, "sot: %d sentence(s) in the answer, %d dropped; %d call(s), $%.4f", len(out.Answer.Sentences), len(out.Answer.Dropped), calls.Done, u.CostUSD)
+	switch {
+	case calls.Replayed > 0 && calls.Cached > 0:
+		fmt.Fprintf(human, " (%d replayed from the journal, %d answered from the response cache)", calls.Replayed, calls.Cached)
+	case calls.Replayed > 0:
+		fmt.Fprintf(human, " (%d replayed from the journal)", calls.Replayed)
+	case calls.Cached > 0:
+		fmt.Fprintf(human, " (%d of them answered from the response cache)", calls.Cached)
 	}
 	fmt.Fprintf(human, "\nsot: wrote %s\n", out.Files[0])
 	err = out.Verdict()

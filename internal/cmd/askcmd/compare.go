@@ -53,6 +53,11 @@ func compare(ctx context.Context, f *cmdutil.Factory, o *Options, base *ask.Opti
 		return err
 	}
 	base.Progress = nil
+	// Under --max-cost every model needs a price: refuse a model without
+	// one before the first run, once and as a usage error, as one run would.
+	if err := checkPrices(base); err != nil {
+		return err
+	}
 	// The budgets (--max-calls, --max-tokens, --max-cost) hold for the whole
 	// comparison: each run's stack counts what the runs before it spent.
 	var ledger stack.Ledger
@@ -162,4 +167,20 @@ func printComparison(w io.Writer, c *ask.Comparison, questions int) {
 		fmt.Fprintln(w, "(by group: of the questions whose sources fell into 2 or more groups, for the configurations that ask for groups; inter-grp: of the questions read by group)")
 		fmt.Fprintln(w, "(the seed's targets: conflict detection 15-30% of questions, group decomposition over 60%, inter-group conflicts 20-40%)")
 	}
+}
+
+// checkPrices refuses, under --max-cost, a comparison whose model has no
+// known price (see middleware.Meter.CheckPrices): every run would be
+// refused the same way.
+func checkPrices(o *ask.Options) error {
+	model, err := o.Config.ResolveModel(o.Model)
+	if err != nil {
+		return nil // each run reports it
+	}
+	st, err := o.NewStack("")
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return cmdutil.AsUsage(st.Meter.CheckPrices(model.String()))
 }

@@ -260,10 +260,11 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	d.Plain()
 	d.Expect(plan.TypicalCalls())
 	do.Events = d.Event
-	if f.IO.ErrTTY {
-		errOut = d
-		f.LogTo(d)
-	}
+	// All the run prints goes through the display: on a terminal above
+	// its live lines, otherwise a line at a time, never two at once (a
+	// detached summary may end as the next step begins).
+	errOut = d
+	f.LogTo(d)
 	stopTicks := d.Start(time.Second)
 	out, err := debate.Execute(ctx, plan, do)
 	stopTicks()
@@ -282,7 +283,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 			return err
 		}
 	}
-	summarize(human, out)
+	summarize(human, out, d.Counts())
 	err = out.Verdict()
 	var partial *debate.PartialError
 	if errors.As(err, &partial) {
@@ -332,8 +333,10 @@ func printPlan(w io.Writer, s debate.PlanSummary) {
 	fmt.Fprintln(w, cmdutil.Line(bound))
 }
 
-// summarize says what the debate produced and cost.
-func summarize(w io.Writer, out *debate.Outcome) {
+// summarize says what the debate produced and cost. Its calls are those
+// the live display counted (calls), as the run's journal records them:
+// one answer a call, replayed and cached ones included.
+func summarize(w io.Writer, out *debate.Outcome, calls status.Counts) {
 	r := out.Result
 	merged := 0
 	for _, b := range r.Branches {
@@ -354,14 +357,14 @@ func summarize(w io.Writer, out *debate.Outcome) {
 		fmt.Fprintln(w)
 	}
 	u := r.Usage
-	fmt.Fprintf(w, "sot: %d call(s) in %d step(s), %d input tokens (%d cached), %d output, $%.4f, %.1fs", u.Calls, u.Steps, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.CostUSD, float64(u.WallMS)/1000)
+	fmt.Fprintf(w, "sot: %d call(s) in %d step(s), %d input tokens (%d cached), %d output, $%.4f, %.1fs", calls.Done, u.Steps, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.CostUSD, float64(u.WallMS)/1000)
 	switch {
-	case u.Replayed > 0 && u.CacheHits > 0:
-		fmt.Fprintf(w, " (%d replayed from the journal, %d answered from the response cache)", u.Replayed, u.CacheHits)
-	case u.Replayed > 0:
-		fmt.Fprintf(w, " (%d replayed from the journal)", u.Replayed)
-	case u.CacheHits > 0:
-		fmt.Fprintf(w, " (and %d answered from the response cache)", u.CacheHits)
+	case calls.Replayed > 0 && calls.Cached > 0:
+		fmt.Fprintf(w, " (%d replayed from the journal, %d answered from the response cache)", calls.Replayed, calls.Cached)
+	case calls.Replayed > 0:
+		fmt.Fprintf(w, " (%d replayed from the journal)", calls.Replayed)
+	case calls.Cached > 0:
+		fmt.Fprintf(w, " (%d of them answered from the response cache)", calls.Cached)
 	}
 	fmt.Fprintln(w)
 	if r.Partial() {

@@ -172,6 +172,7 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 
 	run := graphRun{Graph: o.Graph, Debates: []*debate.Result{}}
 	stop := func() {}
+	var display *status.Display // the passage's live display
 	// The budgets (--max-calls, --max-tokens, --max-cost) hold for the whole
 	// command: each passage's stack counts what the ones before it spent.
 	var ledger stack.Ledger
@@ -199,17 +200,23 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 			d.Plain()
 			d.Expect(plan.TypicalCalls())
 			po.Events = d.Event
-			if f.IO.ErrTTY {
-				errOut = d
-				f.LogTo(d)
+			// All the run prints goes through the display: on a terminal above
+			// its live lines, otherwise a line at a time, never two at once (a
+			// detached summary may end as the next step begins).
+			errOut = d
+			f.LogTo(d)
+			ticks := d.Start(time.Second)
+			stop = func() {
+				ticks()
+				d.Close() // the passage is over: nothing draws over what comes next
 			}
-			stop = d.Start(time.Second)
+			display = d
 			return nil
 		},
 		Done: func(out *debate.Outcome) {
 			stop()
 			run.Debates = append(run.Debates, out.Result)
-			summarize(human, out)
+			summarize(human, out, display.Counts())
 		},
 	}
 	_, err = debate.DebateAll(ctx, passages, do, hooks)

@@ -262,10 +262,12 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	d := status.New(f.IO.ErrOut, f.IO.ErrTTY)
 	d.Expect(len(plan.Tasks))
 	ro.Events = d.Event
-	if f.IO.ErrTTY {
-		errOut = d
-		f.LogTo(d)
-	}
+	ro.Ask = d.Asking(ro.Ask) // a question mid-run ends the live lines first
+	// All the run prints goes through the display: on a terminal above
+	// its live lines, otherwise a line at a time, never two at once (a
+	// detached summary may end as the next step begins).
+	errOut = d
+	f.LogTo(d)
 	stopTicks := d.Start(time.Second)
 	out, err := review.Execute(ctx, plan, ro)
 	stopTicks()
@@ -286,7 +288,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		}
 		f.IO.Out.Write(b)
 	}
-	summarize(human, out)
+	summarize(human, out, d.Counts())
 	if r := retries().String(); r != "" {
 		fmt.Fprintf(human, "sot: the run needed %s (--verbose shows each)\n", r)
 	}
@@ -777,17 +779,20 @@ func listSome(items []string, most int) string {
 	return strings.Join(items[:most], ", ") + fmt.Sprintf(" and %d more", len(items)-most)
 }
 
-func summarize(w io.Writer, out *review.Outcome) {
+// summarize says what the review found and cost. Its calls are those the
+// live display counted (calls), as the run's journal records them: one
+// answer a call, replayed and cached ones included.
+func summarize(w io.Writer, out *review.Outcome, calls status.Counts) {
 	res := out.Result
 	s := report.Summarize(res)
 	u := res.Usage
 	fmt.Fprintf(w, "\nsot: %d must-fix, %d should-fix, %d consider, %d observation(s) from %d specialist(s)\n",
 		s.MustFix, s.ShouldFix, s.Consider, s.Observations, len(res.Specialists))
 	fmt.Fprintf(w, "sot: %d calls, %d input tokens (%d cached), %d output tokens, $%.4f, %.1fs",
-		u.Calls, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.CostUSD, float64(u.WallMS)/1000)
-	if u.Replayed > 0 || u.CacheHits > 0 {
+		calls.Done, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.CostUSD, float64(u.WallMS)/1000)
+	if calls.Replayed > 0 || calls.Cached > 0 {
 		fmt.Fprintf(w, " for the whole run; this time %d call(s), $%.4f (%d replayed from the journal, %d from the cache)",
-			u.NewCalls, u.NewCostUSD, u.Replayed, u.CacheHits)
+			calls.Sent(), u.NewCostUSD, calls.Replayed, calls.Cached)
 	}
 	fmt.Fprintln(w)
 	if len(res.Skipped) > 0 {

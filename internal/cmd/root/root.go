@@ -103,8 +103,12 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 // apply passes the global flags that were given to the configuration loader.
 func (g *globalFlags) apply(cmd *cobra.Command, f *cmdutil.Factory) error {
 	fl := cmd.Flags()
+	// Without --verbose only warnings are logged, in sot's own voice (see
+	// cmdutil.Factory.Logger); with it, every diagnostic as a log line.
 	if g.verbose {
-		f.LogLevel = slog.LevelDebug
+		f.Verbose = true
+		f.LogTo(f.IO.ErrOut)
+	} else if f.Logger == nil {
 		f.LogTo(f.IO.ErrOut)
 	}
 	slog.SetDefault(f.Logger)
