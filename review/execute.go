@@ -141,7 +141,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		p.debate.attach(res)
 	}
 	if syn.TriageError != nil {
-		res.Missing = append(res.Missing, synthesis.Missing{Specialist: "triage-lead", Error: llm.Redact(syn.TriageError.Error())})
+		res.Missing = append(res.Missing, synthesis.Missing{Specialist: "triage-lead", Error: llm.Redact(syn.TriageError.Error()), Budget: errors.Is(syn.TriageError, llm.ErrBudget)})
 		res.Notes = append(res.Notes, "the triage lead failed, so overlapping findings were merged by location and disputes settled by evidence alone")
 	}
 	res.FileLines = p.fileLines(ctx, o, res)
