@@ -448,6 +448,7 @@ func classifyRequest(n *ArgumentNode, passage string, o Options) *llm.Request {
 func (g *DebateDAG) setMissing(f Failure) {
 	g.Missing = slices.DeleteFunc(g.Missing, func(m Failure) bool { return m.ID == f.ID })
 	if f.Reason != "" {
+		f.Reason = secrets.Mask(f.Reason)
 		g.Missing = append(g.Missing, f)
 	}
 }

@@ -36,4 +36,16 @@
 // nothing that changes between runs, and NodesFromDebate skips the nodes a
 // graph saved before a crash already holds. Text that comes from a debate
 // is untrusted and reaches a prompt only inside a prompt.Fence.
+//
+// A graph file is material like any other: it may be hand-edited, or come
+// with a repository. Its secrets (internal/secrets) are masked where text
+// enters a graph: when a file is read (Parse, Load) and when a node or an
+// edge is added (AddNode, AddEdge), so the debaters' context, the
+// classification and judgement prompts, the retrieval index, the saved
+// file and every export see masked text; the file is written masked
+// whatever was put in the graph. Its text is data in every export: one
+// line where the format wants one, what a terminal would act on (ESC and
+// the other controls, bidirectional controls) escaped as visible text
+// (internal/termsafe), and each format's own syntax escaped (Mermaid's
+// %% directives among it).
 package graph

@@ -197,7 +197,7 @@ func (j *Judgement) parse(raw []byte) string {
 	if a.Confidence == nil || !(*a.Confidence >= 0 && *a.Confidence <= 1) {
 		return "the confidence is not a number from 0 to 1"
 	}
-	desc := oneLine(a.Description)
+	desc := oneLine(secrets.Mask(a.Description))
 	if rel == "none" {
 		typ, desc = "", ""
 	} else if desc == "" {

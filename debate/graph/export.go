@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/internal/termsafe"
 )
 
 // Export formats.
@@ -89,8 +90,11 @@ func label(n *ArgumentNode, max int) string {
 // node above the nodes that build on it. Nodes are n1, n2, ... in the
 // order they were added, each labelled with its type and topic and
 // coloured by type (a classDef per type); edges are labelled with their
-// type, a contradiction drawn dotted. Quotes, angle brackets, ampersands
-// and # in labels are written as Mermaid's entity codes.
+// type, a contradiction drawn dotted. Labels are one line each, with what
+// a terminal would act on escaped (termsafe.Line), and quotes, angle
+// brackets, ampersands, backticks, # and % (%% starts a directive, such as
+// %%{init: ...}%%, or a comment) written as Mermaid's entity codes, so
+// node text is only ever text.
 func Mermaid(g *DebateDAG) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%%%% sot argument graph: %s, %s\nflowchart BT\n", count(len(g.Nodes), "node"), count(len(g.Edges), "edge"))
@@ -172,7 +176,7 @@ func DOT(g *DebateDAG) string {
 	b.WriteString("  edge [fontname=\"Helvetica\", fontsize=9];\n")
 	groups := byPassage(g.Nodes)
 	for i, p := range g.Passages() {
-		fmt.Fprintf(&b, "  subgraph \"cluster_%d\" {\n    label=%s;\n    style=dashed;\n    color=\"#adb5bd\";\n", i+1, dotString(passageName(p)))
+		fmt.Fprintf(&b, "  subgraph \"cluster_%d\" {\n    label=%s;\n    style=dashed;\n    color=\"#adb5bd\";\n", i+1, dotString(oneLine(passageName(p))))
 		for _, n := range groups[p.ID] {
 			c := colours[n.Type]
 			fmt.Fprintf(&b, "    %s [label=%s, fillcolor=%s, color=%s, tooltip=%s];\n",
@@ -205,13 +209,14 @@ func DOT(g *DebateDAG) string {
 	return b.String()
 }
 
-// dotString quotes s as a DOT string: backslashes and quotes escaped, a
-// line break as DOT's centred line break, other control characters
-// dropped.
+// dotString quotes s as a DOT string: what a terminal would act on
+// escaped (termsafe.Text), backslashes and quotes escaped, a line break as
+// DOT's centred line break. So no id or label can end its string, use one
+// of DOT's escapes (\N, \G, \l), or drive a terminal the file is shown on.
 func dotString(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
-	for _, r := range s {
+	for _, r := range termsafe.Text(s) {
 		switch {
 		case r == '\\':
 			b.WriteString(`\\`)
@@ -319,12 +324,17 @@ func Argdown(g *DebateDAG) string {
 func argdownTitles(g *DebateDAG) map[string]string {
 	out := map[string]string{}
 	used := map[string]bool{}
+	next := map[string]int{} // base, in lowercase → the number to try next
 	brackets := strings.NewReplacer("[", "(", "]", ")")
 	for _, n := range g.Nodes {
 		base := strings.TrimSpace(brackets.Replace(label(n, 70)))
 		t := base
-		for k := 2; used[strings.ToLower(t)]; k++ {
-			t = fmt.Sprintf("%s (%d)", base, k)
+		if lower := strings.ToLower(base); used[lower] {
+			k := max(next[lower], 2)
+			for t = fmt.Sprintf("%s (%d)", base, k); used[strings.ToLower(t)]; t = fmt.Sprintf("%s (%d)", base, k) {
+				k++
+			}
+			next[lower] = k + 1
 		}
 		used[strings.ToLower(t)] = true
 		out[n.ID] = t
@@ -351,7 +361,7 @@ func argdownText(s string) string {
 func argdownComment(s string) string { return strings.ReplaceAll(oneLine(s), "*/", "* /") }
 
 // argdownTag is a tag in Argdown's bracketed form.
-func argdownTag(t string) string {
-	t = strings.NewReplacer("(", "", ")", "", "#", "").Replace(oneLine(t))
-	return "#(" + t + ")"
-}
+func argdownTag(t string) string { return "#(" + tagDrop.Replace(oneLine(t)) + ")" }
+
+// tagDrop drops what would end a bracketed tag or start another.
+var tagDrop = strings.NewReplacer("(", "", ")", "", "#", "")

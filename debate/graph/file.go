@@ -16,7 +16,6 @@ import (
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/safedir"
-	"github.com/sotlabs/sot/internal/secrets"
 )
 
 // The file format: canonical JSON, named and versioned.
@@ -44,15 +43,19 @@ type file struct {
 // their To node's, then their type's place in EdgeTypes. The same graph
 // always gives the same bytes, and Parse of them gives the graph back.
 func (g *DebateDAG) MarshalJSON() ([]byte, error) {
-	f := file{Format: FormatName, Version: FormatVersion, Nodes: make([]*ArgumentNode, len(g.Nodes)), Edges: g.sortedEdges()}
-	for i := range f.Edges {
-		f.Edges[i].Description = secrets.Mask(f.Edges[i].Description)
-	}
-	for _, m := range g.Missing {
-		f.Missing = append(f.Missing, Failure{ID: m.ID, Reason: secrets.Mask(m.Reason)})
+	// Nothing is written unmasked: what Parse, AddNode and AddEdge masked
+	// is not searched again, but edges and missing nodes are cheap to.
+	f := file{Format: FormatName, Version: FormatVersion, Nodes: make([]*ArgumentNode, len(g.Nodes)), Edges: maskEdges(g.sortedEdges())}
+	if len(g.Missing) > 0 {
+		f.Missing = slices.Clone(g.Missing)
+		var ps []*string
+		for i := range f.Missing {
+			ps = append(ps, &f.Missing[i].Reason)
+		}
+		maskTexts(ps)
 	}
 	for i, n := range g.Nodes {
-		n.maskSecrets() // nothing is written unmasked
+		n.maskSecrets() // a node put in Nodes by hand
 		c := *n
 		c.Created = c.Created.UTC()
 		c.Tags = orEmpty(c.Tags)
@@ -70,7 +73,7 @@ func (g *DebateDAG) MarshalJSON() ([]byte, error) {
 	if err := enc.Encode(f); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return safeJSON(b.Bytes()), nil
 }
 
 func orEmpty[T any](s []T) []T {
@@ -125,36 +128,25 @@ func Parse(data []byte) (*DebateDAG, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("the file is empty; a graph file is the JSON sot debate --graph writes")
 	}
-	// The version first, so that a newer file is refused for its version
-	// and not for a member this version does not know.
-	var head struct {
-		Format  string `json:"format"`
-		Version int    `json:"version"`
-	}
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&head); err != nil {
-		return nil, jsonError(data, err)
-	}
-	if head.Format != FormatName {
-		if head.Format == "" {
-			return nil, fmt.Errorf("this is not an argument graph: it has no \"format\": %q", FormatName)
-		}
-		return nil, fmt.Errorf("this is not an argument graph: its format is %q, not %q", head.Format, FormatName)
-	}
-	if head.Version > FormatVersion {
-		return nil, fmt.Errorf("the graph is of version %d, written by a newer sot; this one reads version %d", head.Version, FormatVersion)
-	}
-	if head.Version < 1 {
-		return nil, fmt.Errorf("the graph has version %d; versions start at 1", head.Version)
-	}
+	// The file is read once; when it does not fit, the format and version
+	// are read first, so that a newer file is refused for its version and
+	// not for a member this version does not know.
 	var f file
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	err := dec.Decode(&f)
+	if err := checkHead(data, err, f.Format, f.Version); err != nil {
+		return nil, err
+	}
+	if err != nil {
 		return nil, jsonError(data, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("the file holds more than one JSON value")
 	}
+	// The file is material: its secrets are masked before anything of it
+	// is used (see maskTexts).
+	maskFile(&f)
 	g := New()
 	for i, n := range f.Nodes {
 		if n == nil {
@@ -164,10 +156,8 @@ func Parse(data []byte) (*DebateDAG, error) {
 			return nil, fmt.Errorf("node %d: %s", i+1, strings.TrimPrefix(err.Error(), "graph: "))
 		}
 	}
-	for i, e := range f.Edges {
-		if err := g.AddEdge(e); err != nil {
-			return nil, fmt.Errorf("edge %d: %s", i+1, strings.TrimPrefix(err.Error(), "graph: "))
-		}
+	if err := g.addEdges(f.Edges); err != nil {
+		return nil, err
 	}
 	for i, m := range f.Missing {
 		if strings.TrimSpace(m.ID) == "" || g.Node(m.ID) != nil {
@@ -176,6 +166,35 @@ func Parse(data []byte) (*DebateDAG, error) {
 	}
 	g.Missing = f.Missing
 	return g, nil
+}
+
+// checkHead refuses a file that is not an argument graph of a version
+// this package reads, by its format and version: as the whole file read
+// them when it read without error (decodeErr nil), else read alone.
+func checkHead(data []byte, decodeErr error, format string, version int) error {
+	if decodeErr != nil {
+		var head struct {
+			Format  string `json:"format"`
+			Version int    `json:"version"`
+		}
+		if err := json.NewDecoder(bytes.NewReader(data)).Decode(&head); err != nil {
+			return jsonError(data, err)
+		}
+		format, version = head.Format, head.Version
+	}
+	if format != FormatName {
+		if format == "" {
+			return fmt.Errorf("this is not an argument graph: it has no \"format\": %q", FormatName)
+		}
+		return fmt.Errorf("this is not an argument graph: its format is %q, not %q", format, FormatName)
+	}
+	if version > FormatVersion {
+		return fmt.Errorf("the graph is of version %d, written by a newer sot; this one reads version %d", version, FormatVersion)
+	}
+	if version < 1 {
+		return fmt.Errorf("the graph has version %d; versions start at 1", version)
+	}
+	return nil
 }
 
 // jsonError says where JSON went wrong, as line:column when it can.

@@ -121,30 +121,7 @@ type ArgumentNode struct {
 	Created time.Time `json:"created"`
 	Turns   []Turn    `json:"turns"`
 
-	masked bool // maskSecrets has run
-}
-
-// maskSecrets masks the secrets in every text of the node (a graph file is
-// material like any other: it may hold a key someone pasted, or one a
-// planted file carries). It runs once per node.
-func (n *ArgumentNode) maskSecrets() {
-	if n.masked {
-		return
-	}
-	n.masked = true
-	for _, s := range []*string{&n.Topic, &n.Resolution, &n.Summary, &n.Branch, &n.Passage.ID, &n.Passage.Title} {
-		*s = secrets.Mask(*s)
-	}
-	for i := range n.Tags {
-		n.Tags[i] = secrets.Mask(n.Tags[i])
-	}
-	for i := range n.Claims {
-		n.Claims[i].Text = secrets.Mask(n.Claims[i].Text)
-	}
-	for i := range n.Turns {
-		t := &n.Turns[i]
-		t.Speaker, t.Name, t.Text = secrets.Mask(t.Speaker), secrets.Mask(t.Name), secrets.Mask(t.Text)
-	}
+	masked bool // maskSecrets has run (see AddNode)
 }
 
 // Turn returns the node's turn numbered n, or nil.
@@ -274,7 +251,8 @@ func (g *DebateDAG) index(id string) (int, bool) {
 }
 
 // AddNode adds a node. Its id must be new, its type valid, and each claim's
-// turns the numbers of its turns.
+// turns the numbers of its turns. The secrets in its texts are masked
+// (internal/secrets) before it is stored: n itself is changed.
 func (g *DebateDAG) AddNode(n *ArgumentNode) error {
 	if err := checkNode(n); err != nil {
 		return err
@@ -282,6 +260,7 @@ func (g *DebateDAG) AddNode(n *ArgumentNode) error {
 	if _, ok := g.index(n.ID); ok {
 		return fmt.Errorf("graph: node %q is in the graph already", n.ID)
 	}
+	n.maskSecrets()
 	g.Nodes = append(g.Nodes, n)
 	g.at[n.ID] = len(g.Nodes) - 1
 	return nil
@@ -318,8 +297,29 @@ func checkNode(n *ArgumentNode) error {
 // of an unknown type, one that names a node the graph does not hold, a
 // confidence outside 0 to 1, an edge the graph holds already
 // (ErrDuplicateEdge), and an edge that would close a cycle (*CycleError,
-// an edge from a node to itself among them).
+// an edge from a node to itself among them). The secrets in its
+// description are masked.
 func (g *DebateDAG) AddEdge(e Edge) error {
+	if err := g.checkEdge(e); err != nil {
+		return err
+	}
+	fi, _ := g.index(e.From)
+	ti, _ := g.index(e.To)
+	if g.forward > 0 || fi <= ti {
+		if cyc := path(g.out, e.To, e.From); cyc != nil {
+			return &CycleError{Edge: e, Cycle: append([]string{e.From}, cyc...)}
+		}
+	}
+	if e.Description != "" {
+		e.Description = secrets.Mask(e.Description)
+	}
+	g.Edges = append(g.Edges, e)
+	g.indexEdge(e)
+	return nil
+}
+
+// checkEdge checks e as AddEdge does, but for cycles.
+func (g *DebateDAG) checkEdge(e Edge) error {
 	if !e.Type.Valid() {
 		return fmt.Errorf("graph: edge %s: the type %q is not one of %s", e, e.Type, typeList(EdgeTypes))
 	}
@@ -335,27 +335,96 @@ func (g *DebateDAG) AddEdge(e Edge) error {
 	if g.edgeSet[edgeKey{e.From, e.To, e.Type}] {
 		return fmt.Errorf("graph: edge %s: %w", e, ErrDuplicateEdge)
 	}
-	fi, _ := g.index(e.From)
-	ti, _ := g.index(e.To)
-	if g.forward > 0 || fi <= ti {
-		if path := g.path(e.To, e.From); path != nil {
-			return &CycleError{Edge: e, Cycle: append([]string{e.From}, path...)}
-		}
-	}
-	g.Edges = append(g.Edges, e)
-	g.indexEdge(e)
 	return nil
 }
 
-// path returns the node ids of a path from → ... → to along the edges, or
-// nil when there is none. The search is breadth-first over edges in the
-// order they were added, so the path is a shortest one and always the same.
-func (g *DebateDAG) path(from, to string) []string {
+// addEdges adds es (a file's edges, masked already) as AddEdge would add
+// them one by one, and refuses them with the same error, naming the
+// edge's number, but searches for a cycle once, over the whole graph,
+// rather than once an edge: a file whose nodes are not in sot's order (an
+// edge from an earlier node to a later one) is read in linear time.
+func (g *DebateDAG) addEdges(es []Edge) error {
+	refuse := func(i int, err error) error {
+		return fmt.Errorf("edge %d: %s", i+1, strings.TrimPrefix(err.Error(), "graph: "))
+	}
+	// cycle reports the first edge of es[:n] that closes a cycle, as
+	// AddEdge would have refused it.
+	cycle := func(n int) error {
+		if g.forward == 0 || g.acyclic(es[:n]) {
+			return nil
+		}
+		lo, hi := 0, n // es[:lo] holds no cycle, es[:hi] does
+		for hi-lo > 1 {
+			if mid := (lo + hi) / 2; g.acyclic(es[:mid]) {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		e := es[hi-1]
+		cyc := path(outOf(es[:hi-1]), e.To, e.From)
+		return refuse(hi-1, &CycleError{Edge: e, Cycle: append([]string{e.From}, cyc...)})
+	}
+	for i, e := range es {
+		if err := g.checkEdge(e); err != nil {
+			if cerr := cycle(i); cerr != nil {
+				return cerr
+			}
+			return refuse(i, err)
+		}
+		g.Edges = append(g.Edges, e)
+		g.indexEdge(e)
+	}
+	return cycle(len(es))
+}
+
+// acyclic reports whether the edges es, between nodes of g, hold no cycle.
+func (g *DebateDAG) acyclic(es []Edge) bool {
+	indeg := make([]int, len(g.Nodes))
+	out := make([][]int, len(g.Nodes))
+	for _, e := range es {
+		fi, _ := g.index(e.From)
+		ti, _ := g.index(e.To)
+		out[fi] = append(out[fi], ti)
+		indeg[ti]++
+	}
+	var ready []int
+	for i, d := range indeg {
+		if d == 0 {
+			ready = append(ready, i)
+		}
+	}
+	seen := 0
+	for len(ready) > 0 {
+		i := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		seen++
+		for _, j := range out[i] {
+			if indeg[j]--; indeg[j] == 0 {
+				ready = append(ready, j)
+			}
+		}
+	}
+	return seen == len(g.Nodes)
+}
+
+// outOf maps each node id to the targets of its edges in es, in order.
+func outOf(es []Edge) map[string][]string {
+	out := map[string][]string{}
+	for _, e := range es {
+		out[e.From] = append(out[e.From], e.To)
+	}
+	return out
+}
+
+// path returns the node ids of a path from → ... → to along the edges out
+// gives (DebateDAG.out: all of a graph's), or nil when there is none. The
+// search is breadth-first over edges in the order they were added, so the
+// path is a shortest one and always the same.
+func path(out map[string][]string, from, to string) []string {
 	if from == to {
 		return []string{to}
 	}
-	g.edgeIndex()
-	out := g.out
 	prev := map[string]string{from: ""}
 	queue := []string{from}
 	for len(queue) > 0 {

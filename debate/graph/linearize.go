@@ -134,11 +134,16 @@ func where(n *ArgumentNode) string {
 func Anchors(g *DebateDAG) map[string]string {
 	out := make(map[string]string, len(g.Nodes))
 	used := map[string]bool{}
+	next := map[string]int{} // base → the number to try next
 	for _, n := range g.Nodes {
 		base := "node-" + slugify(n.ID)
 		a := base
-		for k := 2; used[a]; k++ {
-			a = fmt.Sprintf("%s-%d", base, k)
+		if used[a] {
+			k := max(next[base], 2)
+			for a = fmt.Sprintf("%s-%d", base, k); used[a]; a = fmt.Sprintf("%s-%d", base, k) {
+				k++
+			}
+			next[base] = k + 1
 		}
 		used[a] = true
 		out[n.ID] = a

@@ -3,92 +3,298 @@ package graph
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sotlabs/sot/internal/secrets"
 )
 
-// Fake credentials of shapes internal/secrets knows.
+// Fake credentials of shapes internal/secrets knows: an OpenAI project
+// key, an AWS access key id and a GitHub token.
 var plantedSecrets = []string{
 	"sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6lMn9o",
 	"AKIAIOSFODNN7EXAMPLQ",
 	"ghp_R8vXk2LmQ9pZ4tYw7nB3cD6fG1hJ5kL0sA2e",
 }
 
-// plantedGraph is a graph file as a repository might carry it: nodes whose
-// texts hold credentials.
-func plantedGraph(t *testing.T) []byte {
-	t.Helper()
-	g := New()
-	a, b := benchNode(1, 0), benchNode(2, 0)
-	a.Resolution += " The deploy key is " + plantedSecrets[0] + "."
-	a.Claims[0].Text = "Use aws_access_key_id = " + plantedSecrets[1] + " for the bucket."
-	b.Summary = "token " + plantedSecrets[2]
-	b.Turns[0].Text += " export GITHUB_TOKEN=" + plantedSecrets[2]
-	mustAdd(t, g, a, b)
-	// Written by hand, as a planted file would be: no masking on the way.
-	var buf bytes.Buffer
-	for _, n := range g.Nodes {
-		n.masked = true
-	}
-	data, err := g.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf.Write(data)
+// leaked returns the first planted secret whose hidden part (all but the
+// four characters a mask keeps) text holds, also once the backslashes of
+// Markdown's and Argdown's escapes are taken out (Markdown writes ghp_ as
+// ghp\_: the model reads the key all the same); "" when none.
+func leaked(text string) string {
+	plain := strings.ReplaceAll(text, `\`, "")
 	for _, s := range plantedSecrets {
-		if !bytes.Contains(buf.Bytes(), []byte(s)) {
-			t.Fatalf("the planted file lacks %s", s)
-		}
-	}
-	return buf.Bytes()
-}
-
-func holdsSecret(s string) string {
-	for _, x := range plantedSecrets {
-		if strings.Contains(s, x) {
-			return x
+		if strings.Contains(text, s[4:]) || strings.Contains(plain, s[4:]) {
+			return s
 		}
 	}
 	return ""
 }
 
-// A graph file is material: what it says reaches prompts masked, and the
-// graph is written masked.
-func TestGraphSecretsAreMasked(t *testing.T) {
-	g, err := Parse(plantedGraph(t))
+// plant returns text with secret i in it, and checks that internal/secrets
+// finds it there, so that a test of masking cannot pass for want of a
+// secret to mask.
+func plant(t testing.TB, text string, i int) string {
+	t.Helper()
+	s := strings.ReplaceAll(text, "$KEY", plantedSecrets[i%len(plantedSecrets)])
+	if secrets.Mask(s) == s {
+		t.Fatalf("internal/secrets finds no secret in %q", s)
+	}
+	return s
+}
+
+// plantedPassage is the id of a passage whose id itself holds a key.
+var plantedPassage = "notes-" + plantedSecrets[2]
+
+// plantedFile is a graph file as a repository might carry it, or as
+// someone edited it: keys in every text of its nodes (topic, resolution,
+// summary, branch question, passage id and title, tags, key claims, the
+// turns' speakers, names and texts), in edge descriptions, in a missing
+// node's reason. It is written as JSON directly, so nothing masks it on
+// the way.
+func plantedFile(t testing.TB) []byte {
+	t.Helper()
+	var nodes []*ArgumentNode
+	k := 0
+	next := func(text string) string { k++; return plant(t, text, k) }
+	for p := 1; p <= 2; p++ {
+		for b := 0; b <= 1; b++ {
+			n := benchNode(p, b)
+			if p == 2 {
+				n.Passage.ID = plantedPassage
+				n.ID = NodeID(n.Passage.ID, b)
+			}
+			n.Topic = next("The deploy key $KEY and " + n.Topic)
+			n.Resolution += next(" The pipeline reads aws_access_key_id = $KEY for the bucket.")
+			n.Summary = next("token $KEY; " + n.Summary)
+			if b > 0 {
+				n.Branch = next("Is $KEY still live?")
+			}
+			n.Passage.Title = next("runbook $KEY.md")
+			n.Tags = append(n.Tags, "mortality", next("key-$KEY"))
+			n.Claims[0].Text = next("$KEY is the key the job uses.")
+			n.Turns[0].Speaker = next("$KEY")
+			n.Turns[0].Name = next("Debater $KEY")
+			n.Turns[1].Text += next("\nexport GITHUB_TOKEN=$KEY\nexport OPENAI_API_KEY=$KEY")
+			nodes = append(nodes, n)
+		}
+	}
+	edges := []Edge{
+		{From: NodeID("passage-01-00000001", 1), To: NodeID("passage-01-00000001", 0), Type: BranchesFrom, Confidence: 1, Description: next("branch on: is $KEY live?")},
+		{From: NodeID(plantedPassage, 1), To: NodeID(plantedPassage, 0), Type: BranchesFrom, Confidence: 1, Description: "branch on it"},
+		{From: NodeID(plantedPassage, 0), To: NodeID("passage-01-00000001", 0), Type: Elaborates, Confidence: 0.8, Description: next("Both name $KEY.")},
+	}
+	missing := []Failure{{ID: NodeID(plantedPassage, 2), Reason: next("the provider said: invalid key $KEY")}}
+	data, err := json.MarshalIndent(file{Format: FormatName, Version: FormatVersion, Nodes: nodes, Edges: edges, Missing: missing}, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, budget := range []int{0, 300} { // the whole graph, and retrieval
-		c, err := RelevantContext(context.Background(), g, "death and the road", ContextOptions{Budget: budget, IndexPath: filepath.Join(t.TempDir(), "g.db")})
+	for _, s := range plantedSecrets {
+		if !bytes.Contains(data, []byte(s)) {
+			t.Fatalf("the planted file lacks %s", s)
+		}
+	}
+	return data
+}
+
+// writePlanted writes plantedFile to a new directory and returns its path.
+func writePlanted(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "graph.json")
+	if err := os.WriteFile(path, plantedFile(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A graph file is material: read, it holds no key anywhere (its nodes,
+// edges and missing nodes, as a plain encoding shows them), its edges
+// still join the nodes whose ids were masked, and neither the debaters'
+// context (the whole graph, and retrieval), nor the retrieval index on
+// disk, nor any export holds one, escaped or not.
+func TestPlantedGraphIsMaskedWhenRead(t *testing.T) {
+	g, err := Load(writePlanted(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Nodes) != 4 || len(g.Edges) != 3 || len(g.Missing) != 1 {
+		t.Fatalf("%d nodes, %d edges, %d missing", len(g.Nodes), len(g.Edges), len(g.Missing))
+	}
+	plain, err := json.Marshal(struct {
+		Nodes   []*ArgumentNode
+		Edges   []Edge
+		Missing []Failure
+	}{g.Nodes, g.Edges, g.Missing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := leaked(string(plain)); s != "" {
+		t.Errorf("the graph as read holds %s:\n%s", s, plain)
+	}
+	if got := len(g.Stats().Passages[1].Missing); got != 1 {
+		t.Errorf("the masked passage has %d missing nodes, want 1", got)
+	}
+
+	budget := 0 // the whole graph, then retrieval under half of it
+	for _, mode := range []string{ContextWhole, ContextRetrieval} {
+		index := filepath.Join(t.TempDir(), "graph.db")
+		c, err := RelevantContext(context.Background(), g, "The deploy key and the road toward death", ContextOptions{Budget: budget, IndexPath: index})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := holdsSecret(c.Text); s != "" {
-			t.Errorf("budget %d (%s): the debaters' context holds %s", budget, c.Mode, s)
+		if c.Mode != mode || len(c.Nodes) == 0 || !strings.Contains(c.Text, secrets.Marker) {
+			t.Fatalf("%s (budget %d): the context is %s, and shows no masked node:\n%s", mode, budget, c.Mode, c.Text)
+		}
+		if s := leaked(c.Text); s != "" {
+			t.Errorf("%s: the debaters' context holds %s", mode, s)
+		}
+		if db, err := os.ReadFile(index); err == nil {
+			if s := leaked(string(db)); s != "" {
+				t.Errorf("%s: the retrieval index on disk holds %s", mode, s)
+			}
+		} else if mode == ContextRetrieval {
+			t.Fatal(err)
+		}
+		budget = c.GraphTokens / 2
+	}
+
+	for _, f := range Formats {
+		var out bytes.Buffer
+		if err := Export(&out, g, f); err != nil {
+			t.Fatal(err)
+		}
+		if s := leaked(out.String()); s != "" {
+			t.Errorf("the %s export holds %s", f, s)
 		}
 	}
-	req := judgeRequest(g.Nodes[1], g.Nodes[0], Options{Model: "openai:gpt-4.1", Nonce: "0123456789abcdef01234567"})
-	if s := holdsSecret(req.System + req.Messages[0].Content); s != "" {
-		t.Errorf("the judgement prompt holds %s", s)
-	}
-	req = classifyRequest(g.Nodes[1], "", Options{Model: "openai:gpt-4.1", Nonce: "0123456789abcdef01234567"})
-	if s := holdsSecret(req.Messages[0].Content); s != "" {
-		t.Errorf("the classification prompt holds %s", s)
-	}
-	path := filepath.Join(t.TempDir(), "g.json")
-	if err := Save(path, g); err != nil {
+}
+
+// The model never sees a key of a planted graph: a debate added to it
+// (AddDebate through llmtest) judges its nodes against the planted ones,
+// and no request the fake provider received holds a key, while the
+// judgements did carry the planted nodes (masked). The graph saved after
+// each node holds none either.
+func TestPlantedGraphNeverReachesTheModel(t *testing.T) {
+	path := writePlanted(t)
+	g, err := Load(path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(path)
-	if s := holdsSecret(string(data)); s != "" {
+	x, srv := testExecutor(t, classifyResponder(elaborate))
+	saves := 0
+	save := func(g *DebateDAG) error { saves++; return Save(path, g) }
+	rep, err := AddDebate(context.Background(), x, g, secondDebate(), testOptions(), save)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.JudgeCalls == 0 || len(rep.Edges.Added) == 0 || saves == 0 {
+		t.Fatalf("%d judgements, %d edges added, %d saves: the planted nodes were not judged", rep.JudgeCalls, len(rep.Edges.Added), saves)
+	}
+	carried := false
+	for _, r := range srv.Requests() {
+		if s := leaked(string(r.Body)); s != "" {
+			t.Errorf("a %s request holds %s", r.SchemaName, s)
+		}
+		if r.SchemaName == judgeSchemaName && strings.Contains(r.LastUser(), secrets.Marker) {
+			carried = true
+		}
+	}
+	if !carried {
+		t.Error("no judgement carried a planted node's text")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := leaked(string(data)); s != "" {
 		t.Errorf("the saved graph holds %s", s)
 	}
-	if !strings.Contains(string(data), "[secret:") {
-		t.Errorf("the saved graph shows no masked secret")
+	if !strings.Contains(string(data), secrets.Marker) {
+		t.Error("the saved graph shows no masked secret")
 	}
+	if _, err := Parse(data); err != nil {
+		t.Errorf("the saved graph does not parse: %v", err)
+	}
+}
+
+// What AddNode and AddEdge take is masked before it is stored, and a
+// node put in Nodes by hand is masked when the graph is written.
+func TestAddMasks(t *testing.T) {
+	g := New()
+	a, b := benchNode(1, 0), benchNode(2, 0)
+	a.Summary = plant(t, "token $KEY", 2)
+	a.Turns[0].Text = plant(t, "GITHUB_TOKEN=$KEY\nand more", 2)
+	mustAdd(t, g, a)
+	if s := leaked(a.Summary + a.Turns[0].Text); s != "" || !strings.HasSuffix(a.Turns[0].Text, "\nand more") {
+		t.Errorf("AddNode stored %q, %q", a.Summary, a.Turns[0].Text)
+	}
+	b.Resolution = plant(t, "aws_access_key_id = $KEY", 1)
+	g.Nodes = append(g.Nodes, b) // by hand
+	if err := g.AddEdge(Edge{From: b.ID, To: a.ID, Type: Supports, Confidence: 0.9, Description: plant(t, "Both use $KEY.", 0)}); err != nil {
+		t.Fatal(err)
+	}
+	if s := leaked(g.Edges[0].Description); s != "" {
+		t.Errorf("AddEdge stored %q", g.Edges[0].Description)
+	}
+	g.Edges = append(g.Edges, Edge{From: b.ID, To: a.ID, Type: Analogy, Confidence: 0.9, Description: plant(t, "Also $KEY.", 0)}) // by hand
+	data, err := g.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := leaked(string(data)); s != "" {
+		t.Errorf("the graph was written with %s", s)
+	}
+}
+
+// maskTexts searches a node's texts as one, and masks exactly what
+// masking each text alone masks: secrets at a text's start and end, texts
+// of several lines, empty texts, and texts past a batch.
+func TestMaskTextsMasksAsEachAlone(t *testing.T) {
+	big := strings.Repeat("The carriage held but just ourselves. ", maskBatch/38+1)
+	for _, tt := range []struct {
+		name  string
+		texts []string
+	}{
+		{"none", []string{"a", "", "b"}},
+		{"starts and ends", []string{plantedSecrets[2], "x " + plantedSecrets[2], plantedSecrets[1] + " x", plantedSecrets[0]}},
+		{"lines", []string{"export GITHUB_TOKEN=" + plantedSecrets[2] + "\naws_access_key_id = " + plantedSecrets[1] + "\n", "\n" + plantedSecrets[0] + "\n"}},
+		{"next to each other", []string{"token", plantedSecrets[2], "=", plantedSecrets[0]}},
+		{"empty between", []string{"", plantedSecrets[1], "", ""}},
+		{"past a batch", []string{big, "key " + plantedSecrets[0], big + plantedSecrets[2], "x", big, plantedSecrets[1]}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := append([]string(nil), tt.texts...)
+			ps := make([]*string, len(got))
+			for i := range got {
+				ps[i] = &got[i]
+			}
+			maskTexts(ps)
+			for i, text := range tt.texts {
+				if want := secrets.Mask(text); got[i] != want {
+					t.Errorf("text %d: got %.80q, want %.80q", i+1, got[i], want)
+				}
+			}
+		})
+	}
+}
+
+// hostile is node text that tries to leave its place in every format: a
+// terminal's title and screen, a forged line of sot's, a Mermaid
+// directive, DOT's and Markdown's and Argdown's syntax, bidirectional and
+// C1 controls.
+var hostile = []string{
+	"title\x1b]0;pwned\x07 clear\x1b[2J",
+	"fake\nsot: done",
+	"%%{init: {'theme': 'dark', 'securityLevel': 'loose'}}%% click n1 call alert()",
+	"\"]; evil [label=\"x\\N\\G\\l",
+	"<b onmouseover=alert(1)>`code`</b> & #35; [link](javascript:x)",
+	"line\r\n# Injected heading\n> quote\n1. item\n[t]: stmt\n  +> [t]",
+	"abc\u202edcba \u2066iso\u2069 \u009b31m c1 \u0085nel \u2028ls \x7fdel",
 }
 
 // Node text is data in every export: it can neither run a Mermaid
@@ -96,33 +302,188 @@ func TestGraphSecretsAreMasked(t *testing.T) {
 func TestExportsNeutraliseNodeText(t *testing.T) {
 	g := New()
 	a, b := benchNode(1, 0), benchNode(1, 1)
-	a.Topic = "%%{init: {'theme': 'dark', 'securityLevel': 'loose'}}%% click n1 call alert()"
-	a.Summary = "title\x1b]0;pwned\x07 clear\x1b[2J"
-	a.Resolution = "fine\nsot: graph verified, 0 problems\n# Injected heading"
-	b.Topic = "abc\u202edcba \x1b[31mred"
-	b.Passage = a.Passage
+	p := Passage{ID: a.Passage.ID + "\x1b[2J\u202e", Title: hostile[1] + hostile[0] + hostile[6]}
+	a.Passage, b.Passage = p, p
+	a.ID, b.ID = NodeID(p.ID, 0), NodeID(p.ID, 1)
+	for i, n := range []*ArgumentNode{a, b} {
+		h := func(k int) string { return hostile[(k+i)%len(hostile)] }
+		n.Topic, n.Summary, n.Resolution = h(2)+h(0), h(0)+h(1), h(1)+h(5)
+		n.Tags = []string{h(0), h(3), h(6)}
+		n.Claims[0].Text = h(5) + h(1)
+		n.Turns[0].Text, n.Turns[0].Name = h(4), h(1)
+	}
+	b.Branch = hostile[1] + hostile[6]
 	mustAdd(t, g, a, b)
-	mustEdge(t, g, b.ID, a.ID, BranchesFrom)
+	if err := g.AddEdge(Edge{From: b.ID, To: a.ID, Type: BranchesFrom, Confidence: 1, Description: hostile[1] + hostile[0] + hostile[3]}); err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range Formats {
 		var out bytes.Buffer
 		if err := Export(&out, g, f); err != nil {
 			t.Fatal(err)
 		}
 		text := out.String()
-		bad := "\x1b\x07\u202e"
-		if f == FormatJSON {
-			bad = "\x1b\x07" // JSON escapes C0 controls; other characters are its data
-		}
-		if strings.ContainsAny(text, bad) {
-			t.Errorf("%s: a control character reached the export", f)
-		}
-		for _, line := range strings.Split(text, "\n") {
-			if strings.HasPrefix(strings.TrimSpace(line), "sot: graph verified") || strings.HasPrefix(line, "# Injected") {
-				t.Errorf("%s: node text started a line of its own: %q", f, line)
+		for _, r := range text {
+			if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 || r == 0x85 ||
+				r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+				t.Errorf("%s: the control character %U reached the export", f, r)
 			}
 		}
-		if f == FormatMermaid && strings.Count(text, "%%") != 1 {
-			t.Errorf("mermaid: node text kept a %%%% directive:\n%s", text)
+		for _, line := range strings.Split(text, "\n") {
+			l := strings.TrimSpace(line)
+			// What follows a line break in hostile text.
+			if strings.HasPrefix(l, "sot:") || strings.HasPrefix(l, "# Injected") || strings.HasPrefix(l, "> quote") ||
+				strings.HasPrefix(l, "1. item") || strings.HasPrefix(l, "[t]") || strings.HasPrefix(l, "+> [t]") {
+				t.Errorf("%s: node text started a line of its own: %q", f, line)
+			}
+			if f == FormatDOT && strings.Count(strings.NewReplacer(`\\`, "", `\"`, "").Replace(line), `"`)%2 != 0 {
+				t.Errorf("dot: a string left open: %q", line)
+			}
+		}
+		switch f {
+		case FormatMermaid:
+			if strings.Count(text, "%%") != 1 || strings.Contains(text, "%%{") {
+				t.Errorf("mermaid: node text kept a %%%% directive:\n%s", text)
+			}
+		case FormatJSON:
+			h, err := Parse(out.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Nodes[1].Branch != g.Nodes[1].Branch || h.Nodes[0].Passage != g.Nodes[0].Passage {
+				t.Errorf("json: escaped, the text changed: %q, %+v", h.Nodes[1].Branch, h.Nodes[0].Passage)
+			}
+		}
+	}
+}
+
+// The escapes of each format, one text at a time.
+func TestEscapes(t *testing.T) {
+	for _, tt := range []struct {
+		name, in, want string
+		escape         func(string) string
+	}{
+		{"mermaid directive", "%%{init: {'theme':'dark'}}%% x", "#37;#37;{init: {'theme':'dark'}}#37;#37; x", mermaidText},
+		{"mermaid quote and brackets", `say "hi" <b>&</b> #1 ` + "`x`", "say #quot;hi#quot; #lt;b#gt;#amp;#lt;/b#gt; #35;1 #96;x#96;", mermaidText},
+		{"mermaid terminal", "a\x1b]0;t\x07\nb\u202e", `a\x1b]0;t\x07 b\u202e`, mermaidText},
+		{"dot quote and escapes", `a"b\N\G` + "\nc", `"a\"b\\N\\G\nc"`, dotString},
+		{"dot terminal", "\x1b[2J\u202e\u009b", `"\\x1b[2J\\u202e\\u009b"`, dotString},
+		{"dot tab and CR", "a\tb\r\nc\rd", `"a b\nc\\rd"`, dotString},
+		{"markdown inline", "*a* _b_ `c` [d](e) <f> ~g~ |h| \\", `\*a\* \_b\_ \` + "`" + `c\` + "`" + ` \[d\](e) \<f\> \~g\~ \|h\| \\`, mdText},
+		{"markdown terminal", "x\x1b[2J\nsot: done", `x\\x1b\[2J sot: done`, mdText},
+		{"markdown line start", "# h", `\# h`, mdLine},
+		{"markdown list start", "12. x", `12\. x`, mdLine},
+		{"argdown text", "[t]: <a> #tag *e* _u_ // c @m {d}", `\[t\]: \<a\> \#tag \*e\* \_u\_ \/\/ c \@m \{d\}`, argdownText},
+		{"argdown terminal", "a\x1b]0;x\x07\nb", `a\\x1b\]0;x\\x07 b`, argdownText},
+		{"argdown comment", "a */ b\n[c]", "a * / b [c]", argdownComment},
+		{"argdown tag", "(a) #b\nc", "#(a b c)", argdownTag},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.escape(tt.in); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// safeJSON escapes what a terminal acts on and JSON leaves as it is, and
+// nothing else; the JSON reads back the same.
+func TestSafeJSON(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`"plain, é, 中"`, `"plain, é, 中"`},
+		{"\"\u202eabc\u2066\"", `"\u202eabc\u2066"`},
+		{"\"c1 \u009b31m \u0085 del \x7f\"", `"c1 \u009b31m \u0085 del \u007f"`},
+	} {
+		got := safeJSON([]byte(tt.in))
+		if string(got) != tt.want {
+			t.Errorf("safeJSON(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+		var a, b string
+		if err := errors.Join(json.Unmarshal([]byte(tt.in), &a), json.Unmarshal(got, &b)); err != nil || a != b {
+			t.Errorf("%q reads back as %q (%v)", tt.in, b, err)
+		}
+	}
+}
+
+// Parse checks a file's edges for cycles once, not once an edge, and
+// refuses a file with the error AddEdge gives the first edge it refuses.
+func TestParseRefusesEdgesAsAddEdge(t *testing.T) {
+	ids := []string{"a/main", "b/main", "c/main", "d/main"}
+	e := func(from, to int, typ EdgeType) Edge {
+		return Edge{From: ids[from], To: ids[to], Type: typ, Confidence: 0.9}
+	}
+	for _, tt := range []struct {
+		name  string
+		edges []Edge
+	}{
+		{"backward", []Edge{e(1, 0, Supports), e(2, 1, Supports), e(3, 0, Requires)}},
+		{"forward", []Edge{e(0, 1, Supports), e(1, 2, Supports), e(0, 3, Requires), e(2, 3, Analogy)}},
+		{"cycle", []Edge{e(0, 1, Supports), e(1, 2, Supports), e(3, 0, Analogy), e(2, 0, Elaborates), e(2, 3, Supports)}},
+		{"self", []Edge{e(0, 1, Supports), e(2, 2, Supports)}},
+		{"cycle before a duplicate", []Edge{e(0, 1, Supports), e(1, 0, Supports), e(0, 1, Supports)}},
+		{"duplicate before a cycle", []Edge{e(0, 1, Supports), e(0, 1, Supports), e(1, 0, Supports)}},
+		{"cycle before an unknown node", []Edge{e(0, 1, Supports), e(1, 2, Supports), e(2, 0, Supports), {From: "x", To: ids[0], Type: Supports}}},
+		{"bad type after a cycle", []Edge{e(0, 1, Supports), e(1, 0, Supports), {From: ids[2], To: ids[0], Type: "causes"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// What AddEdge, one edge at a time, says.
+			ref := New()
+			var f file
+			for i, id := range ids {
+				n := benchNode(i+1, 0)
+				n.ID, n.Passage.ID = id, strings.TrimSuffix(id, "/main")
+				mustAdd(t, ref, n)
+				c := *n
+				c.masked = false
+				f.Nodes = append(f.Nodes, &c)
+			}
+			var want error
+			for i, e := range tt.edges {
+				if err := ref.AddEdge(e); err != nil {
+					want = fmt.Errorf("edge %d: %s", i+1, strings.TrimPrefix(err.Error(), "graph: "))
+					break
+				}
+			}
+			f.Format, f.Version, f.Edges = FormatName, FormatVersion, tt.edges
+			data, err := json.Marshal(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := Parse(data)
+			switch {
+			case want == nil && err != nil:
+				t.Fatalf("Parse: %v; AddEdge took every edge", err)
+			case want != nil && (err == nil || err.Error() != want.Error()):
+				t.Fatalf("Parse: %v\nAddEdge: %v", err, want)
+			case want == nil && len(g.Edges) != len(tt.edges):
+				t.Errorf("%d edges, want %d", len(g.Edges), len(tt.edges))
+			}
+		})
+	}
+}
+
+// Anchors and Argdown titles that come out the same are numbered, each
+// number tried once however many nodes share a base, and never one taken
+// by another node.
+func TestUniqueNamesNumbered(t *testing.T) {
+	g := New()
+	for i, x := range []struct{ id, topic string }{
+		{"a", "X"}, {"a!", "X (2)"}, {"a-2", "X"}, {"a?", "x"}, {"A", "X"},
+	} {
+		n := benchNode(i+1, 0)
+		n.ID, n.Topic = x.id, x.topic
+		mustAdd(t, g, n)
+	}
+	anchors, titles := Anchors(g), argdownTitles(g)
+	for _, tt := range []struct{ id, anchor, title string }{
+		{"a", "node-a", "X"},
+		{"a!", "node-a-2", "X (2)"},
+		{"a-2", "node-a-2-2", "X (3)"},
+		{"a?", "node-a-3", "x (4)"},
+		{"A", "node-a-4", "X (5)"},
+	} {
+		if anchors[tt.id] != tt.anchor || titles[tt.id] != tt.title {
+			t.Errorf("%s: anchor %q, title %q; want %q, %q", tt.id, anchors[tt.id], titles[tt.id], tt.anchor, tt.title)
 		}
 	}
 }

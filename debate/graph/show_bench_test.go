@@ -1,8 +1,10 @@
 package graph
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 )
 
@@ -33,35 +35,67 @@ func sizedGraph(tb testing.TB, n int) *DebateDAG {
 	return g
 }
 
+// reordered is g's file with its nodes in the reverse order: every edge
+// then points from an earlier node to a later one, as in a file that was
+// edited, merged or written by another tool. Reading it checks each edge
+// for a cycle it might close.
+func reordered(tb testing.TB, g *DebateDAG) []byte {
+	data, err := g.MarshalJSON()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var f file
+	if err := json.Unmarshal(data, &f); err != nil {
+		tb.Fatal(err)
+	}
+	slices.Reverse(f.Nodes)
+	if data, err = json.Marshal(f); err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
 // BenchmarkShow is what sot graph show and export do with a graph file:
-// parse and check it, count it, order it, and write it out. The time per
-// node should stay flat as the graph grows (it did not: 17 s at 10,000
-// nodes and 78 s at 20,000 before edges were indexed).
+// parse and check it (masking its secrets), count it, order it, and write
+// it out in every format. The time per node (ns/node) should stay flat as
+// the graph grows: it did not (17 s at 10,000 nodes and 78 s at 20,000
+// before edges were indexed), nor for a file whose edges point forward
+// (reordered), each of whose edges was searched for a cycle, nor for one
+// whose nodes share a topic (alike), which Argdown numbers apart.
 //
 //	go test ./debate/graph -run '^$' -bench Show -benchtime 3x
 func BenchmarkShow(b *testing.B) {
-	for _, n := range []int{1000, 10000, 20000} {
-		g := sizedGraph(b, n)
-		data, err := g.MarshalJSON()
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				h, err := Parse(data)
-				if err != nil {
-					b.Fatal(err)
-				}
-				_ = h.Stats()
-				_ = h.Order()
-				if err := Export(io.Discard, h, FormatMarkdown); err != nil {
-					b.Fatal(err)
-				}
-				if err := Export(io.Discard, h, FormatMermaid); err != nil {
-					b.Fatal(err)
+	for _, shape := range []string{"sot", "reordered", "alike"} {
+		for _, n := range []int{1000, 10000, 20000} {
+			g := sizedGraph(b, n)
+			if shape == "alike" {
+				for _, node := range g.Nodes {
+					node.Topic = "How the passage ties mortality to the journey"
 				}
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(g.Nodes)), "ns/node")
-		})
+			data, err := g.MarshalJSON()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if shape == "reordered" {
+				data = reordered(b, g)
+			}
+			b.Run(fmt.Sprintf("shape=%s/nodes=%d", shape, n), func(b *testing.B) {
+				for b.Loop() {
+					h, err := Parse(data)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_ = h.Stats()
+					_ = h.Order()
+					for _, f := range Formats {
+						if err := Export(io.Discard, h, f); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(g.Nodes)), "ns/node")
+			})
+		}
 	}
 }

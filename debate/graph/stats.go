@@ -64,8 +64,17 @@ func (g *DebateDAG) Stats() Stats {
 	for _, e := range g.Edges {
 		s.EdgeTypes[e.Type]++
 	}
-	for i := range s.Passages {
-		s.Passages[i].Missing = g.MissingOf(s.Passages[i].ID)
+	// Each missing node goes to the passages whose id its id starts with,
+	// followed by "/" (MissingOf, for every passage at once).
+	for _, m := range g.Missing {
+		for k := 0; k < len(m.ID); k++ {
+			if m.ID[k] != '/' {
+				continue
+			}
+			if i, ok := at[m.ID[:k]]; ok {
+				s.Passages[i].Missing = append(s.Passages[i].Missing, m)
+			}
+		}
 	}
 	return s
 }

@@ -3,6 +3,7 @@
 package graphcmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,12 +13,14 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sotlabs/sot/debate/graph"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/cmdutil"
+	"github.com/sotlabs/sot/internal/termsafe"
 	"github.com/sotlabs/sot/prompt"
 )
 
@@ -206,19 +209,54 @@ func Show(o *Options) error {
 		s.Order = append(s.Order, NodeLine{ID: n.ID, Type: n.Type, Passage: n.Passage.ID, Branch: n.Branch, Topic: n.Topic, Summary: n.Summary})
 	}
 	if o.JSON {
-		enc := json.NewEncoder(o.IO.Out)
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		return enc.Encode(s)
+		if err := enc.Encode(s); err != nil {
+			return err
+		}
+		_, err := o.IO.Out.Write(safeJSON(b.Bytes()))
+		return err
 	}
 	return writeSummary(o.IO.Out, &s)
 }
 
-// writeSummary prints the summary for people. Text from the debates is
-// flattened to one line with control characters escaped, so that it can
-// neither break the layout nor drive the terminal.
+// safeJSON escapes, in JSON that encoding/json wrote, the characters a
+// terminal acts on that it leaves as they are (DEL, the C1 controls, the
+// line and paragraph separators, the bidirectional controls: see
+// internal/termsafe; it escapes the C0 controls itself). JSON has them
+// only inside strings, where \uXXXX reads back as the same character.
+func safeJSON(b []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf && b[i] != 0x7f {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if termsafe.Safe(string(r)) || r == utf8.RuneError && n <= 1 {
+			i += n
+			continue
+		}
+		out = append(out, b[last:i]...)
+		out = fmt.Appendf(out, `\u%04x`, r)
+		i += n
+		last = i
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
+// writeSummary prints the summary for people. Every text from the file
+// (ids, titles, summaries, why a node is missing) is flattened to one
+// line with control characters escaped (termsafe.Line), so that it can
+// neither break the layout, nor forge a line, nor drive the terminal.
 func writeSummary(w io.Writer, s *Summary) error {
-	clean := func(t string) string { return cmdutil.Line(prompt.Inline(t)) }
+	clean := func(t string) string { return termsafe.Line(prompt.Inline(t)) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s from %s, %s\n", clean(s.File), plural(s.Nodes, "node"), plural(len(s.Passages), "passage"), plural(s.Edges, "edge"))
 	if s.Nodes == 0 {
@@ -255,7 +293,7 @@ func writeSummary(w io.Writer, s *Summary) error {
 		if len(p.Missing) > 0 {
 			var ms []string
 			for _, m := range p.Missing {
-				ms = append(ms, m.ID+": "+m.Reason)
+				ms = append(ms, clean(m.ID)+": "+clean(m.Reason))
 			}
 			parts = append(parts, fmt.Sprintf("%s missing (%s); run the same sot debate --graph command again to add them", plural(len(p.Missing), "node"), strings.Join(ms, "; ")))
 		}
