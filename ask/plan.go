@@ -18,6 +18,7 @@ import (
 	"github.com/sotlabs/sot/index"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/safedir"
+	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
@@ -134,7 +135,9 @@ func (p *Plan) Calls() int {
 // their roles, and composes nothing yet: no model is called. An error that
 // is the caller's to fix is an *engine.UserError.
 func Prepare(ctx context.Context, o *Options) (*Plan, error) {
-	q := strings.TrimSpace(o.Question)
+	// The question reaches the prompts, the journal and answer.json: a key
+	// typed in it is masked like one in the corpus.
+	q := secrets.Mask(strings.TrimSpace(o.Question))
 	if q == "" {
 		return nil, &engine.UserError{Msg: "ask a question: sot ask \"QUESTION\" [PATH...]"}
 	}

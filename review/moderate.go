@@ -14,6 +14,7 @@ import (
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/internal/termsafe"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
@@ -153,6 +154,9 @@ func (m *moderator) help() {
 }
 
 func (m *moderator) handle(ctx context.Context, line string) error {
+	// What the user types reaches the model and MODERATOR.md: a key pasted
+	// in it is masked like one in the material.
+	line = secrets.Mask(line)
 	verb, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
 	switch strings.ToLower(verb) {

@@ -16,6 +16,7 @@ import (
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/internal/project"
+	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
@@ -204,6 +205,9 @@ func prepare(ctx context.Context, o *Options) (*Plan, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	// The framing and the coordinates reach the prompts and the report: a
+	// key typed or committed in them is masked like one in the material.
+	c.Framing, c.Coordinates = secrets.Mask(c.Framing), secrets.Mask(c.Coordinates)
 	if o.Mode == "" {
 		o.Mode = ModeSociety
 	}

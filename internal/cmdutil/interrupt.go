@@ -7,12 +7,16 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/internal/shell"
 )
 
 // ResumeCommand is the command line that was run, quoted for a POSIX
 // shell: running it again resumes a journaled run.
-func ResumeCommand() string { return "sot " + shell.Join(os.Args[1:]) }
+// Its secrets are masked (a key typed in --passage or a question is
+// written to run.json and printed with it), so the command resumes the run
+// whenever the masked text is what the run sent, as it is.
+func ResumeCommand() string { return "sot " + secrets.Mask(shell.Join(os.Args[1:])) }
 
 // Interruptible runs a journaled run under a context that Ctrl-C (or
 // SIGTERM) cancels. When a signal stopped it, the error exits 130 and says

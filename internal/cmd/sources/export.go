@@ -20,13 +20,14 @@ import (
 func newExportCmd(f *cmdutil.Factory, o *Options) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
-		Use:   "export ID",
+		Use:   "export SOURCE",
 		Short: "Write a source as a northstar agent file, with its SoT metadata",
 		Long: `Write an indexed source as a northstar.LM agent file: Markdown with
 northstar's frontmatter and sections, ending in the export payload, which
 holds the source's SoT metadata (from its own payload, or from sot sources
 analyze). northstar imports the file; so does sot sources add, which reads
-every field back.
+every field back. SOURCE names the source as in sot sources show: its id,
+a unique start of it, its path or its exact title.
 
 The source's file is read again when it is still there with the same
 content, so its sections and analysis are kept as they are; otherwise the
@@ -36,7 +37,7 @@ The file goes to standard output, or to --output FILE, which is replaced
 atomically and never written through a symlink.`,
 		Example: `  sot sources export 3f2a9c1e0b7d4a65 > q3-planning.md
   sot sources export 3f2a9c1e0b7d4a65 --output exports/q3-planning.md`,
-		Args: exactly(1, "export takes one source id (see 'sot sources list')"),
+		Args: exactly(1, "export takes one source id, a start of one, a source's path or its title (see 'sot sources list')"),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.WorkDir = f.WorkDir()
 			return Export(c.Context(), o, args[0], output)
@@ -69,7 +70,7 @@ func Export(ctx context.Context, o *Options, id, output string) error {
 		return err
 	}
 	defer ix.Close()
-	d, err := get(ctx, ix, id)
+	d, err := get(ctx, ix, o.WorkDir, id)
 	if err != nil {
 		return err
 	}

@@ -63,10 +63,15 @@ groups lists the groups sot ask --groups would read; sot sources group
 		Args:  cobra.NoArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { pre(); return List(c.Context(), o) },
 	}, &cobra.Command{
-		Use:   "show ID",
+		Use:   "show SOURCE",
 		Short: "Show one source: its metadata and text",
-		Args:  exactly(1, "show takes one source id (see 'sot sources list')"),
-		RunE:  func(c *cobra.Command, args []string) error { pre(); return Show(c.Context(), o, args[0]) },
+		Long: `Show one indexed source: its metadata, where the metadata came from, and
+its text. SOURCE is the source's id (as sot sources list prints it), a
+start of the id that no other source shares, the source's path (as indexed,
+or from the working directory) or its exact title. A start of an id or a
+title that fits several sources is a usage error that lists them.`,
+		Args: exactly(1, "show takes one source id, a start of one, a source's path or its title (see 'sot sources list')"),
+		RunE: func(c *cobra.Command, args []string) error { pre(); return Show(c.Context(), o, args[0]) },
 	}, newAddCmd(o, pre), &cobra.Command{
 		Use:   "remove ID...",
 		Short: "Remove sources from the index",
@@ -115,27 +120,27 @@ func open(o *Options) (*index.Index, error) {
 	return ix, err
 }
 
-// get reads one source from the index; an id it does not hold is a usage
+// get reads one source from the index; a name that fits none is a usage
 // error.
 //
-// A source is named by its id, a unique start of its id, its path (as
-// indexed, or as given from the working directory), or its exact title.
-// A name that fits several sources is a usage error that lists them.
-func get(ctx context.Context, ix *index.Index, id string) (index.Doc, error) {
-	d, err := ix.Get(ctx, id)
+// A source is named by its id, its path (as indexed, or as given from the
+// working directory or the project's top), a unique start of its id, or
+// its exact title, tried in that order. A start of an id or a title that
+// fits several sources is a usage error that lists them.
+func get(ctx context.Context, ix *index.Index, workDir, name string) (index.Doc, error) {
+	d, err := ix.Get(ctx, name)
 	if !errors.Is(err, index.ErrNotFound) {
 		return d, err
 	}
 	docs, err := ix.List(ctx)
 	if err != nil {
-		return d, err
+		return index.Doc{}, err
 	}
-	name := strings.TrimSpace(id)
-	clean := filepath.ToSlash(filepath.Clean(name))
+	given := strings.TrimSpace(name)
 	for _, match := range []func(index.Doc) bool{
-		func(d index.Doc) bool { return d.Path == name || filepath.ToSlash(filepath.Clean(d.Path)) == clean },
-		func(d index.Doc) bool { return name != "" && strings.HasPrefix(d.ID, strings.ToLower(name)) },
-		func(d index.Doc) bool { return d.Title == name },
+		func(d index.Doc) bool { return given != "" && samePath(given, d.Path, workDir) },
+		func(d index.Doc) bool { return given != "" && strings.HasPrefix(d.ID, strings.ToLower(given)) },
+		func(d index.Doc) bool { return given != "" && d.Title == given },
 	} {
 		var found []index.Doc
 		for _, d := range docs {
@@ -145,16 +150,42 @@ func get(ctx context.Context, ix *index.Index, id string) (index.Doc, error) {
 		}
 		switch {
 		case len(found) == 1:
-			return found[0], nil
+			return ix.Get(ctx, found[0].ID) // List leaves out the text
 		case len(found) > 1:
-			var names []string
+			names := make([]string, 0, len(found))
 			for _, f := range found {
 				names = append(names, fmt.Sprintf("%s (%s, %s)", f.ID, oneLine(f.Title), f.Path))
 			}
-			return d, cmdutil.UsageError("%q names %d sources: %s; give the id", id, len(found), strings.Join(names, "; "))
+			return index.Doc{}, cmdutil.UsageError("%q names %d sources: %s; give one by its id", name, len(found), strings.Join(names, "; "))
 		}
 	}
-	return d, cmdutil.UsageError("no source %q in the index: name one by its id, a start of its id, its path or its title (see 'sot sources list')", id)
+	return index.Doc{}, cmdutil.UsageError("no source %q in the index: name one by its id, a start of its id, its path or its title (see 'sot sources list')", name)
+}
+
+// samePath reports whether a path given on the command line names the
+// indexed path: the two as written, or the given one from the working
+// directory against the indexed one from the working directory or the
+// project's top.
+func samePath(given, indexed, workDir string) bool {
+	if indexed == "" {
+		return false
+	}
+	if filepath.Clean(given) == filepath.Clean(indexed) {
+		return true
+	}
+	abs := given
+	if !filepath.IsAbs(abs) {
+		if workDir == "" {
+			return false
+		}
+		abs = filepath.Join(workDir, abs)
+	}
+	for _, p := range candidatePaths(indexed, workDir) {
+		if filepath.Clean(p) == filepath.Clean(abs) {
+			return true
+		}
+	}
+	return false
 }
 
 // List prints the indexed sources.
@@ -194,7 +225,7 @@ func Show(ctx context.Context, o *Options, id string) error {
 		return err
 	}
 	defer ix.Close()
-	d, err := get(ctx, ix, id)
+	d, err := get(ctx, ix, o.WorkDir, id)
 	if err != nil {
 		return err
 	}
