@@ -32,8 +32,10 @@ type Answer struct {
 
 	Sources  []SourceUse `json:"sources"`
 	Evidence []Evidence  `json:"answers"`
-	// Conflicts is the lexical detector's analysis, in northstar's shape;
-	// nil when conflict detection is off.
+	// Conflicts is the lexical detector's analysis, in northstar's shape:
+	// the counts of every pair, the ListedPairs strongest conflicts and
+	// agreements, and pairsFile when PairsFile holds them all; nil when
+	// conflict detection is off.
 	Conflicts json.RawMessage `json:"lexical_conflicts,omitempty"`
 	// ConflictSummary is what ANSWER.md shows of it.
 	ConflictSummary *ConflictSummary `json:"conflict_summary,omitempty"`
@@ -67,12 +69,32 @@ type SourceUse struct {
 	Answers []string `json:"answers"` // the ids of the answers read from it
 }
 
-// ConflictSummary counts what the lexical detector found.
+// ConflictSummary counts what the lexical detector found: every pair, not
+// only those answer.json lists.
 type ConflictSummary struct {
 	Tensions   int      `json:"tensions"`
 	Agreements int      `json:"agreements"`
 	Themes     []string `json:"themes"`
 	Summary    string   `json:"summary"`
+	// Truncated: answer.json lists only the ListedPairs strongest pairs of
+	// a type, of more.
+	Truncated bool `json:"truncated,omitempty"`
+	// PairsFile is the file of the run's directory that holds every pair,
+	// when it was asked for.
+	PairsFile string `json:"pairs_file,omitempty"`
+}
+
+// listing says where the pairs of the conflict summary are listed.
+func (c *ConflictSummary) listing() string {
+	switch {
+	case c.Truncated && c.PairsFile != "":
+		return fmt.Sprintf("answer.json lists the %d strongest of each; %s holds every pair, one JSON line each.", ListedPairs, c.PairsFile)
+	case c.Truncated:
+		return fmt.Sprintf("answer.json lists the %d strongest of each; --format %s writes every pair to %s.", ListedPairs, FormatPairs, PairsFile)
+	case c.PairsFile != "":
+		return fmt.Sprintf("answer.json lists every pair; so does %s, one JSON line each.", c.PairsFile)
+	}
+	return ""
 }
 
 // Skipped is a file of the corpus that could not be read.
@@ -173,6 +195,10 @@ func (a *Answer) Markdown() string {
 		if c.Summary != "" {
 			line("")
 			line("%s", markdown.OneLine(c.Summary))
+		}
+		if l := c.listing(); l != "" {
+			line("")
+			line("%s", markdown.OneLine(l))
 		}
 		line("")
 	}

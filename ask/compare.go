@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sotlabs/sot/conflict"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/internal/project"
 )
@@ -298,16 +299,21 @@ func measure(m *Measured, out *Outcome) error {
 		return err
 	}
 	m.WallMS, m.FromCache = wall.Milliseconds(), made == 0 && cached > 0
-	an := detect(a.Evidence, out.Plan.cfg.ConflictThreshold)
-	m.Tensions, m.Agreements = len(an.Conflicts), len(an.Agreements)
-	if a.ByGroup {
-		n := 0
-		for _, c := range an.Conflicts {
-			if a.Evidence[c.Source1.Index].Source != a.Evidence[c.Source2.Index].Source {
-				n++
-			}
+	// Only the counts are wanted: no pair is listed, and the inter-group
+	// conflicts are counted as the pairs go by.
+	inter := 0
+	an, err := detect(a.Evidence, out.Plan.cfg.ConflictThreshold, 0, func(c conflict.Pair) error {
+		if c.Type == conflict.TypeConflict && a.Evidence[c.Source1.Index].Source != a.Evidence[c.Source2.Index].Source {
+			inter++
 		}
-		m.InterGroupTensions = &n
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	m.Tensions, m.Agreements = an.TotalConflicts, an.TotalAgreements
+	if a.ByGroup {
+		m.InterGroupTensions = &inter
 	}
 	return nil
 }

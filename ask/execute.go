@@ -1,6 +1,7 @@
 package ask
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,11 +25,24 @@ const (
 	AnswerFile     = "ANSWER.md"
 	AnswerJSONFile = "answer.json"
 	AnswerHTMLFile = "answer.html" // with Options.Formats "html"
+	// PairsFile holds every pair the lexical detector classified, one JSON
+	// line each, with Options.Formats "pairs"; answer.json lists only the
+	// strongest (ListedPairs of each type).
+	PairsFile = "conflict-pairs.ndjson"
 )
 
+// ListedPairs is how many conflicts and how many agreements answer.json
+// lists at most, those of the highest confidence; the counts are of all.
+const ListedPairs = conflict.DefaultKeep
+
+// FormatPairs is the format of Options.Formats that writes PairsFile.
+const FormatPairs = "pairs"
+
 var layout = run.Layout{
-	Owns:    func(name string) bool { return name == AnswerFile || name == AnswerJSONFile || name == AnswerHTMLFile },
-	Outputs: []string{AnswerFile, AnswerJSONFile, AnswerHTMLFile},
+	Owns: func(name string) bool {
+		return name == AnswerFile || name == AnswerJSONFile || name == AnswerHTMLFile || name == PairsFile
+	},
+	Outputs: []string{AnswerFile, AnswerJSONFile, AnswerHTMLFile, PairsFile},
 	Field:   "--output-dir",
 }
 
@@ -137,10 +151,25 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 			return nil, err
 		}
 	}
+	var extra []string // files written besides the answer's
 	if p.SoT && p.cfg.ConflictDetection && len(evidence) > 1 {
-		an := detect(evidence, p.cfg.ConflictThreshold)
-		a.Conflicts, _ = json.Marshal(an)
-		a.ConflictSummary = &ConflictSummary{Tensions: len(an.Conflicts), Agreements: len(an.Agreements), Themes: an.ConflictThemes, Summary: an.Summary}
+		pairs := slices.Contains(o.Formats, FormatPairs)
+		an, err := p.detectInto(d, evidence, pairs)
+		if err != nil {
+			return nil, err
+		}
+		lex := lexicalAnalysis{Analysis: an}
+		if pairs {
+			lex.PairsFile = PairsFile
+			extra = append(extra, filepath.Join(p.OutputDir, PairsFile))
+		}
+		if a.Conflicts, err = json.Marshal(lex); err != nil {
+			return nil, err
+		}
+		a.ConflictSummary = &ConflictSummary{Tensions: an.TotalConflicts, Agreements: an.TotalAgreements, Themes: an.ConflictThemes, Summary: an.Summary,
+			Truncated: an.Truncated, PairsFile: lex.PairsFile}
+	} else if slices.Contains(o.Formats, FormatPairs) {
+		a.Notes = append(a.Notes, "no "+PairsFile+": the lexical conflict detector did not run")
 	}
 	addressing := slices.DeleteFunc(slices.Clone(evidence), func(e Evidence) bool { return !e.Addresses })
 	var debate *Debate
@@ -189,6 +218,12 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	files, err := p.write(d, a, o.Formats)
 	if err != nil {
 		return nil, err
+	}
+	files = append(files, extra...)
+	if len(extra) == 0 {
+		if err := d.Remove(PairsFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
 	}
 	if err := j.Ready(); err != nil {
 		return nil, err
@@ -289,15 +324,50 @@ func (p *Plan) write(d *run.Dir, a *Answer, formats []string) ([]string, error) 
 	return append(files, filepath.Join(p.OutputDir, AnswerHTMLFile)), nil
 }
 
+// lexicalAnalysis is the detector's analysis as answer.json holds it:
+// northstar's shape, and the file that holds every pair when one was
+// written.
+type lexicalAnalysis struct {
+	conflict.Analysis
+	PairsFile string `json:"pairsFile,omitempty"`
+}
+
+// detectInto runs the lexical detector over the answers; with pairs, it
+// streams every pair into PairsFile in the run's directory as it is found.
+// The file is written in place: a run stopped meanwhile leaves it cut
+// short, and the same command, which replays the answers, writes it again.
+func (p *Plan) detectInto(d *run.Dir, evidence []Evidence, pairs bool) (conflict.Analysis, error) {
+	if !pairs {
+		return detect(evidence, p.cfg.ConflictThreshold, ListedPairs, nil)
+	}
+	f, err := d.OpenFile(PairsFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return conflict.Analysis{}, fmt.Errorf("writing %s: %w", PairsFile, err)
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	an, err := detect(evidence, p.cfg.ConflictThreshold, ListedPairs, conflict.NDJSON(w))
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return conflict.Analysis{}, fmt.Errorf("writing %s: %w", PairsFile, err)
+	}
+	return an, nil
+}
+
 // detect runs the lexical conflict detector over the answers the readings
-// gave, in their order: the answer's conflict summary, and the tensions
-// --compare counts in every configuration.
-func detect(evidence []Evidence, threshold float64) conflict.Analysis {
+// gave, in their order, listing the keep strongest pairs of each type and
+// handing every pair to each when it is not nil: the answer's conflict
+// summary, and the tensions --compare counts in every configuration.
+func detect(evidence []Evidence, threshold float64, keep int, each func(conflict.Pair) error) (conflict.Analysis, error) {
 	rs := make([]conflict.Response, 0, len(evidence))
 	for _, e := range evidence {
 		rs = append(rs, conflict.Response{Response: responseText(e), AgentName: e.Title, Perspective: e.Role})
 	}
-	return conflict.Detect(rs, threshold)
+	return conflict.Detect(rs, conflict.Options{Threshold: threshold, Keep: keep, Each: each})
 }
 
 // responseText is what the lexical detector reads of an answer.

@@ -92,6 +92,7 @@ type htmlAnswer struct {
 	Sentences    []htmlSentence
 	Conflict     *ConflictSummary
 	Themes       string
+	Listing      string // where the pairs are listed
 	Debate       bool
 	Tensions     []htmlTension
 	Risks        []htmlRisk
@@ -133,6 +134,7 @@ func (a *Answer) HTML() ([]byte, error) {
 	}
 	if c := a.ConflictSummary; c != nil {
 		v.Themes = strings.Join(c.Themes, ", ")
+		v.Listing = c.listing()
 	}
 	if d := a.Debate; d != nil {
 		for _, t := range d.Tensions {

@@ -6,7 +6,10 @@
 // words that signal disagreement ("however", "but", "risk", "on the other
 // hand", ...) and agreement ("also", "confirms", "as well", ...), measures
 // how much vocabulary the two answers share, and calls the pair a conflict
-// or an agreement by the seed's rules. It reads words, not claims: a Critic
+// or an agreement by the seed's rules. The pairs grow with the square of
+// the answers, so Detect keeps none of them: it counts them all, lists the
+// strongest few hundred, and hands every one to a caller that asks
+// (Options.Each, [NDJSON] for a file). It reads words, not claims: a Critic
 // whose answer is full of "risk" and "but" looks like a conflict with
 // anyone. A claim-level detector, which names tensions between specific
 // points, belongs here next to it.

@@ -15,7 +15,10 @@ func ExampleDetect() {
 		{AgentName: "Q2 finance", Perspective: "Analyst",
 			Response: "Finance also supports the savings estimate; the pilot confirms it."},
 	}
-	a := conflict.Detect(answers, conflict.DefaultThreshold)
+	a, err := conflict.Detect(answers, conflict.Options{Threshold: conflict.DefaultThreshold, Keep: conflict.DefaultKeep})
+	if err != nil {
+		panic(err)
+	}
 	fmt.Println(a.Summary)
 	for _, p := range append(a.Conflicts, a.Agreements...) {
 		fmt.Printf("%s: %s (%s) / %s (%s), confidence %.2f, similarity %.2f\n",

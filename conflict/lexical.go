@@ -3,6 +3,7 @@ package conflict
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -73,22 +74,51 @@ func (r *Response) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Analysis is what [Detect] found, in northstar's shape.
+// Analysis is what [Detect] found, in northstar's shape, with the lists
+// of pairs bounded: the counts, the themes and the summary are over every
+// pair, the lists hold the strongest.
 type Analysis struct {
-	// HasConflicts reports whether Conflicts has a pair.
+	// HasConflicts reports whether any pair is a conflict.
 	HasConflicts bool `json:"hasConflicts"`
-	// Conflicts and Agreements are the pairs of each type, in the order of
-	// the input: (1,2), (1,3), ..., (2,3), ... Neutral pairs, and pairs
-	// with an empty answer, are in neither.
+	// Conflicts and Agreements are the strongest pairs of each type, at
+	// most Options.Keep of each, in the order of the input: (1,2), (1,3),
+	// ..., (2,3), ... Neutral pairs, and pairs with an empty answer, are in
+	// neither.
 	Conflicts  []Pair `json:"conflicts"`
 	Agreements []Pair `json:"agreements"`
+	// TotalConflicts and TotalAgreements count every pair of each type,
+	// listed or not.
+	TotalConflicts  int `json:"totalConflicts"`
+	TotalAgreements int `json:"totalAgreements"`
+	// Truncated reports whether a list holds fewer pairs than its total.
+	Truncated bool `json:"truncated"`
 	// ConflictThemes are the words that occur most often in the excerpts
-	// of the conflicts, most frequent first, at most MaxThemes.
+	// of all the conflicts, most frequent first, at most MaxThemes.
 	ConflictThemes []string `json:"conflictThemes"`
 	// Summary counts the tensions and the points of agreement, such as
 	// "2 tension(s) detected; 3 point(s) of agreement". A count of zero is
 	// left out; with neither, Summary is empty.
 	Summary string `json:"summary"`
+}
+
+// DefaultKeep is how many pairs of each type an [Analysis] lists unless
+// told otherwise: enough to read, and a size that does not grow with the
+// square of the answers.
+const DefaultKeep = 200
+
+// Options tune [Detect].
+type Options struct {
+	// Threshold is the similarity at and above which two answers agree
+	// whatever their markers say (see DefaultThreshold).
+	Threshold float64
+	// Keep is how many pairs of each type the Analysis lists: those of the
+	// highest confidence, the earlier in the input first among equals. 0
+	// lists none; the totals count them all the same.
+	Keep int
+	// Each, when not nil, receives every conflict and agreement as it is
+	// found, in the order of the input; an error it returns stops Detect.
+	// [NDJSON] makes one that writes them to a file.
+	Each func(Pair) error
 }
 
 // Pair is the comparison of two answers.
@@ -163,41 +193,146 @@ var stopWords = map[string]bool{
 // markers of both answers (each marker a whole word or phrase, in any case,
 // every occurrence) and measures their Similarity. The pair is a conflict
 // when it has more conflict than agreement markers and its similarity is
-// below threshold; otherwise it is an agreement when it has more agreement
-// than conflict markers or its similarity is at or above threshold;
-// otherwise it is neutral and left out. A pair in which either answer is
-// empty or white space is left out too. With fewer than two answers there
-// is no pair and the Analysis is empty.
+// below the threshold; otherwise it is an agreement when it has more
+// agreement than conflict markers or its similarity is at or above the
+// threshold; otherwise it is neutral and left out. A pair in which either
+// answer is empty or white space is left out too. With fewer than two
+// answers there is no pair and the Analysis is empty.
 //
-// threshold is meant to lie in [0, 1]: at 0 every pair that is not left out
-// is an agreement; at 1 only answers with the same set of words are
-// similar enough to agree without markers. A NaN threshold makes no pair
-// similar enough, nor dissimilar enough to conflict.
-func Detect(rs []Response, threshold float64) Analysis {
+// The pairs are compared one at a time and not kept: the Analysis lists
+// the o.Keep strongest of each type and counts all of them, and o.Each
+// sees every one. What Detect holds grows with the answers and o.Keep,
+// never with the number of pairs. The error is o.Each's.
+//
+// The threshold is meant to lie in [0, 1]: at 0 every pair that is not
+// left out is an agreement; at 1 only answers with the same set of words
+// are similar enough to agree without markers. A NaN threshold makes no
+// pair similar enough, nor dissimilar enough to conflict.
+func Detect(rs []Response, o Options) (Analysis, error) {
 	a := Analysis{Conflicts: []Pair{}, Agreements: []Pair{}, ConflictThemes: []string{}}
 	if len(rs) < 2 {
-		return a
+		return a, nil
 	}
 	as := make([]answer, len(rs))
 	for i, r := range rs {
 		as[i] = read(i, r)
 	}
+	keep := max(o.Keep, 0)
+	conflicts, agreements := strongest{keep: keep}, strongest{keep: keep}
+	th := newThemes(as)
 	for i := range as {
 		for j := i + 1; j < len(as); j++ {
-			p, ok := compare(&as[i], &as[j], threshold)
-			switch {
-			case !ok:
-			case p.Type == TypeConflict:
-				a.Conflicts = append(a.Conflicts, p)
-			default:
-				a.Agreements = append(a.Agreements, p)
+			p, ok := compare(&as[i], &as[j], o.Threshold)
+			if !ok {
+				continue
+			}
+			if p.Type == TypeConflict {
+				a.TotalConflicts++
+				conflicts.offer(p)
+				th.add(i, j)
+			} else {
+				a.TotalAgreements++
+				agreements.offer(p)
+			}
+			if o.Each != nil {
+				if err := o.Each(p); err != nil {
+					return Analysis{}, err
+				}
 			}
 		}
 	}
-	a.HasConflicts = len(a.Conflicts) > 0
-	a.ConflictThemes = themes(a.Conflicts)
-	a.Summary = summary(len(a.Conflicts), len(a.Agreements))
-	return a
+	a.Conflicts, a.Agreements = conflicts.list(), agreements.list()
+	a.HasConflicts = a.TotalConflicts > 0
+	a.Truncated = len(a.Conflicts) < a.TotalConflicts || len(a.Agreements) < a.TotalAgreements
+	a.ConflictThemes = th.top()
+	a.Summary = summary(a.TotalConflicts, a.TotalAgreements)
+	return a, nil
+}
+
+// NDJSON returns an Options.Each that writes every pair to w as one line
+// of JSON, a [Pair] in the shape of the Analysis's lists. The caller
+// buffers w when it is a file.
+func NDJSON(w io.Writer) func(Pair) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return func(p Pair) error {
+		if err := enc.Encode(p); err != nil {
+			return fmt.Errorf("writing a pair: %w", err)
+		}
+		return nil
+	}
+}
+
+// strongest keeps the keep strongest pairs offered to it in a heap whose
+// root is the weakest kept. Pairs are offered in the order of the input,
+// so a pair no stronger than the weakest kept is later in the input and
+// loses the tie.
+type strongest struct {
+	keep  int
+	pairs []Pair
+}
+
+// weaker orders pairs by confidence, then the later in the input as the
+// weaker.
+func weaker(x, y *Pair) bool {
+	if x.Confidence != y.Confidence {
+		return x.Confidence < y.Confidence
+	}
+	return inputOrder(x, y) > 0
+}
+
+// inputOrder compares two pairs by their places in the input.
+func inputOrder(x, y *Pair) int {
+	if c := x.Source1.Index - y.Source1.Index; c != 0 {
+		return c
+	}
+	return x.Source2.Index - y.Source2.Index
+}
+
+func (s *strongest) offer(p Pair) {
+	switch {
+	case s.keep == 0:
+	case len(s.pairs) < s.keep:
+		s.pairs = append(s.pairs, p)
+		s.up(len(s.pairs) - 1)
+	case weaker(&s.pairs[0], &p):
+		s.pairs[0] = p
+		s.down(0)
+	}
+}
+
+func (s *strongest) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !weaker(&s.pairs[i], &s.pairs[parent]) {
+			return
+		}
+		s.pairs[i], s.pairs[parent] = s.pairs[parent], s.pairs[i]
+		i = parent
+	}
+}
+
+func (s *strongest) down(i int) {
+	for {
+		least := i
+		for _, c := range []int{2*i + 1, 2*i + 2} {
+			if c < len(s.pairs) && weaker(&s.pairs[c], &s.pairs[least]) {
+				least = c
+			}
+		}
+		if least == i {
+			return
+		}
+		s.pairs[i], s.pairs[least] = s.pairs[least], s.pairs[i]
+		i = least
+	}
+}
+
+// list returns the pairs kept, in the order of the input.
+func (s *strongest) list() []Pair {
+	out := append([]Pair{}, s.pairs...)
+	slices.SortFunc(out, func(x, y Pair) int { return inputOrder(&x, &y) })
+	return out
 }
 
 // answer is what a comparison needs of one answer, read once.
@@ -356,22 +491,62 @@ func excerpt(s string) string {
 	return string(head) + "..."
 }
 
-// themes are the most frequent words of the conflicts' excerpts: words of
-// more than four characters, lowercased, kept to their letters, still
-// longer than four letters and not stop words. Ties keep the order in which
-// the words first appear.
-func themes(conflicts []Pair) []string {
-	out := []string{}
-	if len(conflicts) == 0 {
-		return out
+// themes finds the most frequent words of the conflicts' excerpts without
+// keeping the conflicts: words of more than four characters, lowercased,
+// kept to their letters, still longer than four letters and not stop
+// words. Ties keep the order in which the words first appear when the
+// conflicts' excerpts are read in the order of the input, each pair's
+// first answer before its second. As an answer's excerpt is the same in
+// every pair, it is enough to know its words, how many conflicts it is in,
+// and when it first appears in one.
+type themes struct {
+	words [][]string // each answer's theme words, in order, repeated
+	in    []int      // the conflicts each answer is in
+	order []string   // the words in the order they first appear
+	seen  map[string]bool
+}
+
+func newThemes(as []answer) *themes {
+	t := &themes{words: make([][]string, len(as)), in: make([]int, len(as)), seen: map[string]bool{}}
+	for i := range as {
+		t.words[i] = themeWords(as[i].source.Excerpt)
 	}
-	var texts []string
-	for _, c := range conflicts {
-		texts = append(texts, c.Source1.Excerpt+" "+c.Source2.Excerpt)
+	return t
+}
+
+// add counts the conflict between the answers i and j.
+func (t *themes) add(i, j int) {
+	for _, k := range []int{i, j} {
+		if t.in[k] == 0 {
+			for _, w := range t.words[k] {
+				if !t.seen[w] {
+					t.seen[w] = true
+					t.order = append(t.order, w)
+				}
+			}
+		}
+		t.in[k]++
 	}
+}
+
+// top returns the MaxThemes most frequent words, most frequent first.
+func (t *themes) top() []string {
 	freq := map[string]int{}
-	var order []string
-	for _, w := range strings.Fields(strings.ToLower(strings.Join(texts, " "))) {
+	for k, ws := range t.words {
+		for _, w := range ws {
+			freq[w] += t.in[k]
+		}
+	}
+	order := slices.Clone(t.order)
+	slices.SortStableFunc(order, func(a, b string) int { return freq[b] - freq[a] })
+	return append([]string{}, order[:min(len(order), MaxThemes)]...)
+}
+
+// themeWords are the words of an excerpt that may be themes, in order,
+// each as often as it occurs.
+func themeWords(excerpt string) []string {
+	var out []string
+	for _, w := range strings.Fields(strings.ToLower(excerpt)) {
 		if utf8.RuneCountInString(w) <= 4 {
 			continue
 		}
@@ -384,13 +559,9 @@ func themes(conflicts []Pair) []string {
 		if utf8.RuneCountInString(w) <= 4 || stopWords[w] {
 			continue
 		}
-		if freq[w] == 0 {
-			order = append(order, w)
-		}
-		freq[w]++
+		out = append(out, w)
 	}
-	slices.SortStableFunc(order, func(a, b string) int { return freq[b] - freq[a] })
-	return append(out, order[:min(len(order), MaxThemes)]...)
+	return out
 }
 
 // summary counts the tensions and the points of agreement, leaving out a

@@ -352,7 +352,12 @@ func TestDetect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Detect(tt.rs, tt.threshold)
+			got, err := Detect(tt.rs, Options{Threshold: tt.threshold, Keep: DefaultKeep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Below Keep pairs of each type, the lists are whole.
+			tt.want.TotalConflicts, tt.want.TotalAgreements = len(tt.want.Conflicts), len(tt.want.Agreements)
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 				t.Errorf("Detect (-want +got):\n%s", diff)
 			}
@@ -435,11 +440,15 @@ func TestMarkers(t *testing.T) {
 
 // An analysis with no pair is JSON with empty lists, never null.
 func TestEmptyJSON(t *testing.T) {
-	b, err := json.Marshal(Detect(nil, DefaultThreshold))
+	a, err := Detect(nil, Options{Threshold: DefaultThreshold, Keep: DefaultKeep})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"hasConflicts":false,"conflicts":[],"agreements":[],"conflictThemes":[],"summary":""}`
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"hasConflicts":false,"conflicts":[],"agreements":[],"totalConflicts":0,"totalAgreements":0,"truncated":false,"conflictThemes":[],"summary":""}`
 	if string(b) != want {
 		t.Errorf("got %s, want %s", b, want)
 	}

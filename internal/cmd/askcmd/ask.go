@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -105,6 +106,15 @@ review, a directory holds only the formats its latest run asked for: an
 answer.html or compare.html an earlier run wrote there is removed when
 html is not asked for again.
 
+The lexical detector compares every pair of answers, and the pairs grow
+with the square of the sources (1,000 sources make 499,500). answer.json
+counts them all (totalConflicts, totalAgreements) but lists only the 200
+strongest conflicts and the 200 strongest agreements, by confidence, with
+truncated set when it left some out. --format pairs also writes every
+pair to conflict-pairs.ndjson in the run's directory, one JSON line each,
+as the detector finds it (with --compare, in each configuration's run
+directory); answer.json names it in pairsFile.
+
 With --compare, each configuration's wall time is the one its run's
 journal recorded when the calls were made (the time at least one call was
 in flight), so a comparison that replays every run, marked "replayed",
@@ -161,7 +171,7 @@ the whole comparison); 130 interrupted.`,
 	fl.IntVar(&o.MinAgents, "min-agents", 0, "the fewest relevant sources a society of thought needs (default: ask.min_agents_for_sot, 2)")
 	fl.Float64Var(&o.Threshold, "conflict-threshold", 0, "the lexical detector's similarity threshold, 0 to 1 (default: ask.conflict_threshold, else 0.6)")
 	fl.StringVar(&o.OutputDir, "output-dir", "", "the run's directory (default .sot/answers/<run-id>); with --compare, where comparison.json and compare.html go (default .sot/answers/compare-<id>)")
-	fl.StringSliceVar(&o.Formats, "format", nil, "also write answer.html, a report to open in a browser: html (ANSWER.md and answer.json are always written); with --compare, compare.html. Without it, an earlier run's answer.html (compare.html) in the directory is removed")
+	fl.StringSliceVar(&o.Formats, "format", nil, "also write html: answer.html, a report to open in a browser (with --compare, compare.html); pairs: conflict-pairs.ndjson, every pair the lexical detector classified, one JSON line each (ANSWER.md and answer.json are always written). A format not asked for again is removed from the directory")
 	fl.StringVar(&o.Stdout, "stdout", "", "also print the answer: markdown, json or html (with --compare: html, the comparison's page)")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "show the plan (classification, sources, roles, calls) and call no model")
 	fl.BoolVar(&o.Fresh, "fresh", false, "start afresh instead of replaying the run's journal")
@@ -182,9 +192,9 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	for _, f := range o.Formats {
 		switch f {
-		case "html", "markdown", "json":
+		case "html", "markdown", "json", ask.FormatPairs:
 		default:
-			return cmdutil.UsageError("--format %q: use html (ANSWER.md and answer.json are always written)", f)
+			return cmdutil.UsageError("--format %q: use html or pairs (ANSWER.md and answer.json are always written)", f)
 		}
 	}
 	if o.MaxSources < 0 {
@@ -302,6 +312,9 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 			cmdutil.Fprintf(human, "; themes: %s", strings.Join(c.Themes, ", "))
 		}
 		fmt.Fprintln(human)
+		if c.PairsFile != "" {
+			cmdutil.Fprintf(human, "sot: every pair is in %s\n", filepath.Join(out.Plan.OutputDir, c.PairsFile))
+		}
 	}
 	if d := out.Answer.Debate; d != nil {
 		open := 0

@@ -3,11 +3,13 @@
 package conflicts
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,6 +31,12 @@ type Options struct {
 	Threshold float64
 	// FollowSymlinks is --follow-symlinks.
 	FollowSymlinks bool
+	// Keep is how many conflicts and how many agreements the analysis
+	// lists, the strongest.
+	Keep int
+	// Pairs is the file that receives every pair, one JSON line each; ""
+	// writes none.
+	Pairs string
 }
 
 // NewCmd returns "sot conflicts".
@@ -68,15 +76,25 @@ roleLabel:
 The output has hasConflicts; conflicts and agreements, each pair with its
 type, confidence, the two sources (agentName, perspective and a
 150-character excerpt), similarity, conflictScore and agreementScore;
-conflictThemes, the five most frequent long words of the conflicting
-excerpts; and summary, such as "2 tension(s) detected; 3 point(s) of
-agreement".
+totalConflicts and totalAgreements; truncated; conflictThemes, the five
+most frequent long words of the conflicting excerpts; and summary, such as
+"2 tension(s) detected; 3 point(s) of agreement".
+
+The pairs grow with the square of the answers (1,000 answers make
+499,500), so the lists hold only the strongest: at most --keep (200) of
+each type, those of the highest confidence (the earlier pair first among
+equals), in the order of the input. truncated is true when a list left
+pairs out. The counts, the themes and the summary are over every pair.
+--pairs FILE writes every conflict and agreement to FILE as it is found,
+one JSON object a line (NDJSON) in the shape of the lists, in the order of
+the input; nothing that grows with the pairs is held in memory.
 
 The detector reads vocabulary, not claims: a critic whose answer is full of
 "risk" and "but" conflicts with everyone. It is a cheap first signal.`,
 		Example: `  sot conflicts answers.json
   sot conflicts --threshold 0.6 answers.json   # the threshold northstar's app runs at
-  sot conflicts - < answers.json | jq -r .summary`,
+  sot conflicts - < answers.json | jq -r .summary
+  sot conflicts --keep 20 --pairs pairs.ndjson answers.json   # 20 of each listed, every pair in pairs.ndjson`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return cmdutil.UsageError("conflicts takes one FILE of answers, or - to read them from standard input; got %d arguments (see 'sot conflicts --help')", len(args))
@@ -91,6 +109,8 @@ The detector reads vocabulary, not claims: a critic whose answer is full of
 	}
 	cmdutil.AddFollowSymlinks(cmd.Flags(), &o.FollowSymlinks)
 	cmd.Flags().Float64Var(&o.Threshold, "threshold", conflict.DefaultThreshold, "similarity, from 0 to 1, at and above which two answers agree")
+	cmd.Flags().IntVar(&o.Keep, "keep", conflict.DefaultKeep, "how many conflicts and how many agreements to list, the strongest; the counts are of every pair")
+	cmd.Flags().StringVar(&o.Pairs, "pairs", "", "also write every pair to `FILE`, one JSON line each (NDJSON), replacing it")
 	return cmd
 }
 
@@ -98,6 +118,9 @@ The detector reads vocabulary, not claims: a critic whose answer is full of
 func Run(o *Options) error {
 	if !(o.Threshold >= 0 && o.Threshold <= 1) {
 		return cmdutil.UsageError("--threshold %s is not a similarity from 0 to 1", strconv.FormatFloat(o.Threshold, 'g', -1, 64))
+	}
+	if o.Keep < 0 {
+		return cmdutil.UsageError("--keep %d: name 0 or more pairs", o.Keep)
 	}
 	name, data, err := o.read()
 	if err != nil {
@@ -107,10 +130,77 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	var a conflict.Analysis
+	if o.Pairs == "" {
+		a, err = conflict.Detect(rs, conflict.Options{Threshold: o.Threshold, Keep: o.Keep})
+	} else {
+		a, err = o.detectInto(rs)
+	}
+	if err != nil {
+		return err
+	}
 	enc := json.NewEncoder(o.IO.Out)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(conflict.Detect(rs, o.Threshold))
+	return enc.Encode(a)
+}
+
+// detectInto detects and streams every pair into --pairs: into a new file
+// with an unpredictable name, created exclusively beside it, renamed over
+// it once whole. A symlink there is refused, never written through, and so
+// is anything but a regular file.
+func (o *Options) detectInto(rs []conflict.Response) (conflict.Analysis, error) {
+	path := o.Pairs
+	if !filepath.IsAbs(path) && o.WorkDir != "" {
+		path = filepath.Join(o.WorkDir, path)
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return conflict.Analysis{}, cmdutil.UsageError("--pairs %s is a symlink; sot writes nothing through a symlink: remove it or name another file", o.Pairs)
+		case !fi.Mode().IsRegular():
+			return conflict.Analysis{}, cmdutil.UsageError("--pairs %s is not a regular file", o.Pairs)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return conflict.Analysis{}, fmt.Errorf("--pairs %s: %w", o.Pairs, err)
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp") // O_CREATE|O_EXCL: never through a link
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return conflict.Analysis{}, cmdutil.UsageError("--pairs %s: the directory %s does not exist", o.Pairs, dir)
+		}
+		return conflict.Analysis{}, fmt.Errorf("--pairs %s: %w", o.Pairs, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	w := bufio.NewWriterSize(tmp, 64<<10)
+	a, err := conflict.Detect(rs, conflict.Options{Threshold: o.Threshold, Keep: o.Keep, Each: conflict.NDJSON(w)})
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Close()
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path) // replaces the name, never what a link there points to
+	}
+	if err != nil {
+		return conflict.Analysis{}, fmt.Errorf("--pairs %s: %w", o.Pairs, err)
+	}
+	done = true
+	return a, nil
 }
 
 // read returns the input's name for messages and its bytes.
