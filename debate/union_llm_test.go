@@ -60,7 +60,13 @@ func TestDebateThroughLLMCommandEveryAnswerIsTheUnion(t *testing.T) {
 		}
 		switch {
 		case strings.HasPrefix(rec.Label, "debate/observer/"):
-			kinds["observer"]++
+			// An observer that came out too close to the first is
+			// generated again (debate/observer/2/again/1): the fake's
+			// words hash the prompt, whose fence nonce is the run's, so
+			// that happens in some runs. It is still a union answer.
+			if !strings.Contains(rec.Label, "/again/") {
+				kinds["observer"]++
+			}
 		case strings.HasPrefix(rec.Label, "debate/question/"):
 			kinds["question"]++
 		case strings.HasSuffix(rec.Label, "/synthesis"):

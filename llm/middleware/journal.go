@@ -1,8 +1,6 @@
 package middleware
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -147,28 +145,14 @@ func openJournalFile(path string, flag int) (*os.File, error) {
 
 // load reads every complete record and returns the offset after the last one.
 func (j *Journal) load() (int64, error) {
-	r := bufio.NewReader(j.f)
-	var off int64
-	for line := 1; ; line++ {
-		b, err := r.ReadBytes('\n')
-		if errors.Is(err, io.EOF) {
-			return off, nil // b, if any, is a torn tail: ignore it
-		}
-		if err != nil {
-			return 0, fmt.Errorf("read journal %s: %w", j.path, err)
-		}
-		var rec record
-		if uerr := json.Unmarshal(bytes.TrimSpace(b), &rec); uerr != nil || rec.Response == nil {
-			// A bad line followed by more lines is not a torn write.
-			if _, perr := r.Peek(1); perr == nil {
-				return 0, fmt.Errorf("journal %s:%d is damaged; move it aside to start the run afresh", j.path, line)
-			}
-			return off, nil
-		}
-		off += int64(len(b))
+	size := int64(-1)
+	if info, err := j.f.Stat(); err == nil {
+		size = info.Size()
+	}
+	return readRecords(j.f, j.path, size, loadBatch, func(rec *record) {
 		j.pending[rec.Key] = append(j.pending[rec.Key], entry{rec.Response, rec.Model, rec.FromCache})
 		j.loaded++
-	}
+	})
 }
 
 // Path is where the journal lives.

@@ -2,9 +2,12 @@ package middleware
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -216,6 +219,51 @@ func TestJournalRefusesSymlinks(t *testing.T) {
 				}
 				if b, _ := os.ReadFile(victim); string(b) != precious {
 					t.Errorf("the file behind the link now holds %q", b)
+				}
+			})
+		}
+	}
+}
+
+// A journal is read in batches of lines; wherever a batch ends, the
+// records come back in file order, a torn tail is dropped, and a bad line
+// with anything after it is damage, named by its line number.
+func TestJournalReadsAcrossBatches(t *testing.T) {
+	line := func(key, text string) string {
+		b, err := json.Marshal(record{V: journalVersion, Key: key, Model: "openai:gpt-4.1", Response: &llm.Response{Text: text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
+	}
+	whole := line("a", "1") + line("b", "2") + line("a", "3")
+	cases := []struct {
+		name, journal string
+		want          []string // the texts read, in order
+		wantOff       int
+		damaged       string
+	}{
+		{"whole", whole, []string{"1", "2", "3"}, len(whole), ""},
+		{"torn tail", whole + `{"v":1,"key":"c","respo`, []string{"1", "2", "3"}, len(whole), ""},
+		{"bad last line", whole + "{\"v\":1}\n", []string{"1", "2", "3"}, len(whole), ""},
+		{"bad line, then a record", line("a", "1") + "not json\n" + line("b", "2"), nil, 0, ":2 is damaged"},
+		{"bad line, then a torn tail", whole + "not json\n" + `{"v":1,"ke`, nil, 0, ":4 is damaged"},
+	}
+	for _, batch := range []int{1, 100, loadBatch} {
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s/batch %d", c.name, batch), func(t *testing.T) {
+				var got []string
+				off, err := readRecords(strings.NewReader(c.journal), "journal.jsonl", int64(len(c.journal)), batch, func(r *record) {
+					got = append(got, r.Response.Text)
+				})
+				if c.damaged != "" {
+					if err == nil || !strings.Contains(err.Error(), "journal.jsonl"+c.damaged) {
+						t.Errorf("err = %v; want line %s named", err, c.damaged)
+					}
+					return
+				}
+				if err != nil || off != int64(c.wantOff) || !slices.Equal(got, c.want) {
+					t.Errorf("read %q up to %d (err %v); want %q up to %d", got, off, err, c.want, c.wantOff)
 				}
 			})
 		}
