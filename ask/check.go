@@ -152,9 +152,12 @@ func checkSentence(s Sentence, byID map[string]Evidence) string {
 // QuoteIn reports whether quote appears in text, letter for letter, with
 // case, runs of spaces and the style of quotation marks and dashes set
 // aside. An empty quote is in no text.
-func QuoteIn(quote, text string) bool {
+func QuoteIn(quote, text string) bool { return quoteInSquashed(quote, squash(text)) }
+
+// quoteInSquashed is QuoteIn over a text squashed already.
+func quoteInSquashed(quote, text string) bool {
 	q := squash(quote)
-	return q != "" && strings.Contains(squash(text), q)
+	return q != "" && strings.Contains(text, q)
 }
 
 // squash lowers case, folds curly quotes and dashes to plain ones, drops

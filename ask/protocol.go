@@ -101,11 +101,15 @@ func (pr *protocol) mapStep(ctx context.Context, readings []Reading) ([]Evidence
 		if r.Role != nil {
 			e.Role = r.Role.ID
 		}
+		var text string // r.Text squashed once, for every point's quote
 		for _, p := range a.Points {
 			if strings.TrimSpace(p.Point) == "" {
 				continue
 			}
-			e.Points = append(e.Points, Point{Point: strings.TrimSpace(p.Point), Quote: strings.TrimSpace(p.Quote), QuoteFound: QuoteIn(p.Quote, r.Text)})
+			if text == "" {
+				text = squash(r.Text)
+			}
+			e.Points = append(e.Points, Point{Point: strings.TrimSpace(p.Point), Quote: strings.TrimSpace(p.Quote), QuoteFound: quoteInSquashed(p.Quote, text)})
 		}
 		evidence = append(evidence, e)
 	}
