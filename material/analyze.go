@@ -1,6 +1,7 @@
 package material
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path"
@@ -137,14 +138,21 @@ func (s Signals) Strength(cats ...string) float64 {
 // lines of documentation files as prose: there a category needs matches
 // on minProseLines lines. Configuration, dependencies and operations are
 // decided by file paths only, never by words.
-func (m *Material) Analyze() Signals {
+func (m *Material) Analyze() Signals { return m.analyze(true) }
+
+// Categorize is Analyze without the keywords (Signals.Keywords is empty):
+// choosing lenses needs only the categories and their evidence, and
+// counting every word takes about half of Analyze's time.
+func (m *Material) Categorize() Signals { return m.analyze(false) }
+
+func (m *Material) analyze(keywords bool) Signals {
 	s := Signals{
 		Languages: make(map[string]int),
 		Reasons:   make(map[string]string),
 		Keywords:  make(map[string]int),
 		Evidence:  make(map[string]map[string]float64),
 	}
-	a := &analysis{s: &s, dirs: make(map[string]bool), removedSet: make(map[string]int), prose: make(map[string]*proseHits)}
+	a := &analysis{s: &s, dirs: make(map[string]bool), removedSet: make(map[string]int), prose: make(map[string]*proseHits), keywords: keywords}
 	allDocs := true
 	for _, f := range m.Files {
 		a.file(m.Type, f)
@@ -184,7 +192,7 @@ func (m *Material) Analyze() Signals {
 		s.Categories = append(s.Categories, c)
 	}
 	slices.Sort(s.Categories)
-	s.Keywords = topKeywords(a.words, maxKeywords)
+	s.Keywords = topKeywords(a.wordAt, a.wordCount, maxKeywords)
 	return s
 }
 
@@ -193,7 +201,12 @@ type analysis struct {
 	s    *Signals
 	dirs map[string]bool
 
-	words map[string]int
+	// wordAt indexes wordCount by lower-cased word: a word already seen
+	// is counted without building its lower-cased string again. Words
+	// are counted only with keywords set.
+	keywords  bool
+	wordAt    map[string]int
+	wordCount []int
 
 	// new-logic
 	cfAdded, cfRemoved int
@@ -386,22 +399,22 @@ func (a *analysis) file(typ string, f File) {
 		if mark != markAdded && mark != markRemoved && mark != markPlain {
 			continue // context, headers, notes
 		}
-		a.addWords(text)
+		trustWord := a.addWords(text)
 		where := lineRef{f.Path, num}
 		removed := 0
 		if mark == markRemoved {
 			removed = 1
 		}
-		lower := strings.ToLower(text)
-		if what, rank := trustMatch(text, lower); what != "" {
+		hits := keyHits(text)
+		if what, rank := trustMatch(text, hits, trustWord); what != "" {
 			a.lineHit(CategoryTrustBoundary, f.Path, prose, rank > 0, 2*rank+removed, "%s %s", where, what)
 		}
-		if dataRule.match(text, lower) {
+		if dataRule.match(text, hits) {
 			a.lineHit(CategoryDataHandling, f.Path, prose, false, 2+removed, "%s %s", where, dataRule.what)
-		} else if ioRule.match(text, lower) {
+		} else if ioRule.match(text, hits) {
 			a.lineHit(CategoryDataHandling, f.Path, prose, false, 3+removed, "%s %s", where, ioRule.what)
 		}
-		if !test && (apiLine(f.Language, text) || routeRule.match(text, lower)) {
+		if !test && (apiLine(f.Language, text) || routeRule.match(text, hits)) {
 			a.lineHit(CategoryAPISurface, f.Path, prose, false, 2+removed, "%s changes an exported declaration or route", where)
 		}
 		if !code || typ != TypeDiff {
@@ -524,27 +537,99 @@ func (a *analysis) finish() {
 // which a line must contain one before the expression is tried: most lines
 // contain none, which keeps Analyze linear and fast on large diffs.
 type lineRule struct {
+	bit  uint32 // the rule's bit in keyHits
 	keys []string
 	re   *regexp.Regexp
 	what string
 }
 
-func (r lineRule) match(text, lower string) bool {
-	for _, k := range r.keys {
-		if strings.Contains(lower, k) {
-			return r.re.MatchString(text)
+// match reports whether the rule matches text, whose keyHits are hits.
+func (r lineRule) match(text string, hits uint32) bool {
+	return hits&r.bit != 0 && r.re.MatchString(text)
+}
+
+// keyHits returns the bits of the line rules of which text, lower-cased,
+// contains a key. An ASCII line is read once, each of its bytes compared
+// with the keys that start with it; another line is lower-cased and
+// searched key by key.
+func keyHits(text string) uint32 {
+	var hits uint32
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			lower := strings.ToLower(text)
+			for _, r := range keyedRules {
+				for _, k := range r.keys {
+					if strings.Contains(lower, k) {
+						hits |= r.bit
+						break
+					}
+				}
+			}
+			return hits
 		}
 	}
-	return false
+	for i := 0; i < len(text); i++ {
+		for _, k := range keysByByte[lowerByte(text[i])] {
+			if hits&k.bit == 0 && hasPrefixFold(text[i:], k.key) {
+				hits |= k.bit
+			}
+		}
+	}
+	return hits
+}
+
+// ruleKey is a key of the line rule whose bit it carries.
+type ruleKey struct {
+	key string
+	bit uint32
+}
+
+// keyedRules are the line rules; keysByByte lists their keys by first byte.
+var (
+	keyedRules = append(slices.Clone(trustRules), ioRule, dataRule)
+	keysByByte = func() (t [utf8.RuneSelf][]ruleKey) {
+		for _, r := range keyedRules {
+			for _, k := range r.keys {
+				if strings.ToLower(k) != k || k == "" || k[0] >= utf8.RuneSelf {
+					panic("material: line rule key " + k + " is not lower-case ASCII")
+				}
+				t[k[0]] = append(t[k[0]], ruleKey{k, r.bit})
+			}
+		}
+		return t
+	}()
+)
+
+func lowerByte(c byte) byte {
+	if isUpperASCII(c) {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// hasPrefixFold reports whether the ASCII text s starts with key once
+// lower-cased.
+func hasPrefixFold(s, key string) bool {
+	if len(s) < len(key) {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if lowerByte(s[i]) != key[i] {
+			return false
+		}
+	}
+	return true
 }
 
 var (
 	routeRule = lineRule{
+		bit:  1 << 0,
 		keys: []string{"http.", "handlefunc", "mapping", "@", `("/`, `('/`, "(`/", `( "/`},
 		re:   regexp.MustCompile(`http\.(ResponseWriter|Request\b|Handle|HandlerFunc)|\.HandleFunc\(|@(app|router|bp|api)\.(route|get|post|put|delete|patch)\b|@(Get|Post|Put|Delete|Patch|Request)Mapping|\b(app|router|mux|server|api|r|e|g)\.(GET|POST|PUT|DELETE|PATCH|Get|Post|Put|Delete|Patch|get|post|put|delete|patch)\(\s*["'` + "`" + `]/`),
 		what: "handles HTTP requests",
 	}
 	sqlRule = lineRule{
+		bit:  1 << 1,
 		keys: []string{"select", "insert", "update", "delete", "query", "exec", "raw("},
 		re:   regexp.MustCompile(`(?i)\bselect\s+[\w*,. ]{1,200}?\s+from\b|\binsert\s+into\b|\bupdate\s+\w+\s+set\b|\bdelete\s+from\b|\.(Query|QueryRow|QueryContext|QueryRowContext|Exec|ExecContext|Raw)\(|\bcursor\.execute\(`),
 		what: "builds or runs SQL",
@@ -552,37 +637,27 @@ var (
 	trustRules = []lineRule{
 		routeRule,
 		{
+			bit:  1 << 2,
 			keys: []string{".url.query", "formvalue", "formfile", "pathvalue", "multipartform", "req.", "request.", "$_"},
 			re:   regexp.MustCompile(`\.URL\.Query\(\)|\.(FormValue|PostFormValue|FormFile|PathValue|MultipartForm)\b|\breq(uest)?\.(query|params|body|args|form|files|cookies|headers|GET|POST)\b|\$_(GET|POST|REQUEST|COOKIE|FILES|SERVER)\b`),
 			what: "reads request parameters",
 		},
 		{
+			bit:  1 << 3,
 			keys: []string{"exec", "subprocess", "child_process", "system(", "popen(", "shell", "processbuilder", "eval(", "spawn("},
 			re:   regexp.MustCompile(`\bexec\.Command|"os/exec"|\bsubprocess\.|child_process|\bos\.(system|popen)\(|\bshell\s*=\s*True|Runtime\.getRuntime\(\)\.exec|\bProcessBuilder\(|\b(eval|system|popen|execve?|spawn)\(`),
 			what: "runs commands or evaluates code",
 		},
 		sqlRule,
 	}
-	// trustWords are identifier parts (camelCase and snake_case split,
-	// lower-cased) that name security-relevant things.
-	trustWords = map[string]bool{
-		"auth": true, "authn": true, "authz": true, "authenticate": true, "authenticated": true, "authentication": true,
-		"authorize": true, "authorized": true, "authorization": true, "unauthorized": true,
-		"token": true, "tokens": true, "password": true, "passwords": true, "passwd": true, "secret": true, "secrets": true,
-		"session": true, "sessions": true, "cookie": true, "cookies": true, "jwt": true, "oauth": true, "oauth2": true,
-		"oidc": true, "saml": true, "permission": true, "permissions": true, "role": true, "roles": true, "rbac": true,
-		"acl": true, "privilege": true, "privileges": true, "credential": true, "credentials": true, "login": true,
-		"logout": true, "csrf": true, "xss": true, "cors": true, "sanitize": true, "escape": true, "crypto": true,
-		"cipher": true, "encrypt": true, "decrypt": true, "encryption": true, "hmac": true, "signature": true,
-		"tls": true, "certificate": true, "apikey": true, "bcrypt": true, "scrypt": true, "argon2": true,
-		"upload": true, "uploads": true, "multipart": true, "sudo": true, "sql": true,
-	}
 	ioRule = lineRule{
+		bit:  1 << 4,
 		keys: []string{"file", "getenv", "environ", "env", "open(", "os.create", "os.remove", "os.rename", "os.mkdir", "fs."},
 		re:   regexp.MustCompile(`\bos\.(WriteFile|ReadFile|Create|CreateTemp|OpenFile|Remove|RemoveAll|Rename|Mkdir|MkdirAll|Getenv|LookupEnv|Setenv|Environ)\b|\bioutil\.(WriteFile|ReadFile)\b|\bopen\([^)]*,\s*['"][rwa]b?\+?['"]|\bfs\.(writeFile|readFile|appendFile|unlink|rename|mkdir)(Sync)?\b|\bprocess\.env\b|\bos\.environ\b|\bSystem\.getenv\b|\bFiles\.(write|readAllLines|readString|writeString|delete)\b|\bstd::fs::|\bgetenv\(`),
 		what: "reads or writes files or the environment",
 	}
 	dataRule = lineRule{
+		bit: 1 << 5,
 		keys: []string{"table", "index", "column", "json", "yaml", "proto.", "pickle", "encoding/", "database/sql",
 			"gorm", "sqlx", "sqlalchemy", "prisma", "sequelize", "typeorm", "hibernate", "activerecord", "models.model", "serializ"},
 		re:   regexp.MustCompile(`(?i)\b(create|alter|drop)\s+(table|index|column)\b|\bjson\.(Marshal|Unmarshal|NewDecoder|NewEncoder|dumps?|loads?)\b|\bJSON\.(parse|stringify)\b|\byaml\.(Marshal|Unmarshal|safe_load|load|dump)\b|\bproto\.(Marshal|Unmarshal)\b|\bpickle\.|"encoding/(json|xml|gob|csv)"|"database/sql"|\b(gorm|sqlx|sqlalchemy|prisma|sequelize|typeorm|hibernate|ActiveRecord)\b|\bmodels\.Model\b|\b(de)?serializ`),
@@ -622,32 +697,51 @@ func isWordByte(c byte) bool {
 
 // trustMatch says what security-relevant thing a line touches, or "",
 // with a rank: 0 for code patterns (handlers, request parameters, commands,
-// SQL), 1 for a mere word.
-func trustMatch(text, lower string) (string, int) {
+// SQL), 1 for a mere word. hits are the line's keyHits, and word its
+// first trust word (see addWords) or "".
+func trustMatch(text string, hits uint32, word string) (string, int) {
 	for _, r := range trustRules {
-		if r.match(text, lower) {
+		if r.match(text, hits) {
 			return r.what, 0
 		}
 	}
-	for _, w := range identifierParts(text) {
-		if trustWords[w] {
-			return "mentions " + w, 1
-		}
+	if word != "" {
+		return "mentions " + word, 1
 	}
 	return "", 0
 }
 
-// apiLine reports whether a line declares a public symbol.
+// isTrustWord reports whether w, an identifier part (camelCase and
+// snake_case split, lower-cased), names a security-relevant thing. A
+// switch on a byte slice's string converts nothing and hashes nothing.
+func isTrustWord(w []byte) bool {
+	switch string(w) {
+	case
+		"auth", "authn", "authz", "authenticate", "authenticated", "authentication", "authorize", "authorized",
+		"authorization", "unauthorized", "token", "tokens", "password", "passwords", "passwd", "secret", "secrets",
+		"session", "sessions", "cookie", "cookies", "jwt", "oauth", "oauth2", "oidc", "saml", "permission",
+		"permissions", "role", "roles", "rbac", "acl", "privilege", "privileges", "credential", "credentials",
+		"login", "logout", "csrf", "xss", "cors", "sanitize", "escape", "crypto", "cipher", "encrypt", "decrypt",
+		"encryption", "hmac", "signature", "tls", "certificate", "apikey", "bcrypt", "scrypt", "argon2", "upload",
+		"uploads", "multipart", "sudo", "sql":
+		return true
+	}
+	return false
+}
+
+// apiLine reports whether a line declares a public symbol. Each pattern
+// starts with a keyword, which is looked for before the pattern is tried.
 func apiLine(lang, text string) bool {
 	switch lang {
 	case "go":
-		return goExported.MatchString(text)
+		return (strings.HasPrefix(text, "func") || strings.HasPrefix(text, "type") || strings.HasPrefix(text, "var") ||
+			strings.HasPrefix(text, "const")) && goExported.MatchString(text)
 	case "typescript", "javascript":
-		return tsExported.MatchString(text)
+		return (strings.HasPrefix(text, "export") || strings.HasPrefix(text, "module.exports")) && tsExported.MatchString(text)
 	case "java", "kotlin", "csharp", "scala":
-		return publicDecl.MatchString(text)
+		return strings.Contains(text, "public") && publicDecl.MatchString(text)
 	case "rust":
-		return rustPublic.MatchString(text)
+		return strings.Contains(text, "pub") && rustPublic.MatchString(text)
 	}
 	return false
 }
@@ -664,34 +758,153 @@ var stopWords = map[string]bool{
 }
 
 // addWords counts the words of a line: every identifier lower-cased, and
-// the parts of camelCase and snake_case identifiers.
-func (a *analysis) addWords(text string) {
-	if a.words == nil {
-		a.words = make(map[string]int)
+// the parts of camelCase and snake_case identifiers. It returns the first
+// of those words, in that order (an identifier, then its parts), that
+// names a security-relevant thing (isTrustWord), or "".
+func (a *analysis) addWords(text string) (trust string) {
+	if a.wordAt == nil {
+		a.wordAt = make(map[string]int)
 	}
-	for _, id := range identifiers(text) {
-		lid := strings.ToLower(id)
-		if len(lid) >= 3 && !stopWords[lid] {
-			a.words[lid]++
-		}
-		parts := splitIdentifier(id)
-		if len(parts) < 2 {
+	var buf [64]byte
+	var parts [16][2]int // the parts of an identifier, as offsets
+	for start, end := identifierAt(text, 0); start >= 0; start, end = identifierAt(text, end) {
+		id := text[start:end]
+		n, ok := asciiParts(id, &parts)
+		if !ok || len(id) > len(buf) {
+			trust = cmp.Or(trust, a.addWordsSlowly(id))
 			continue
 		}
-		for _, p := range parts {
-			if len(p) >= 3 && !stopWords[p] {
-				a.words[p]++
+		lower := lowerASCII(buf[:0], id)
+		a.count(lower, id)
+		if trust == "" && isTrustWord(lower) {
+			trust = string(lower)
+		}
+		if n < 2 {
+			continue
+		}
+		for _, p := range parts[:n] {
+			w := lower[p[0]:p[1]]
+			a.count(w, id[p[0]:p[1]])
+			if trust == "" && isTrustWord(w) {
+				trust = string(w)
 			}
 		}
 	}
+	return trust
+}
+
+// count counts the lower-cased word lower, spelt orig in the text, unless
+// it is shorter than three bytes or a stop word.
+func (a *analysis) count(lower []byte, orig string) {
+	if !a.keywords || len(lower) < 3 {
+		return
+	}
+	if i, ok := a.wordAt[string(lower)]; ok { // never a stop word
+		a.wordCount[i]++
+		return
+	}
+	if stopWords[string(lower)] {
+		return
+	}
+	w := orig
+	if string(lower) != orig {
+		w = string(lower)
+	}
+	a.wordAt[w] = len(a.wordCount)
+	a.wordCount = append(a.wordCount, 1)
+}
+
+// addWordsSlowly is addWords for one identifier that is not ASCII, or has
+// many parts.
+func (a *analysis) addWordsSlowly(id string) (trust string) {
+	words := []string{strings.ToLower(id)}
+	if parts := splitIdentifier(id); len(parts) > 1 {
+		words = append(words, parts...)
+	}
+	for _, w := range words {
+		a.count([]byte(w), w)
+		if trust == "" && isTrustWord([]byte(w)) {
+			trust = w
+		}
+	}
+	return trust
+}
+
+// asciiParts splits an ASCII identifier as splitIdentifier does, into the
+// offsets of its parts, and returns their number; ok is false when id is
+// not ASCII or has more parts than fit.
+func asciiParts(id string, parts *[16][2]int) (n int, ok bool) {
+	start := 0
+	flush := func(end int) bool {
+		if end > start {
+			if n == len(parts) {
+				return false
+			}
+			parts[n] = [2]int{start, end}
+			n++
+		}
+		return true
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c >= utf8.RuneSelf {
+			return 0, false
+		}
+		if c == '_' {
+			if !flush(i) {
+				return 0, false
+			}
+			start = i + 1
+			continue
+		}
+		if i > start && isUpperASCII(c) {
+			prev := id[i-1]
+			nextLower := i+1 < len(id) && isLowerASCII(id[i+1])
+			if isLowerASCII(prev) || isDigitASCII(prev) || (isUpperASCII(prev) && nextLower) {
+				if !flush(i) {
+					return 0, false
+				}
+				start = i
+			}
+		}
+	}
+	if !flush(len(id)) {
+		return 0, false
+	}
+	return n, true
+}
+
+func isUpperASCII(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isLowerASCII(c byte) bool { return c >= 'a' && c <= 'z' }
+func isDigitASCII(c byte) bool { return c >= '0' && c <= '9' }
+
+// lowerASCII appends s lower-cased to b; s must be ASCII.
+func lowerASCII(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isUpperASCII(c) {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // identifiers returns the identifiers in text (letters, digits and '_',
 // not starting with a digit).
 func identifiers(text string) []string {
 	var out []string
-	start := -1
-	for i := 0; i < len(text); {
+	for start, end := identifierAt(text, 0); start >= 0; start, end = identifierAt(text, end) {
+		out = append(out, text[start:end])
+	}
+	return out
+}
+
+// identifierAt returns the extent of the first identifier in text from
+// byte from on, or -1, -1.
+func identifierAt(text string, from int) (start, end int) {
+	start = -1
+	for i := from; i < len(text); {
 		c := text[i]
 		size := 1
 		letter, digit := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z', c >= '0' && c <= '9'
@@ -705,28 +918,14 @@ func identifiers(text string) []string {
 				start = i
 			}
 		} else if start >= 0 {
-			out = append(out, text[start:i])
-			start = -1
+			return start, i
 		}
 		i += size
 	}
 	if start >= 0 {
-		out = append(out, text[start:])
+		return start, len(text)
 	}
-	return out
-}
-
-// identifierParts returns the lower-cased parts of all identifiers in text,
-// whole identifiers included.
-func identifierParts(text string) []string {
-	var out []string
-	for _, id := range identifiers(text) {
-		out = append(out, strings.ToLower(id))
-		if parts := splitIdentifier(id); len(parts) > 1 {
-			out = append(out, parts...)
-		}
-	}
-	return out
+	return -1, -1
 }
 
 // splitIdentifier splits camelCase, PascalCase, snake_case and
@@ -769,27 +968,62 @@ func splitIdentifier(id string) []string {
 	return parts
 }
 
-// topKeywords keeps the n most frequent words, ties broken alphabetically.
-func topKeywords(words map[string]int, n int) map[string]int {
-	if len(words) <= n {
-		if words == nil {
-			return map[string]int{}
+// topKeywords keeps the n most frequent words (wordAt indexes their
+// counts), ties broken alphabetically. It keeps the n best seen so far in
+// a heap whose root is the worst of them, so that most words cost one
+// comparison with the root.
+func topKeywords(wordAt map[string]int, counts []int, n int) map[string]int {
+	if len(wordAt) <= n {
+		out := make(map[string]int, len(wordAt))
+		for w, i := range wordAt {
+			out[w] = counts[i]
 		}
-		return words
+		return out
 	}
-	keys := make([]string, 0, len(words))
-	for k := range words {
-		keys = append(keys, k)
+	type entry struct {
+		word  string
+		count int
 	}
-	slices.SortFunc(keys, func(a, b string) int {
-		if words[a] != words[b] {
-			return words[b] - words[a]
+	// worse reports whether x ranks below y.
+	worse := func(x, y entry) bool {
+		if x.count != y.count {
+			return x.count < y.count
 		}
-		return strings.Compare(a, b)
-	})
+		return x.word > y.word
+	}
+	h := make([]entry, 0, n)
+	down := func(i int) {
+		for {
+			l, least := 2*i+1, i
+			if l < len(h) && worse(h[l], h[least]) {
+				least = l
+			}
+			if r := l + 1; r < len(h) && worse(h[r], h[least]) {
+				least = r
+			}
+			if least == i {
+				return
+			}
+			h[i], h[least] = h[least], h[i]
+			i = least
+		}
+	}
+	for w, i := range wordAt {
+		e := entry{w, counts[i]}
+		switch {
+		case len(h) < n:
+			h = append(h, e)
+			for k := len(h) - 1; k > 0 && worse(h[k], h[(k-1)/2]); k = (k - 1) / 2 {
+				h[k], h[(k-1)/2] = h[(k-1)/2], h[k]
+			}
+		case worse(h[0], e):
+			h[0] = e
+			down(0)
+		}
+	}
 	out := make(map[string]int, n)
-	for _, k := range keys[:n] {
-		out[k] = words[k]
+	for _, e := range h {
+		out[e.word] = e.count
 	}
 	return out
 }

@@ -99,9 +99,12 @@ func TestLayerOrderAndSubstitution(t *testing.T) {
 	for _, l := range c.Layers {
 		order = append(order, l.Name)
 	}
-	want := []string{LayerRules, LayerPreamble, LayerMaterial, LayerSpecialist, LayerLens, LayerFormat, LayerCoordinates, LayerRound}
+	want := []string{LayerRules, LayerPreamble, LayerMaterial, LayerFormat, LayerCoordinates, LayerSpecialist, LayerLens, LayerReport, LayerRound}
 	if diff := cmp.Diff(want, order); diff != "" {
 		t.Errorf("layer order (-want +got):\n%s", diff)
+	}
+	if end := c.Layers[4].End; c.SharedPrefix != end {
+		t.Errorf("the shared prefix ends at %d, want the end of the review coordinates, %d", c.SharedPrefix, end)
 	}
 	for _, placeholder := range []string{"[specialist-name]", "{specialist}"} {
 		if strings.Contains(c.Text, placeholder) {
@@ -111,11 +114,12 @@ func TestLayerOrderAndSubstitution(t *testing.T) {
 	if !strings.Contains(c.Layer(LayerLens), "As the performance specialist") {
 		t.Errorf("lens overlay does not name the specialist: %q", c.Layer(LayerLens))
 	}
-	if !strings.Contains(c.Layer(LayerFormat), "attributed to `performance`") {
-		t.Errorf("output format does not name the specialist: %q", c.Layer(LayerFormat))
+	if !strings.Contains(c.Layer(LayerFormat), "attributed to `"+namePlaceholder+"`") || strings.Contains(c.Layer(LayerFormat), "performance") {
+		t.Errorf("the shared output format should hold the name's placeholder, not the name: %q", c.Layer(LayerFormat))
 	}
-	if !strings.Contains(c.Layer(LayerCoordinates), filepath.Join("out", "REVIEW-PERFORMANCE-RETROSPECTIVE.md")) {
-		t.Errorf("coordinates lack the review file: %q", c.Layer(LayerCoordinates))
+	if report := c.Layer(LayerReport); !strings.Contains(report, "write performance wherever the output format says "+namePlaceholder) ||
+		!strings.Contains(report, filepath.Join("out", "REVIEW-PERFORMANCE-RETROSPECTIVE.md")) {
+		t.Errorf("the specialist's report layer lacks its name or its review file: %q", report)
 	}
 	if strings.Contains(c.Layer(LayerRules), "## Output Format") {
 		t.Error("the output format belongs after the material, not in the shared rules layer")
@@ -173,6 +177,9 @@ func TestSharedRulesIncludedSkipsRules(t *testing.T) {
 	}
 	if !strings.HasPrefix(c.Text, "# What you are reviewing") {
 		t.Errorf("prompt should start with the preamble: %.60q", c.Text)
+	}
+	if strings.Contains(c.Text, namePlaceholder) {
+		t.Errorf("a specialist with its own rules has its own output format, and no placeholder to fill: %q", c.Layer(LayerReport))
 	}
 }
 
@@ -285,12 +292,13 @@ func TestComposeHostileNamesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "hostile-names.golden", c.Layer(LayerMaterial)+c.Layer(LayerCoordinates)+c.Layer(LayerRound))
+	golden(t, "hostile-names.golden", c.Layer(LayerMaterial)+c.Layer(LayerCoordinates)+c.Layer(LayerReport)+c.Layer(LayerRound))
 }
 
 // TestPAWSharedRulesFormat: PAW's shared rules keep their output format
-// (with the severities) in "## Required Output Format"; it goes with the
-// specialist's layers, its [specialist-name] resolved.
+// (with the severities) in "## Required Output Format"; it leaves the rules
+// layer for its own, after the material, its [specialist-name] standing
+// for the name each specialist's own layers give.
 func TestPAWSharedRulesFormat(t *testing.T) {
 	rules, probs := persona.Parse("_shared-rules.md", []byte("# Panel Rules\n\n## Anti-Sycophancy Rules\nName a real concern.\n\n## Confidence Scoring\nHIGH, MEDIUM or LOW.\n\n## Required Output Format\n\n### Finding: [claim]\n**Severity**: must-fix | should-fix | consider\n**Category**: [specialist-name]\n"), "", persona.LevelProject)
 	if persona.HasErrors(probs) {
@@ -302,5 +310,13 @@ func TestPAWSharedRulesFormat(t *testing.T) {
 	}
 	if !strings.HasPrefix(format, "### Finding: [claim]") || !strings.Contains(format, "**Category**: [specialist-name]") {
 		t.Errorf("format = %q", format)
+	}
+	run := &Run{Type: TypeDiff, SharedRules: rules, Material: diffMaterial, Nonce: nonce}
+	c, err := run.Compose(get(t, library(t), persona.Specialist, "security"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Layer(LayerFormat), "**Category**: "+namePlaceholder) || !strings.Contains(c.Layer(LayerReport), "write security wherever") {
+		t.Errorf("format layer %q, report layer %q", c.Layer(LayerFormat), c.Layer(LayerReport))
 	}
 }

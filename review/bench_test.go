@@ -59,11 +59,25 @@ func benchRepo(tb testing.TB, files, lines int) string {
 
 func benchOptions(tb testing.TB, repo string, srv *llmtest.Server, model string) *Options {
 	tb.Helper()
-	return benchOptionsAt(tb, repo, srv.OpenAIBaseURL(), model)
+	url := "http://127.0.0.1:1/v1"
+	if srv != nil {
+		url = srv.OpenAIBaseURL()
+	}
+	return benchOptionsAt(tb, repo, url, model)
 }
 
 func benchOptionsAt(tb testing.TB, repo, baseURL, model string) *Options {
 	tb.Helper()
+	o, err := reviewOptions(repo, baseURL, model)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return o
+}
+
+// reviewOptions are a default review's options against the provider at
+// baseURL, with the response cache off.
+func reviewOptions(repo, baseURL, model string) (*Options, error) {
 	cfg := config.Defaults() // among them the default concurrency, 20: every call of a default review at once
 	p := cfg.Providers["openai"]
 	p.BaseURL = baseURL
@@ -72,7 +86,7 @@ func benchOptionsAt(tb testing.TB, repo, baseURL, model string) *Options {
 	cfg.DefaultModel = model
 	lib, err := persona.Discover(persona.Dirs{})
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	getenv := func(k string) string {
 		if k == "OPENAI_API_KEY" {
@@ -86,7 +100,7 @@ func benchOptionsAt(tb testing.TB, repo, baseURL, model string) *Options {
 		NewStack: func(journal string) (*stack.Stack, error) {
 			return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
 		},
-	}
+	}, nil
 }
 
 func runReview(tb testing.TB, o *Options) *Outcome {
@@ -333,4 +347,183 @@ func BenchmarkDebate(b *testing.B) {
 	b.ReportMetric(float64(3*9+continuationCallLimit), "seed-budget-specialist-calls")
 	b.Logf("calls: %d in all, %d of them by specialists; the seed's budget allows %d specialist calls (3 rounds × 9 + %d continuation) plus the lead's",
 		out.Result.Usage.Calls, specialistCalls, 3*9+continuationCallLimit, continuationCallLimit)
+}
+
+// BenchmarkReviewFirstRequest: the time a review takes before its first
+// request reaches the provider, for a 300-line diff (three files of 100
+// lines) and a 50,000-line diff (250 files of 200 lines, on a 128k-token
+// model, so split into chunks), each review at defaults in a process of
+// its own, as sot review runs: nothing loaded or counted by an earlier
+// review. Reported, as medians: the milliseconds from the start of
+// Prepare to the first request's arrival at llmtest (reading the diff,
+// masking, counting, chunking, composing every prompt, opening the run),
+// and the same from the start of the process; and the share of reviews
+// whose Prepare loaded the tokenizer, which a 300-line diff, far from any
+// budget, must not (it fails the benchmark). The issue's goals, at a load
+// average of 7 to 11 on two cores: 50 ms at 300 lines, 300 ms at 50,000;
+// a median past twice the goal fails the benchmark. With
+// SOT_BENCH_CHILD_CPUPROFILE=FILE each review process writes a CPU
+// profile of its Prepare to FILE, a %p in FILE standing for its process id.
+func BenchmarkReviewFirstRequest(b *testing.B) {
+	for _, size := range []struct {
+		name         string
+		files, lines int
+		model        string
+		goal         time.Duration
+		tokenize     bool // the material is cut into chunks by tokens
+	}{
+		{"lines=300", 3, 100, "openai:gpt-4.1", 50 * time.Millisecond, false},
+		{"lines=50000", 250, 200, "openai:gpt-4o", 300 * time.Millisecond, true},
+	} {
+		b.Run(size.name, func(b *testing.B) {
+			repo := benchRepo(b, size.files, size.lines)
+			var first atomic.Int64 // the first request's arrival, in Unix nanoseconds
+			srv := llmtest.NewServer(llmtest.Config{RecordLimit: 64, Rules: []llmtest.Rule{{Respond: func(r *llmtest.Recorded) llmtest.Reply {
+				first.CompareAndSwap(0, r.Time.UnixNano())
+				return llmtest.Reply{}
+			}}}})
+			defer srv.Close()
+			var fromPrepare, fromStart []time.Duration
+			loads := 0
+			for b.Loop() {
+				first.Store(0)
+				started, prepared, loaded := reviewProcess(b, reviewSpec{Repo: repo, BaseURL: srv.OpenAIBaseURL(), Model: size.model, OutputDir: filepath.Join(repo, "out")})
+				if loaded {
+					loads++
+				}
+				if first.Load() == 0 {
+					b.Fatal("the review sent no request")
+				}
+				arrived := time.Unix(0, first.Load())
+				fromPrepare = append(fromPrepare, arrived.Sub(prepared))
+				fromStart = append(fromStart, arrived.Sub(started))
+			}
+			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+			b.ReportMetric(ms(median(fromPrepare)), "ms-prepare-to-first-request")
+			b.ReportMetric(ms(median(fromStart)), "ms-start-to-first-request")
+			b.ReportMetric(float64(loads)/float64(b.N), "tokenizer-loaded")
+			b.Logf("prepare to first request: median %v of %v; goal %v", median(fromPrepare), fromPrepare, size.goal)
+			if loads > 0 && !size.tokenize {
+				b.Fatalf("%d of %d reviews loaded the tokenizer, for material that cannot come near the prompt budget", loads, b.N)
+			}
+			if median(fromPrepare) > 2*size.goal {
+				b.Fatalf("the median time before the first request, %v, is more than twice the goal of %v", median(fromPrepare), size.goal)
+			}
+		})
+	}
+}
+
+// BenchmarkReviewPrefixCacheShare: default reviews (the default roster and
+// lenses) of a 300-line diff and of a 50,000-line diff (on a 128k-token
+// model, so in chunks) against llmtest's simulated prefix cache, served by
+// a process of its own, at 300 ms a call, first token at 30 ms. Each
+// review has a prompt prefix of its own (another seed, so another nonce).
+// Reported, over all input tokens as llmtest counts them (four bytes a
+// token, the triage lead's included):
+//
+//   - cached/input: the share the cache served;
+//   - max-cached/input: its physical maximum for the roster. In each group
+//     of calls over the same material (a chunk, on one model), whatever
+//     every call of the group sends (the lines all of their prompts hold,
+//     wherever they stand in each) could come first, as one prefix, and be
+//     read by every call of the group but the first;
+//   - prefix/input: the same for the prefix the group's prompts do share,
+//     as they are laid out;
+//   - of-maximum: cached over its maximum, which the issue wants at 0.95
+//     or more. Less fails the benchmark.
+func BenchmarkReviewPrefixCacheShare(b *testing.B) {
+	for _, size := range []struct {
+		name         string
+		files, lines int
+		model        string
+	}{
+		{"lines=300", 3, 100, "openai:gpt-4.1"},
+		{"lines=50000", 250, 200, "openai:gpt-4o"},
+	} {
+		b.Run(size.name, func(b *testing.B) {
+			repo := benchRepo(b, size.files, size.lines)
+			o := benchOptionsAt(b, repo, providerProcess(b, 300*time.Millisecond, true), size.model)
+			ctx := context.Background()
+			var in, cached, most, prefix int
+			for i := int64(0); b.Loop(); i++ {
+				o.Seed = &i // a run id, and so a nonce and a prompt prefix, of its own
+				p, err := Prepare(ctx, o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				m, pre := cacheableReads(p)
+				most, prefix = most+m, prefix+pre
+				out, err := Execute(ctx, p, o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if out.Result.Partial() {
+					b.Fatalf("partial review: %+v", out.Result.Missing)
+				}
+				in += out.Result.Usage.InputTokens
+				cached += out.Result.Usage.CachedInputTokens
+			}
+			share, max := float64(cached)/float64(in), float64(most)/float64(in)
+			b.ReportMetric(share, "cached/input")
+			b.ReportMetric(max, "max-cached/input")
+			b.ReportMetric(float64(prefix)/float64(in), "prefix/input")
+			b.ReportMetric(share/max, "of-maximum")
+			b.ReportMetric(float64(in)/float64(b.N), "input-tokens")
+			b.Logf("cached share %.3f of a physical maximum of %.3f (%.3f of it); the prompts' shared prefixes allow %.3f",
+				share, max, share/max, float64(prefix)/float64(in))
+			if share/max < 0.95 {
+				b.Fatalf("the cached share reaches %.3f of its physical maximum; the issue asks for 0.95", share/max)
+			}
+		})
+	}
+}
+
+// cacheableReads returns the most input tokens a prefix cache could serve
+// to the plan's calls, and the tokens their shared prefixes let it serve,
+// as llmtest counts them. llmtest sees a prompt as each message's role, a
+// colon and a line break, its text and a blank line, and counts four bytes
+// a token. Calls over the same material (a chunk, and its model) form a
+// group; every call of a group but the first can read what the group
+// shares. At most, that is every line all of the group's prompts hold (as
+// many times as each holds it); as laid out, it is their common prefix.
+func cacheableReads(p *Plan) (most, prefix int) {
+	groups := map[string][]string{}
+	for _, t := range p.Tasks {
+		k := fmt.Sprint(t.Request.Model, "\x00", p.taskInfo[t.ID].chunk)
+		var b strings.Builder
+		b.WriteString("system:\n" + t.Request.System + "\n\n")
+		for _, m := range t.Request.Messages {
+			b.WriteString(string(m.Role) + ":\n" + m.Content + "\n\n")
+		}
+		groups[k] = append(groups[k], b.String())
+	}
+	for _, prompts := range groups {
+		lines := func(s string) map[string]int {
+			n := map[string]int{}
+			for l := range strings.Lines(s) {
+				n[l]++
+			}
+			return n
+		}
+		common := lines(prompts[0])
+		shared := prompts[0]
+		for _, s := range prompts[1:] {
+			these := lines(s)
+			for l, n := range common {
+				common[l] = min(n, these[l])
+			}
+			k := 0
+			for k < len(shared) && k < len(s) && shared[k] == s[k] {
+				k++
+			}
+			shared = shared[:k]
+		}
+		size := 0
+		for l, n := range common {
+			size += len(l) * n
+		}
+		most += size / 4 * (len(prompts) - 1)
+		prefix += len(shared) / 4 * (len(prompts) - 1)
+	}
+	return most, prefix
 }

@@ -1,11 +1,19 @@
 package review
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm/llmtest"
 )
 
@@ -15,6 +23,9 @@ const providerEnv = "SOT_BENCH_PROVIDER_LATENCY"
 
 func TestMain(m *testing.M) {
 	if code, child := llmtest.ServeIfChild(providerEnv, providerConfig); child {
+		os.Exit(code)
+	}
+	if code, child := reviewIfChild(); child {
 		os.Exit(code)
 	}
 	os.Exit(m.Run())
@@ -40,4 +51,92 @@ func providerProcess(tb testing.TB, latency time.Duration, prefixCache bool) str
 		spec += ",prefix-cache"
 	}
 	return llmtest.Process(tb, providerEnv, spec)
+}
+
+// reviewEnv makes the test binary run one review as a process of its own
+// (see reviewProcess) instead of running tests, the way sot review runs:
+// nothing counted or loaded by an earlier review of the same process.
+const reviewEnv = "SOT_BENCH_REVIEW"
+
+// childProfileEnv, when set in a benchmark's environment, names the file
+// the review process writes a CPU profile of its Prepare to; a %p in it
+// stands for the process id, so that every review keeps its profile.
+const childProfileEnv = "SOT_BENCH_CHILD_CPUPROFILE"
+
+// reviewSpec is what a review process reviews, and against which provider.
+type reviewSpec struct {
+	Repo, BaseURL, Model, Perspectives, OutputDir string
+}
+
+// reviewIfChild runs the review that reviewEnv describes, when it is set:
+// it prints the time Prepare started (Unix nanoseconds) on a line of its
+// own, then whether Prepare loaded the tokenizer (true or false), then
+// runs the review, and returns the exit code with child true.
+func reviewIfChild() (code int, child bool) {
+	spec, ok := os.LookupEnv(reviewEnv)
+	if !ok {
+		return 0, false
+	}
+	var s reviewSpec
+	if err := json.Unmarshal([]byte(spec), &s); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2, true
+	}
+	o, err := reviewOptions(s.Repo, s.BaseURL, s.Model)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2, true
+	}
+	o.Context.Perspectives, o.Context.OutputDir = s.Perspectives, s.OutputDir
+	if path := os.Getenv(childProfileEnv); path != "" {
+		f, err := os.Create(strings.ReplaceAll(path, "%p", strconv.Itoa(os.Getpid())))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2, true
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2, true
+		}
+	}
+	ctx := context.Background()
+	fmt.Println(time.Now().UnixNano())
+	p, err := Prepare(ctx, o)
+	pprof.StopCPUProfile()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1, true
+	}
+	fmt.Println(tokens.Loaded())
+	if _, err := Execute(ctx, p, o); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1, true
+	}
+	return 0, true
+}
+
+// reviewProcess runs the review s describes in a process of its own and
+// returns when the process started, when its Prepare started, and whether
+// Prepare loaded the tokenizer.
+func reviewProcess(tb testing.TB, s reviewSpec) (started, prepared time.Time, tokenizer bool) {
+	tb.Helper()
+	spec, err := json.Marshal(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), reviewEnv+"="+string(spec))
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	started = time.Now()
+	if err := cmd.Run(); err != nil {
+		tb.Fatalf("the review process: %v\n%s", err, errOut.Bytes())
+	}
+	lines := strings.SplitN(out.String(), "\n", 3)
+	ns, err := strconv.ParseInt(strings.TrimSpace(lines[0]), 10, 64)
+	if err != nil || len(lines) < 3 {
+		tb.Fatalf("the review process printed %q, not the time Prepare started and whether it loaded the tokenizer", out.String())
+	}
+	return started, time.Unix(0, ns), lines[1] == "true"
 }

@@ -115,7 +115,7 @@ func TestAdaptivePicksCustomPersonas(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := changeMaterial(t, tt.before, tt.after)
-			picked, rationale, trivial := adaptive(pool, tt.n, m)
+			picked, rationale, trivial := adaptive(pool, tt.n, m, m.Analyze)
 			if trivial {
 				t.Fatalf("judged trivial: %s", rationale)
 			}
@@ -188,7 +188,7 @@ func TestNeutralBaselineLensApplies(t *testing.T) {
 	}
 	m := changeMaterial(t, files{"app.go": "package app\n\nfunc add(a, b int) int { return a + b }\n"},
 		files{"app.go": "package app\n\nfunc add(a, b int) int {\n\tif a < 0 {\n\t\treturn b\n\t}\n\treturn a + b\n}\n"})
-	lp, _, err := planLenses(lib, "auto", 2, m)
+	lp, _, err := planLenses(lib, "auto", 2, m, m.Analyze)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/internal/parallel"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/internal/tokens"
@@ -136,6 +138,9 @@ type Plan struct {
 	PromptBudget       int
 	Warnings           []string
 
+	// signals are the material's, computed once (see startSignals).
+	signals func() material.Signals
+
 	// Set by a debate: the first round's reports (for the REVIEW files),
 	// each later round's output per specialist and lens, and the debate.
 	fileReports []finding.Report
@@ -242,6 +247,10 @@ func prepare(ctx context.Context, o *Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What only the material decides is worked out on the other cores
+	// while git lists the persona files at the base of the change.
+	signals, analysing := startSignals(o.Mode, c, m)
+	warmTokenizer(o, m, def.String())
 	var rebased []string
 	if m.Type == material.TypeDiff && o.Library != nil {
 		lib, notes, err := rebasePersonas(ctx, o.Library, m, top, o.Trusted)
@@ -254,12 +263,15 @@ func prepare(ctx context.Context, o *Options) (*Plan, error) {
 			o = &oo
 		}
 	}
-	p := &Plan{Mode: o.Mode, Context: c, Material: m, TriageModel: def.String(), top: top, Warnings: rebased}
+	p := &Plan{Mode: o.Mode, Context: c, Material: m, TriageModel: def.String(), top: top, Warnings: rebased, signals: signals}
 	if c.Coordinates == "" {
 		p.Context.Coordinates = m.Coordinates
 	}
 	if err := p.roster(o, def.String()); err != nil {
 		return nil, err
+	}
+	if analysing {
+		signals() // nothing may change the material while it is analysed
 	}
 	if c.InteractionMode == Debate && !p.Debates() {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("debate needs at least two specialists; with only %s, the review runs in parallel mode", strings.Join(p.specialistIDs(), ", ")))
@@ -269,6 +281,47 @@ func prepare(ctx context.Context, o *Options) (*Plan, error) {
 	}
 	return p, nil
 }
+
+// startSignals starts analysing the material in the background when the
+// review will read the signals (automatic lenses, or an adaptive choice of
+// specialists, which alone reads the keywords: material.Analyze, not
+// Categorize), and returns the function that waits for them, and whether
+// it started; otherwise the function analyses on first call.
+func startSignals(mode string, c Context, m *material.Material) (signals func() material.Signals, started bool) {
+	sel, _ := persona.ParseSelection(c.Specialists)
+	signals = sync.OnceValue(m.Categorize)
+	if sel.Adaptive > 0 {
+		signals = sync.OnceValue(m.Analyze)
+	}
+	perspectives := strings.ToLower(strings.TrimSpace(c.Perspectives))
+	if mode == ModeSociety && (sel.Adaptive > 0 || perspectives == "" || perspectives == "auto") {
+		go signals()
+		return signals, true
+	}
+	return signals, false
+}
+
+// warmTokenizer loads the tokenizer in the background, while the roster
+// is decided, when a prompt could come near the prompt budget of the
+// default model (or the one the caller set): then the plan counts tokens
+// to see whether the material fits, and to cut it into chunks when it does
+// not. No text has more tokens than bytes, so a plan whose prompts fit the
+// budget in bytes counts nothing, and the tokenizer is not loaded for it.
+// A prompt's size is bounded here by the material's, a quarter more for
+// the fence's gutter (a few bytes a line), and promptOverhead.
+func warmTokenizer(o *Options, m *material.Material, def string) {
+	budget := o.MaxPromptTokens
+	if budget == 0 {
+		budget = llm.ContextWindow(def) - outputReserve
+	}
+	if n := m.Bytes(); n+n/4+promptOverhead+promptSlack > budget {
+		tokens.Warm()
+	}
+}
+
+// promptOverhead bounds the bytes of a prompt besides its material: the
+// rules, a persona, a lens, the output format and the coordinates.
+const promptOverhead = 64 << 10
 
 // checkInputs rejects contradictory material options.
 func (o *Options) checkInputs(c *Context) error {
@@ -379,7 +432,7 @@ func (p *Plan) roster(o *Options, def string) error {
 	p.ContextUsed = res.Context
 	specs := res.Specialists
 	if sel.Adaptive > 0 {
-		picked, rationale, trivial := adaptive(specs, sel.Adaptive, p.Material)
+		picked, rationale, trivial := adaptive(specs, sel.Adaptive, p.Material, p.signals)
 		if len(picked) == 0 {
 			if c.Interactive == persona.InteractiveTrue && o.Ask != nil {
 				if picked, rationale, err = askSelection(o.Ask, specs, rationale); err != nil {
@@ -394,7 +447,7 @@ func (p *Plan) roster(o *Options, def string) error {
 		specs, p.SelectionRationale = picked, rationale
 	}
 	p.Specialists = specs
-	lp, warns, err := planLenses(o.Library, c.Perspectives, c.PerspectiveCap, p.Material)
+	lp, warns, err := planLenses(o.Library, c.Perspectives, c.PerspectiveCap, p.Material, p.signals)
 	if err != nil {
 		return &FieldError{Field: "perspectives", Msg: err.Error()}
 	}
@@ -588,13 +641,13 @@ func (p *Plan) schedule(o *Options) error {
 	// tokenizing, and a run far from its budget never loads the tokenizer.
 	p.Chunks = []material.Chunk{{Index: 0, Files: p.Material.Files}}
 	warnings := len(p.Warnings)
-	if p.Material.Bytes()+256+500 <= budget {
+	if p.Material.Bytes()+promptSlack <= budget {
 		if err := p.buildTasks(o, rules); err == nil {
 			longest := 0
 			for _, t := range p.Tasks {
 				longest = max(longest, len(t.Request.System))
 			}
-			if longest+256+500 <= budget {
+			if longest+promptSlack <= budget {
 				return nil
 			}
 		}
@@ -661,6 +714,11 @@ func splitsAFile(chunks []material.Chunk) bool {
 // outputReserve is left of a model's context window for its answer.
 const outputReserve = 12_000
 
+// promptSlack is the room a prompt keeps below its budget when it is
+// measured in bytes: 256 tokens for the headings and notes around the
+// material, 500 for the smallest room material may have.
+const promptSlack = 256 + 500
+
 func chunkNote(i, n int) string {
 	if n <= 1 {
 		return ""
@@ -675,51 +733,80 @@ Answer with one JSON object that matches the schema:
 - "examined": what you examined and how; if you report no findings, say specifically why nothing qualified.
 Report nothing you cannot ground in the material.`
 
+// buildTasks composes the tasks of every chunk, the chunks at once (each
+// prompt copies its chunk's material), in the order of the chunks.
 func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
-	p.taskInfo = map[string]taskInfo{}
-	p.Tasks = nil
-	n := len(p.Chunks)
 	lenses := p.lenses.lenses
 	if len(lenses) == 0 {
 		lenses = []*persona.Persona{nil}
 	}
-	for _, ch := range p.Chunks {
-		run := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Material: ch.Text(), MaterialTokens: ch.Tokens,
-			Nonce: p.Nonce, Coordinates: p.Context.Coordinates, OutputDir: projectPath(p.top, p.OutputDir), Extra: p.extraCoordinates()}
-		for _, s := range p.Specialists {
-			for _, l := range lenses {
-				c, err := run.Compose(s, prompt.Options{Lens: l, Round: chunkNote(ch.Index, n), MaxTokens: p.PromptBudget})
-				if err != nil {
-					return fmt.Errorf("compose the prompt of %s: %w", s.ID, err)
-				}
-				p.Warnings = append(p.Warnings, c.Warnings...)
-				lensID := ""
-				if l != nil {
-					lensID = l.ID
-				}
-				label := "review/" + s.ID
-				if lensID != "" {
-					label += "/" + lensID
-				}
-				if n > 1 {
-					label += fmt.Sprintf("/c%d", ch.Index)
-				}
-				t := &engine.Task{ID: label, Group: s.ID, Request: &llm.Request{
-					Model: p.Models[s.ID], System: c.Text, SharedPrefix: c.SharedPrefix, Label: label,
-					Messages:    []llm.Message{{Role: llm.RoleUser, Content: reviewInstructions}},
-					Temperature: llm.Float(0.3), MaxTokens: 8192,
-					Schema: &llm.Schema{Name: finding.ReportSchemaName, JSON: finding.ReportSchema},
-				}}
-				p.Tasks = append(p.Tasks, t)
-				chunk := 0
-				if n > 1 {
-					chunk = ch.Index
-				}
-				p.taskInfo[t.ID] = taskInfo{s.ID, lensID, chunk, c}
-			}
+	type chunkTasks struct {
+		tasks    []*engine.Task
+		infos    []taskInfo
+		warnings []string
+		err      error
+	}
+	built := make([]chunkTasks, len(p.Chunks))
+	parallel.For(len(p.Chunks), func(k int) {
+		b := &built[k]
+		b.tasks, b.infos, b.warnings, b.err = p.chunkTasks(p.Chunks[k], rules, lenses)
+	})
+	p.taskInfo = map[string]taskInfo{}
+	p.Tasks = nil
+	for _, b := range built {
+		if b.err != nil {
+			return b.err
+		}
+		p.Warnings = append(p.Warnings, b.warnings...)
+		for i, t := range b.tasks {
+			p.Tasks = append(p.Tasks, t)
+			p.taskInfo[t.ID] = b.infos[i]
 		}
 	}
 	return nil
+}
+
+// chunkTasks composes the tasks of one chunk: one for each specialist and
+// lens.
+func (p *Plan) chunkTasks(ch material.Chunk, rules *persona.Persona, lenses []*persona.Persona) ([]*engine.Task, []taskInfo, []string, error) {
+	n := len(p.Chunks)
+	run := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Material: ch.Text(), MaterialTokens: ch.Tokens,
+		Nonce: p.Nonce, Coordinates: p.Context.Coordinates, OutputDir: projectPath(p.top, p.OutputDir), Extra: p.extraCoordinates()}
+	var tasks []*engine.Task
+	var infos []taskInfo
+	var warnings []string
+	for _, s := range p.Specialists {
+		for _, l := range lenses {
+			c, err := run.Compose(s, prompt.Options{Lens: l, Round: chunkNote(ch.Index, n), MaxTokens: p.PromptBudget})
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("compose the prompt of %s: %w", s.ID, err)
+			}
+			warnings = append(warnings, c.Warnings...)
+			lensID := ""
+			if l != nil {
+				lensID = l.ID
+			}
+			label := "review/" + s.ID
+			if lensID != "" {
+				label += "/" + lensID
+			}
+			if n > 1 {
+				label += fmt.Sprintf("/c%d", ch.Index)
+			}
+			tasks = append(tasks, &engine.Task{ID: label, Group: s.ID, Request: &llm.Request{
+				Model: p.Models[s.ID], System: c.Text, SharedPrefix: c.SharedPrefix, Label: label,
+				Messages:    []llm.Message{{Role: llm.RoleUser, Content: reviewInstructions}},
+				Temperature: llm.Float(0.3), MaxTokens: 8192,
+				Schema: &llm.Schema{Name: finding.ReportSchemaName, JSON: finding.ReportSchema},
+			}})
+			chunk := 0
+			if n > 1 {
+				chunk = ch.Index
+			}
+			infos = append(infos, taskInfo{s.ID, lensID, chunk, c})
+		}
+	}
+	return tasks, infos, warnings, nil
 }
 
 // Estimate is what a plan's specialist calls are expected to send and cost.

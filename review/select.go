@@ -176,15 +176,15 @@ func domainInPaths(domain, files []string) (string, string) {
 // caller decides). The trivial check comes first, whatever n is; an n that
 // covers the whole roster then takes every specialist. When fewer than n
 // specialists are relevant, the rationale says so ("3 requested, 2
-// relevant").
-func adaptive(pool []*persona.Persona, n int, m *material.Material) ([]*persona.Persona, string, bool) {
+// relevant"). signals returns the material's signals.
+func adaptive(pool []*persona.Persona, n int, m *material.Material, signals func() material.Signals) ([]*persona.Persona, string, bool) {
 	if trivial, reason := m.IsTrivial(); trivial {
 		return nil, "the change is trivial: " + reason, true
 	}
 	if n >= len(pool) {
 		return pool, fmt.Sprintf("adaptive:%d asks for at least the whole roster of %d, so every specialist takes part", n, len(pool)), false
 	}
-	sig := m.Analyze()
+	sig := signals()
 	type cand struct {
 		p     *persona.Persona
 		score float64
@@ -259,8 +259,9 @@ type lensPlan struct {
 // and the cap keeps the most relevant. Lenses dropped by the cap are
 // recorded as skipped "over the perspective cap"; under auto, lenses that
 // did not qualify are recorded as below the relevance threshold. Unknown
-// names in a list come back as warnings and are skipped.
-func planLenses(lib *persona.Library, spec string, capN int, m *material.Material) (lensPlan, []string, error) {
+// names in a list come back as warnings and are skipped. signals returns
+// the material's signals; only auto reads them.
+func planLenses(lib *persona.Library, spec string, capN int, m *material.Material, signals func() material.Signals) (lensPlan, []string, error) {
 	all, auto, warnings, err := lib.ResolveLenses(spec)
 	if err != nil {
 		return lensPlan{}, nil, err
@@ -272,7 +273,7 @@ func planLenses(lib *persona.Library, spec string, capN int, m *material.Materia
 	chosen := all
 	if auto {
 		lp.mode = "auto"
-		chosen, lp.rationale = autoLenses(all, m)
+		chosen, lp.rationale = autoLenses(all, m, signals())
 	}
 	if len(chosen) > capN {
 		reason := fmt.Sprintf(": over the perspective cap of %d", capN)
@@ -349,8 +350,7 @@ var lensCategories = map[string][]string{
 // evidence is a passing mention counting half); a plan without temporal
 // signals gives temporal lenses one point per document. Ties go to the
 // adversarial type, then lenses sort by name.
-func autoLenses(all []*persona.Persona, m *material.Material) ([]*persona.Persona, string) {
-	sig := m.Analyze()
+func autoLenses(all []*persona.Persona, m *material.Material, sig material.Signals) ([]*persona.Persona, string) {
 	byType := map[string][]*persona.Persona{}
 	for _, l := range all {
 		t := l.LensType() // PAW's "neutral" reads as baseline

@@ -163,7 +163,7 @@ func TestAdaptive(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := tt.material(t)
-			picked, rationale, trivial := adaptive(specs, tt.n, m)
+			picked, rationale, trivial := adaptive(specs, tt.n, m, m.Analyze)
 			if trivial != tt.trivial {
 				t.Fatalf("trivial = %v, want %v (%s)", trivial, tt.trivial, rationale)
 			}
@@ -287,7 +287,7 @@ func TestAutoLenses(t *testing.T) {
 			} else {
 				m = changeMaterial(t, tt.before, tt.after)
 			}
-			lp, warnings, err := planLenses(lib, "auto", tt.capN, m)
+			lp, warnings, err := planLenses(lib, "auto", tt.capN, m, m.Analyze)
 			if err != nil || len(warnings) > 0 {
 				t.Fatalf("planLenses: %v %v", err, warnings)
 			}
@@ -338,12 +338,12 @@ func TestPlanLensesList(t *testing.T) {
 		{name: "cap keeps the first named", spec: "retrospective,premortem,red-team", capN: 1, mode: "guided",
 			lenses: []string{"retrospective"}, skipped: []string{"premortem: over the perspective cap of 1", "red-team: over the perspective cap of 1"}},
 	}
-	if _, _, err := planLenses(lib, "nosuch, other", 2, m); !errors.Is(err, persona.ErrNoSuchPerspective) || !strings.Contains(err.Error(), "nosuch, other") {
+	if _, _, err := planLenses(lib, "nosuch, other", 2, m, m.Analyze); !errors.Is(err, persona.ErrNoSuchPerspective) || !strings.Contains(err.Error(), "nosuch, other") {
 		t.Errorf("a list of only unknown names: %v; want ErrNoSuchPerspective naming them", err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lp, warnings, err := planLenses(lib, tt.spec, tt.capN, m)
+			lp, warnings, err := planLenses(lib, tt.spec, tt.capN, m, m.Analyze)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -366,7 +366,7 @@ func TestPlanLensesList(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := planLenses(lib, "premortem,../x", 2, m); err == nil {
+	if _, _, err := planLenses(lib, "premortem,../x", 2, m, m.Analyze); err == nil {
 		t.Error("a lens name that is a path must be refused")
 	}
 }
