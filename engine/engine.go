@@ -71,19 +71,32 @@ type Result struct {
 // one call at a time.
 //
 // Tasks whose requests share a prompt prefix (the same model, and the same
-// leading Request.SharedPrefix bytes of System) are not all sent at once.
-// Providers' prompt caches (Anthropic's cache_control, OpenAI's automatic
-// caching) serve a prefix only once a first request has written it, which
-// happens as its answer starts; calls sent together all pay to write it.
-// So the first task of each such group goes first, and the others are sent
-// as soon as its answer starts streaming, or as soon as it finishes if it
-// was answered at once (from the journal or the cache) or its attempt
-// failed. They do not wait idle: once the first task holds its slot under
-// the providers' limits, they go through the stack (journal, cache,
-// limits) and are encoded, and only the sending waits (llm.WithSendHold).
-// Waiting for the first task's slot first means a held call never keeps
-// it from one.
+// leading Request.SharedPrefix bytes of System) are not all sent at once
+// when the provider could cache that prefix and three or more of them
+// share it. Providers' prompt caches (Anthropic's cache_control, OpenAI's
+// automatic caching) serve a prefix only once a first request has written
+// it, which happens as its answer starts; calls sent together all pay to
+// write it. So the first task of each such group goes first, and the
+// others are sent as soon as its answer starts streaming, or as soon as it
+// finishes if it was answered at once (from the journal or the cache) or
+// its attempt failed. They do not wait idle: once the first task holds its
+// slot under the providers' limits, they go through the stack (journal,
+// cache, limits) and are encoded, and only the sending waits
+// (llm.WithSendHold). Waiting for the first task's slot first means a held
+// call never keeps it from one.
+//
+// No call waits where the wait cannot pay: for a provider that keeps no
+// cache (command:, ollama:), for a prefix shorter than the model's cache
+// floor (llm.MinCachePrefix, in tokens), for a group of two, where the
+// wait for a first token would buy one cached read, and, under a Local,
+// for a prefix one of its earlier calls had written within cacheLife.
 func Run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)) []Result {
+	return run(ctx, p, tasks, onEvent, nil)
+}
+
+// run is Run, with the prefixes the same Executor's calls have lately had
+// written (nil: none known); no call waits for a prefix written lately.
+func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event), warm *written) []Result {
 	var mu sync.Mutex
 	emit := func(e Event) {
 		if onEvent == nil {
@@ -98,12 +111,21 @@ func Run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 		emit(Event{Task: t, State: Queued})
 	}
 	results := make([]Result, len(tasks))
+	keys := make([]prefixKey, len(tasks))
+	shared := make([]bool, len(tasks))
+	sharing := map[prefixKey]int{}
+	for i, t := range tasks {
+		if keys[i], shared[i] = keyOf(t.Request); shared[i] {
+			sharing[keys[i]]++
+		}
+	}
+	now := time.Now()
 	firsts := map[prefixKey]*release{}
 	var wg sync.WaitGroup
 	for i, t := range tasks {
-		key, shared := keyOf(t.Request)
+		key := keys[i]
 		var wait, first *release
-		if shared {
+		if shared[i] && sharing[key] >= minSharing && !warm.fresh(key, now) {
 			if r, ok := firsts[key]; ok {
 				wait = r
 			} else {
@@ -142,6 +164,9 @@ func Run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 				first.open()
 			}
 			running()
+			if shared[i] && err == nil && resp != nil && resp.Source == llm.SourceLive {
+				warm.mark(key, time.Now())
+			}
 			err = stoppedBy(ctx, err)
 			results[i] = Result{Task: t, Resp: resp, Err: err}
 			if err != nil {
@@ -166,10 +191,10 @@ func stoppedBy(ctx context.Context, err error) error {
 	return fmt.Errorf("%w: %w", ctx.Err(), err)
 }
 
-// minSharedPrefix is the shortest prefix worth waiting for: neither
-// provider caches a prefix under 1,024 tokens, and no text has more tokens
-// than bytes.
-const minSharedPrefix = 1024
+// minSharing is the fewest calls sharing a prefix that are worth holding
+// back for it: with two, the second would wait for the first's first token
+// to save one cache write.
+const minSharing = 3
 
 // prefixKey identifies a shared prefix sent to a model.
 type prefixKey struct {
@@ -180,14 +205,66 @@ type prefixKey struct {
 
 var prefixSeed = maphash.MakeSeed()
 
-// keyOf returns the key of req's shared prefix, and false when it has none
-// worth waiting for.
+// keyOf returns the key of req's shared prefix, and false when no prompt
+// cache could hold it: the model's provider keeps none, or the prefix is
+// shorter than the model's floor (llm.MinCachePrefix). Its tokens are
+// estimated at four bytes each, about what English text has with either
+// provider's tokenizer; code, numbers and other scripts have more tokens a
+// byte, so the estimate errs low, and a prefix near the floor is sent
+// without a wait rather than waited for in vain.
 func keyOf(req *llm.Request) (prefixKey, bool) {
 	n := req.SharedPrefix
-	if n < minSharedPrefix || n > len(req.System) {
+	if n <= 0 || n > len(req.System) {
+		return prefixKey{}, false
+	}
+	floor := llm.MinCachePrefix(req.Model)
+	if floor == 0 || n/4 < floor {
 		return prefixKey{}, false
 	}
 	return prefixKey{req.Model, maphash.String(prefixSeed, req.System[:n]), n}, true
+}
+
+// cacheLife is how long a prefix a call had written is taken to stay in
+// the provider's cache: Anthropic keeps one five minutes after its last
+// use, OpenAI five to ten minutes.
+const cacheLife = 4 * time.Minute
+
+// written remembers when an Executor's calls last had each prefix written
+// to a provider's cache (a call answered live with it). A nil *written
+// knows of none.
+type written struct {
+	mu sync.Mutex
+	at map[prefixKey]time.Time
+}
+
+// fresh reports whether k was written within cacheLife of now.
+func (w *written) fresh(k prefixKey, now time.Time) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	at, ok := w.at[k]
+	return ok && now.Sub(at) < cacheLife
+}
+
+// mark records that k was written at now, and forgets the prefixes the
+// providers have let go.
+func (w *written) mark(k prefixKey, now time.Time) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.at == nil {
+		w.at = map[prefixKey]time.Time{}
+	}
+	for old, at := range w.at {
+		if now.Sub(at) >= cacheLife {
+			delete(w.at, old)
+		}
+	}
+	w.at[k] = now
 }
 
 // release lets the calls waiting for a prefix go, once: first into the

@@ -120,8 +120,12 @@ func TestRunReportsRunningWithoutLimiter(t *testing.T) {
 
 // sharedTasks returns n tasks whose system prompts share an 8,000-byte
 // prefix and then differ.
-func sharedTasks(n int, model, prefix string) []*Task {
-	shared := strings.Repeat(prefix+" is the material every reviewer reads.\n", 8000/(len(prefix)+38)+1)
+func sharedTasks(n int, model, prefix string) []*Task { return sharedTasksOf(n, model, prefix, 8000) }
+
+// sharedTasksOf returns n tasks whose system prompts share a prefix of at
+// least size bytes and then differ.
+func sharedTasksOf(n int, model, prefix string, size int) []*Task {
+	shared := strings.Repeat(prefix+" is the material every reviewer reads.\n", size/(len(prefix)+38)+1)
 	var tasks []*Task
 	for i := range n {
 		tasks = append(tasks, &Task{ID: fmt.Sprintf("t%d", i), Group: "g", Request: &llm.Request{Model: model,
@@ -228,18 +232,140 @@ func TestRunReleasesWaitingCallsWhateverTheFirstDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alpha, beta := sharedTasks(2, "openai:m", "alpha"), sharedTasks(2, "openai:m", "beta")
+	alpha, beta := sharedTasks(3, "openai:m", "alpha"), sharedTasks(3, "openai:m", "beta")
 	solo := &Task{ID: "solo", Group: "g", Request: &llm.Request{Model: "openai:m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "solo"}}}}
-	Run(context.Background(), middleware.Limit(backend2, 20, 0), []*Task{alpha[0], beta[0], solo, alpha[1], beta[1]}, nil)
+	Run(context.Background(), middleware.Limit(backend2, 20, 0), []*Task{alpha[0], beta[0], solo, alpha[1], beta[1], alpha[2], beta[2]}, nil)
 	// The first requests to arrive are the first of each prefix and the
-	// task without one; the second of each prefix arrives only once its
+	// task without one; the others of each prefix arrive only once their
 	// first's answer has started, which here is when it ends.
 	var order []string
 	for _, r := range srv2.Requests() {
 		order = append(order, r.LastUser())
 	}
-	if len(order) != 5 || !slices.Contains(order[:3], "alpha task 0") || !slices.Contains(order[:3], "beta task 0") || !slices.Contains(order[:3], "solo") {
+	if len(order) != 7 || !slices.Contains(order[:3], "alpha task 0") || !slices.Contains(order[:3], "beta task 0") || !slices.Contains(order[:3], "solo") {
 		t.Errorf("arrival order %q: want the first of each prefix and the task without one first", order)
+	}
+}
+
+// firstToken is when the fake server of TestRunWaitsOnlyWhereACacheCanServe
+// starts an answer, and ends it: long enough that calls sent together all
+// arrive before the first of them has an answer.
+const firstToken = time.Second
+
+// cachingRouter routes every provider name the tests use to the fake
+// server srv: openai and anthropic to their APIs, ollama and command to
+// its OpenAI API. The engine decides whether a call waits from the model
+// reference alone, so a command: name over HTTP tells when its calls were
+// sent as a program would not.
+func cachingRouter(t *testing.T, srv *llmtest.Server) llm.Provider {
+	t.Helper()
+	r := llm.Router{}
+	for _, name := range []string{"openai", "ollama", "command"} {
+		p, err := openai.New(openai.Config{Name: name, BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-engine-0123456789"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r[name] = p
+	}
+	p, err := anthropic.New(anthropic.Config{Name: "anthropic", BaseURL: srv.AnthropicBaseURL(), APIKey: "sk-engine-0123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r["anthropic"] = p
+	return middleware.Limit(r, 20, 0)
+}
+
+// heldBack reports whether every request but the first arrived only once
+// the first one's answer had started: whether the calls waited for the
+// first to write the prefix.
+func heldBack(t *testing.T, srv *llmtest.Server, first string) bool {
+	t.Helper()
+	reqs := srv.Requests()
+	i := slices.IndexFunc(reqs, func(r llmtest.Recorded) bool { return r.LastUser() == first })
+	if i < 0 {
+		t.Fatalf("no request %q", first)
+	}
+	started := reqs[i].Time.Add(firstToken)
+	for _, r := range reqs {
+		if r.LastUser() != first && r.Time.Before(started) {
+			return false
+		}
+	}
+	return true
+}
+
+// Calls wait for a first one to write their shared prefix only where a
+// provider's cache could then serve them: the provider keeps a cache, the
+// prefix reaches the model's floor in tokens (not bytes), and more than
+// one call would read it. Everywhere else every call is sent at once.
+func TestRunWaitsOnlyWhereACacheCanServe(t *testing.T) {
+	for _, tt := range []struct {
+		name, model string
+		calls, size int
+		wait        bool
+	}{
+		{"openai, a prefix of 2,000 tokens", "openai:gpt-4.1", 3, 8000, true},
+		{"openai, two calls", "openai:gpt-4.1", 2, 8000, false},
+		{"openai, 2,000 bytes but 500 tokens", "openai:gpt-4.1", 4, 2000, false},
+		{"anthropic sonnet, 1,500 tokens", "anthropic:claude-sonnet-4-5", 3, 6000, true},
+		{"anthropic haiku, 1,500 tokens under its 2,048", "anthropic:claude-3-5-haiku-latest", 3, 6000, false},
+		{"command: keeps no cache", "command:llm -m gpt-4.1", 4, 8000, false},
+		{"ollama keeps no cache", "ollama:qwen2.5:7b", 4, 8000, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(llmtest.Config{Latency: firstToken, FirstToken: firstToken})
+			defer srv.Close()
+			tasks := sharedTasksOf(tt.calls, tt.model, "waiting", tt.size)
+			for i, r := range Run(context.Background(), cachingRouter(t, srv), tasks, nil) {
+				if r.Err != nil {
+					t.Fatalf("task %d: %v", i, r.Err)
+				}
+			}
+			if got := heldBack(t, srv, "waiting task 0"); got != tt.wait {
+				t.Errorf("the later calls waited for the first: %v, want %v", got, tt.wait)
+			}
+		})
+	}
+}
+
+// A prefix one step had written is still in the provider's cache at the
+// next step, so the next step's calls do not wait for it again: an
+// Executor remembers what its calls had written. Run alone knows nothing
+// of earlier steps and waits each time.
+func TestLaterStepsDoNotWaitForAPrefixAlreadyWritten(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Latency: firstToken, FirstToken: firstToken, PrefixCache: true})
+	defer srv.Close()
+	p := cachingRouter(t, srv)
+	x := &Local{Provider: p}
+	steps := [][]*Task{sharedTasks(3, "openai:gpt-4.1", "step one"), sharedTasks(3, "openai:gpt-4.1", "step one")}
+	for i, step := range steps {
+		for k, task := range step {
+			task.Request.Messages[0].Content = fmt.Sprintf("step %d call %d", i+1, k)
+		}
+	}
+	for _, r := range x.Execute(context.Background(), steps[0]) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	if !heldBack(t, srv, "step 1 call 0") {
+		t.Fatal("the first step's calls did not wait for the first to write the prefix")
+	}
+	before := len(srv.Requests())
+	for _, r := range x.Execute(context.Background(), steps[1]) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		if r.Resp.Usage.CachedInputTokens == 0 {
+			t.Errorf("%s read nothing from the cache", r.Task.Request.LastUser())
+		}
+	}
+	if heldBack(t, srv, "step 2 call 0") {
+		t.Error("the second step waited for a prefix the first had written")
+	}
+	if got := len(srv.Requests()) - before; got != 3 {
+		t.Errorf("%d requests in the second step, want 3", got)
 	}
 }
 

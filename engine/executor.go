@@ -29,12 +29,16 @@ type Local struct {
 	// serve): the task runs once more on Fallback, with a warning, and its
 	// Result says so. Empty means no fallback.
 	Fallback string
+
+	// warm are the prefixes this Executor's calls had written lately: a
+	// later step's calls do not wait for them again (see Run).
+	warm written
 }
 
 // Execute runs tasks, then the tasks whose model proved unusable once more
 // on the fallback model.
 func (l *Local) Execute(ctx context.Context, tasks []*Task) []Result {
-	results := Run(ctx, l.Provider, tasks, l.Hooks.Events)
+	results := run(ctx, l.Provider, tasks, l.Hooks.Events, &l.warm)
 	if l.Fallback == "" {
 		return results
 	}
@@ -55,7 +59,7 @@ func (l *Local) Execute(ctx context.Context, tasks []*Task) []Result {
 		t.Request.Model = l.Fallback
 		again, at = append(again, &t), append(at, i)
 	}
-	for k, r := range Run(ctx, l.Provider, again, l.Hooks.Events) {
+	for k, r := range run(ctx, l.Provider, again, l.Hooks.Events, &l.warm) {
 		r.FellBack = &FellBack{From: results[at[k]].Task.Request.Model, Err: results[at[k]].Err}
 		results[at[k]] = r
 	}
