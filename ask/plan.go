@@ -103,9 +103,14 @@ type Plan struct {
 	Chosen      []route.Choice
 	Assignments []route.Assignment
 	Readings    []Reading
-	Sources     map[string]corpus.Source
-	Skipped     []corpus.Skipped
-	Notes       []string
+	// Sources are the corpus's sources by ID. The chosen ones are read
+	// in full from their files; the others are complete only when their
+	// file was read for this question (new or changed), and otherwise
+	// hold what the index keeps for selection (ID, Path, Title, Type,
+	// Date, Metadata, Hash), without Text or Parts.
+	Sources map[string]corpus.Source
+	Skipped []corpus.Skipped
+	Notes   []string
 
 	// Groups, when the question is decomposed by group (enough sources
 	// that fall into several groups, and a question that is not simple),
@@ -154,22 +159,7 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		return nil, err
 	}
 	budget := llm.ContextWindow(p.Model) - 4096 - 2048 // the answer, and the instructions around the source
-	sources, skipped, err := corpus.Load(paths, corpus.Options{PartTokens: max(2048, budget), FollowSymlinks: o.FollowSymlinks && len(o.Paths) > 0})
-	if err != nil {
-		var pe *corpus.PathError
-		if errors.As(err, &pe) || errors.Is(err, os.ErrNotExist) {
-			return nil, engine.AsUserError(err)
-		}
-		return nil, err
-	}
-	p.Skipped = skipped
-	if len(sources) == 0 {
-		return nil, &engine.UserError{Msg: fmt.Sprintf("no source to read in %s (%d file(s) skipped); put meeting notes, reports or northstar exports there, or name files and directories after the question", strings.Join(paths, ", "), len(skipped))}
-	}
-	p.Sources = map[string]corpus.Source{}
-	for _, s := range sources {
-		p.Sources[s.ID] = s
-	}
+	copts := corpus.Options{PartTokens: max(2048, budget), FollowSymlinks: o.FollowSymlinks && len(o.Paths) > 0, ReadFile: corpusReadFile}
 
 	// Classify.
 	if o.Intent != "" {
@@ -183,24 +173,30 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	}
 	p.Roles = route.RolesFor(p.Classification.Intent)
 
-	// Retrieve, then select.
-	hits, note, err := retrieve(ctx, top, sources, q, cfg.MaxSources)
-	if note != "" {
-		p.Notes = append(p.Notes, note)
-	}
+	// Read the corpus through its index, retrieve, then select, and read
+	// the chosen sources in full. A chosen file that changed after the
+	// corpus was scanned sends the whole step round again: what was chosen
+	// was chosen from what it held before.
+	ix, err := OpenIndex(top)
 	if err != nil {
 		return nil, err
 	}
-	cands := candidates(hits, p.Sources)
-	if len(cands) == 0 {
-		p.Notes = append(p.Notes, "no source shares a word with the question; the newest sources are read instead")
-		cands = newest(sources)
+	defer ix.Close()
+	if note := RebuiltNote(ix); note != "" {
+		p.Notes = append(p.Notes, note)
 	}
-	div := route.DiversityOptions{}
-	if cfg.DiversitySelection {
-		div = route.DefaultDiversity()
+	for attempt := 1; ; attempt++ {
+		err := p.gather(ctx, ix, paths, copts)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, corpus.ErrChanged) || attempt == 3 {
+			if errors.Is(err, corpus.ErrChanged) {
+				return nil, fmt.Errorf("the corpus kept changing while it was read, %d times; ask again when it is still: %w", attempt, err)
+			}
+			return nil, err
+		}
 	}
-	p.Chosen = route.Select(cands, cfg.MaxSources, div)
 
 	// Roles.
 	skip, note := route.SkipSoT(len(p.Chosen), cfg.MinAgentsForSoT)
@@ -314,6 +310,156 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		p.Nonce = prompt.NonceFor(run.Key(), p.RunID)
 	}
 	return p, nil
+}
+
+// corpusReadFile reads the corpus's files; nil: os.ReadFile. Tests count
+// the files a question reads through it.
+var corpusReadFile func(name string) ([]byte, error)
+
+// gather reads the corpus at paths through the index ix, records in ix
+// what changed, retrieves and selects the sources for the question, and
+// reads the chosen ones in full (see scanCorpus). It returns an error
+// wrapping corpus.ErrChanged when a chosen file changed after the scan.
+func (p *Plan) gather(ctx context.Context, ix *index.Index, paths []string, copts corpus.Options) error {
+	res, err := scanCorpus(ctx, ix, paths, copts)
+	if err != nil {
+		var pe *corpus.PathError
+		if errors.As(err, &pe) || errors.Is(err, os.ErrNotExist) {
+			return engine.AsUserError(err)
+		}
+		return err
+	}
+	sources := res.Sources
+	p.Skipped = res.Skipped
+	if len(sources) == 0 {
+		return &engine.UserError{Msg: fmt.Sprintf("no source to read in %s (%d file(s) skipped); put meeting notes, reports or northstar exports there, or name files and directories after the question", strings.Join(paths, ", "), len(res.Skipped))}
+	}
+	p.Sources = make(map[string]corpus.Source, len(sources))
+	for _, s := range sources {
+		p.Sources[s.ID] = s
+	}
+
+	hits, err := search(ctx, ix, p.Sources, p.Question, p.cfg.MaxSources)
+	if err != nil {
+		return err
+	}
+	cands := candidates(hits, p.Sources)
+	p.Notes = slices.DeleteFunc(p.Notes, func(n string) bool { return n == noMatchNote })
+	if len(cands) == 0 {
+		p.Notes = append(p.Notes, noMatchNote)
+		cands = newest(sources)
+	}
+	div := route.DiversityOptions{}
+	if p.cfg.DiversitySelection {
+		div = route.DefaultDiversity()
+	}
+	p.Chosen = route.Select(cands, p.cfg.MaxSources, div)
+
+	// The chosen sources are read from their files, not from the text the
+	// index keeps: what the models read is what the files hold now, masked
+	// by the rules of this sot.
+	files := make(map[string]corpus.File, len(p.Chosen))
+	for _, f := range res.Files {
+		if f.Skip == "" && f.Hash != "" {
+			if _, ok := files[f.Source.ID]; !ok {
+				files[f.Source.ID] = f
+			}
+		}
+	}
+	for _, c := range p.Chosen {
+		if p.Sources[c.ID].Text != "" {
+			continue
+		}
+		s, err := corpus.Reread(files[c.ID], copts)
+		if err != nil {
+			return fmt.Errorf("read the source %s: %w", c.ID, err)
+		}
+		p.Sources[c.ID] = s
+	}
+	return nil
+}
+
+// noMatchNote is the note of a question none of whose words a source has.
+const noMatchNote = "no source shares a word with the question; the newest sources are read instead"
+
+// scanCorpus reads the corpus at paths as corpus.Scan does, with the
+// files the index remembers as what is known: a file whose stat has not
+// changed since it was read is not read again, and its source (without
+// its text) is the one the index keeps. It then records in the index,
+// in one transaction, the files read and the sources of those that
+// changed, and forgets the files that are gone, with the sources only
+// they gave. Over a corpus that has not changed it writes nothing.
+func scanCorpus(ctx context.Context, ix *index.Index, paths []string, copts corpus.Options) (*corpus.Result, error) {
+	remembered, err := ix.Files(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the corpus index: %w", err)
+	}
+	known := make(map[string]corpus.Known, len(remembered))
+	paths0 := make([]string, 0, len(remembered))
+	for _, f := range remembered {
+		known[f.Path] = knownOf(f)
+		paths0 = append(paths0, f.Path)
+	}
+	copts.Known = func(real string) (corpus.Known, bool) {
+		k, ok := known[real]
+		return k, ok
+	}
+	res, err := corpus.Scan(paths, copts)
+	if err != nil {
+		return nil, err
+	}
+	var u index.FileUpdate
+	synced := map[string]bool{}
+	for _, f := range res.Files {
+		if !f.Read || f.Hash == "" {
+			continue
+		}
+		u.Put = append(u.Put, fileOf(f, res.Checked))
+		if f.Changed && f.Skip == "" && !synced[f.Source.ID] {
+			synced[f.Source.ID] = true
+			u.Docs = append(u.Docs, DocOf(f.Source))
+		}
+	}
+	u.Gone = res.Gone(paths0)
+	if _, err := ix.UpdateFiles(ctx, u); err != nil {
+		return nil, fmt.Errorf("update the corpus index: %w", err)
+	}
+	return res, nil
+}
+
+// knownOf is what the index remembers of a file, as corpus.Scan takes it.
+func knownOf(f index.File) corpus.Known {
+	k := corpus.Known{
+		Stamp:   corpus.Stamp{Path: f.Doc.Path, Size: f.Size, ModTime: f.ModTime, Change: f.Change, Inode: f.Inode},
+		Checked: f.Checked, Reader: f.Reader, Hash: f.Hash, Skip: f.Skip,
+	}
+	if f.Skip == "" {
+		k.Source = corpus.Source{ID: f.Doc.ID, Path: f.Doc.Path, Title: f.Doc.Title, Type: f.Doc.Type, Date: f.Doc.Date,
+			Hash: f.Hash, Metadata: decodeMetadata(f.Doc.Meta)}
+	}
+	return k
+}
+
+// fileOf is a file corpus.Scan read, as the index remembers it.
+func fileOf(f corpus.File, checked int64) index.File {
+	x := index.File{Path: f.Real, Size: f.Stamp.Size, ModTime: f.Stamp.ModTime, Change: f.Stamp.Change, Inode: f.Stamp.Inode,
+		Checked: checked, Reader: corpus.Reader, Hash: f.Hash, Skip: f.Skip, Doc: index.Doc{Path: f.Path}}
+	if f.Skip == "" {
+		d := DocOf(f.Source)
+		d.Text = ""
+		x.Doc = d
+	}
+	return x
+}
+
+// search ranks the sources loaded for the question in the index ix: BM25
+// with a recency bonus, among the sources loaded.
+func search(ctx context.Context, ix *index.Index, loaded map[string]corpus.Source, question string, want int) ([]index.Hit, error) {
+	all, err := ix.Search(ctx, question, index.SearchOptions{Limit: max(want*8, 64)})
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(h index.Hit) bool { _, ok := loaded[h.Doc.ID]; return !ok }), nil
 }
 
 // decompose reads the sources by group, as the seed's group decomposition

@@ -19,7 +19,7 @@
 // concurrent use; its writes are serialised on one connection and its reads
 // use a pool of read-only connections, each read seeing one snapshot.
 //
-// The schema (version 1, kept in PRAGMA user_version and marked as sot's by
+// The schema (version 2, kept in PRAGMA user_version and marked as sot's by
 // PRAGMA application_id) is:
 //
 //	CREATE TABLE docs (
@@ -40,7 +40,30 @@
 //	  content_rowid='n', tokenize='porter unicode61 remove_diacritics 2');
 //
 // and three triggers keep docs_fts in step with docs on insert, delete and
-// an update of title or body.
+// an update of title or body. Version 2 adds the files the documents were
+// read from ([File], [Index.Files], [Index.UpdateFiles]):
+//
+//	CREATE TABLE files (
+//	  path    TEXT PRIMARY KEY,  -- resolved, absolute
+//	  size    INTEGER NOT NULL,  -- the stat when the file was read: bytes,
+//	  mtime   INTEGER NOT NULL,  --   and nanoseconds since the epoch
+//	  ctime   INTEGER NOT NULL,
+//	  inode   INTEGER NOT NULL,
+//	  checked INTEGER NOT NULL,  -- when the reading began
+//	  reader  TEXT NOT NULL,     -- which loader read it
+//	  hash    TEXT NOT NULL,     -- of the bytes
+//	  skip    TEXT NOT NULL,     -- why it gives no document, or ''
+//	  id      TEXT NOT NULL,     -- the document it gives, or ''
+//	  shown   TEXT NOT NULL,     -- the document's path, type, date, title, meta
+//	  type    TEXT NOT NULL,
+//	  date    TEXT,
+//	  title   TEXT NOT NULL,
+//	  meta    TEXT CHECK (meta IS NULL OR json_valid(meta))
+//	) STRICT, WITHOUT ROWID;
+//	CREATE INDEX files_id ON files(id);
+//
+// A version 1 index that is exactly as sot wrote it gains the files table
+// when it is opened, and keeps its sources.
 //
 // The database file, and the -wal, -shm and -journal files SQLite keeps
 // beside it, are never opened through a symlink, nor is the directory that
@@ -79,7 +102,7 @@ import (
 // SchemaVersion is the version of the schema this package writes, kept in
 // the database's PRAGMA user_version. A database of a newer version is
 // refused rather than misread.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // applicationID marks a SQLite file as a sot index ("sot1").
 const applicationID = 0x736f7431
@@ -126,6 +149,7 @@ type Index struct {
 	r    *sql.DB // read-only connections for Get, List and Search
 
 	rebuilt string // why Open replaced the file it found; see Rebuilt
+	abs     string // the database file's absolute path
 }
 
 const schema = `
@@ -194,7 +218,7 @@ func Open(path string) (*Index, error) {
 
 	var rebuilt string
 	if before != nil {
-		v, err := inspect(abs)
+		v, err := inspect(abs, !checkedBefore(abs, before))
 		if err != nil {
 			return nil, fmt.Errorf("index: open %s: %w", path, err)
 		}
@@ -216,7 +240,7 @@ func Open(path string) (*Index, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	x := &Index{path: path, w: w, rebuilt: rebuilt}
+	x := &Index{path: path, abs: abs, w: w, rebuilt: rebuilt}
 	if err := x.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("index: open %s: %w", path, err)
@@ -326,10 +350,19 @@ func (x *Index) migrate(ctx context.Context) error {
 	}
 	switch {
 	case v.empty:
-		if _, err := tx.ExecContext(ctx, schema); err != nil {
+		if _, err := tx.ExecContext(ctx, schema+filesSchema); err != nil {
 			return fmt.Errorf("creating the schema: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", applicationID, SchemaVersion)); err != nil {
+			return err
+		}
+	case v.upgrade:
+		// A version 1 index, exactly as sot wrote it: it gains the files
+		// table and keeps its sources and their analyses.
+		if _, err := tx.ExecContext(ctx, filesSchema); err != nil {
+			return fmt.Errorf("upgrading the schema: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
 			return err
 		}
 	case v.distrust != "":
@@ -342,10 +375,17 @@ func (x *Index) migrate(ctx context.Context) error {
 func (x *Index) Path() string { return x.path }
 
 // Close closes the database. The index must not be used afterwards.
+// When this was the last connection to the file, so that SQLite folded
+// its write-ahead log into it, Close records the file's identity beside
+// it, and the next Open trusts the file's pages without reading them all
+// (see checked.go).
 func (x *Index) Close() error {
 	err := x.r.Close()
 	if werr := x.w.Close(); err == nil {
 		err = werr
+	}
+	if err == nil {
+		recordChecked(x.abs)
 	}
 	return err
 }
@@ -437,14 +477,25 @@ func (x *Index) Remove(ctx context.Context, ids ...string) (int, error) {
 	return n, nil
 }
 
+// removeIDs removes the documents with the given IDs, and forgets the
+// files that gave them (see File), and returns how many documents it
+// removed.
 func removeIDs(ctx context.Context, tx *sql.Tx, ids []string) (int, error) {
 	stmt, err := tx.PrepareContext(ctx, "DELETE FROM docs WHERE id = ?")
 	if err != nil {
 		return 0, err
 	}
 	defer stmt.Close()
+	files, err := tx.PrepareContext(ctx, "DELETE FROM files WHERE id = ?")
+	if err != nil {
+		return 0, err
+	}
+	defer files.Close()
 	n := 0
 	for _, id := range ids {
+		if _, err := files.ExecContext(ctx, id); err != nil {
+			return 0, err
+		}
 		res, err := stmt.ExecContext(ctx, id)
 		if err != nil {
 			return 0, err

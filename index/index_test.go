@@ -85,7 +85,7 @@ func TestOpenCreatesAndReopens(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer x.Close()
-			for name, v := range map[string]string{"user_version": "1", "journal_mode": "wal", "application_id": "1936684081", "query_only": "1"} {
+			for name, v := range map[string]string{"user_version": "2", "journal_mode": "wal", "application_id": "1936684081", "query_only": "1"} {
 				if got := pragma(t, x, name); got != v {
 					t.Errorf("PRAGMA %s = %s, want %s", name, got, v)
 				}
@@ -188,11 +188,11 @@ func TestOpenRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			if _, err := db.Exec("PRAGMA user_version = 2"); err != nil {
+			if _, err := db.Exec("PRAGMA user_version = 3"); err != nil {
 				t.Fatal(err)
 			}
 			return p
-		}, false, "schema version 2, newer"},
+		}, false, "schema version 3, newer"},
 		{"no path", func(t *testing.T, dir string) string { return "" }, false, "no database path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

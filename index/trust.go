@@ -36,19 +36,27 @@ func (o schemaObject) String() string { return fmt.Sprintf("%s %q", o.Type, o.Na
 // expectedSchema is what this package's schema looks like in sqlite_schema
 // and in the FTS5 configuration table, as SQLite itself writes it: read
 // from a fresh in-memory database the first time it is needed.
-var expectedSchema = sync.OnceValues(func() (schemaState, error) {
-	db, err := sql.Open("sqlite", "file:sot-index-schema?mode=memory")
+var expectedSchema = sync.OnceValues(func() (schemaState, error) { return freshSchema("sot-index-schema", schema+filesSchema) })
+
+// expectedSchemaV1 is what schema version 1 looks like, the version
+// before the files table: an index sot wrote with it is upgraded in place.
+var expectedSchemaV1 = sync.OnceValues(func() (schemaState, error) { return freshSchema("sot-index-schema-v1", schema) })
+
+// freshSchema creates statements in a new in-memory database of the given
+// name and reads back what SQLite made of them.
+func freshSchema(name, statements string) (schemaState, error) {
+	db, err := sql.Open("sqlite", "file:"+name+"?mode=memory")
 	if err != nil {
 		return schemaState{}, err
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1) // every connection to :memory: is a database of its own
 	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	if _, err := db.ExecContext(ctx, statements); err != nil {
 		return schemaState{}, fmt.Errorf("creating the schema: %w", err)
 	}
 	return readSchema(ctx, db)
-})
+}
 
 // schemaState is the part of a database that must match expectedSchema.
 type schemaState struct {
@@ -156,6 +164,9 @@ type verdict struct {
 	// distrust says why the file is not a sot index as this package
 	// writes it, although it is marked as one; "" when it is.
 	distrust string
+	// upgrade: the file is a version 1 index exactly as sot wrote it;
+	// migrate adds what version 2 has besides.
+	upgrade bool
 }
 
 // errForeign refuses a SQLite database that is not marked as a sot index.
@@ -185,10 +196,14 @@ func examine(ctx context.Context, q queryer, deep bool) (verdict, error) {
 		return verdict{}, errForeign
 	case version > SchemaVersion:
 		return verdict{}, fmt.Errorf("the index has schema version %d, newer than this sot's %d: upgrade sot or remove the index to rebuild it", version, SchemaVersion)
-	case version != SchemaVersion:
+	case version != SchemaVersion && version != 1:
 		return verdict{distrust: fmt.Sprintf("it is marked as schema version %d, which sot never writes", version)}, nil
 	}
-	want, err := expectedSchema()
+	expected := expectedSchema
+	if version == 1 {
+		expected = expectedSchemaV1
+	}
+	want, err := expected()
 	if err != nil {
 		return verdict{}, err
 	}
@@ -199,8 +214,9 @@ func examine(ctx context.Context, q queryer, deep bool) (verdict, error) {
 	if why := diffSchema(got, want); why != "" {
 		return verdict{distrust: why}, nil
 	}
+	v := verdict{upgrade: version == 1}
 	if !deep {
-		return verdict{}, nil
+		return v, nil
 	}
 	rows, err := q.QueryContext(ctx, "PRAGMA integrity_check(3)")
 	if err != nil {
@@ -223,7 +239,7 @@ func examine(ctx context.Context, q queryer, deep bool) (verdict, error) {
 	if len(problems) > 0 {
 		return verdict{distrust: "it fails SQLite's integrity check: " + strings.Join(problems, "; ")}, nil
 	}
-	return verdict{}, nil
+	return v, nil
 }
 
 // unreadable judges a database that SQLite found corrupt while reading it
@@ -238,10 +254,10 @@ func unreadable(appID int64, err error) (verdict, error) {
 }
 
 // inspect opens the existing database file at abs read-only and examines
-// it, with integrity_check. Every connection has trusted_schema off, so nothing
+// it, with integrity_check when deep. Every connection has trusted_schema off, so nothing
 // in the file's schema can call a function with side effects while it is
 // read.
-func inspect(abs string) (verdict, error) {
+func inspect(abs string, deep bool) (verdict, error) {
 	db, err := sql.Open("sqlite", dsn(abs, append(safePragmas(), "mode=ro")...))
 	if err != nil {
 		return verdict{}, err
@@ -254,7 +270,7 @@ func inspect(abs string) (verdict, error) {
 		return verdict{}, err
 	}
 	defer conn.Close()
-	return examine(ctx, conn, true)
+	return examine(ctx, conn, deep)
 }
 
 // safePragmas are the DSN parameters of every connection: a busy timeout,
@@ -270,8 +286,9 @@ func safePragmas() []string {
 	}
 }
 
-// sideFiles are the suffixes of the files SQLite keeps beside a database.
-var sideFiles = []string{"-wal", "-shm", "-journal"}
+// sideFiles are the suffixes of the files SQLite keeps beside a database,
+// and of the record Close keeps there.
+var sideFiles = []string{"-wal", "-shm", "-journal", checkedSuffix}
 
 // removeFiles removes the database file at abs, which must still be the
 // file that was examined (checked), and then the files SQLite keeps beside

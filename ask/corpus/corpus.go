@@ -198,6 +198,13 @@ type Options struct {
 	// such a link is a *PathError wrapping a *project.LinkError, and such a
 	// link found in a directory is skipped.
 	FollowSymlinks bool
+	// Known says what a file gave when it was read before, by its
+	// resolved, absolute path (see Scan); nil: nothing is known. Load
+	// ignores it.
+	Known func(real string) (Known, bool)
+	// ReadFile reads a file's bytes; nil: os.ReadFile. A caller can wrap
+	// it to count or limit what is read.
+	ReadFile func(name string) ([]byte, error)
 }
 
 // DefaultMaxFileBytes is the largest file Load reads unless told
@@ -258,54 +265,17 @@ func (e *PayloadError) Unwrap() error { return e.Err }
 // paths are in neither list. Everything else is read all the same, so
 // sources and skipped are complete even when err is not nil.
 func Load(paths []string, opts Options) (sources []Source, skipped []Skipped, err error) {
-	w := walker{seen: map[string]bool{}, follow: opts.FollowSymlinks}
-	for _, p := range paths {
-		w.walkRoot(p)
-	}
-
-	results := make([]fileResult, len(w.files))
-	parallel.For(len(w.files), func(i int) {
-		results[i] = readSource(w.files[i], opts)
-	})
-
-	var errs []error
-	errs = append(errs, w.errs...)
-	byHash := map[string]string{}
-	// Walk problems and file results are merged in walk order.
-	si := 0
-	for i, r := range results {
-		for si < len(w.skips) && w.skips[si].before <= i {
-			skipped = append(skipped, w.skips[si].Skipped)
-			si++
-		}
-		var pe *PayloadError
-		switch {
-		case errors.As(r.err, &pe):
-			skipped = append(skipped, Skipped{Path: w.files[i].path, Reason: fmt.Sprintf("malformed export payload at line %d: %s", pe.Line, pe.Msg)})
-		case r.err != nil:
-			errs = append(errs, r.err)
-		case r.skip != "":
-			skipped = append(skipped, Skipped{Path: w.files[i].path, Reason: r.skip})
-		default:
-			if first, ok := byHash[r.src.Hash]; ok {
-				skipped = append(skipped, Skipped{Path: r.src.Path, Reason: "same content as " + first})
-				continue
-			}
-			byHash[r.src.Hash] = r.src.Path
-			sources = append(sources, r.src)
-		}
-	}
-	for ; si < len(w.skips); si++ {
-		skipped = append(skipped, w.skips[si].Skipped)
-	}
-	return sources, skipped, errors.Join(errs...)
+	opts.Known = nil
+	res, err := Scan(paths, opts)
+	return res.Sources, res.Skipped, err
 }
 
 // file is a regular file found by the walk.
 type file struct {
-	path string // as shown: under the path given
-	real string // resolved
-	size int64
+	path  string // as shown: under the path given
+	real  string // resolved
+	size  int64
+	stamp Stamp
 }
 
 // walkSkip is a Skipped found while walking, placed before the file with
@@ -320,6 +290,7 @@ type walker struct {
 	skips  []walkSkip
 	errs   []error
 	seen   map[string]bool // real paths of files and directories walked
+	dirs   []string        // real paths of the directories walked
 	follow bool            // read what links out of the project point to
 }
 
@@ -379,7 +350,7 @@ func (w *walker) addFile(path, real string, info fs.FileInfo) {
 		return
 	}
 	w.seen[real] = true
-	w.files = append(w.files, file{path: path, real: real, size: info.Size()})
+	w.files = append(w.files, file{path: path, real: real, size: info.Size(), stamp: stampOf(path, info)})
 }
 
 // walkDir walks the directory shown as dir, whose resolved path is real,
@@ -390,48 +361,68 @@ func (w *walker) walkDir(dir, real, root string) {
 	}
 	w.seen[real] = true
 	entries, err := os.ReadDir(real)
+	if err == nil {
+		w.dirs = append(w.dirs, real)
+	}
 	if err != nil {
 		w.skip(dir, "unreadable directory: "+errText(err))
 		return
 	}
-	for _, e := range entries {
-		name := e.Name()
-		path := filepath.Join(dir, name)
-		if strings.HasPrefix(name, ".") {
-			if e.IsDir() {
-				w.skip(path, "hidden directory")
-			} else {
-				w.skip(path, "hidden file")
-			}
-			continue
-		}
-		target := filepath.Join(real, name)
-		if e.Type()&fs.ModeSymlink != 0 {
-			resolved, err := filepath.EvalSymlinks(target)
-			if err != nil {
-				w.skip(path, "broken link")
-				continue
-			}
-			if _, ok := within(root, resolved); !ok && !w.follow {
-				w.skip(path, "a symbolic link to "+resolved+", outside the project "+root+"; never read (--follow-symlinks reads it)")
-				continue
-			}
-			target = resolved
-		}
-		info, err := os.Stat(target)
-		if err != nil {
-			w.skip(path, "unreadable: "+errText(err))
-			continue
-		}
+	// The entries are looked at (links resolved, stat read) in parallel,
+	// and taken in order.
+	looks := make([]entryLook, len(entries))
+	parallel.For(len(entries), func(i int) { looks[i] = w.look(real, root, entries[i]) })
+	for i, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		l := looks[i]
 		switch {
-		case info.IsDir():
-			w.walkDir(path, target, root)
-		case info.Mode().IsRegular():
-			w.addFile(path, target, info)
+		case l.skip != "":
+			w.skip(path, l.skip)
+		case l.info.IsDir():
+			w.walkDir(path, l.target, root)
+		case l.info.Mode().IsRegular():
+			w.addFile(path, l.target, l.info)
 		default:
 			w.skip(path, "not a regular file")
 		}
 	}
+}
+
+// entryLook is what an entry of a directory is: the file it resolves to
+// and its stat, or why it is skipped.
+type entryLook struct {
+	target string
+	info   fs.FileInfo
+	skip   string
+}
+
+// look resolves the entry e of the directory real (inside root) and reads
+// its stat. It changes nothing in w, so entries can be looked at in
+// parallel.
+func (w *walker) look(real, root string, e fs.DirEntry) entryLook {
+	name := e.Name()
+	if strings.HasPrefix(name, ".") {
+		if e.IsDir() {
+			return entryLook{skip: "hidden directory"}
+		}
+		return entryLook{skip: "hidden file"}
+	}
+	target := filepath.Join(real, name)
+	if e.Type()&fs.ModeSymlink != 0 {
+		resolved, err := filepath.EvalSymlinks(target)
+		if err != nil {
+			return entryLook{skip: "broken link"}
+		}
+		if _, ok := within(root, resolved); !ok && !w.follow {
+			return entryLook{skip: "a symbolic link to " + resolved + ", outside the project " + root + "; never read (--follow-symlinks reads it)"}
+		}
+		target = resolved
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		return entryLook{skip: "unreadable: " + errText(err)}
+	}
+	return entryLook{target: target, info: info}
 }
 
 // within reports whether path lies inside dir (or is dir), both absolute
@@ -455,11 +446,14 @@ func errText(err error) string {
 }
 
 // fileResult is what reading one file gave: a source, a reason to skip
-// it, or an error.
+// it, or an error; the hash of its bytes when they were read or known;
+// whether this scan read them, and whether they are not what was known.
 type fileResult struct {
-	src  Source
-	skip string
-	err  error
+	src           Source
+	skip          string
+	err           error
+	hash          string
+	read, changed bool
 }
 
 // readSource reads and parses one file found by the walk.
@@ -471,21 +465,26 @@ func readSource(f file, opts Options) fileResult {
 	if limit > 0 && f.size > limit {
 		return fileResult{skip: fmt.Sprintf("larger than %d bytes (%d)", limit, f.size)}
 	}
-	data, err := os.ReadFile(f.real)
+	data, err := opts.readFile(f.real)
 	if err != nil {
 		return fileResult{skip: "unreadable: " + errText(err)}
 	}
 	if limit > 0 && int64(len(data)) > limit {
 		return fileResult{skip: fmt.Sprintf("larger than %d bytes (%d)", limit, len(data))}
 	}
+	hash := hashOf(data)
 	src, skip, err := parseFile(f.path, data)
+	var pe *PayloadError
+	if errors.As(err, &pe) {
+		skip, err = fmt.Sprintf("malformed export payload at line %d: %s", pe.Line, pe.Msg), nil
+	}
 	if err != nil || skip != "" {
-		return fileResult{skip: skip, err: err}
+		return fileResult{skip: skip, err: err, hash: hash}
 	}
 	if opts.PartTokens > 0 {
 		if parts := Split(src.Text, opts.PartTokens); len(parts) > 1 {
 			src.Parts = parts
 		}
 	}
-	return fileResult{src: src}
+	return fileResult{src: src, hash: hash}
 }

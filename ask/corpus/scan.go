@@ -1,0 +1,296 @@
+package corpus
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sotlabs/sot/internal/parallel"
+)
+
+// Reader names this package's way of reading a file into a Source. It
+// changes whenever that way changes (parsing, masking, the fields a
+// Source has), so that a file read by an older one is read again.
+const Reader = "sot-corpus/1"
+
+// RacyWindow is how much older than the reading of a file its
+// modification and change times must be for an unchanged stat to be
+// trusted. A file written within the same clock tick as it was read can
+// change again without its stat changing; file systems keep times in
+// steps of up to two seconds (FAT), and the kernel's clock for them lags
+// the clock sot reads by a tick.
+const RacyWindow = 2*time.Second + 100*time.Millisecond
+
+// Stamp is what a file's stat said: enough to tell, without reading the
+// file, that it has not changed since.
+type Stamp struct {
+	// Path is the file as reached from a path given to Scan: its format,
+	// title, date and the secret rules that apply can depend on it.
+	Path string
+	// Size is in bytes; ModTime and Change (the inode's change time, 0
+	// where the system does not say) in nanoseconds since the epoch.
+	Size    int64
+	ModTime int64
+	Change  int64
+	// Inode is the file's inode number, 0 where unknown.
+	Inode uint64
+}
+
+// stampOf is the stamp of the file shown as path, as fi describes it.
+func stampOf(path string, fi fs.FileInfo) Stamp {
+	s := Stamp{Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
+	if _, ino, ctime, ok := identity(fi); ok {
+		s.Inode, s.Change = ino, ctime
+	}
+	return s
+}
+
+// Known is what a file gave when it was read before, as the caller kept
+// it (sot ask keeps it in the corpus index).
+type Known struct {
+	Stamp Stamp
+	// Checked is when the scan that read the file began, in nanoseconds
+	// since the epoch; Reader is the Reader that read it.
+	Checked int64
+	Reader  string
+	// Hash is the hex SHA-256 of the file's bytes.
+	Hash string
+	// Skip is why the file was not read as a source; "" when it gave
+	// Source.
+	Skip string
+	// Source is the source the file gave. Only ID, Format, Title, Type,
+	// Date, Metadata and Hash need be set: what selection weighs.
+	Source Source
+}
+
+// fresh reports whether the file, whose stat now says s, can be taken to
+// hold what k says without reading it: the same stat (size, times, inode,
+// and the path it is reached by), read by this Reader, and modified more
+// than RacyWindow before that reading began. A file modified later may
+// have been written again within the same tick of its clock, after it was
+// read, without its modification time changing; it is read again, and
+// once its bytes are found the same its new stat is kept and trusted.
+// Writing a file changes its change time too, which nobody can set back,
+// so a file whose modification time was set back by hand (cp -p, rsync
+// -t, tar) is read again as well.
+func (k Known) fresh(s Stamp) bool {
+	return k.Reader == Reader && k.Stamp == s && s.ModTime < k.Checked-int64(RacyWindow)
+}
+
+// File is a regular file a scan walked, and what it gave.
+type File struct {
+	// Path is the file as reached from a path given to Scan; Real is the
+	// file it resolves to, absolute.
+	Path string
+	Real string
+	// Stamp is its stat as the walk found it.
+	Stamp Stamp
+	// Read says its bytes were read by this scan; otherwise what it gave
+	// is what Options.Known said. A file read again only because its
+	// stat changed, whose bytes are the same, is Read and not Changed.
+	Read    bool
+	Changed bool
+	// Hash is the hex SHA-256 of its bytes; "" when they were not read
+	// (a file over the size limit, or one that could not be read).
+	Hash string
+	// Skip is why it gave no source; else it gave Source (the first of
+	// several files with the same bytes is the one in Result.Sources).
+	Skip   string
+	Source Source
+}
+
+// Result is what Scan found.
+type Result struct {
+	// Sources and Skipped are what Load returns.
+	Sources []Source
+	Skipped []Skipped
+	// Files are the regular files walked, in walk order.
+	Files []File
+	// Dirs are the directories walked, resolved and absolute: a file in
+	// one of them, at any depth, that is not among Files is gone (or is
+	// now hidden, or a link that is not followed).
+	Dirs []string
+	// Checked is when the scan began, in nanoseconds since the epoch;
+	// Read is how many files it read.
+	Checked int64
+	Read    int
+}
+
+// ErrChanged is the error Reread returns for a file whose bytes are not
+// those Scan found.
+var ErrChanged = errors.New("the file changed since the corpus was scanned")
+
+// Scan is Load, for a caller that remembers what files gave when they
+// were read: a file whose stat is the one Options.Known has for it, and
+// older than that reading by RacyWindow, is not read; its Source is
+// Known's, with Path as it is reached now and no Text or Parts (Reread
+// reads it in full). A file whose stat changed is read and hashed; when
+// its bytes are the ones Known has, what Known says stands, and the file
+// is neither parsed nor masked again. Every other file is read as Load
+// reads it. The walk is Load's, with its rules for links and hidden
+// files, whatever Known says.
+func Scan(paths []string, opts Options) (*Result, error) {
+	res := &Result{Checked: time.Now().UnixNano()}
+	w := walker{seen: map[string]bool{}, follow: opts.FollowSymlinks}
+	for _, p := range paths {
+		w.walkRoot(p)
+	}
+	res.Dirs = w.dirs
+
+	results := make([]fileResult, len(w.files))
+	parallel.For(len(w.files), func(i int) {
+		results[i] = scanFile(w.files[i], opts)
+	})
+
+	var errs []error
+	errs = append(errs, w.errs...)
+	byHash := map[string]string{}
+	// Walk problems and file results are merged in walk order.
+	si := 0
+	for i, r := range results {
+		for si < len(w.skips) && w.skips[si].before <= i {
+			res.Skipped = append(res.Skipped, w.skips[si].Skipped)
+			si++
+		}
+		f := w.files[i]
+		rec := File{Path: f.path, Real: f.real, Stamp: f.stamp, Read: r.read, Changed: r.changed, Hash: r.hash, Skip: r.skip, Source: r.src}
+		if r.read {
+			res.Read++
+		}
+		switch {
+		case r.err != nil:
+			errs = append(errs, r.err)
+			rec.Hash = ""
+		case r.skip != "":
+			res.Skipped = append(res.Skipped, Skipped{Path: f.path, Reason: r.skip})
+		default:
+			if first, ok := byHash[r.src.Hash]; ok {
+				res.Skipped = append(res.Skipped, Skipped{Path: r.src.Path, Reason: "same content as " + first})
+			} else {
+				byHash[r.src.Hash] = r.src.Path
+				res.Sources = append(res.Sources, r.src)
+			}
+		}
+		res.Files = append(res.Files, rec)
+	}
+	for ; si < len(w.skips); si++ {
+		res.Skipped = append(res.Skipped, w.skips[si].Skipped)
+	}
+	return res, errors.Join(errs...)
+}
+
+// scanFile gives what one file walked holds: from opts.Known when its
+// stat says it has not changed, else by reading it.
+func scanFile(f file, opts Options) fileResult {
+	limit := opts.MaxFileBytes
+	if limit == 0 {
+		limit = DefaultMaxFileBytes
+	}
+	if limit > 0 && f.size > limit {
+		return fileResult{skip: fmt.Sprintf("larger than %d bytes (%d)", limit, f.size)}
+	}
+	var k Known
+	var known bool
+	if opts.Known != nil {
+		k, known = opts.Known(f.real)
+	}
+	if known && k.fresh(f.stamp) {
+		return fromKnown(k, f.path)
+	}
+	r := readSource(f, opts)
+	r.read = r.hash != ""
+	if known && r.hash == k.Hash && k.Reader == Reader && k.Stamp.Path == f.path {
+		kr := fromKnown(k, f.path)
+		kr.read = true
+		return kr
+	}
+	r.changed = r.read
+	return r
+}
+
+// fromKnown is what a file gave as k says, reached as path now.
+func fromKnown(k Known, path string) fileResult {
+	if k.Skip != "" {
+		return fileResult{skip: k.Skip, hash: k.Hash}
+	}
+	src := k.Source
+	src.Path = path
+	src.Hash = k.Hash
+	src.Text, src.Parts = "", nil
+	return fileResult{src: src, hash: k.Hash}
+}
+
+// Reread reads in full a file Scan walked, as Load reads it: its Source
+// with Text and Parts. When its bytes are no longer those Scan found it
+// returns an error wrapping ErrChanged, and a file that is no longer a
+// source one wrapping ErrChanged too.
+func Reread(f File, opts Options) (Source, error) {
+	r := readSource(file{path: f.Path, real: f.Real, size: f.Stamp.Size}, opts)
+	switch {
+	case r.hash != f.Hash:
+		return Source{}, fmt.Errorf("%s: %w", f.Path, ErrChanged)
+	case r.err != nil:
+		return Source{}, r.err
+	case r.skip != "":
+		return Source{}, fmt.Errorf("%s: %w (%s)", f.Path, ErrChanged, r.skip)
+	}
+	return r.src, nil
+}
+
+// hashOf is the hex SHA-256 of data.
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// readFile reads a file's bytes with opts.ReadFile, else os.ReadFile.
+func (o Options) readFile(name string) ([]byte, error) {
+	if o.ReadFile != nil {
+		return o.ReadFile(name)
+	}
+	return os.ReadFile(name)
+}
+
+// inDirs reports whether path lies below one of dirs (a set of resolved,
+// absolute directories).
+func inDirs(dirs map[string]bool, path string) bool {
+	for d := filepath.Dir(path); ; {
+		if dirs[d] {
+			return true
+		}
+		next := filepath.Dir(d)
+		if next == d {
+			return false
+		}
+		d = next
+	}
+}
+
+// Gone returns, of the resolved paths of files read before (known), those
+// this scan found no longer there or no longer readable as they were:
+// files below a directory it walked that it did not find (deleted, moved
+// away, or now left out of the walk), and files it found but did not
+// hash (now over the size limit, or unreadable).
+func (r *Result) Gone(known []string) []string {
+	dirs := make(map[string]bool, len(r.Dirs))
+	for _, d := range r.Dirs {
+		dirs[d] = true
+	}
+	walked := make(map[string]bool, len(r.Files))
+	for _, f := range r.Files {
+		walked[f.Real] = f.Hash != ""
+	}
+	var gone []string
+	for _, p := range known {
+		hashed, ok := walked[p]
+		if ok && !hashed || !ok && inDirs(dirs, p) {
+			gone = append(gone, p)
+		}
+	}
+	return gone
+}

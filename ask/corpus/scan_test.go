@@ -1,0 +1,123 @@
+package corpus
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestStatDecidesWhatIsRead: a file whose stat is unchanged and older
+// than the reading is taken from what is known; a file modified within
+// the racy window of the reading is read again even when its stat is the
+// same, as is one whose stat changed or that an older reader read.
+func TestStatDecidesWhatIsRead(t *testing.T) {
+	now := time.Now()
+	s := Stamp{Path: "notes/a.md", Size: 10, ModTime: now.Add(-time.Hour).UnixNano(), Change: now.UnixNano(), Inode: 7}
+	k := Known{Stamp: s, Checked: now.UnixNano(), Reader: Reader}
+	if !k.fresh(s) {
+		t.Error("an unchanged file modified an hour before it was read is read again")
+	}
+	racy := s
+	racy.ModTime = now.Add(-time.Second).UnixNano()
+	if (Known{Stamp: racy, Checked: now.UnixNano(), Reader: Reader}).fresh(racy) {
+		t.Error("a file modified a second before it was read is trusted by its stat, though a same-size change in that tick would not show")
+	}
+	for name, edit := range map[string]func(*Stamp){
+		"size":        func(x *Stamp) { x.Size++ },
+		"mtime":       func(x *Stamp) { x.ModTime++ },
+		"change time": func(x *Stamp) { x.Change++ },
+		"inode":       func(x *Stamp) { x.Inode++ },
+		"path":        func(x *Stamp) { x.Path = "other/a.md" },
+	} {
+		changed := s
+		edit(&changed)
+		if k.fresh(changed) {
+			t.Errorf("a file whose %s changed is not read again", name)
+		}
+	}
+	old := k
+	old.Reader = "sot-corpus/0"
+	if old.fresh(s) {
+		t.Error("a file an older reader read is not read again")
+	}
+}
+
+// TestScanReadsOnlyWhatChanged: the second scan of a corpus reads only the
+// file edited since the first, and a file whose stat changed but whose
+// bytes did not is read and found unchanged.
+func TestScanReadsOnlyWhatChanged(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for _, name := range []string{"a.md", "b.md", "c.md"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("# "+strings.ToUpper(name)+"\n\nNotes on "+name+".\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var reads atomic.Int32
+	opts := Options{ReadFile: func(name string) ([]byte, error) { reads.Add(1); return os.ReadFile(name) }}
+	first, err := Scan([]string{dir}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]Known{}
+	for _, f := range first.Files {
+		known[f.Real] = Known{Stamp: f.Stamp, Checked: first.Checked, Reader: Reader, Hash: f.Hash, Skip: f.Skip, Source: f.Source}
+	}
+	opts.Known = func(real string) (Known, bool) { k, ok := known[real]; return k, ok }
+
+	if err := os.WriteFile(filepath.Join(dir, "b.md"), []byte("# B\n\nNotes on b.md, edited.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(dir, "c.md"), old.Add(time.Minute), old.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	reads.Store(0)
+	second, err := Scan([]string{dir}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := reads.Load(); n != 2 {
+		t.Errorf("the second scan read %d files, want 2 (the edited one, and the one whose stat changed)", n)
+	}
+	got := map[string]File{}
+	for _, f := range second.Files {
+		got[filepath.Base(f.Path)] = f
+	}
+	if a := got["a.md"]; a.Read || a.Source.Text != "" || a.Source.ID != known[a.Real].Source.ID {
+		t.Errorf("a.md, unchanged: read %v, text %q, id %s", a.Read, a.Source.Text, a.Source.ID)
+	}
+	if b := got["b.md"]; !b.Read || !b.Changed || !strings.Contains(b.Source.Text, "edited") {
+		t.Errorf("b.md, edited: read %v, changed %v, text %q", b.Read, b.Changed, b.Source.Text)
+	}
+	if c := got["c.md"]; !c.Read || c.Changed {
+		t.Errorf("c.md, touched: read %v, changed %v", c.Read, c.Changed)
+	}
+	full, err := Reread(got["a.md"], opts)
+	if err != nil || !strings.Contains(full.Text, "Notes on a.md") {
+		t.Errorf("Reread(a.md) = %q, %v", full.Text, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nSomething else.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Reread(got["a.md"], opts); err == nil {
+		t.Error("Reread of a file edited since the scan gave no error")
+	}
+	if err := os.Remove(filepath.Join(dir, "c.md")); err != nil {
+		t.Fatal(err)
+	}
+	third, err := Scan([]string{dir}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := third.Gone([]string{got["a.md"].Real, got["c.md"].Real, "/elsewhere/d.md"})
+	if len(gone) != 1 || gone[0] != got["c.md"].Real {
+		t.Errorf("Gone = %v, want only c.md's path", gone)
+	}
+}
