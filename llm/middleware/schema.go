@@ -96,11 +96,18 @@ func CheckSchema(next llm.Provider) llm.Provider {
 		if problem = mend(req, resp, problem); problem == nil {
 			return resp, nil
 		}
+		ask := "That answer does not validate against the required JSON Schema: " +
+			problem.Error() + "\nReply again with only one JSON value that validates against the schema, and nothing else."
+		if cut(resp) {
+			// Asked again as it was, the model would run into the same
+			// limit: it is told to be brief.
+			ask = fmt.Sprintf("That answer was cut off at the output limit (%s) before its JSON was complete. "+
+				"Reply again with one complete JSON value that validates against the schema and nothing else, written more briefly so that it fits.", limit(req))
+		}
 		repair := req.Clone()
 		repair.Messages = append(repair.Messages,
 			llm.Message{Role: llm.RoleAssistant, Content: orPlaceholder(resp.Text)},
-			llm.Message{Role: llm.RoleUser, Content: "That answer does not validate against the required JSON Schema: " +
-				problem.Error() + "\nReply again with only one JSON value that validates against the schema, and nothing else."})
+			llm.Message{Role: llm.RoleUser, Content: ask})
 		second, err := next.Complete(ctx, repair)
 		if err != nil {
 			return nil, err
@@ -109,7 +116,11 @@ func CheckSchema(next llm.Provider) llm.Provider {
 		second.Calls = calls(resp) + calls(second)
 		if problem = check(req.Schema.JSON, second); problem != nil {
 			if problem = mend(req, second, problem); problem != nil {
-				return nil, &SchemaError{Label: req.Label, Model: req.Model, Reason: problem.Error()}
+				reason := problem.Error()
+				if cut(second) {
+					reason = fmt.Sprintf("the answer was cut off at the output limit (%s) before its JSON was complete", limit(req))
+				}
+				return nil, &SchemaError{Label: req.Label, Model: req.Model, Reason: reason}
 			}
 		}
 		return second, nil
@@ -140,6 +151,17 @@ func mend(req *llm.Request, resp *llm.Response, problem error) error {
 }
 
 func calls(r *llm.Response) int { return max(r.Calls, 1) }
+
+// cut reports whether the answer stopped at its output limit.
+func cut(r *llm.Response) bool { return r.FinishReason == llm.FinishLength }
+
+// limit names the request's output limit for a message.
+func limit(req *llm.Request) string {
+	if req.MaxTokens > 0 {
+		return fmt.Sprintf("%d tokens", req.MaxTokens)
+	}
+	return "the provider's default"
+}
 
 func orPlaceholder(s string) string {
 	if strings.TrimSpace(s) == "" {

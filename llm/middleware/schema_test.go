@@ -88,3 +88,43 @@ func TestExtractJSON(t *testing.T) {
 		}
 	}
 }
+
+// An answer cut off at its output limit is asked for again with the limit
+// named and a request to be brief (asked as before, a model runs into the
+// same limit), and a second cut answer fails saying it was cut off, not
+// that it held no JSON.
+func TestSchemaCutAnswer(t *testing.T) {
+	long := map[string]any{"verdict": "yes", "score": 3, "why": strings.Repeat("because ", 400)}
+	tests := []struct {
+		name  string
+		rules []llmtest.Rule
+		ok    bool
+	}{
+		{"cut, then brief", []llmtest.Rule{{Times: 1, JSON: long}, {JSON: map[string]any{"verdict": "yes", "score": 3}}}, true},
+		{"cut twice", []llmtest.Rule{{JSON: long}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, srv := backend(t, llmtest.Config{Rules: tt.rules})
+			req := structured(1)
+			req.MaxTokens = 100
+			resp, err := CheckSchema(p).Complete(context.Background(), req)
+			if srv.Count() != 2 {
+				t.Fatalf("%d requests, want 2", srv.Count())
+			}
+			if again := srv.Requests()[1].LastUser(); !strings.Contains(again, "cut off at the output limit (100 tokens)") || !strings.Contains(again, "more briefly") {
+				t.Errorf("the second request says %q; want it to name the limit and ask for brevity", again)
+			}
+			if tt.ok {
+				if err != nil || resp.Calls != 2 {
+					t.Fatalf("resp %+v, err %v; want the brief answer after two calls", resp, err)
+				}
+				return
+			}
+			var se *SchemaError
+			if !errors.As(err, &se) || !strings.Contains(err.Error(), "cut off at the output limit (100 tokens)") {
+				t.Fatalf("err %v; want a *SchemaError saying the answer was cut off", err)
+			}
+		})
+	}
+}
