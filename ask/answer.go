@@ -125,22 +125,38 @@ type Usage struct {
 // Partial reports whether parts of the answer are missing.
 func (a *Answer) Partial() bool { return len(a.Missing) > 0 }
 
-// evidence returns the answer with the given id.
-func (a *Answer) evidence(id string) (Evidence, bool) {
-	for _, e := range a.Evidence {
-		if e.ID == id {
-			return e, true
+// answerIndex finds an Answer's answers by id: the place in Evidence of
+// the first answer of each id. It is built once for a rendering, so that
+// citing stays linear in the citations however many answers there are.
+type answerIndex map[string]int
+
+// index returns the answerIndex of a.Evidence.
+func (a *Answer) index() answerIndex {
+	ix := make(answerIndex, len(a.Evidence))
+	for i, e := range a.Evidence {
+		if _, ok := ix[e.ID]; !ok {
+			ix[e.ID] = i
 		}
 	}
-	return Evidence{}, false
+	return ix
+}
+
+// cited returns the answer a citation names: its id, in any case, with
+// white space around it.
+func (a *Answer) cited(ix answerIndex, id string) (*Evidence, bool) {
+	i, ok := ix[strings.ToUpper(strings.TrimSpace(id))]
+	if !ok {
+		return nil, false
+	}
+	return &a.Evidence[i], true
 }
 
 // cite renders the citations of a sentence: each answer with its source,
 // and its perspective when the answer is labelled so.
-func (a *Answer) cite(ids []string) string {
+func (a *Answer) cite(ix answerIndex, ids []string) string {
 	var parts []string
 	for _, id := range ids {
-		e, ok := a.evidence(strings.ToUpper(strings.TrimSpace(id)))
+		e, ok := a.cited(ix, id)
 		if !ok {
 			continue
 		}
@@ -159,7 +175,11 @@ func (a *Answer) cite(ids []string) string {
 // Markdown renders ANSWER.md.
 func (a *Answer) Markdown() string {
 	var b strings.Builder
-	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	line := func(format string, args ...any) {
+		fmt.Fprintf(&b, format, args...)
+		b.WriteByte('\n')
+	}
+	ix := a.index()
 	line("# Answer")
 	line("")
 	line("**Question:** %s", markdown.OneLine(a.Question))
@@ -176,7 +196,7 @@ func (a *Answer) Markdown() string {
 		if q := strings.TrimSpace(s.Quote); q != "" {
 			text += " (" + markdown.Code(q) + ")"
 		}
-		line("- %s%s", text, a.cite(s.Answers))
+		line("- %s%s", text, a.cite(ix, s.Answers))
 	}
 	line("")
 
@@ -222,14 +242,14 @@ func (a *Answer) Markdown() string {
 			}
 			line("- **%s, %s**: %s", t.ID, markdown.OneLine(t.Topic), treatment)
 			for _, s := range t.Sides {
-				line("  - %s%s", markdown.OneLine(s.Position), a.cite(s.Answers))
+				line("  - %s%s", markdown.OneLine(s.Position), a.cite(ix, s.Answers))
 			}
 		}
 		for _, r := range d.UniqueRisks {
-			line("- Raised by one perspective only: %s%s", markdown.OneLine(r.Risk), a.cite([]string{r.Answer}))
+			line("- Raised by one perspective only: %s%s", markdown.OneLine(r.Risk), a.cite(ix, []string{r.Answer}))
 		}
 		for _, as := range d.Assumptions {
-			line("- Differing assumption: %s%s", markdown.OneLine(as.Assumption), a.cite(as.Answers))
+			line("- Differing assumption: %s%s", markdown.OneLine(as.Assumption), a.cite(ix, as.Answers))
 		}
 		line("")
 	}

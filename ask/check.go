@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/sotlabs/sot/lexical"
 )
@@ -164,8 +165,27 @@ func quoteInSquashed(quote, text string) bool {
 // the quotation marks at the ends, and makes every run of spaces one space.
 func squash(s string) string {
 	var b strings.Builder
+	b.Grow(len(s))
 	space := false
-	for _, r := range strings.ToLower(s) {
+	for _, r := range s {
+		if r < utf8.RuneSelf { // the common case, without the tables
+			switch {
+			case 'A' <= r && r <= 'Z':
+				r += 'a' - 'A'
+			case r == ' ' || '\t' <= r && r <= '\r':
+				space = b.Len() > 0
+				continue
+			}
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteByte(byte(r))
+			continue
+		}
+		// unicode.ToLower of each rune is strings.ToLower, without the
+		// lowered copy of s.
+		r = unicode.ToLower(r)
 		switch r {
 		case '‘', '’', '‚', '′':
 			r = '\''

@@ -2,6 +2,7 @@ package ask
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sotlabs/sot/ask/route"
@@ -252,6 +254,23 @@ func (p *Plan) answer() *Answer {
 		}
 		a.Notes = append(a.Notes, fmt.Sprintf("read by group, %s: %s", p.GroupsWhy, strings.Join(gs, "; ")))
 	}
+	// The answers read from each source, and the group it was read in (the
+	// last group that holds it), found once rather than for every source.
+	answersOf := map[string][]string{}
+	for _, r := range p.Readings {
+		answersOf[r.Source] = append(answersOf[r.Source], r.ID)
+		for _, m := range r.Members {
+			if m != r.Source && !slices.Contains(answersOf[m], r.ID) {
+				answersOf[m] = append(answersOf[m], r.ID)
+			}
+		}
+	}
+	groupOf := map[string]string{}
+	for _, g := range p.Groups {
+		for _, m := range g.Group.Members {
+			groupOf[m] = g.Group.Name
+		}
+	}
 	for i, c := range p.Chosen {
 		s := p.Sources[c.ID]
 		u := SourceUse{ID: s.ID, Title: s.Title, Type: s.Type, Relevance: c.Normalized, Bonus: c.Bonus, Parts: max(1, len(s.Parts)),
@@ -262,16 +281,8 @@ func (p *Plan) answer() *Answer {
 		if p.SoT {
 			u.Role, u.RoleWhy = p.Assignments[i].Role, p.Assignments[i].Why
 		}
-		for _, g := range p.Groups {
-			if slices.Contains(g.Group.Members, s.ID) {
-				u.Group = g.Group.Name
-			}
-		}
-		for _, r := range p.Readings {
-			if r.Source == s.ID || slices.Contains(r.Members, s.ID) {
-				u.Answers = append(u.Answers, r.ID)
-			}
-		}
+		u.Group = groupOf[s.ID]
+		u.Answers = answersOf[s.ID]
 		a.Sources = append(a.Sources, u)
 	}
 	for _, s := range p.Skipped {
@@ -295,33 +306,52 @@ func chosenWhy(c route.Choice, i int) string {
 
 // write writes ANSWER.md and answer.json, and answer.html when formats
 // asks for html; an answer.html of an earlier invocation not asked for
-// again is removed, so none describes another answer.
+// again is removed, so none describes another answer. The files are
+// rendered at the same time, each on its own goroutine: nothing renders
+// by changing the answer.
 func (p *Plan) write(d *run.Dir, a *Answer, formats []string) ([]string, error) {
-	b, err := json.MarshalIndent(a, "", "  ")
-	if err != nil {
+	html := slices.Contains(formats, "html")
+	var js, h []byte
+	var jsErr, hErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { js, jsErr = answerJSON(a) })
+	if html {
+		wg.Go(func() { h, hErr = a.HTML() })
+	}
+	md := a.Markdown()
+	wg.Wait()
+	if err := errors.Join(jsErr, hErr); err != nil {
 		return nil, err
 	}
-	if err := d.WriteFile(AnswerJSONFile, append(b, '\n'), 0o644); err != nil {
+	if err := d.WriteFile(AnswerJSONFile, js, 0o644); err != nil {
 		return nil, err
 	}
-	if err := d.WriteFile(AnswerFile, []byte(a.Markdown()), 0o644); err != nil {
+	if err := d.WriteFile(AnswerFile, []byte(md), 0o644); err != nil {
 		return nil, err
 	}
 	files := []string{filepath.Join(p.OutputDir, AnswerFile), filepath.Join(p.OutputDir, AnswerJSONFile)}
-	if !slices.Contains(formats, "html") {
+	if !html {
 		if err := d.Remove(AnswerHTMLFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
 		return files, nil
 	}
-	h, err := a.HTML()
-	if err != nil {
-		return nil, err
-	}
 	if err := d.WriteFile(AnswerHTMLFile, h, 0o644); err != nil {
 		return nil, err
 	}
 	return append(files, filepath.Join(p.OutputDir, AnswerHTMLFile)), nil
+}
+
+// answerJSON is answer.json: the answer indented by two spaces, with a
+// line break at the end.
+func answerJSON(a *Answer) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(a); err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", AnswerJSONFile, err)
+	}
+	return b.Bytes(), nil
 }
 
 // lexicalAnalysis is the detector's analysis as answer.json holds it:

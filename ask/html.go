@@ -104,10 +104,10 @@ type htmlAnswer struct {
 
 // cites resolves answer ids to citations; the badge is shown when the
 // answer carries its perspective (include_perspective_in_response).
-func (a *Answer) cites(ids []string) []htmlCite {
+func (a *Answer) cites(ix answerIndex, ids []string) []htmlCite {
 	var out []htmlCite
 	for _, id := range ids {
-		e, ok := a.evidence(strings.ToUpper(strings.TrimSpace(id)))
+		e, ok := a.cited(ix, id)
 		if !ok {
 			continue
 		}
@@ -129,8 +129,9 @@ func (a *Answer) cites(ids []string) []htmlCite {
 // escaped.
 func (a *Answer) HTML() ([]byte, error) {
 	v := htmlAnswer{A: a, Conflict: a.ConflictSummary, Debate: a.Debate != nil}
+	ix := a.index()
 	for _, s := range a.Sentences {
-		v.Sentences = append(v.Sentences, htmlSentence{Text: s.Text, Quote: strings.TrimSpace(s.Quote), Cites: a.cites(s.Answers)})
+		v.Sentences = append(v.Sentences, htmlSentence{Text: s.Text, Quote: strings.TrimSpace(s.Quote), Cites: a.cites(ix, s.Answers)})
 	}
 	if c := a.ConflictSummary; c != nil {
 		v.Themes = strings.Join(c.Themes, ", ")
@@ -143,15 +144,15 @@ func (a *Answer) HTML() ([]byte, error) {
 				ht.Treatment = "not treated"
 			}
 			for _, s := range t.Sides {
-				ht.Sides = append(ht.Sides, htmlSide{Position: s.Position, Cites: a.cites(s.Answers)})
+				ht.Sides = append(ht.Sides, htmlSide{Position: s.Position, Cites: a.cites(ix, s.Answers)})
 			}
 			v.Tensions = append(v.Tensions, ht)
 		}
 		for _, r := range d.UniqueRisks {
-			v.Risks = append(v.Risks, htmlRisk{Text: r.Risk, Cites: a.cites([]string{r.Answer})})
+			v.Risks = append(v.Risks, htmlRisk{Text: r.Risk, Cites: a.cites(ix, []string{r.Answer})})
 		}
 		for _, as := range d.Assumptions {
-			v.Assumptions = append(v.Assumptions, htmlRisk{Text: as.Assumption, Cites: a.cites(as.Answers)})
+			v.Assumptions = append(v.Assumptions, htmlRisk{Text: as.Assumption, Cites: a.cites(ix, as.Answers)})
 		}
 	}
 	byRole := map[string]int{}

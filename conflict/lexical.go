@@ -1,11 +1,13 @@
 package conflict
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -201,8 +203,13 @@ var stopWords = map[string]bool{
 //
 // The pairs are compared one at a time and not kept: the Analysis lists
 // the o.Keep strongest of each type and counts all of them, and o.Each
-// sees every one. What Detect holds grows with the answers and o.Keep,
-// never with the number of pairs. The error is o.Each's.
+// sees every one, in the order of the input and on the goroutine that
+// called Detect. What Detect holds grows with the answers and o.Keep,
+// never with the number of pairs. Each answer is read once; the words two
+// answers share are counted on every processor at once, a window of rows
+// of the triangle at a time, and the pairs are then classified in order,
+// so the outcome does not depend on how many processors there are. The
+// error is o.Each's.
 //
 // The threshold is meant to lie in [0, 1]: at 0 every pair that is not
 // left out is an agreement; at 1 only answers with the same set of words
@@ -213,33 +220,48 @@ func Detect(rs []Response, o Options) (Analysis, error) {
 	if len(rs) < 2 {
 		return a, nil
 	}
-	as := make([]answer, len(rs))
-	for i, r := range rs {
-		as[i] = read(i, r)
-	}
+	c := readAll(rs)
 	keep := max(o.Keep, 0)
 	conflicts, agreements := strongest{keep: keep}, strongest{keep: keep}
-	th := newThemes(as)
-	for i := range as {
-		for j := i + 1; j < len(as); j++ {
-			p, ok := compare(&as[i], &as[j], o.Threshold)
+	th := newThemes(c.answers)
+	err := c.eachRow(func(i int, shared []int32) error {
+		x := &c.answers[i]
+		for d, both := range shared {
+			j := i + 1 + d
+			y := &c.answers[j]
+			if y.empty {
+				continue
+			}
+			cs, as := x.conflicts+y.conflicts, x.agrees+y.agrees
+			sim := jaccard(len(x.words), len(y.words), int(both))
+			typ, conf, ok := classify(cs, as, sim, o.Threshold)
 			if !ok {
 				continue
 			}
-			if p.Type == TypeConflict {
+			kept := &agreements
+			if typ == TypeConflict {
 				a.TotalConflicts++
-				conflicts.offer(p)
+				kept = &conflicts
 				th.add(i, j)
 			} else {
 				a.TotalAgreements++
-				agreements.offer(p)
 			}
+			if o.Each == nil && !kept.admits(conf, i, j) {
+				continue
+			}
+			p := Pair{Type: typ, Confidence: conf, Source1: x.source, Source2: y.source,
+				Similarity: sim, ConflictScore: cs, AgreementScore: as}
+			kept.offer(p)
 			if o.Each != nil {
 				if err := o.Each(p); err != nil {
-					return Analysis{}, err
+					return err
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return Analysis{}, err
 	}
 	a.Conflicts, a.Agreements = conflicts.list(), agreements.list()
 	a.HasConflicts = a.TotalConflicts > 0
@@ -250,17 +272,103 @@ func Detect(rs []Response, o Options) (Analysis, error) {
 }
 
 // NDJSON returns an Options.Each that writes every pair to w as one line
-// of JSON, a [Pair] in the shape of the Analysis's lists. The caller
-// buffers w when it is a file.
+// of JSON, a [Pair] in the shape of the Analysis's lists, byte for byte
+// as encoding/json writes it with HTML left unescaped. Each answer's
+// source is encoded once, the first time it is written, however many
+// pairs it is in. The caller buffers w when it is a file.
 func NDJSON(w io.Writer) func(Pair) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	var sources []encodedSource // by Source.Index
+	var line []byte
+	source := func(s Source) ([]byte, bool) {
+		if s.Index < 0 || s.Index >= maxCachedSources {
+			return nil, false
+		}
+		if s.Index >= len(sources) {
+			sources = append(sources, make([]encodedSource, s.Index+1-len(sources))...)
+		}
+		c := &sources[s.Index]
+		if c.json == nil || c.source != s {
+			b, err := marshalNoHTML(s)
+			if err != nil {
+				return nil, false
+			}
+			*c = encodedSource{source: s, json: b}
+		}
+		return c.json, true
+	}
 	return func(p Pair) error {
-		if err := enc.Encode(p); err != nil {
+		s1, ok1 := source(p.Source1)
+		s2, ok2 := source(p.Source2)
+		if !ok1 || !ok2 || (p.Type != TypeConflict && p.Type != TypeAgreement) || !finite(p.Confidence) || !finite(p.Similarity) {
+			if err := enc.Encode(p); err != nil {
+				return fmt.Errorf("writing a pair: %w", err)
+			}
+			return nil
+		}
+		line = append(line[:0], `{"type":"`...)
+		line = append(line, p.Type...)
+		line = append(line, `","confidence":`...)
+		line = appendFloat(line, p.Confidence)
+		line = append(line, `,"source1":`...)
+		line = append(line, s1...)
+		line = append(line, `,"source2":`...)
+		line = append(line, s2...)
+		line = append(line, `,"similarity":`...)
+		line = appendFloat(line, p.Similarity)
+		line = append(line, `,"conflictScore":`...)
+		line = strconv.AppendInt(line, int64(p.ConflictScore), 10)
+		line = append(line, `,"agreementScore":`...)
+		line = strconv.AppendInt(line, int64(p.AgreementScore), 10)
+		line = append(line, "}\n"...)
+		if _, err := w.Write(line); err != nil {
 			return fmt.Errorf("writing a pair: %w", err)
 		}
 		return nil
 	}
+}
+
+// maxCachedSources bounds the sources NDJSON keeps encoded; a source of a
+// later place in the input is encoded with its every pair.
+const maxCachedSources = 1 << 16
+
+// encodedSource is a Source and its JSON.
+type encodedSource struct {
+	source Source
+	json   []byte
+}
+
+// marshalNoHTML encodes v as json.Encoder does with HTML left unescaped,
+// without the newline.
+func marshalNoHTML(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// appendFloat appends f as encoding/json writes a float64: the shortest
+// decimal that reads back as f, in exponent form below 1e-6 and from 1e21
+// on, with an exponent of one digit written without its leading zero.
+func appendFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }
 
 // strongest keeps the keep strongest pairs offered to it in a heap whose
@@ -287,6 +395,22 @@ func inputOrder(x, y *Pair) int {
 		return c
 	}
 	return x.Source2.Index - y.Source2.Index
+}
+
+// admits reports whether a pair of confidence c between the answers i and
+// j would be kept if it were offered now: the test before a Pair is built.
+func (s *strongest) admits(c float64, i, j int) bool {
+	switch {
+	case s.keep == 0:
+		return false
+	case len(s.pairs) < s.keep:
+		return true
+	}
+	w := &s.pairs[0]
+	if w.Confidence != c {
+		return w.Confidence < c
+	}
+	return w.Source1.Index > i || (w.Source1.Index == i && w.Source2.Index > j)
 }
 
 func (s *strongest) offer(p Pair) {
@@ -335,88 +459,29 @@ func (s *strongest) list() []Pair {
 	return out
 }
 
-// answer is what a comparison needs of one answer, read once.
-type answer struct {
-	source    Source
-	empty     bool
-	conflicts int
-	agrees    int
-	words     map[string]bool
-}
-
-func read(i int, r Response) answer {
-	lower := strings.ToLower(r.Response)
-	a := answer{
-		source: Source{AgentName: r.AgentName, Perspective: r.Perspective, Excerpt: excerpt(r.Response), Index: i},
-		empty:  strings.TrimSpace(lower) == "",
-		words:  map[string]bool{},
-	}
-	if a.source.AgentName == "" {
-		a.source.AgentName = fmt.Sprintf("Source %d", i+1)
-	}
-	if a.source.Perspective == "" {
-		a.source.Perspective = "Default"
-	}
-	ws := words(lower)
-	a.conflicts = countMarkers(lower, ws, conflictMarkers)
-	a.agrees = countMarkers(lower, ws, agreementMarkers)
-	for _, w := range strings.Fields(lower) {
-		if utf8.RuneCountInString(w) > 3 {
-			a.words[w] = true
-		}
-	}
-	return a
-}
-
-// compare classifies a pair; ok is false for a neutral pair or one with an
-// empty answer.
-func compare(x, y *answer, threshold float64) (p Pair, ok bool) {
-	if x.empty || y.empty {
-		return Pair{}, false
-	}
-	p = Pair{
-		Source1:        x.source,
-		Source2:        y.source,
-		Similarity:     jaccard(x.words, y.words),
-		ConflictScore:  x.conflicts + y.conflicts,
-		AgreementScore: x.agrees + y.agrees,
-	}
+// classify applies the seed's rules to a pair with cs conflict and as
+// agreement markers and similarity sim; ok is false for a neutral pair.
+func classify(cs, as int, sim, threshold float64) (typ string, confidence float64, ok bool) {
 	// The products are converted explicitly so that no platform fuses
 	// them with the sums: the figures are northstar's to the last bit.
 	switch {
-	case p.ConflictScore > p.AgreementScore && p.Similarity < threshold:
-		p.Type = TypeConflict
-		p.Confidence = math.Min(1, 0.5+float64(float64(p.ConflictScore)*0.1))
-	case p.AgreementScore > p.ConflictScore || p.Similarity >= threshold:
-		p.Type = TypeAgreement
-		c := 0.5 + float64(float64(p.AgreementScore)*0.1)
-		c += float64(p.Similarity * 0.3)
-		p.Confidence = math.Min(1, c)
-	default:
-		return Pair{}, false
+	case cs > as && sim < threshold:
+		return TypeConflict, math.Min(1, 0.5+float64(float64(cs)*0.1)), true
+	case as > cs || sim >= threshold:
+		c := 0.5 + float64(float64(as)*0.1)
+		c += float64(sim * 0.3)
+		return TypeAgreement, math.Min(1, c), true
 	}
-	return p, true
+	return "", 0, false
 }
 
-// jaccard is |a ∩ b| / |a ∪ b|, and 0 when either set is empty.
-func jaccard(a, b map[string]bool) float64 {
-	if len(a) == 0 || len(b) == 0 {
+// jaccard is |a ∩ b| / |a ∪ b| for sets of sizes a and b that share both
+// members, and 0 when either set is empty.
+func jaccard(a, b, both int) float64 {
+	if a == 0 || b == 0 {
 		return 0
 	}
-	both := 0
-	for w := range a {
-		if b[w] {
-			both++
-		}
-	}
-	return float64(both) / float64(len(a)+len(b)-both)
-}
-
-// word is a maximal run of word characters in a text, with its byte
-// offsets.
-type word struct {
-	text       string
-	start, end int
+	return float64(both) / float64(a+b-both)
 }
 
 // isWordRune reports whether r belongs to a word: a letter, a combining
@@ -425,70 +490,116 @@ type word struct {
 // anything else (white space, punctuation, a hyphen, an apostrophe) ends a
 // word, so "risk-free" and "but," hold a marker.
 func isWordRune(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r)
+	if r < utf8.RuneSelf {
+		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r)
 }
 
-func words(s string) []word {
-	var ws []word
-	start := -1
-	for i, r := range s {
-		switch {
-		case isWordRune(r) && start < 0:
-			start = i
-		case !isWordRune(r) && start >= 0:
-			ws = append(ws, word{s[start:i], start, i})
-			start = -1
+// nextWord returns the byte offsets of the first word of s that starts at
+// or after from: a maximal run of word runes. start is -1 when there is
+// none.
+func nextWord(s string, from int) (start, end int) {
+	start = -1
+	for i, r := range s[from:] {
+		switch w := isWordRune(r); {
+		case w && start < 0:
+			start = from + i
+		case !w && start >= 0:
+			return start, from + i
 		}
 	}
-	if start >= 0 {
-		ws = append(ws, word{s[start:], start, len(s)})
+	if start < 0 {
+		return -1, -1
 	}
-	return ws
+	return start, len(s)
 }
 
-// countMarkers counts every occurrence of every marker among the words ws
-// of the lowercase text s. The words of a phrase must follow each other
-// with only white space between them.
-func countMarkers(s string, ws []word, markers []string) int {
-	n := 0
-	for _, m := range markers {
-		parts := strings.Fields(m)
-		for i := 0; i+len(parts) <= len(ws); i++ {
-			if phraseAt(s, ws[i:i+len(parts)], parts) {
-				n++
-				i += len(parts) - 1
+// marker is one of the seed's markers, split into its words.
+type marker struct {
+	id       int // its place among all the markers
+	parts    []string
+	conflict bool
+}
+
+// markerStarts holds every marker under its first word, so that a text's
+// words are read once however many markers there are.
+var markerStarts = func() map[string][]marker {
+	m := map[string][]marker{}
+	id := 0
+	add := func(list []string, conflict bool) {
+		for _, s := range list {
+			parts := strings.Fields(s)
+			m[parts[0]] = append(m[parts[0]], marker{id: id, parts: parts, conflict: conflict})
+			id++
+		}
+	}
+	add(conflictMarkers, true)
+	add(agreementMarkers, false)
+	return m
+}()
+
+// countMarkers counts every occurrence of every conflict and every
+// agreement marker among the words of the lowercase text s. The words of a
+// phrase must follow each other with only white space between them. Two
+// occurrences of the same marker do not overlap: the search for it goes
+// on after the end of the last one found.
+func countMarkers(s string) (conflicts, agrees int) {
+	var next []int // next[id]: the word at which the marker id may next start
+	for i, start, end := 0, 0, 0; ; i++ {
+		if start, end = nextWord(s, end); start < 0 {
+			return conflicts, agrees
+		}
+		for _, m := range markerStarts[s[start:end]] {
+			if next == nil {
+				next = make([]int, len(conflictMarkers)+len(agreementMarkers))
+			}
+			if i < next[m.id] || !phraseAt(s, end, m.parts[1:]) {
+				continue
+			}
+			next[m.id] = i + len(m.parts)
+			if m.conflict {
+				conflicts++
+			} else {
+				agrees++
 			}
 		}
 	}
-	return n
 }
 
-func phraseAt(s string, ws []word, parts []string) bool {
-	for k, p := range parts {
-		if ws[k].text != p {
+// phraseAt reports whether the words of s after the byte offset from are
+// parts, each separated from the one before by white space only.
+func phraseAt(s string, from int, parts []string) bool {
+	for _, p := range parts {
+		start, end := nextWord(s, from)
+		if start < 0 || s[start:end] != p || strings.TrimFunc(s[from:start], unicode.IsSpace) != "" {
 			return false
 		}
-		if k > 0 && strings.TrimFunc(s[ws[k-1].end:ws[k].start], unicode.IsSpace) != "" {
-			return false
-		}
+		from = end
 	}
 	return true
 }
 
 // excerpt trims s and cuts it to ExcerptLength runes, at the last period
-// when that keeps more than half of them.
+// when that keeps more than half of them. Only the runes it keeps are
+// decoded; a byte that is not UTF-8 among them becomes U+FFFD.
 func excerpt(s string) string {
 	t := strings.TrimSpace(s)
-	if utf8.RuneCountInString(t) <= ExcerptLength {
-		return t
-	}
-	head := []rune(t)[:ExcerptLength]
-	for i := len(head) - 1; i > ExcerptLength/2; i-- {
-		if head[i] == '.' {
-			return string(head[:i+1])
+	var head [ExcerptLength]rune
+	n := 0
+	for _, r := range t {
+		if n == ExcerptLength {
+			for i := n - 1; i > ExcerptLength/2; i-- {
+				if head[i] == '.' {
+					return string(head[:i+1])
+				}
+			}
+			return string(head[:]) + "..."
 		}
+		head[n] = r
+		n++
 	}
-	return string(head) + "..."
+	return t
 }
 
 // themes finds the most frequent words of the conflicts' excerpts without
@@ -509,7 +620,7 @@ type themes struct {
 func newThemes(as []answer) *themes {
 	t := &themes{words: make([][]string, len(as)), in: make([]int, len(as)), seen: map[string]bool{}}
 	for i := range as {
-		t.words[i] = themeWords(as[i].source.Excerpt)
+		t.words[i] = as[i].themes
 	}
 	return t
 }

@@ -417,9 +417,12 @@ func TestCountMarkers(t *testing.T) {
 	for _, tt := range tests {
 		lower := strings.ToLower(tt.in)
 		ws := words(lower)
-		c, a := countMarkers(lower, ws, conflictMarkers), countMarkers(lower, ws, agreementMarkers)
+		c, a := countMarkers(lower)
 		if c != tt.conflicts || a != tt.agrees {
 			t.Errorf("%q: %d conflict, %d agreement markers; want %d, %d", tt.in, c, a, tt.conflicts, tt.agrees)
+		}
+		if rc, ra := refCountMarkers(lower, ws, conflictMarkers), refCountMarkers(lower, ws, agreementMarkers); rc != c || ra != a {
+			t.Errorf("%q: %d conflict, %d agreement markers; the reference counts %d, %d", tt.in, c, a, rc, ra)
 		}
 	}
 }

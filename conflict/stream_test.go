@@ -49,13 +49,13 @@ func generated(n int, seed uint64) []Response {
 // everyPair is northstar's detector as it was, every pair kept: the
 // reference the bounded Analysis is checked against.
 func everyPair(rs []Response, threshold float64) (conflicts, agreements []Pair) {
-	as := make([]answer, len(rs))
+	as := make([]refAnswer, len(rs))
 	for i, r := range rs {
-		as[i] = read(i, r)
+		as[i] = refRead(i, r)
 	}
 	for i := range as {
 		for j := i + 1; j < len(as); j++ {
-			p, ok := compare(&as[i], &as[j], threshold)
+			p, ok := refCompare(&as[i], &as[j], threshold)
 			switch {
 			case !ok:
 			case p.Type == TypeConflict:
