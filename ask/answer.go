@@ -47,6 +47,9 @@ type Answer struct {
 	Skipped   []Skipped  `json:"skipped,omitempty"`
 	Notes     []string   `json:"notes,omitempty"`
 	Usage     Usage      `json:"usage"`
+
+	// wroteNone: the reduce step answered, twice, with no sentence.
+	wroteNone bool
 }
 
 // SourceUse is a source the question read: why it was chosen and from

@@ -53,17 +53,22 @@ type Verdict struct {
 	// named.
 	Untreated []string `json:"untreated,omitempty"`
 	Unknown   []string `json:"unknown_tensions,omitempty"`
+	// Empty: the answer held no sentence at all.
+	Empty bool `json:"empty,omitempty"`
 }
 
 // Clean reports whether the answer passed whole.
 func (v Verdict) Clean() bool {
-	return len(v.Dropped) == 0 && len(v.Untreated) == 0 && len(v.Unknown) == 0
+	return len(v.Dropped) == 0 && len(v.Untreated) == 0 && len(v.Unknown) == 0 && !v.Empty
 }
 
 // Problems lists what failed, one line each, as the answer's writer is told
 // when it is asked once more.
 func (v Verdict) Problems() []string {
 	var out []string
+	if v.Empty {
+		out = append(out, "the answer has no sentence: write the answer to the question, one sentence at a time, each citing the answers it rests on (if the sources do not answer it, say so and cite the answers that show it)")
+	}
 	for _, d := range v.Dropped {
 		out = append(out, fmt.Sprintf("%q: %s", d.Sentence.Text, d.Reason))
 	}
@@ -88,7 +93,7 @@ func Check(a reduceAnswer, evidence []Evidence, tensions []string) Verdict {
 	for _, e := range evidence {
 		byID[e.ID] = e
 	}
-	var v Verdict
+	v := Verdict{Empty: len(a.Sentences) == 0}
 	for _, s := range a.Sentences {
 		if why := checkSentence(s, byID); why != "" {
 			v.Dropped = append(v.Dropped, Dropped{Sentence: s, Reason: why})

@@ -52,7 +52,8 @@ func TestCheckSentences(t *testing.T) {
 // Every tension of the debate is addressed or listed as open; one the
 // answer passes over, or one it invents, is reported.
 func TestCheckTensions(t *testing.T) {
-	a := reduceAnswer{Tensions: []TensionTreatment{{ID: "t1", Treatment: "addressed", How: "Q4"}, {ID: "T7", Treatment: "open"}}}
+	a := reduceAnswer{Sentences: []Sentence{{Text: "The migration was delayed to Q4.", Answers: []string{"A1"}}},
+		Tensions: []TensionTreatment{{ID: "t1", Treatment: "addressed", How: "Q4"}, {ID: "T7", Treatment: "open"}}}
 	v := Check(a, evidence, []string{"T1", "T2"})
 	if strings.Join(v.Untreated, ",") != "T2" || strings.Join(v.Unknown, ",") != "T7" || v.Clean() {
 		t.Errorf("untreated %v, unknown %v, clean %v", v.Untreated, v.Unknown, v.Clean())

@@ -88,6 +88,9 @@ func (e *PartialError) Error() string {
 type UnfoundedError struct{ Dropped int }
 
 func (e *UnfoundedError) Error() string {
+	if e.Dropped == 0 {
+		return "the answer has no sentence: the model wrote none, twice (ANSWER.md has the readings and the tensions)"
+	}
 	return fmt.Sprintf("no sentence of the answer stood on its sources: the check dropped all %d (ANSWER.md lists them with the reasons)", e.Dropped)
 }
 
@@ -95,7 +98,7 @@ func (e *UnfoundedError) Error() string {
 // dropped every sentence; a *PartialError when parts are missing.
 func (out *Outcome) Verdict() error {
 	a := out.Answer
-	if len(a.Sentences) == 0 && len(a.Dropped) > 0 {
+	if len(a.Sentences) == 0 && (len(a.Dropped) > 0 || a.wroteNone) {
 		return &UnfoundedError{Dropped: len(a.Dropped)}
 	}
 	if a.Partial() {
@@ -198,7 +201,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 			}
 			a.Missing = append(a.Missing, Missing{Step: "reduce", What: "the answer", Error: llm.Redact(err.Error()), Budget: errors.Is(err, llm.ErrBudget)})
 		} else {
-			a.Sentences, a.Dropped = v.Kept, v.Dropped
+			a.Sentences, a.Dropped, a.wroteNone = v.Kept, v.Dropped, v.Empty
 			treat := map[string]TensionTreatment{}
 			for _, t := range ra.Tensions {
 				treat[strings.ToUpper(strings.TrimSpace(t.ID))] = t

@@ -122,7 +122,8 @@ reports the same figures; tensions are counted one way in every
 configuration, as the lexical detector's conflicts between the readings.
 
 Exit codes: 0 answered; 1 no sentence of the answer stood on its sources
-(ANSWER.md lists what the check dropped, and why); 2 usage (no question, no
+(ANSWER.md lists what the check dropped, and why), or the model wrote no
+sentence when asked twice; 2 usage (no question, no
 corpus, bad flags); 3 a partial answer (ANSWER.md lists what is missing),
 or with --compare a run that failed or has parts missing (the budgets cap
 the whole comparison); 130 interrupted.`,
