@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sotlabs/sot/internal/browsertest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -145,7 +147,7 @@ func TestExportJSONParsesBack(t *testing.T) {
 func TestExportDOTRenders(t *testing.T) {
 	dot, err := exec.LookPath("dot")
 	if err != nil {
-		if os.Getenv("SOT_REQUIRE_DOT") != "" {
+		if browsertest.Required("SOT_REQUIRE_DOT") {
 			t.Fatal("graphviz's dot is not on PATH, and SOT_REQUIRE_DOT is set (.ci/run installs it: apt-get install graphviz)")
 		}
 		t.Skip("graphviz's dot is not on PATH (CI installs it: apt-get install graphviz); the DOT export is checked by its golden file only")

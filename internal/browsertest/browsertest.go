@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,6 +35,20 @@ const (
 	EnvScreenshots = "SOT_SCREENSHOTS"     // a directory that also receives the screenshots
 	EnvChromium    = "SOT_CHROMIUM"        // the browser binary, when it is not on PATH
 )
+
+// Required reports whether the environment variable name (EnvRequire, or
+// SOT_REQUIRE_DOT for Graphviz) asks for a missing tool to fail the test
+// rather than skip it. Both take the same values, strconv.ParseBool's: 1,
+// t, true (in any case) require; unset, 0, f, false do not. Any other value
+// requires too, so that a typo never skips silently.
+func Required(name string) bool {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return false
+	}
+	b, err := strconv.ParseBool(v)
+	return b || err != nil
+}
 
 // Install says how to get the browser the tests use.
 const Install = "install Chromium (Debian/Ubuntu: apt-get install chromium)"
@@ -206,8 +221,8 @@ func Check(t testing.TB, name string, page []byte, selectors ...string) *Page {
 	t.Helper()
 	chromium, err := Chromium()
 	if err != nil {
-		if os.Getenv(EnvRequire) == "1" {
-			t.Fatalf("%v (%s=1 requires the browser tests)", err, EnvRequire)
+		if Required(EnvRequire) {
+			t.Fatalf("%v (%s=%s requires the browser tests)", err, EnvRequire, os.Getenv(EnvRequire))
 		}
 		t.Skipf("skipping the browser test: %v; %s=1 makes this a failure", err, EnvRequire)
 	}
