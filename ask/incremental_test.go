@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -246,5 +247,27 @@ func TestFileSwappedForALinkOutOfTheProjectIsRefused(t *testing.T) {
 	}
 	if _, ok := after.Sources[id]; ok || indexed(t, top, id) {
 		t.Error("the note the link replaced is still a source")
+	}
+}
+
+// TestNoteAddedSinceTheLastQuestionIsChosen: the question is ranked while
+// the corpus is scanned, from the index as it was; a note added since the
+// last question changes the index, and the question is ranked again, so
+// the new note is among the sources chosen.
+func TestNoteAddedSinceTheLastQuestionIsChosen(t *testing.T) {
+	top, dir := incrementalCorpus(t)
+	prepareOn(t, top)
+	writeNote(t, dir, "pricing-new.md", "# Enterprise pricing decision\n\nWe decided the enterprise pricing: enterprise pricing moves to a flat fee.\n")
+	after := prepareOn(t, top)
+	id := idOf(t, after, "pricing-new.md")
+	var chosen []string
+	for _, c := range after.Chosen {
+		chosen = append(chosen, c.ID)
+	}
+	if !slices.Contains(chosen, id) {
+		t.Errorf("the note added since the last question, %s, is not chosen: %v", id, chosen)
+	}
+	if !strings.Contains(readingsText(after), "flat fee") {
+		t.Error("the new note is not read")
 	}
 }

@@ -261,10 +261,7 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 			}
 			fmt.Fprintf(&b, "\n\n%s\n\n", strings.TrimSpace(s.Text))
 		}
-		parts := corpus.Split(strings.TrimSpace(b.String()), partBudget)
-		if len(parts) == 0 {
-			parts = []corpus.Part{{Index: 0, Count: 1, Text: strings.TrimSpace(b.String())}}
-		}
+		parts := splitOver(strings.TrimSpace(b.String()), partBudget)
 		for _, part := range parts {
 			p.Readings = append(p.Readings, Reading{ID: fmt.Sprintf("A%d", len(p.Readings)+1), Source: "group:" + g.Group.ID,
 				Title: fmt.Sprintf("%s (%d sources)", g.Group.Name, len(g.Group.Members)), Type: "group of " + string(g.Group.Kind) + " sources",
@@ -312,6 +309,21 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	return p, nil
 }
 
+// splitOver cuts a group's text into parts of at most budget tokens. A
+// text no longer in bytes than the budget cannot be over it (no token is
+// shorter than a byte), so it is one part and nothing is counted: the
+// tokenizer's vocabulary is loaded only for a text that could need it.
+// The parts' token counts are not used here, and a part that was not
+// counted says 0.
+func splitOver(text string, budget int) []corpus.Part {
+	if len(text) > budget {
+		if parts := corpus.Split(text, budget); len(parts) > 0 {
+			return parts
+		}
+	}
+	return []corpus.Part{{Index: 0, Count: 1, Text: text}}
+}
+
 // corpusReadFile reads the corpus's files; nil: os.ReadFile. Tests count
 // the files a question reads through it.
 var corpusReadFile func(name string) ([]byte, error)
@@ -321,7 +333,24 @@ var corpusReadFile func(name string) ([]byte, error)
 // reads the chosen ones in full (see scanCorpus). It returns an error
 // wrapping corpus.ErrChanged when a chosen file changed after the scan.
 func (p *Plan) gather(ctx context.Context, ix *index.Index, paths []string, copts corpus.Options) error {
-	res, err := scanCorpus(ctx, ix, paths, copts)
+	// The question is ranked while the corpus is scanned: over a corpus
+	// that has not changed the ranking is the one the index gives now,
+	// and the two together take little more than the longer of them. A
+	// scan that changed a source in the index ranks again.
+	type ranked struct {
+		hits []index.Hit
+		err  error
+	}
+	early := make(chan ranked, 1)
+	go func() {
+		hits, err := search(ctx, ix, p.Question, p.cfg.MaxSources)
+		early <- ranked{hits, err}
+	}()
+	res, changed, err := scanCorpus(ctx, ix, paths, copts)
+	r := <-early // always waited for: the search must be over before the index closes
+	if err == nil && changed {
+		r.hits, r.err = search(ctx, ix, p.Question, p.cfg.MaxSources)
+	}
 	if err != nil {
 		var pe *corpus.PathError
 		if errors.As(err, &pe) || errors.Is(err, os.ErrNotExist) {
@@ -339,10 +368,13 @@ func (p *Plan) gather(ctx context.Context, ix *index.Index, paths []string, copt
 		p.Sources[s.ID] = s
 	}
 
-	hits, err := search(ctx, ix, p.Sources, p.Question, p.cfg.MaxSources)
-	if err != nil {
-		return err
+	if r.err != nil {
+		return r.err
 	}
+	// Only the sources this question's corpus holds are candidates: the
+	// index may hold others (another corpus of the project, sources added
+	// with sot sources add).
+	hits := slices.DeleteFunc(r.hits, func(h index.Hit) bool { _, ok := p.Sources[h.Doc.ID]; return !ok })
 	cands := candidates(hits, p.Sources)
 	p.Notes = slices.DeleteFunc(p.Notes, func(n string) bool { return n == noMatchNote })
 	if len(cands) == 0 {
@@ -358,19 +390,28 @@ func (p *Plan) gather(ctx context.Context, ix *index.Index, paths []string, copt
 	// The chosen sources are read from their files, not from the text the
 	// index keeps: what the models read is what the files hold now, masked
 	// by the rules of this sot.
-	files := make(map[string]corpus.File, len(p.Chosen))
-	for _, f := range res.Files {
-		if f.Skip == "" && f.Hash != "" {
-			if _, ok := files[f.Source.ID]; !ok {
-				files[f.Source.ID] = f
-			}
+	files := make(map[string]int, len(p.Chosen)) // the chosen sources' first files, in res.Files
+	for _, c := range p.Chosen {
+		if p.Sources[c.ID].Text == "" {
+			files[c.ID] = -1
+		}
+	}
+	for i := range res.Files {
+		f := &res.Files[i]
+		if j, ok := files[f.Source.ID]; ok && j < 0 && f.Skip == "" && f.Hash != "" {
+			files[f.Source.ID] = i
 		}
 	}
 	for _, c := range p.Chosen {
-		if p.Sources[c.ID].Text != "" {
+		i, ok := files[c.ID]
+		if !ok {
 			continue
 		}
-		s, err := corpus.Reread(files[c.ID], copts)
+		var f corpus.File
+		if i >= 0 {
+			f = res.Files[i]
+		}
+		s, err := corpus.Reread(f, copts)
 		if err != nil {
 			return fmt.Errorf("read the source %s: %w", c.ID, err)
 		}
@@ -389,42 +430,66 @@ const noMatchNote = "no source shares a word with the question; the newest sourc
 // in one transaction, the files read and the sources of those that
 // changed, and forgets the files that are gone, with the sources only
 // they gave. Over a corpus that has not changed it writes nothing.
-func scanCorpus(ctx context.Context, ix *index.Index, paths []string, copts corpus.Options) (*corpus.Result, error) {
-	remembered, err := ix.Files(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read the corpus index: %w", err)
-	}
-	known := make(map[string]corpus.Known, len(remembered))
-	paths0 := make([]string, 0, len(remembered))
-	for _, f := range remembered {
-		known[f.Path] = knownOf(f)
-		paths0 = append(paths0, f.Path)
-	}
+// changed says whether a source was added to the index, changed in it or
+// removed from it.
+func scanCorpus(ctx context.Context, ix *index.Index, paths []string, copts corpus.Options) (res *corpus.Result, changed bool, err error) {
+	// What the index remembers is read while the corpus is walked: the
+	// walk waits on the disk and the reading on SQLite, and Scan asks
+	// what is known of a file only once the walk is over. A file's record
+	// becomes a corpus.Known only when Scan asks for it.
+	var (
+		remembered []index.File
+		byPath     map[string]int // index in remembered
+		ferr       error
+		loaded     = make(chan struct{})
+	)
+	go func() {
+		defer close(loaded)
+		remembered, ferr = ix.Files(ctx)
+		byPath = make(map[string]int, len(remembered))
+		for i := range remembered {
+			byPath[remembered[i].Path] = i
+		}
+	}()
 	copts.Known = func(real string) (corpus.Known, bool) {
-		k, ok := known[real]
-		return k, ok
+		<-loaded
+		i, ok := byPath[real]
+		if !ok {
+			return corpus.Known{}, false
+		}
+		return knownOf(remembered[i]), true
 	}
-	res, err := corpus.Scan(paths, copts)
+	res, err = corpus.Scan(paths, copts)
+	<-loaded
+	if ferr != nil {
+		return nil, false, fmt.Errorf("read the corpus index: %w", ferr)
+	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var u index.FileUpdate
 	synced := map[string]bool{}
-	for _, f := range res.Files {
+	for i := range res.Files {
+		f := &res.Files[i]
 		if !f.Read || f.Hash == "" {
 			continue
 		}
-		u.Put = append(u.Put, fileOf(f, res.Checked))
+		u.Put = append(u.Put, fileOf(*f, res.Checked))
 		if f.Changed && f.Skip == "" && !synced[f.Source.ID] {
 			synced[f.Source.ID] = true
 			u.Docs = append(u.Docs, DocOf(f.Source))
 		}
 	}
-	u.Gone = res.Gone(paths0)
-	if _, err := ix.UpdateFiles(ctx, u); err != nil {
-		return nil, fmt.Errorf("update the corpus index: %w", err)
+	paths0 := make([]string, len(remembered))
+	for i := range remembered {
+		paths0[i] = remembered[i].Path
 	}
-	return res, nil
+	u.Gone = res.Gone(paths0)
+	c, err := ix.UpdateFiles(ctx, u)
+	if err != nil {
+		return nil, false, fmt.Errorf("update the corpus index: %w", err)
+	}
+	return res, c.Added+c.Updated+c.Removed > 0, nil
 }
 
 // knownOf is what the index remembers of a file, as corpus.Scan takes it.
@@ -452,14 +517,10 @@ func fileOf(f corpus.File, checked int64) index.File {
 	return x
 }
 
-// search ranks the sources loaded for the question in the index ix: BM25
-// with a recency bonus, among the sources loaded.
-func search(ctx context.Context, ix *index.Index, loaded map[string]corpus.Source, question string, want int) ([]index.Hit, error) {
-	all, err := ix.Search(ctx, question, index.SearchOptions{Limit: max(want*8, 64)})
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(all, func(h index.Hit) bool { _, ok := loaded[h.Doc.ID]; return !ok }), nil
+// search ranks the sources of the index ix for the question: BM25 with a
+// recency bonus, enough of them to choose want among.
+func search(ctx context.Context, ix *index.Index, question string, want int) ([]index.Hit, error) {
+	return ix.Search(ctx, question, index.SearchOptions{Limit: max(want*8, 64)})
 }
 
 // decompose reads the sources by group, as the seed's group decomposition

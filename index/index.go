@@ -19,7 +19,7 @@
 // concurrent use; its writes are serialised on one connection and its reads
 // use a pool of read-only connections, each read seeing one snapshot.
 //
-// The schema (version 2, kept in PRAGMA user_version and marked as sot's by
+// The schema (version 3, kept in PRAGMA user_version and marked as sot's by
 // PRAGMA application_id) is:
 //
 //	CREATE TABLE docs (
@@ -62,8 +62,14 @@
 //	) STRICT, WITHOUT ROWID;
 //	CREATE INDEX files_id ON files(id);
 //
-// A version 1 index that is exactly as sot wrote it gains the files table
-// when it is opened, and keeps its sources.
+// Version 3 adds an index that holds, by rowid, what [Index.Search] ranks
+// by besides the full-text scores: each document's date and ID. Ranking
+// reads it instead of the documents' rows, which hold their bodies too:
+//
+//	CREATE INDEX docs_rank ON docs(n, date, id);
+//
+// A version 1 or 2 index that is exactly as sot wrote it gains what the
+// later versions add when it is opened, and keeps its sources.
 //
 // The database file, and the -wal, -shm and -journal files SQLite keeps
 // beside it, are never opened through a symlink, nor is the directory that
@@ -102,7 +108,7 @@ import (
 // SchemaVersion is the version of the schema this package writes, kept in
 // the database's PRAGMA user_version. A database of a newer version is
 // refused rather than misread.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // applicationID marks a SQLite file as a sot index ("sot1").
 const applicationID = 0x736f7431
@@ -180,6 +186,22 @@ CREATE TRIGGER docs_au AFTER UPDATE OF title, body ON docs BEGIN
   INSERT INTO docs_fts(rowid, title, body) VALUES (new.n, new.title, new.body);
 END;
 `
+
+// rankSchema is what schema version 3 adds to version 2: the date and ID
+// of each document by its rowid, so that ranking the matches of a query
+// reads this small index and not the rows of the documents (see
+// rankQuery).
+const rankSchema = `
+CREATE INDEX docs_rank ON docs(n, date, id);
+`
+
+// schemaSteps are the statements of each schema version in turn: version
+// v is the first v of them, and an index of version v is upgraded by the
+// ones after.
+var schemaSteps = []string{"", schema, filesSchema, rankSchema}
+
+// schemaOf is every statement of schema version v.
+func schemaOf(v int) string { return strings.Join(schemaSteps[:v+1], "") }
 
 // Open opens the index database at path, creating the file and its schema
 // when the file does not exist. The directory must exist and must not be a
@@ -350,16 +372,17 @@ func (x *Index) migrate(ctx context.Context) error {
 	}
 	switch {
 	case v.empty:
-		if _, err := tx.ExecContext(ctx, schema+filesSchema); err != nil {
+		if _, err := tx.ExecContext(ctx, schemaOf(SchemaVersion)); err != nil {
 			return fmt.Errorf("creating the schema: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", applicationID, SchemaVersion)); err != nil {
 			return err
 		}
-	case v.upgrade:
-		// A version 1 index, exactly as sot wrote it: it gains the files
-		// table and keeps its sources and their analyses.
-		if _, err := tx.ExecContext(ctx, filesSchema); err != nil {
+	case v.upgrade > 0:
+		// An index of an earlier version, exactly as sot wrote it: it
+		// gains what the later versions add and keeps its sources and
+		// their analyses.
+		if _, err := tx.ExecContext(ctx, strings.Join(schemaSteps[v.upgrade+1:], "")); err != nil {
 			return fmt.Errorf("upgrading the schema: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
@@ -406,7 +429,7 @@ func scanDoc(s scanner, first ...any) (Doc, error) {
 		return Doc{}, err
 	}
 	if date.Valid {
-		t, err := time.Parse(dateLayout, date.String)
+		t, err := parseDate(date.String)
 		if err != nil {
 			return Doc{}, fmt.Errorf("source %q: bad date %q in the index", d.ID, date.String)
 		}

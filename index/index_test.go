@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,7 @@ func TestOpenCreatesAndReopens(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer x.Close()
-			for name, v := range map[string]string{"user_version": "2", "journal_mode": "wal", "application_id": "1936684081", "query_only": "1"} {
+			for name, v := range map[string]string{"user_version": strconv.Itoa(SchemaVersion), "journal_mode": "wal", "application_id": "1936684081", "query_only": "1"} {
 				if got := pragma(t, x, name); got != v {
 					t.Errorf("PRAGMA %s = %s, want %s", name, got, v)
 				}
@@ -188,11 +189,11 @@ func TestOpenRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			if _, err := db.Exec("PRAGMA user_version = 3"); err != nil {
+			if _, err := db.Exec("PRAGMA user_version = 4"); err != nil {
 				t.Fatal(err)
 			}
 			return p
-		}, false, "schema version 3, newer"},
+		}, false, "schema version 4, newer"},
 		{"no path", func(t *testing.T, dir string) string { return "" }, false, "no database path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -165,6 +165,10 @@ func (x *Index) Search(ctx context.Context, query string, opts SearchOptions) ([
 // the newest date in the index) and a half-life in seconds (?4), and
 // returns the best ?5 as (n, bm25, relevance, recency). bm25() is negative,
 // lower for a better match, so relevance = bm25 / min(bm25) lies in (0, 1].
+// Each match's date and ID, which the order needs besides its score, are
+// read from the index docs_rank, which holds them by rowid: a document's
+// row holds its body too, and reading every match's row made a search of
+// 10,000 notes take 75 ms, where it takes 30 without.
 var rankQuery = fmt.Sprintf(`
 WITH m(n, s) AS MATERIALIZED (
   SELECT rowid, bm25(docs_fts, %g, 1.0) FROM docs_fts WHERE docs_fts MATCH ?1
@@ -176,7 +180,7 @@ SELECT m.n, m.s,
   CASE WHEN ?2 > 0 AND d.date IS NOT NULL AND r.now IS NOT NULL
     THEN ?2 * pow(0.5, max(0.0, r.now - unixepoch(d.date, 'subsec')) / ?4)
     ELSE 0.0 END AS recency
-FROM m, b, r JOIN docs d ON d.n = m.n
+FROM m, b, r JOIN docs d INDEXED BY docs_rank ON d.n = m.n
 ORDER BY relevance + recency DESC, d.id
 LIMIT ?5`, TitleWeight)
 

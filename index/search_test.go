@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -248,5 +249,125 @@ func TestMatchExpression(t *testing.T) {
 	}
 	if n := len(Terms(many)); n != MaxTerms {
 		t.Errorf("%d terms kept, want %d", n, MaxTerms)
+	}
+}
+
+// TestRankingReadsNoDocumentRow: ranking reads each match's date and ID
+// from the docs_rank index instead of the document's row, and ranks
+// exactly as the query that joined the rows did: the same sources in the
+// same order, ties included, with the same scores to the last bit, over a
+// generated corpus with identical sources (exact ties), undated ones, and
+// every kind of query and option.
+func TestRankingReadsNoDocumentRow(t *testing.T) {
+	ctx := context.Background()
+	docs := generate(3000)
+	for i := 0; i < 300; i += 3 {
+		twin := docs[i]
+		twin.ID, twin.Hash = fmt.Sprintf("twin-%05d", i), ""
+		if i%2 == 0 {
+			twin.Date = time.Time{}
+		}
+		docs = append(docs, twin)
+	}
+	for i := 1; i < 3000; i += 97 {
+		docs[i].Date = time.Time{}
+	}
+	x := indexOf(t, docs...)
+	// rowQuery is the ranking as it was before docs_rank: every match's
+	// row joined for its date and ID.
+	rowQuery := fmt.Sprintf(`
+WITH m(n, s) AS MATERIALIZED (
+  SELECT rowid, bm25(docs_fts, %g, 1.0) FROM docs_fts WHERE docs_fts MATCH ?1
+),
+b(best) AS (SELECT min(s) FROM m),
+r(now) AS (SELECT coalesce(?3, (SELECT unixepoch(max(date), 'subsec') FROM docs)))
+SELECT m.n, m.s,
+  CASE WHEN b.best < 0 THEN m.s / b.best ELSE 1.0 END AS relevance,
+  CASE WHEN ?2 > 0 AND d.date IS NOT NULL AND r.now IS NOT NULL
+    THEN ?2 * pow(0.5, max(0.0, r.now - unixepoch(d.date, 'subsec')) / ?4)
+    ELSE 0.0 END AS recency
+FROM m, b, r JOIN docs d ON d.n = m.n
+ORDER BY relevance + recency DESC, d.id
+LIMIT ?5`, TitleWeight)
+
+	plan := func(query string) string {
+		rows, err := x.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, `"x"`, 0.1, nil, 1.0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var lines []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, detail)
+		}
+		return strings.Join(lines, "\n")
+	}
+	if p := plan(rankQuery); !strings.Contains(p, "USING COVERING INDEX docs_rank") {
+		t.Errorf("the ranking does not read docs_rank alone:\n%s", p)
+	}
+	if p := plan(rowQuery); !strings.Contains(p, "INTEGER PRIMARY KEY") {
+		t.Errorf("the reference query does not read the rows:\n%s", p)
+	}
+
+	type ranked struct {
+		n                        int64
+		bm25, relevance, recency float64
+	}
+	rank := func(query, expr string, args ...any) []ranked {
+		rows, err := x.r.QueryContext(ctx, query, append([]any{expr}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []ranked
+		for rows.Next() {
+			var r ranked
+			if err := rows.Scan(&r.n, &r.bm25, &r.relevance, &r.recency); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	now := float64(day("2024-03-01").Unix())
+	ties := 0
+	for _, q := range []string{
+		"What did we decide about the discount for enterprise renewal contracts?",
+		"orion42", "team meeting update", "billing", "kubernetes outage rollback",
+	} {
+		expr := MatchExpression(q)
+		for _, args := range [][]any{
+			{DefaultRecencyWeight, nil, DefaultHalfLife.Seconds()},
+			{0.0, nil, DefaultHalfLife.Seconds()},
+			{0.5, now, (30 * 24 * time.Hour).Seconds()},
+		} {
+			args := append(args, len(docs))
+			want, got := rank(rowQuery, expr, args...), rank(rankQuery, expr, args...)
+			if len(want) == 0 {
+				t.Fatalf("%q matches nothing", q)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%q %v: %d ranked, want %d", q, args, len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%q %v: rank %d is %+v, want %+v", q, args, i, got[i], want[i])
+				}
+				if i > 0 && want[i].relevance+want[i].recency == want[i-1].relevance+want[i-1].recency {
+					ties++
+				}
+			}
+		}
+	}
+	if ties == 0 {
+		t.Error("no tie was ranked: the corpus does not test the order of ties")
 	}
 }

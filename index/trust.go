@@ -36,11 +36,17 @@ func (o schemaObject) String() string { return fmt.Sprintf("%s %q", o.Type, o.Na
 // expectedSchema is what this package's schema looks like in sqlite_schema
 // and in the FTS5 configuration table, as SQLite itself writes it: read
 // from a fresh in-memory database the first time it is needed.
-var expectedSchema = sync.OnceValues(func() (schemaState, error) { return freshSchema("sot-index-schema", schema+filesSchema) })
-
-// expectedSchemaV1 is what schema version 1 looks like, the version
-// before the files table: an index sot wrote with it is upgraded in place.
-var expectedSchemaV1 = sync.OnceValues(func() (schemaState, error) { return freshSchema("sot-index-schema-v1", schema) })
+// There is one for each version, since an index sot wrote with an earlier
+// version is upgraded in place.
+var expectedSchema = func() []func() (schemaState, error) {
+	out := make([]func() (schemaState, error), SchemaVersion+1)
+	for v := 1; v <= SchemaVersion; v++ {
+		out[v] = sync.OnceValues(func() (schemaState, error) {
+			return freshSchema(fmt.Sprintf("sot-index-schema-v%d", v), schemaOf(v))
+		})
+	}
+	return out
+}()
 
 // freshSchema creates statements in a new in-memory database of the given
 // name and reads back what SQLite made of them.
@@ -164,9 +170,10 @@ type verdict struct {
 	// distrust says why the file is not a sot index as this package
 	// writes it, although it is marked as one; "" when it is.
 	distrust string
-	// upgrade: the file is a version 1 index exactly as sot wrote it;
-	// migrate adds what version 2 has besides.
-	upgrade bool
+	// upgrade is the version of an index of an earlier version exactly
+	// as sot wrote it, which migrate brings up to SchemaVersion; 0 when
+	// there is nothing to upgrade.
+	upgrade int
 }
 
 // errForeign refuses a SQLite database that is not marked as a sot index.
@@ -196,14 +203,10 @@ func examine(ctx context.Context, q queryer, deep bool) (verdict, error) {
 		return verdict{}, errForeign
 	case version > SchemaVersion:
 		return verdict{}, fmt.Errorf("the index has schema version %d, newer than this sot's %d: upgrade sot or remove the index to rebuild it", version, SchemaVersion)
-	case version != SchemaVersion && version != 1:
+	case version < 1:
 		return verdict{distrust: fmt.Sprintf("it is marked as schema version %d, which sot never writes", version)}, nil
 	}
-	expected := expectedSchema
-	if version == 1 {
-		expected = expectedSchemaV1
-	}
-	want, err := expected()
+	want, err := expectedSchema[version]()
 	if err != nil {
 		return verdict{}, err
 	}
@@ -214,7 +217,10 @@ func examine(ctx context.Context, q queryer, deep bool) (verdict, error) {
 	if why := diffSchema(got, want); why != "" {
 		return verdict{distrust: why}, nil
 	}
-	v := verdict{upgrade: version == 1}
+	v := verdict{}
+	if version < SchemaVersion {
+		v.upgrade = int(version)
+	}
 	if !deep {
 		return v, nil
 	}

@@ -142,41 +142,47 @@ func Scan(paths []string, opts Options) (*Result, error) {
 	}
 	res.Dirs = w.dirs
 
-	results := make([]fileResult, len(w.files))
+	// Each file's result goes straight into its place in Files: a
+	// Source is large, and a slice of results copied into Files cost
+	// more at 10,000 files than deciding what changed.
+	res.Files = make([]File, len(w.files))
+	errAt := make([]error, len(w.files))
 	parallel.For(len(w.files), func(i int) {
-		results[i] = scanFile(w.files[i], opts)
+		f := w.files[i]
+		r := scanFile(f, opts)
+		res.Files[i] = File{Path: f.path, Real: f.real, Stamp: f.stamp, Read: r.read, Changed: r.changed, Hash: r.hash, Skip: r.skip, Source: r.src}
+		errAt[i] = r.err
 	})
 
 	var errs []error
 	errs = append(errs, w.errs...)
-	byHash := map[string]string{}
+	byHash := make(map[string]string, len(res.Files))
+	res.Sources = make([]Source, 0, len(res.Files))
 	// Walk problems and file results are merged in walk order.
 	si := 0
-	for i, r := range results {
+	for i := range res.Files {
 		for si < len(w.skips) && w.skips[si].before <= i {
 			res.Skipped = append(res.Skipped, w.skips[si].Skipped)
 			si++
 		}
-		f := w.files[i]
-		rec := File{Path: f.path, Real: f.real, Stamp: f.stamp, Read: r.read, Changed: r.changed, Hash: r.hash, Skip: r.skip, Source: r.src}
-		if r.read {
+		rec := &res.Files[i]
+		if rec.Read {
 			res.Read++
 		}
 		switch {
-		case r.err != nil:
-			errs = append(errs, r.err)
+		case errAt[i] != nil:
+			errs = append(errs, errAt[i])
 			rec.Hash = ""
-		case r.skip != "":
-			res.Skipped = append(res.Skipped, Skipped{Path: f.path, Reason: r.skip})
+		case rec.Skip != "":
+			res.Skipped = append(res.Skipped, Skipped{Path: rec.Path, Reason: rec.Skip})
 		default:
-			if first, ok := byHash[r.src.Hash]; ok {
-				res.Skipped = append(res.Skipped, Skipped{Path: r.src.Path, Reason: "same content as " + first})
+			if first, ok := byHash[rec.Source.Hash]; ok {
+				res.Skipped = append(res.Skipped, Skipped{Path: rec.Source.Path, Reason: "same content as " + first})
 			} else {
-				byHash[r.src.Hash] = r.src.Path
-				res.Sources = append(res.Sources, r.src)
+				byHash[rec.Source.Hash] = rec.Source.Path
+				res.Sources = append(res.Sources, rec.Source)
 			}
 		}
-		res.Files = append(res.Files, rec)
 	}
 	for ; si < len(w.skips); si++ {
 		res.Skipped = append(res.Skipped, w.skips[si].Skipped)

@@ -2,11 +2,14 @@ package corpus
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sotlabs/sot/internal/tokens"
 )
 
 // TestStatDecidesWhatIsRead: a file whose stat is unchanged and older
@@ -119,5 +122,70 @@ func TestScanReadsOnlyWhatChanged(t *testing.T) {
 	gone := third.Gone([]string{got["a.md"].Real, got["c.md"].Real, "/elsewhere/d.md"})
 	if len(gone) != 1 || gone[0] != got["c.md"].Real {
 		t.Errorf("Gone = %v, want only c.md's path", gone)
+	}
+}
+
+// TestSourcesWithinTheBudgetLoadNoTokenizer: a source no longer in bytes
+// than the part budget cannot be over it in tokens, so reading it (Load,
+// and Reread of a chosen source) loads no tokenizer vocabulary, whose
+// loading cost more than reading ten small notes; a source that could be
+// over the budget is still cut into parts that each fit it. The
+// vocabulary is loaded once per process, so this runs in a process of
+// its own.
+func TestSourcesWithinTheBudgetLoadNoTokenizer(t *testing.T) {
+	const budget = 2048
+	if os.Getenv("SOT_TEST_TOKENIZER_CHILD") == "1" {
+		dir := t.TempDir()
+		for i, n := range []int{10, 500, budget - 60} {
+			body := "# Note\n\n" + strings.Repeat("word ", n/5)
+			body += strings.Repeat("x", budget-len(body)) // exactly the budget in bytes for the last
+			if i < 2 {
+				body = body[:n]
+			}
+			if err := os.WriteFile(filepath.Join(dir, "note-"+string(rune('a'+i))+".md"), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := Scan([]string{dir}, Options{PartTokens: budget})
+		if err != nil || len(res.Sources) != 3 {
+			t.Fatalf("Scan: %d sources, %v", len(res.Sources), err)
+		}
+		for _, f := range res.Files {
+			if _, err := Reread(f, Options{PartTokens: budget}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, s := range res.Sources {
+			if len(s.Parts) != 0 {
+				t.Errorf("%s, %d bytes, was cut into %d parts", s.Path, len(s.Text), len(s.Parts))
+			}
+		}
+		if tokens.Loaded() {
+			t.Error("reading sources within the budget in bytes loaded the tokenizer")
+		}
+		big := filepath.Join(dir, "big.md")
+		if err := os.WriteFile(big, []byte("# Big\n\n"+strings.Repeat("The committee met and agreed on the budget.\n\n", 600)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		srcs, _, err := Load([]string{big}, Options{PartTokens: budget})
+		if err != nil || len(srcs) != 1 || len(srcs[0].Parts) < 2 {
+			t.Fatalf("a source over the budget: %v", err)
+		}
+		for _, p := range srcs[0].Parts {
+			if p.Tokens != tokens.Count(p.Text) || p.Tokens > budget {
+				t.Errorf("part %d says %d tokens, counts %d, budget %d", p.Index, p.Tokens, tokens.Count(p.Text), budget)
+			}
+		}
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestSourcesWithinTheBudgetLoadNoTokenizer$", "-test.v")
+	cmd.Env = append(os.Environ(), "SOT_TEST_TOKENIZER_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
