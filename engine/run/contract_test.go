@@ -337,8 +337,6 @@ func TestBeginRefuses(t *testing.T) {
 		// want is in the error, telling the user what to do.
 		want  string
 		field bool // the error names the setting that chose the directory
-		// bug, when set, is why the case is skipped: a suspected bug.
-		bug string
 	}{
 		{name: "a symlink inside", field: true, want: "remove them, or name a new or empty directory",
 			setup: func(t *testing.T, top string) string {
@@ -360,7 +358,6 @@ func TestBeginRefuses(t *testing.T) {
 				return filepath.Join(top, "sot", "runs", "rone")
 			}},
 		{name: "files sot did not write", field: true, want: "name a new or empty directory",
-			bug: "suspected bug: Begin (through Start and Open) does not repeat Check's refusal of a directory holding files sot did not write, and writes its .gitignore of \"*\" there; Check's doc says \"Open checks again\"",
 			setup: func(t *testing.T, top string) string {
 				os.WriteFile(filepath.Join(top, "main.go"), []byte("package main\n"), 0o644)
 				return top
@@ -371,9 +368,6 @@ func TestBeginRefuses(t *testing.T) {
 			userKey(t)
 			top := t.TempDir()
 			dir := tt.setup(t, top)
-			if tt.bug != "" {
-				t.Skip(tt.bug)
-			}
 			st := newStack(t, fakeModels(t))
 			d, _, _, err := Begin(top, dir, testLayout, "an answer", State{RunID: "rone"}, false, st)
 			if err == nil {
@@ -538,14 +532,12 @@ func TestStatus(t *testing.T) {
 	repaired := paid(300, 30) // a structured answer mended with a second call
 	repaired.Calls = 2
 	tests := []struct {
-		name     string
-		answers  []*llm.Response
-		tail     string // appended to the journal
-		finished *Finished
-		running  bool
-		forged   bool
-		// bug, when set, is why the case is skipped: a suspected bug.
-		bug         string
+		name        string
+		answers     []*llm.Response
+		tail        string // appended to the journal
+		finished    *Finished
+		running     bool
+		forged      bool
 		wantState   string
 		wantMissing int
 		wantCalls   int
@@ -570,14 +562,10 @@ func TestStatus(t *testing.T) {
 		{name: "not yours", answers: []*llm.Response{paid(1000, 100)}, forged: true, finished: &Finished{Calls: 9, CostUSD: 1},
 			wantState: StatusForeign},
 		{name: "a repaired answer counts its two calls", answers: []*llm.Response{repaired},
-			bug:       "suspected bug: middleware.JournalUsage counts one call per journal record, but a schema-repaired answer (Response.Calls 2) cost two provider calls, as the meter counts them",
 			wantState: StatusInterrupted, wantCalls: 2, wantCost: (300*2 + 30*8) / 1e6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.bug != "" {
-				t.Skip(tt.bug)
-			}
 			top := t.TempDir()
 			dir := filepath.Join(top, "runs", "rone")
 			writeRun(t, top, dir, testKey, State{RunID: "rone", Payload: &payload{Mode: "m"}}, tt.answers...)

@@ -63,7 +63,8 @@ var ErrRunInProgress = errors.New("a run is already under way in this directory"
 // replace what it takes for its own files. It refuses symlinks too, which
 // sot never creates: one inside the directory, or one on the way to it from
 // top, the project's top, as a repository may hold them to send sot's
-// writes anywhere. It creates nothing; Open checks again.
+// writes anywhere. It creates nothing; Start checks again, and Open checks
+// the symlinks again through the directory it holds open.
 func Check(top, dir string, l Layout) error {
 	if dir == "" {
 		return nil
@@ -133,11 +134,16 @@ type Dir struct {
 	unlock func() // set by Start
 }
 
-// Start opens the directory of run runID as Open does, takes its lock
+// Start checks the directory as Check does, opens it as Open does, takes its lock
 // (what names the work in the error when another process holds it: "a
 // review") and clears the files of an earlier, different run there (see
 // ClearStale), whose id it returns, or "". Close releases the lock.
 func Start(top, dir string, l Layout, key []byte, what, runID string) (*Dir, string, error) {
+	// A scenario checked while planning; the directory may have changed
+	// since, and a library caller may not have checked at all.
+	if err := Check(top, dir, l); err != nil {
+		return nil, "", err
+	}
 	d, err := Open(top, dir, l, key)
 	if err != nil {
 		return nil, "", err

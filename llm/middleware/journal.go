@@ -185,12 +185,17 @@ func (j *Journal) take(key string) (*llm.Response, bool) {
 	j.replays++
 	if e := q[0]; !e.fromCache {
 		j.paid[e.model] = j.paid[e.model].Add(e.resp.Usage)
-		j.paidCalls++
+		j.paidCalls += providerCalls(e.resp)
 	}
 	return q[0].resp, true
 }
 
-// LoadedUsage counts the recorded answers a provider was paid for when they
+// providerCalls is how many provider calls a recorded answer cost: two
+// when the schema check asked again (Response.Calls), as the meter counts
+// them, so a resumed run's figures are an uninterrupted run's.
+func providerCalls(r *llm.Response) int { return max(r.Calls, 1) }
+
+// LoadedUsage counts the provider calls of the recorded answers a provider was paid for when they
 // were made (cache answers excluded), with their usage per model: what the
 // run spent before this process.
 func (j *Journal) LoadedUsage() (calls int, byModel map[string]llm.Usage) {
@@ -200,7 +205,7 @@ func (j *Journal) LoadedUsage() (calls int, byModel map[string]llm.Usage) {
 	for _, q := range j.pending {
 		for _, e := range q {
 			if !e.fromCache {
-				calls++
+				calls += providerCalls(e.resp)
 				byModel[e.model] = byModel[e.model].Add(e.resp.Usage)
 			}
 		}

@@ -100,7 +100,8 @@ func decodeLines(lines [][]byte) []*record {
 }
 
 // JournalUsage reads a journal without opening it for a run: the number of
-// finished calls a provider was paid for, with their usage per model (calls
+// provider calls its finished answers cost (two for an answer asked for
+// again), with their usage per model (calls
 // the response cache answered are left out). A missing journal is no calls;
 // a torn or damaged line is skipped, as a listing should not fail on it.
 func JournalUsage(path string) (calls int, byModel map[string]llm.Usage, err error) {
@@ -120,7 +121,7 @@ func JournalUsage(path string) (calls int, byModel map[string]llm.Usage, err err
 		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Response == nil || r.FromCache {
 			continue
 		}
-		calls++
+		calls += providerCalls(r.Response)
 		byModel[r.Model] = byModel[r.Model].Add(r.Response.Usage)
 	}
 	return calls, byModel, sc.Err()
