@@ -77,13 +77,15 @@ type Result struct {
 // automatic caching) serve a prefix only once a first request has written
 // it, which happens as its answer starts; calls sent together all pay to
 // write it. So the first task of each such group goes first, and the
-// others are sent as soon as its answer starts streaming, or as soon as it
+// others go as soon as its answer starts streaming, or as soon as it
 // finishes if it was answered at once (from the journal or the cache) or
-// its attempt failed. They do not wait idle: once the first task holds its
-// slot under the providers' limits, they go through the stack (journal,
-// cache, limits) and are encoded, and only the sending waits
-// (llm.WithSendHold). Waiting for the first task's slot first means a held
-// call never keeps it from one.
+// its attempt failed. Until then they stay out of the stack, holding no
+// slot under the providers' limits and using no processor time. A request
+// whose prompt holds large material is hundreds of kilobytes of JSON to
+// encode: when the waiting calls were encoded beside the first calls of a
+// step (one for each prefix, all at once), those went out later, the
+// run's first call among them, and the waiting ones went no sooner for
+// being ready early.
 //
 // No call waits where the wait cannot pay: for a provider that keeps no
 // cache (command:, ollama:), for a prefix shorter than the model's cache
@@ -129,7 +131,7 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 			if r, ok := firsts[key]; ok {
 				wait = r
 			} else {
-				first = &release{ch: make(chan struct{}), slot: make(chan struct{})}
+				first = &release{ch: make(chan struct{})}
 				firsts[key] = first
 			}
 		}
@@ -139,10 +141,9 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 			cctx := ctx
 			if wait != nil {
 				select {
-				case <-wait.slot:
+				case <-wait.ch:
 				case <-ctx.Done():
 				}
-				cctx = llm.WithSendHold(ctx, wait.ch)
 			}
 			// Running is reported when the provider's limits let the call
 			// through, not when it starts waiting for a slot; a call answered
@@ -150,9 +151,6 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 			var started sync.Once
 			running := func() {
 				started.Do(func() { emit(Event{Task: t, State: Running}) })
-				if first != nil {
-					first.started()
-				}
 			}
 			req := t.Request.Clone()
 			req.OnStart = running
@@ -267,17 +265,11 @@ func (w *written) mark(k prefixKey, now time.Time) {
 	w.at[k] = now
 }
 
-// release lets the calls waiting for a prefix go, once: first into the
-// stack (slot, once the first call holds a slot or has finished), then onto
-// the wire (ch, once its answer starts).
+// release lets the calls waiting for a prefix go (ch is closed), once:
+// when the first call's answer starts, or when it ends.
 type release struct {
-	once, slotOnce sync.Once
-	ch, slot       chan struct{}
+	once sync.Once
+	ch   chan struct{}
 }
 
-func (r *release) open() {
-	r.started()
-	r.once.Do(func() { close(r.ch) })
-}
-
-func (r *release) started() { r.slotOnce.Do(func() { close(r.slot) }) }
+func (r *release) open() { r.once.Do(func() { close(r.ch) }) }

@@ -399,13 +399,18 @@ func (a *analysis) file(typ string, f File) {
 		if mark != markAdded && mark != markRemoved && mark != markPlain {
 			continue // context, headers, notes
 		}
-		trustWord := a.addWords(text)
+		hits := keyHits(text)
+		// Without keywords, the words are read only for a trust word,
+		// which a line without any of their keys cannot hold.
+		trustWord := ""
+		if a.keywords || hits&trustWordKeys.bit != 0 {
+			trustWord = a.addWords(text)
+		}
 		where := lineRef{f.Path, num}
 		removed := 0
 		if mark == markRemoved {
 			removed = 1
 		}
-		hits := keyHits(text)
 		if what, rank := trustMatch(text, hits, trustWord); what != "" {
 			a.lineHit(CategoryTrustBoundary, f.Path, prose, rank > 0, 2*rank+removed, "%s %s", where, what)
 		}
@@ -586,7 +591,7 @@ type ruleKey struct {
 
 // keyedRules are the line rules; keysByByte lists their keys by first byte.
 var (
-	keyedRules = append(slices.Clone(trustRules), ioRule, dataRule)
+	keyedRules = append(slices.Clone(trustRules), ioRule, dataRule, trustWordKeys)
 	keysByByte = func() (t [utf8.RuneSelf][]ruleKey) {
 		for _, r := range keyedRules {
 			for _, k := range r.keys {
@@ -711,23 +716,43 @@ func trustMatch(text string, hits uint32, word string) (string, int) {
 	return "", 0
 }
 
-// isTrustWord reports whether w, an identifier part (camelCase and
-// snake_case split, lower-cased), names a security-relevant thing. A
-// switch on a byte slice's string converts nothing and hashes nothing.
-func isTrustWord(w []byte) bool {
-	switch string(w) {
-	case
-		"auth", "authn", "authz", "authenticate", "authenticated", "authentication", "authorize", "authorized",
-		"authorization", "unauthorized", "token", "tokens", "password", "passwords", "passwd", "secret", "secrets",
-		"session", "sessions", "cookie", "cookies", "jwt", "oauth", "oauth2", "oidc", "saml", "permission",
-		"permissions", "role", "roles", "rbac", "acl", "privilege", "privileges", "credential", "credentials",
-		"login", "logout", "csrf", "xss", "cors", "sanitize", "escape", "crypto", "cipher", "encrypt", "decrypt",
-		"encryption", "hmac", "signature", "tls", "certificate", "apikey", "bcrypt", "scrypt", "argon2", "upload",
-		"uploads", "multipart", "sudo", "sql":
-		return true
-	}
-	return false
+// trustWords name security-relevant things (see isTrustWord).
+var trustWords = []string{
+	"auth", "authn", "authz", "authenticate", "authenticated", "authentication", "authorize", "authorized",
+	"authorization", "unauthorized", "token", "tokens", "password", "passwords", "passwd", "secret", "secrets",
+	"session", "sessions", "cookie", "cookies", "jwt", "oauth", "oauth2", "oidc", "saml", "permission",
+	"permissions", "role", "roles", "rbac", "acl", "privilege", "privileges", "credential", "credentials",
+	"login", "logout", "csrf", "xss", "cors", "sanitize", "escape", "crypto", "cipher", "encrypt", "decrypt",
+	"encryption", "hmac", "signature", "tls", "certificate", "apikey", "bcrypt", "scrypt", "argon2", "upload",
+	"uploads", "multipart", "sudo", "sql",
 }
+
+var trustWordSet = func() map[string]bool {
+	m := make(map[string]bool, len(trustWords))
+	for _, w := range trustWords {
+		m[w] = true
+	}
+	return m
+}()
+
+// isTrustWord reports whether w, an identifier part (camelCase and
+// snake_case split, lower-cased), names a security-relevant thing. The
+// lookup of a byte slice's string converts nothing.
+func isTrustWord(w []byte) bool { return trustWordSet[string(w)] }
+
+// trustWordKeys is no rule of its own: its keys are the trust words that
+// hold no shorter one, so that keyHits tells whether a line, lower-cased,
+// can hold a trust word at all. A trust word found among a line's words
+// is part of the line lower-cased, and so holds one of the keys.
+var trustWordKeys = lineRule{bit: 1 << 6, keys: func() []string {
+	var keys []string
+	for _, w := range trustWords {
+		if !slices.ContainsFunc(trustWords, func(k string) bool { return len(k) < len(w) && strings.Contains(w, k) }) {
+			keys = append(keys, w)
+		}
+	}
+	return keys
+}()}
 
 // apiLine reports whether a line declares a public symbol. Each pattern
 // starts with a keyword, which is looked for before the pattern is tried.

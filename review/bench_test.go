@@ -357,7 +357,10 @@ func BenchmarkDebate(b *testing.B) {
 // review. Reported, as medians: the milliseconds from the start of
 // Prepare to the first request's arrival at llmtest (reading the diff,
 // masking, counting, chunking, composing every prompt, opening the run),
-// and the same from the start of the process; and the share of reviews
+// and the same from the start of the process; its two parts, Prepare and
+// the rest (opening the run, encoding the requests); the CPU time Prepare
+// takes on every thread, which a busy machine stretches but does not
+// change; and the share of reviews
 // whose Prepare loaded the tokenizer, which a 300-line diff, far from any
 // budget, must not (it fails the benchmark). The goals, at a load
 // average of 7 to 11 on two cores: 50 ms at 300 lines, 300 ms at 50,000;
@@ -383,26 +386,33 @@ func BenchmarkReviewFirstRequest(b *testing.B) {
 				return llmtest.Reply{}
 			}}}})
 			defer srv.Close()
-			var fromPrepare, fromStart []time.Duration
+			var fromPrepare, fromStart, preparing, sending, cpu []time.Duration
 			loads := 0
 			for b.Loop() {
 				first.Store(0)
-				started, prepared, loaded := reviewProcess(b, reviewSpec{Repo: repo, BaseURL: srv.OpenAIBaseURL(), Model: size.model, OutputDir: filepath.Join(repo, "out")})
-				if loaded {
+				c := reviewProcess(b, reviewSpec{Repo: repo, BaseURL: srv.OpenAIBaseURL(), Model: size.model, OutputDir: filepath.Join(repo, "out")})
+				if c.Tokenizer {
 					loads++
 				}
 				if first.Load() == 0 {
 					b.Fatal("the review sent no request")
 				}
 				arrived := time.Unix(0, first.Load())
-				fromPrepare = append(fromPrepare, arrived.Sub(prepared))
-				fromStart = append(fromStart, arrived.Sub(started))
+				fromPrepare = append(fromPrepare, arrived.Sub(c.Prepared))
+				fromStart = append(fromStart, arrived.Sub(c.Started))
+				preparing = append(preparing, c.Planned.Sub(c.Prepared))
+				sending = append(sending, arrived.Sub(c.Planned))
+				cpu = append(cpu, c.CPU)
 			}
 			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 			b.ReportMetric(ms(median(fromPrepare)), "ms-prepare-to-first-request")
 			b.ReportMetric(ms(median(fromStart)), "ms-start-to-first-request")
+			b.ReportMetric(ms(median(preparing)), "ms-prepare")
+			b.ReportMetric(ms(median(sending)), "ms-plan-to-first-request")
+			b.ReportMetric(ms(median(cpu)), "ms-prepare-cpu")
 			b.ReportMetric(float64(loads)/float64(b.N), "tokenizer-loaded")
 			b.Logf("prepare to first request: median %v of %v; goal %v", median(fromPrepare), fromPrepare, size.goal)
+			b.Logf("medians: Prepare %v (CPU %v), plan to first request %v", median(preparing), median(cpu), median(sending))
 			if loads > 0 && !size.tokenize {
 				b.Fatalf("%d of %d reviews loaded the tokenizer, for material that cannot come near the prompt budget", loads, b.N)
 			}

@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,9 +70,11 @@ type reviewSpec struct {
 }
 
 // reviewIfChild runs the review that reviewEnv describes, when it is set:
-// it prints the time Prepare started (Unix nanoseconds) on a line of its
-// own, then whether Prepare loaded the tokenizer (true or false), then
-// runs the review, and returns the exit code with child true.
+// it prints, each on a line of its own, the time Prepare started (Unix
+// nanoseconds), whether Prepare loaded the tokenizer (true or false), the
+// time Prepare returned and the CPU time the process spent in Prepare
+// (nanoseconds, every thread's), then runs the review, and returns the
+// exit code with child true.
 func reviewIfChild() (code int, child bool) {
 	spec, ok := os.LookupEnv(reviewEnv)
 	if !ok {
@@ -102,13 +105,15 @@ func reviewIfChild() (code int, child bool) {
 	}
 	ctx := context.Background()
 	fmt.Println(time.Now().UnixNano())
+	cpu := cpuTime()
 	p, err := Prepare(ctx, o)
+	cpu = cpuTime() - cpu
 	pprof.StopCPUProfile()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1, true
 	}
-	fmt.Println(tokens.Loaded())
+	fmt.Printf("%v\n%d\n%d\n", tokens.Loaded(), time.Now().UnixNano(), cpu)
 	if _, err := Execute(ctx, p, o); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1, true
@@ -116,10 +121,23 @@ func reviewIfChild() (code int, child bool) {
 	return 0, true
 }
 
+// cpuTime is the CPU time, user and system, this process has spent.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// childReview is what a review process reports of its Prepare.
+type childReview struct {
+	Started, Prepared, Planned time.Time // the process's start, and Prepare's start and return
+	CPU                        time.Duration
+	Tokenizer                  bool // Prepare loaded the tokenizer
+}
+
 // reviewProcess runs the review s describes in a process of its own and
-// returns when the process started, when its Prepare started, and whether
-// Prepare loaded the tokenizer.
-func reviewProcess(tb testing.TB, s reviewSpec) (started, prepared time.Time, tokenizer bool) {
+// returns what it reports of its Prepare.
+func reviewProcess(tb testing.TB, s reviewSpec) childReview {
 	tb.Helper()
 	spec, err := json.Marshal(s)
 	if err != nil {
@@ -129,14 +147,15 @@ func reviewProcess(tb testing.TB, s reviewSpec) (started, prepared time.Time, to
 	cmd.Env = append(os.Environ(), reviewEnv+"="+string(spec))
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	started = time.Now()
+	c := childReview{Started: time.Now()}
 	if err := cmd.Run(); err != nil {
 		tb.Fatalf("the review process: %v\n%s", err, errOut.Bytes())
 	}
-	lines := strings.SplitN(out.String(), "\n", 3)
-	ns, err := strconv.ParseInt(strings.TrimSpace(lines[0]), 10, 64)
-	if err != nil || len(lines) < 3 {
-		tb.Fatalf("the review process printed %q, not the time Prepare started and whether it loaded the tokenizer", out.String())
+	var start, end, cpu int64
+	var loaded bool
+	if _, err := fmt.Sscan(out.String(), &start, &loaded, &end, &cpu); err != nil {
+		tb.Fatalf("the review process printed %q, not the times Prepare started and returned, whether it loaded the tokenizer and its CPU time: %v", out.String(), err)
 	}
-	return started, time.Unix(0, ns), lines[1] == "true"
+	c.Prepared, c.Planned, c.CPU, c.Tokenizer = time.Unix(0, start), time.Unix(0, end), time.Duration(cpu), loaded
+	return c
 }

@@ -140,6 +140,9 @@ type Plan struct {
 
 	// signals are the material's, computed once (see startSignals).
 	signals func() material.Signals
+	// counts are the files' fenced token counts, when they are counted
+	// ahead of schedule (see warmTokenizer); nil otherwise.
+	counts *fencedCounts
 
 	// Set by a debate: the first round's reports (for the REVIEW files),
 	// each later round's output per specialist and lens, and the debate.
@@ -250,7 +253,7 @@ func prepare(ctx context.Context, o *Options) (*Plan, error) {
 	// What only the material decides is worked out on the other cores
 	// while git lists the persona files at the base of the change.
 	signals, analysing := startSignals(o.Mode, c, m)
-	warmTokenizer(o, m, def.String())
+	counts := warmTokenizer(o, m, def.String())
 	var rebased []string
 	if m.Type == material.TypeDiff && o.Library != nil {
 		lib, notes, err := rebasePersonas(ctx, o.Library, m, top, o.Trusted)
@@ -263,7 +266,7 @@ func prepare(ctx context.Context, o *Options) (*Plan, error) {
 			o = &oo
 		}
 	}
-	p := &Plan{Mode: o.Mode, Context: c, Material: m, TriageModel: def.String(), top: top, Warnings: rebased, signals: signals}
+	p := &Plan{Mode: o.Mode, Context: c, Material: m, TriageModel: def.String(), top: top, Warnings: rebased, signals: signals, counts: counts}
 	if c.Coordinates == "" {
 		p.Context.Coordinates = m.Coordinates
 	}
@@ -309,14 +312,25 @@ func startSignals(mode string, c Context, m *material.Material) (signals func() 
 // budget in bytes counts nothing, and the tokenizer is not loaded for it.
 // A prompt's size is bounded here by the material's, a quarter more for
 // the fence's gutter (a few bytes a line), and promptOverhead.
-func warmTokenizer(o *Options, m *material.Material, def string) {
+//
+// When the material alone is larger than that budget in bytes, its files
+// will be counted to cut it into chunks (unless the specialists' models
+// have larger windows): they are counted from now on, in the background,
+// and the counts are returned; otherwise it returns nil.
+func warmTokenizer(o *Options, m *material.Material, def string) *fencedCounts {
 	budget := o.MaxPromptTokens
 	if budget == 0 {
 		budget = llm.ContextWindow(def) - outputReserve
 	}
-	if n := m.Bytes(); n+n/4+promptOverhead+promptSlack > budget {
-		tokens.Warm()
+	n := m.Bytes()
+	if n+n/4+promptOverhead+promptSlack <= budget {
+		return nil
 	}
+	tokens.Warm()
+	if n > budget {
+		return countInBackground(m)
+	}
+	return nil
 }
 
 // promptOverhead bounds the bytes of a prompt besides its material: the
@@ -679,7 +693,7 @@ func (p *Plan) schedule(o *Options) error {
 		}
 		// Each file is counted once, as fenced; the chunks carry their
 		// counts into composition, which does not count them again.
-		if chunks := p.Material.SplitBy(room, prompt.GutteredTokens); len(chunks) > 1 {
+		if chunks := p.Material.SplitBy(room, p.counts.sizeOf); len(chunks) > 1 {
 			p.Chunks = chunks
 			how := "whole files"
 			if splitsAFile(p.Chunks) {

@@ -13,40 +13,47 @@ import (
 // five times faster. The codec splits text into pieces with a regular
 // expression, which takes most of its time; counter splits it with the
 // same pattern written out by hand (pieceAt), and counts each piece with
-// the codec's vocabulary: a piece in the vocabulary is one token, any other
-// is merged byte pair by byte pair as the codec merges it. Text that is not
-// valid UTF-8, and pieces of mergeLimit bytes or more, are left to the
-// codec. The tests compare the two on the repository's files and tricky
-// texts, and FuzzCounterMatchesTheCodec on any text.
+// the same vocabulary (read from vocabFile, not from the codec, whose
+// tables take much longer to build): a piece in the vocabulary is one
+// token, any other is merged byte pair by byte pair as the codec merges
+// it. Text that is not valid UTF-8, and pieces of mergeLimit bytes or
+// more, are left to the codec, which is loaded only for them. The tests
+// compare the two on the repository's files and tricky texts, and
+// FuzzCounterMatchesTheCodec on any text.
 type counter struct {
-	codec tokenizer.Codec
-	ranks map[string]uint32 // token -> rank (its id)
+	vocab *vocabulary
+	// codec returns the codec, loading it on first use.
+	codec func() (tokenizer.Codec, error)
 }
 
 // mergeLimit is the piece length from which the codec's own merging, which
 // takes O(n log n) where mergeCount takes O(n²), is used.
-const mergeLimit = 96
+const mergeLimit = 1024
+
+// stackParts is the piece length up to which mergeCount keeps its parts
+// on the stack.
+const stackParts = 96
 
 // vocabularySize bounds the ids of o200k_base's ordinary tokens.
 const vocabularySize = 200_000
 
-// newCounter reads the codec's vocabulary, one token at a time.
-func newCounter(codec tokenizer.Codec) *counter {
-	c := &counter{codec: codec, ranks: make(map[string]uint32, vocabularySize)}
-	ids := make([]uint, 1)
-	for id := range vocabularySize {
-		ids[0] = uint(id)
-		if tok, err := codec.Decode(ids); err == nil && tok != "" {
-			c.ranks[tok] = uint32(id)
-		}
-	}
-	return c
+// newCounter returns a counter over vocab that leaves to codec what it
+// does not count itself.
+func newCounter(vocab *vocabulary, codec func() (tokenizer.Codec, error)) *counter {
+	return &counter{vocab: vocab, codec: codec}
 }
 
 // count returns the number of tokens in s.
 func (c *counter) count(s string) (int, error) {
 	if !utf8.ValidString(s) {
-		return c.codec.Count(s)
+		return c.codecCount(s)
+	}
+	// Text repeats its pieces (keywords, indentation, punctuation): the
+	// counts of the latest ones are kept in a small table that stays in
+	// the processor's cache, where the vocabulary's does not.
+	var recent [recentSize]struct {
+		piece string
+		n     int
 	}
 	n := 0
 	for i := 0; i < len(s); {
@@ -57,24 +64,56 @@ func (c *counter) count(s string) (int, error) {
 		k := pieceAt(s, i)
 		piece := s[i : i+k]
 		i += k
-		switch {
-		case c.known(piece):
-			n++
-		case len(piece) >= mergeLimit:
-			m, err := c.codec.Count(piece)
+		if k >= mergeLimit {
+			m, err := c.codecCount(piece)
 			if err != nil {
 				return 0, err
 			}
 			n += m
-		default:
-			n += c.mergeCount(piece)
+			continue
 		}
+		r := &recent[recentSlot(piece)]
+		if r.piece != piece || r.n == 0 {
+			r.piece, r.n = piece, 1
+			if !c.known(piece) {
+				r.n = c.mergeCount(piece)
+			}
+		}
+		n += r.n
 	}
 	return n, nil
 }
 
+// recentSize is the number of pieces whose counts count keeps at hand.
+const recentSize = 512
+
+// recentSlot picks a piece's place among the recent ones, from its length
+// and its first and last bytes.
+func recentSlot(piece string) int {
+	var h uint64
+	if len(piece) >= 8 {
+		h = uint64(piece[0]) | uint64(piece[1])<<8 | uint64(piece[2])<<16 | uint64(piece[3])<<24 |
+			uint64(piece[len(piece)-4])<<32 | uint64(piece[len(piece)-3])<<40 | uint64(piece[len(piece)-2])<<48 | uint64(piece[len(piece)-1])<<56
+	} else {
+		for i := 0; i < len(piece); i++ {
+			h = h<<8 | uint64(piece[i])
+		}
+	}
+	h = (h ^ uint64(len(piece))) * 0x9e3779b97f4a7c15
+	return int(h >> (64 - 9))
+}
+
+// codecCount counts s with the codec.
+func (c *counter) codecCount(s string) (int, error) {
+	codec, err := c.codec()
+	if err != nil {
+		return 0, err
+	}
+	return codec.Count(s)
+}
+
 func (c *counter) known(piece string) bool {
-	_, ok := c.ranks[piece]
+	_, ok := c.vocab.rank(piece)
 	return ok
 }
 
@@ -82,17 +121,22 @@ func (c *counter) known(piece string) bool {
 // repeatedly merges the leftmost adjacent pair of parts whose union has the
 // lowest rank, as the codec does, until no union is a token.
 func (c *counter) mergeCount(piece string) int {
-	var buf [mergeLimit + 1]struct {
+	type part struct {
 		offset int
 		rank   uint32
 	}
-	parts := buf[:len(piece)+1]
+	var buf [stackParts + 1]part
+	parts := buf[:0]
+	if len(piece) > stackParts {
+		parts = make([]part, 0, len(piece)+1)
+	}
+	parts = parts[:len(piece)+1]
 	for i := range parts {
 		parts[i].offset, parts[i].rank = i, math.MaxUint32
 	}
 	rank := func(i, skip int) uint32 {
 		if i+skip+2 < len(parts) {
-			if r, ok := c.ranks[piece[parts[i].offset:parts[i+skip+2].offset]]; ok {
+			if r, ok := c.vocab.rank(piece[parts[i].offset:parts[i+skip+2].offset]); ok {
 				return r
 			}
 		}
@@ -166,7 +210,7 @@ func pieceAt(s string, i int) int {
 		if r == ' ' {
 			j++
 		}
-		e := scan(s, j, isOther)
+		e := scan(s, j, classOther)
 		for e < len(s) && (s[e] == '\r' || s[e] == '\n' || s[e] == '/') {
 			e++
 		}
@@ -178,7 +222,7 @@ func pieceAt(s string, i int) int {
 	// first line break, not the last, and this follows it. Without a line
 	// break: all of it but its last character when something other than
 	// space follows, or all of it.
-	w := scan(s, i, unicode.IsSpace)
+	w := scan(s, i, classSpace)
 	if k := strings.IndexAny(s[i:w], "\r\n"); k >= 0 {
 		e := i + k
 		for e < w && (s[e] == '\r' || s[e] == '\n') {
@@ -200,11 +244,11 @@ func pieceAt(s string, i int) int {
 // ends, or 0. Like the pattern, it takes as many U as it can, then gives
 // them back one by one until an L follows.
 func upperThenLower(s string, j int) int {
-	u := scan(s, j, isUpper)
+	u := scan(s, j, classUpper)
 	for k := u; ; {
 		if k < len(s) {
 			if r, _ := utf8.DecodeRuneInString(s[k:]); isLower(r) {
-				return contraction(s, scan(s, k, isLower))
+				return contraction(s, scan(s, k, classLower))
 			}
 		}
 		if k == j {
@@ -217,11 +261,11 @@ func upperThenLower(s string, j int) int {
 
 // upperRun matches [U]+[L]* and a contraction at s[j:], or returns 0.
 func upperRun(s string, j int) int {
-	u := scan(s, j, isUpper)
+	u := scan(s, j, classUpper)
 	if u == j {
 		return 0
 	}
-	return contraction(s, scan(s, u, isLower))
+	return contraction(s, scan(s, u, classLower))
 }
 
 // contraction returns the end of (?i:'s|'t|'re|'ve|'m|'ll|'d) at s[e:], or e.
@@ -255,16 +299,48 @@ func contraction(s string, e int) int {
 }
 
 // scan returns the end of the run of characters in class from s[j:].
-func scan(s string, j int, class func(rune) bool) int {
+// ASCII characters are looked up in a table, others tested by the class's
+// function.
+func scan(s string, j int, class charClass) int {
+	in := &asciiIn[class]
 	for j < len(s) {
+		if c := s[j]; c < utf8.RuneSelf {
+			if !in[c] {
+				break
+			}
+			j++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[j:])
-		if !class(r) {
+		if !classes[class](r) {
 			break
 		}
 		j += n
 	}
 	return j
 }
+
+// charClass names one of the classes that scan runs over.
+type charClass uint8
+
+const (
+	classUpper charClass = iota // isUpper
+	classLower                  // isLower
+	classOther                  // isOther
+	classSpace                  // unicode.IsSpace
+)
+
+var classes = [...]func(rune) bool{classUpper: isUpper, classLower: isLower, classOther: isOther, classSpace: unicode.IsSpace}
+
+// asciiIn tells, for each class, which ASCII characters are in it.
+var asciiIn = func() (t [len(classes)][utf8.RuneSelf]bool) {
+	for k, in := range classes {
+		for r := range rune(utf8.RuneSelf) {
+			t[k][r] = in(r)
+		}
+	}
+	return t
+}()
 
 func runeAt(s string, i int) rune {
 	r, _ := utf8.DecodeRuneInString(s[i:])

@@ -18,7 +18,8 @@ var (
 	refFast  *counter
 )
 
-// reference returns the codec and the counter built from it.
+// reference returns the codec and the counter over the embedded
+// vocabulary.
 func reference(t testing.TB) (tokenizer.Codec, *counter) {
 	t.Helper()
 	refOnce.Do(func() {
@@ -26,7 +27,11 @@ func reference(t testing.TB) (tokenizer.Codec, *counter) {
 		if err != nil {
 			return
 		}
-		refCodec, refFast = c, newCounter(c)
+		v := readVocabulary(vocabFile)
+		if v == nil {
+			return
+		}
+		refCodec, refFast = c, newCounter(v, func() (tokenizer.Codec, error) { return c, nil })
 	})
 	if refFast == nil {
 		t.Fatal("the o200k_base encoding did not load")

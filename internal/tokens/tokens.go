@@ -13,7 +13,7 @@ import (
 var (
 	once sync.Once
 	// fast counts as the o200k_base codec does, five times faster; nil if
-	// the encoding cannot be loaded.
+	// the vocabulary cannot be read.
 	fast *counter
 
 	// memo remembers the counts of large strings: a run composes the same
@@ -61,13 +61,20 @@ func count(s string) int {
 	return (len(s) + 3) / 4
 }
 
-// load loads the encoding and reads its vocabulary (about 50 ms of CPU).
+// load reads the encoding's vocabulary (a few milliseconds of CPU); the
+// codec itself, which takes about ninety, is loaded only for the rare text
+// the counter leaves to it.
 func load() {
 	loaded.Store(true)
-	if c, err := tokenizer.Get(tokenizer.O200kBase); err == nil {
-		fast = newCounter(c)
+	if v := readVocabulary(vocabFile); v != nil {
+		fast = newCounter(v, loadCodec)
 	}
 }
+
+// loadCodec returns the o200k_base codec, loading it on first use.
+var loadCodec = sync.OnceValues(func() (tokenizer.Codec, error) {
+	return tokenizer.Get(tokenizer.O200kBase)
+})
 
 // loaded is set when the encoding is asked for (Warm) or starts loading.
 var loaded atomic.Bool
