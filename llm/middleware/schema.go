@@ -129,7 +129,8 @@ func CheckSchema(next llm.Provider) llm.Provider {
 
 // mend repairs resp's structured answer where that has one reading
 // (Repair). When the mended answer validates, resp holds it and its
-// notes, which are logged at Info (--verbose shows them), and mend returns
+// notes, which are logged at Debug (--verbose shows them; a library caller
+// with the default logger sees nothing), and mend returns
 // nil. Otherwise resp is left as it came and mend returns what still
 // fails: the mended answer's validation error, so that a second request
 // names what the model must change rather than what sot would have
@@ -146,7 +147,7 @@ func mend(req *llm.Request, resp *llm.Response, problem error) error {
 		return err
 	}
 	resp.JSON, resp.Repairs = fixed, notes
-	slog.Info("structured answer mended", "call", req.Label, "model", req.Model, "repairs", strings.Join(notes, "; "))
+	slog.Debug("structured answer mended", "call", req.Label, "model", req.Model, "repairs", strings.Join(notes, "; "))
 	return nil
 }
 
