@@ -208,43 +208,130 @@ func TestSimultaneousTurns(t *testing.T) {
 }
 
 // A summary never delays the turn after the one it summarizes: it rides in
-// that turn's step, and the turn is sent while the summary, slow here, is
-// still being written.
+// that turn's step, and no step waits for it. The fake provider holds back
+// every turn summary's answer until the main debate's last turn has been
+// asked for and every summary of the turns before it has been asked for;
+// if any turn waited for a summary, the last turn would never be asked for.
+// No clock decides anything: the order of the requests is the test.
 func TestSummariesNeverDelayATurn(t *testing.T) {
-	const slow = 400 * time.Millisecond
-	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
-		{System: turnSummarySystem, Latency: slow, Respond: responder},
-		{Respond: responder}}})
+	const rounds, turns = 2, 6 // three debaters
+	var (
+		mu     sync.Mutex
+		log    []string // what the provider saw, in order
+		asked  = map[string]bool{}
+		open   = make(chan struct{})
+		opened bool
+		giveUp = make(chan struct{}) // closed only if the gate never opens
+		gaveUp bool
+	)
+	// mayOpen opens the gate once turn 6 and summaries 1 to 5 have been
+	// asked for. Called with mu held.
+	mayOpen := func() {
+		if opened || !asked[fmt.Sprintf("turn %d", turns)] {
+			return
+		}
+		for n := 1; n < turns; n++ {
+			if !asked[fmt.Sprintf("summary %d", n)] {
+				return
+			}
+		}
+		opened = true
+		log = append(log, "gate opens")
+		close(open)
+	}
+	wait := func() {
+		select {
+		case <-open:
+		case <-giveUp:
+		}
+	}
+	gated := func(rec *llmtest.Recorded) llmtest.Reply {
+		var what string
+		if rec.System == turnSummarySystem {
+			n := "?"
+			if m := quotedNum.FindStringSubmatch(rec.LastUser()); m != nil {
+				n = m[1]
+			}
+			what = "summary " + n
+		} else if turnUser.MatchString(rec.LastUser()) && whereOf(rec) == "main" {
+			what = fmt.Sprintf("turn %d", len(turnHead.FindAllString(rec.LastUser(), -1))+1)
+		}
+		mu.Lock()
+		late := opened && strings.HasPrefix(what, "summary") // the last turn's, or a branch's
+		mu.Unlock()
+		if what == "" || late {
+			return responder(rec)
+		}
+		mu.Lock()
+		asked[what] = true
+		log = append(log, what+" asked")
+		mayOpen()
+		mu.Unlock()
+		if strings.HasPrefix(what, "summary") || what == fmt.Sprintf("turn %d", turns) {
+			wait()
+		}
+		mu.Lock()
+		log = append(log, what+" answered")
+		mu.Unlock()
+		return responder(rec)
+	}
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: gated}}})
 	defer srv.Close()
 	o := testOptions(t, testProject(t), srv.OpenAIBaseURL(), nil)
-	o.Rounds = 1
-	var mu sync.Mutex
-	sent := map[string]time.Time{}     // when each call was let through to the provider
-	finished := map[string]time.Time{} // when it came back
-	o.Events = func(e engine.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e.State {
-		case engine.Running:
-			sent[e.Task.ID] = e.At
-		case engine.Done:
-			finished[e.Task.ID] = e.At
-		}
+	o.Rounds = rounds
+
+	// A safety net, not a measure: were the gate never to open (a turn
+	// waiting for a summary), the run would hang; give up before go test's
+	// own deadline so that the failure says why.
+	if d, ok := t.Deadline(); ok {
+		stop := time.AfterFunc(time.Until(d)*9/10, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if !opened {
+				gaveUp = true
+				close(giveUp)
+			}
+		})
+		defer stop.Stop()
 	}
 	_, out := runDebate(t, o)
-	if err := out.Verdict(); err != nil {
-		t.Fatal(err)
+
+	mu.Lock()
+	defer mu.Unlock()
+	if gaveUp || !opened {
+		t.Fatalf("with the summaries held back, the debate stalled before turn %d and every earlier summary were asked for: a turn waited for a summary\nthe provider saw: %s", turns, strings.Join(log, ", "))
 	}
-	for n := 1; n < 3; n++ {
+	if err := out.Verdict(); err != nil {
+		t.Fatalf("verdict: %v (missing %+v)", err, out.Result.Missing)
+	}
+	// Every main turn was asked for once, in order, while the summaries
+	// were held back.
+	var turnsAsked, want []string
+	for _, e := range log {
+		if e == "gate opens" {
+			break
+		}
+		if what, ok := strings.CutSuffix(e, " asked"); ok && strings.HasPrefix(what, "turn ") {
+			turnsAsked = append(turnsAsked, what)
+		}
+	}
+	for n := 1; n <= turns; n++ {
+		want = append(want, fmt.Sprintf("turn %d", n))
+	}
+	if !slices.Equal(turnsAsked, want) {
+		t.Errorf("turns asked for before the gate opened: %v, want %v\nthe provider saw: %s", turnsAsked, want, strings.Join(log, ", "))
+	}
+	// The summaries were not lost for being late: each turn has its own,
+	// and turn n's rode in the step of turn n+1.
+	for i, turn := range out.Result.Main.Turns {
+		if want := fmt.Sprintf("Summary %d: the carriage ride is a journey toward eternity.", i+1); turn.Summary != want {
+			t.Errorf("turn %d summary %q, want %q", i+1, turn.Summary, want)
+		}
+	}
+	for n := 1; n < turns; n++ {
 		summary := fmt.Sprintf("debate/main/turn/%02d/summary", n)
 		next := fmt.Sprintf("debate/main/turn/%02d", n+1)
-		if sent[next].IsZero() || finished[summary].IsZero() {
-			t.Fatalf("no events for %s or %s", next, summary)
-		}
-		if !sent[next].Before(finished[summary]) {
-			t.Errorf("%s was sent at %v, after %s finished at %v: the summary held the turn back", next, sent[next], summary, finished[summary])
-		}
-		if st := out.Result.Steps[n]; !slices.Contains(st.Riders, summary) || !slices.Contains(st.Calls, next) {
+		if st := out.Result.Steps[n]; !slices.Contains(st.Riders, summary) || !slices.Equal(st.Calls, []string{next}) {
 			t.Errorf("%s did not ride with %s: %+v", summary, next, st)
 		}
 	}

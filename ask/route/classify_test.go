@@ -157,12 +157,52 @@ func TestParseIntent(t *testing.T) {
 	}
 }
 
-func TestClassifyDeterministic(t *testing.T) {
-	q := "Compare how all the themes changed over time, and also who decided?"
-	first := Classify(q)
-	for i := 0; i < 50; i++ {
-		if c := Classify(q); c != first {
-			t.Fatalf("run %d: %+v, first %+v", i, c, first)
+// What a user sees for the questions they actually type: the intent,
+// the complexity, and the rule printed as the reason. Several of these hold
+// words of more than one intent; the first rule in the fixed order decides,
+// and the reason names the word that did.
+func TestClassifyRealQuestions(t *testing.T) {
+	tests := []struct {
+		q          string
+		intent     Intent
+		complexity Complexity
+		rule       string
+	}{
+		{"Compare how all the themes changed over time, and also who decided?",
+			IntentComparative, ComplexityComparative,
+			`intent comparative: "compare" (comparative words); complexity comparative: follows the comparative intent`},
+		{"How did the roadmap shift between Q1 and Q2?",
+			IntentComparative, ComplexityComparative,
+			`intent comparative: "between" (comparative words); complexity comparative: follows the comparative intent`},
+		{"Have the customers' complaints about latency changed since the March release?",
+			IntentTemporal, ComplexityAggregate,
+			`intent temporal: "changed" (temporal words); complexity aggregate: follows the temporal intent`},
+		{"Which risks keep recurring across the incident reviews?",
+			IntentAnalytical, ComplexityAggregate,
+			`intent analytical: "recurring" (analytical words); complexity aggregate: follows the analytical intent`},
+		{"Summarize what every team committed to in the planning meetings.",
+			IntentAggregative, ComplexityAggregate,
+			`intent aggregative: "every" (aggregative words); complexity aggregate: follows the aggregative intent`},
+		{"Give me an overview of the onboarding interviews.",
+			IntentAggregative, ComplexityAggregate,
+			`intent aggregative: "overview" (a summary request); complexity aggregate: follows the aggregative intent`},
+		{"What did legal recommend about data retention?",
+			IntentFactual, ComplexitySimple,
+			"intent factual: no intent rule matched (the default); complexity simple: no complexity rule matched (the default)"},
+		{"Which vendor is cheaper, Acme or Globex?", // no comparative word: a fact is asked for
+			IntentFactual, ComplexitySimple,
+			"intent factual: no intent rule matched (the default); complexity simple: no complexity rule matched (the default)"},
+		{"Was the SSO migration approved? Additionally, who pays for it?",
+			IntentFactual, ComplexityExploratory,
+			"intent factual: no intent rule matched (the default); complexity exploratory: more than one question mark"},
+		{"Who approved the budget and also who signed the contract",
+			IntentFactual, ComplexityExploratory,
+			`intent factual: no intent rule matched (the default); complexity exploratory: "and also"`},
+	}
+	for _, tt := range tests {
+		c := Classify(tt.q)
+		if c.Intent != tt.intent || c.Complexity != tt.complexity || c.Rule != tt.rule {
+			t.Errorf("Classify(%q) = %s, %s\n  because %s\nwant %s, %s\n  because %s", tt.q, c.Intent, c.Complexity, c.Rule, tt.intent, tt.complexity, tt.rule)
 		}
 	}
 }

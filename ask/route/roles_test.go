@@ -271,17 +271,83 @@ func TestSkipSoT(t *testing.T) {
 	}
 }
 
-func TestAssignDeterministic(t *testing.T) {
+// The roles a question's sources are read from, under each strategy, as
+// ask plans them: Classify names the intent, RolesFor its roles, Assign
+// gives each source one. The same five sources, in the same order, for
+// three questions.
+func TestQuestionSourceRoles(t *testing.T) {
 	srcs := []Candidate{
-		{ID: "a", Signals: Signals{RiskMentions: 4}}, {ID: "b", Suggested: "pragmatist"},
-		{ID: "c"}, {ID: "d", Signals: Signals{QuestionsRaised: 9}}, {ID: "e"},
+		{ID: "risk-review", Signals: Signals{RiskMentions: 5}},
+		{ID: "standup"}, // nothing in it picks a role
+		{ID: "customer-call", Suggested: "Stakeholder"},
+		{ID: "planning", Signals: Signals{DecisionsMade: 4, ActionsAssigned: 8}},
+		{ID: "retro", Signals: Signals{QuestionsRaised: 6}},
 	}
-	for _, st := range Strategies {
-		first := Assign(srcs, RolesFor(IntentAnalytical), st)
-		for i := 0; i < 20; i++ {
-			if got := Assign(srcs, RolesFor(IntentAnalytical), st); !reflect.DeepEqual(got, first) {
-				t.Fatalf("%s run %d differs", st, i)
+	// Under adaptive the sources pick their own roles, whatever the
+	// question; only the standup, which picks none, takes the rotation's
+	// role for position 2.
+	adaptive := func(second string) []string {
+		return []string{"critic", second, "stakeholder", "pragmatist", "advocate"}
+	}
+	adaptiveRules := []string{"signal", "rotation", "suggested", "signal", "signal"}
+	tests := []struct {
+		q        string
+		intent   Intent
+		strategy Strategy
+		roles    []string // of srcs, in order
+	}{
+		{"What patterns emerge across the retrospectives?", IntentAnalytical, Uniform,
+			[]string{"analyst", "analyst", "analyst", "analyst", "analyst"}},
+		{"What patterns emerge across the retrospectives?", IntentAnalytical, Rotating,
+			[]string{"analyst", "critic", "advocate", "synthesizer", "analyst"}},
+		{"What patterns emerge across the retrospectives?", IntentAnalytical, Adaptive, adaptive("critic")},
+		{"What patterns emerge across the retrospectives?", IntentAnalytical, PrimaryOnly,
+			[]string{"analyst", "advocate", "critic", "synthesizer", "analyst"}},
+
+		{"How has the pricing decision evolved over time?", IntentTemporal, Uniform,
+			[]string{"analyst", "analyst", "analyst", "analyst", "analyst"}},
+		{"How has the pricing decision evolved over time?", IntentTemporal, Rotating,
+			[]string{"analyst", "historian", "synthesizer", "analyst", "historian"}},
+		{"How has the pricing decision evolved over time?", IntentTemporal, Adaptive, adaptive("historian")},
+		// primary-only never reads a source as the historian, even for a
+		// question about history.
+		{"How has the pricing decision evolved over time?", IntentTemporal, PrimaryOnly,
+			[]string{"analyst", "advocate", "critic", "synthesizer", "analyst"}},
+
+		{"What was decided about the vendor contract?", IntentFactual, Rotating,
+			[]string{"analyst", "advocate", "critic", "analyst", "advocate"}},
+		{"What was decided about the vendor contract?", IntentFactual, Adaptive, adaptive("advocate")},
+		{"Compare the two pilot proposals.", IntentComparative, Rotating,
+			[]string{"analyst", "critic", "synthesizer", "analyst", "critic"}},
+		{"Compare the two pilot proposals.", IntentComparative, Adaptive, adaptive("critic")},
+	}
+	for _, tt := range tests {
+		c := Classify(tt.q)
+		if c.Intent != tt.intent {
+			t.Errorf("%q: intent %s, want %s", tt.q, c.Intent, tt.intent)
+			continue
+		}
+		got := Assign(srcs, RolesFor(c.Intent), tt.strategy)
+		var pairs, want []string
+		for i, a := range got {
+			pairs = append(pairs, a.SourceID+"="+a.Role)
+			want = append(want, srcs[i].ID+"="+tt.roles[i])
+		}
+		if !reflect.DeepEqual(pairs, want) {
+			t.Errorf("%q (%s) under %s:\n got %v\nwant %v", tt.q, c.Intent, tt.strategy, pairs, want)
+		}
+		if tt.strategy == Adaptive {
+			if rules := rulesOf(got); !reflect.DeepEqual(rules, adaptiveRules) {
+				t.Errorf("%q under adaptive: rules %v, want %v", tt.q, rules, adaptiveRules)
 			}
 		}
 	}
+}
+
+func rulesOf(as []Assignment) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.Rule
+	}
+	return out
 }

@@ -87,20 +87,77 @@ func TestAddEdgeRefusesCycle(t *testing.T) {
 	}
 }
 
+// AddNode refuses a node the graph cannot hold, with an error that names
+// the node and what is wrong with it, and a refused node leaves the graph
+// as it was: the same nodes, the same file, and its id still free.
 func TestAddNodeChecks(t *testing.T) {
-	g := New()
-	mustAdd(t, g, node("a", "p", Synthesis))
-	bad := []*ArgumentNode{
-		node("a", "p", Synthesis),
-		node("", "p", Synthesis),
-		node("b", "p", "verdict"),
-		func() *ArgumentNode { n := node("c", "p", Lemma); n.Claims[0].Turns = []int{3}; return n }(),
-		func() *ArgumentNode { n := node("d", "p", Lemma); n.Turns[1].N = 1; return n }(),
+	edit := func(id string, change func(*ArgumentNode)) *ArgumentNode {
+		n := node(id, "p2", Lemma)
+		change(n)
+		return n
 	}
-	for _, n := range bad {
-		if err := g.AddNode(n); err == nil {
-			t.Errorf("%+v accepted", n)
-		}
+	tests := []struct {
+		name string
+		n    *ArgumentNode
+		err  string
+	}{
+		{"an id the graph holds already", node("a", "p2", Lemma),
+			`graph: node "a" is in the graph already`},
+		{"no id", node("", "p2", Lemma),
+			"graph: a node has no id"},
+		{"an id of spaces", node("  ", "p2", Lemma),
+			"graph: a node has no id"},
+		{"no node", nil,
+			"graph: a nil node"},
+		{"a type that is not one", node("b", "p2", "verdict"),
+			`graph: node "b" has the type "verdict"; the types are synthesis, impasse, lemma, question, exploration, clarification`},
+		{"no type", node("b", "p2", ""),
+			`graph: node "b" has the type ""; the types are synthesis, impasse, lemma, question, exploration, clarification`},
+		{"a claim citing a turn the node does not have", edit("b", func(n *ArgumentNode) { n.Claims[0].Turns = []int{1, 3} }),
+			`graph: key claim 1 of node "b" refers to turn 3, which the node does not have`},
+		{"the second claim citing a turn of no node", edit("b", func(n *ArgumentNode) {
+			n.Claims = append(n.Claims, Claim{Text: "Another", Turns: []int{0}})
+		}), `graph: key claim 2 of node "b" refers to turn 0, which the node does not have`},
+		{"a claim citing a turn when the node has none", edit("b", func(n *ArgumentNode) { n.Turns = nil }),
+			`graph: key claim 1 of node "b" refers to turn 1, which the node does not have`},
+		{"two turns numbered alike", edit("b", func(n *ArgumentNode) { n.Turns[1].N = 1 }),
+			`graph: node "b" numbers a turn 1; turns are numbered from 1, each once`},
+		{"a turn numbered 0", edit("b", func(n *ArgumentNode) { n.Turns[0].N = 0 }),
+			`graph: node "b" numbers a turn 0; turns are numbered from 1, each once`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := New()
+			a := node("a", "p1", Synthesis)
+			mustAdd(t, g, a)
+			before, err := g.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = g.AddNode(tt.n)
+			if err == nil {
+				t.Fatalf("accepted; want %q", tt.err)
+			}
+			if err.Error() != tt.err {
+				t.Errorf("error %q, want %q", err, tt.err)
+			}
+			if len(g.Nodes) != 1 || g.Nodes[0] != a || g.Node("a") != a || a.Topic != "Topic of a" {
+				t.Errorf("the graph changed: %d nodes, first %+v", len(g.Nodes), g.Nodes[0])
+			}
+			if after, _ := g.MarshalJSON(); !bytes.Equal(after, before) {
+				t.Errorf("the graph's file changed:\n%s\nwas\n%s", after, before)
+			}
+			// The refused node's id is still free: a sound node takes it.
+			if tt.n != nil && strings.TrimSpace(tt.n.ID) != "" && tt.n.ID != "a" {
+				if g.Node(tt.n.ID) != nil {
+					t.Errorf("the refused node %q can be found", tt.n.ID)
+				}
+				sound := node(tt.n.ID, "p2", Lemma)
+				if err := g.AddNode(sound); err != nil || len(g.Nodes) != 2 || g.Node(tt.n.ID) != sound {
+					t.Errorf("a sound node %q after the refusal: %v, %d nodes", tt.n.ID, err, len(g.Nodes))
+				}
+			}
+		})
 	}
 }
 
