@@ -260,24 +260,34 @@ func unparsable(newRoot func() *cobra.Command, cmds []readmeCommand) []string {
 	return problems
 }
 
-// Every sot command the README's code blocks show parses: its command
-// exists, every flag is one that command takes, and every flag's value is
-// one its type accepts.
+// Every sot command the code blocks of README.md and docs/*.md show
+// parses: its command exists, every flag is one that command takes, and
+// every flag's value is one its type accepts.
 func TestReadmeCommandsParse(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", "..", "README.md"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	cmds, err := readmeCommands(f)
-	if err != nil {
-		t.Fatal(err)
+	files = append([]string{filepath.Join("..", "..", "README.md")}, files...)
+	total := 0
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmds, err := readmeCommands(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += len(cmds)
+		rel := strings.TrimPrefix(filepath.ToSlash(name), "../../")
+		for _, p := range unparsable(func() *cobra.Command { return docsRoot(t) }, cmds) {
+			t.Error(strings.Replace(p, "README.md:", rel+":", 1))
+		}
 	}
-	if len(cmds) < 15 {
-		t.Fatalf("only %d sot commands found in README.md", len(cmds))
-	}
-	for _, p := range unparsable(func() *cobra.Command { return docsRoot(t) }, cmds) {
-		t.Error(p)
+	if total < 15 {
+		t.Fatalf("only %d sot commands found in README.md and docs/*.md", total)
 	}
 }
 
