@@ -1,12 +1,9 @@
 package review
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/internal/shell"
@@ -14,86 +11,28 @@ import (
 	"github.com/sotlabs/sot/review/synthesis"
 )
 
-// Run states, as ListRuns reports them.
-const (
-	StateFinished    = run.StatusFinished    // the synthesis was written
-	StatePartial     = run.StatusPartial     // written, with parts missing
-	StateInterrupted = run.StatusInterrupted // stopped before the synthesis; the same command resumes it
-	StateRunning     = run.StatusRunning     // a process holds the run's lock
-	StateForeign     = run.StatusForeign     // run.json lacks the user's signature: not resumed
-)
-
-// RunInfo describes one run directory of a project.
-type RunInfo struct {
-	ID      string    `json:"run_id"`
-	Dir     string    `json:"dir"`
-	Created time.Time `json:"created"`
-	// Kind is the review type and how it ran ("diff, parallel").
-	Kind string `json:"kind"`
-	// Material is what was reviewed (a diff range, paths, a description).
-	Material string `json:"material"`
-	State    string `json:"state"`
-	// Calls and CostUSD are what the run paid for, as its result or, for a
-	// run that did not finish, its journal records.
-	Calls    int     `json:"calls"`
-	CostUSD  float64 `json:"cost_usd"`
-	Findings int     `json:"findings"`
-	Missing  int     `json:"missing,omitempty"`
-	// Resume is the sot review command that continues or re-renders the
-	// run, as far as run.json records it (the material must be unchanged
-	// for a diff to resume under the same id).
-	Resume string `json:"resume,omitempty"`
-}
-
 // ListRuns lists the runs in the project at top: the default output
 // directories (.sot/reviews/<run-id>) and PAW's (.paw/work/<id>/reviews),
-// newest first. prices turns a journal's usage into dollars.
-func ListRuns(top string, prices llm.PriceTable) ([]RunInfo, error) {
-	entries, err := run.List(top, []string{filepath.Join(".sot", "reviews", "*"), filepath.Join(".paw", "work", "*", "reviews")},
-		func() any { return &record{} }, run.Key())
-	if err != nil {
-		return nil, err
-	}
-	runs := make([]RunInfo, 0, len(entries))
-	for _, e := range entries {
-		runs = append(runs, runInfo(e, prices))
-	}
-	return runs, nil
-}
-
-// runInfo says what a run directory holds.
-func runInfo(e run.Entry, prices llm.PriceTable) RunInfo {
-	st, rec := e.State, recordOf(e.State)
-	r := RunInfo{ID: st.RunID, Dir: e.Dir, Created: st.Created, Material: rec.Context.Coordinates}
-	kind := []string{rec.Context.Type}
-	if rec.Mode != "" && rec.Mode != ModeSociety {
-		kind = append(kind, rec.Mode)
-	} else if rec.Context.InteractionMode != "" {
-		kind = append(kind, rec.Context.InteractionMode)
-	}
-	r.Kind = strings.Join(kind, ", ")
-	var fin *run.Finished
-	if res, ok := readResult(e.Path()); ok {
-		fin = &run.Finished{Missing: len(res.Missing), Calls: res.Usage.Calls, CostUSD: res.Usage.CostUSD}
-		r.Findings = len(res.Items)
-	}
-	r.State, r.Missing, r.Calls, r.CostUSD = e.Status(fin, prices)
-	if st.Authentic {
-		r.Resume = resumeCommand(rec, st.RunID, e.Path())
-	}
-	return r
-}
-
-func readResult(dir string) (*synthesis.Result, bool) {
-	b, err := os.ReadFile(filepath.Join(dir, resultFile))
-	if err != nil {
-		return nil, false
-	}
-	var res synthesis.Result
-	if json.Unmarshal(b, &res) != nil {
-		return nil, false
-	}
-	return &res, true
+// newest first, each with its kind (the review type and how it ran), its
+// material and, once the synthesis was written, its findings. prices turns
+// the journal of a run that did not finish into dollars.
+func ListRuns(top string, prices llm.PriceTable) ([]run.Listed, error) {
+	patterns := []string{filepath.Join(".sot", "reviews", "*"), filepath.Join(".paw", "work", "*", "reviews")}
+	return run.ListOf(top, patterns, prices, func(e run.Entry, rec *record) run.Described {
+		kind := []string{rec.Context.Type}
+		if rec.Mode != "" && rec.Mode != ModeSociety {
+			kind = append(kind, rec.Mode)
+		} else if rec.Context.InteractionMode != "" {
+			kind = append(kind, rec.Context.InteractionMode)
+		}
+		d := run.Described{Kind: strings.Join(kind, ", "), Material: rec.Context.Coordinates,
+			Command: resumeCommand(rec, e.State.RunID, e.Path())}
+		if res, done := run.ReadResult[synthesis.Result](e, resultFile); done {
+			d.Finished = &run.Finished{Missing: len(res.Missing), Calls: res.Usage.Calls, CostUSD: res.Usage.CostUSD}
+			d.Items = len(res.Items)
+		}
+		return d
+	})
 }
 
 // resumeCommand rebuilds, from a run's record, the sot review command that

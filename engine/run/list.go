@@ -1,6 +1,7 @@
 package run
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -128,16 +129,20 @@ type Listed struct {
 	ID      string    `json:"run_id"`
 	Dir     string    `json:"dir"`
 	Created time.Time `json:"created"`
-	// Material is what the run read: a question, a passage.
+	// Kind is what kind of run it was: its scenario, or for a review its
+	// type and how it ran ("diff, parallel").
+	Kind string `json:"kind"`
+	// Material is what the run read: a question, a passage, a diff.
 	Material string `json:"material"`
 	// State is one of the statuses: finished, partial, interrupted,
 	// running, not yours.
 	State   string  `json:"state"`
 	Calls   int     `json:"calls"`
 	CostUSD float64 `json:"cost_usd"`
-	// Items counts what a finished run produced (an answer's sentences,
-	// a debate's branches).
-	Items   int `json:"items"`
+	// Items counts what a finished run produced (a review's findings, an
+	// answer's sentences, a debate's branches); "findings" in the JSON of
+	// sot runs, whatever the scenario.
+	Items   int `json:"findings"`
 	Missing int `json:"missing,omitempty"`
 	// Resume is the command that started the run, which continues it (or,
 	// once it finished, writes it again without a call).
@@ -146,7 +151,7 @@ type Listed struct {
 
 // Described is what a scenario tells ListOf about one of its runs.
 type Described struct {
-	Material, Command string
+	Kind, Material, Command string
 	// Finished is the run's own result when its outputs were written (nil
 	// when not), and Items what that result holds.
 	Finished *Finished
@@ -171,7 +176,7 @@ func ListOf[P any](top string, patterns []string, prices llm.PriceTable, describ
 			p = new(P)
 		}
 		d := describe(e, p)
-		l := Listed{ID: e.State.RunID, Dir: e.Dir, Created: e.State.Created, Material: d.Material}
+		l := Listed{ID: e.State.RunID, Dir: e.Dir, Created: e.State.Created, Kind: d.Kind, Material: d.Material}
 		if d.Finished != nil {
 			l.Items = d.Items
 		}
@@ -182,4 +187,18 @@ func ListOf[P any](top string, patterns []string, prices llm.PriceTable, describ
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// ReadResult reads the result a run wrote as JSON into the file name of
+// its directory; ok is false while there is none (or it does not decode).
+func ReadResult[R any](e Entry, name string) (r *R, ok bool) {
+	b, err := os.ReadFile(filepath.Join(e.path, name))
+	if err != nil {
+		return nil, false
+	}
+	r = new(R)
+	if json.Unmarshal(b, r) != nil {
+		return nil, false
+	}
+	return r, true
 }

@@ -76,29 +76,20 @@ func Run(o *Options) error {
 	if !ok {
 		return cmdutil.UsageError("%s is not in a project (no .git, .sot or .paw above it); run sot runs inside the repository you reviewed", o.WorkDir)
 	}
-	list, err := review.ListRuns(top, o.Prices)
-	if err != nil {
-		return err
-	}
-	for _, scenario := range []struct {
-		kind string
-		list func(string, llm.PriceTable) ([]run.Listed, error)
-	}{{"ask", ask.ListRuns}, {"debate", debate.ListRuns}} {
-		runs, err := scenario.list(top, o.Prices)
+	var list []run.Listed
+	for _, scenario := range []func(string, llm.PriceTable) ([]run.Listed, error){review.ListRuns, ask.ListRuns, debate.ListRuns} {
+		runs, err := scenario(top, o.Prices)
 		if err != nil {
 			return err
 		}
-		for _, r := range runs {
-			list = append(list, review.RunInfo{ID: r.ID, Dir: r.Dir, Created: r.Created, Kind: scenario.kind, Material: r.Material,
-				State: r.State, Calls: r.Calls, CostUSD: r.CostUSD, Findings: r.Items, Missing: r.Missing, Resume: r.Resume})
-		}
+		list = append(list, runs...)
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Created.After(list[j].Created) })
 	if o.JSON {
 		enc := json.NewEncoder(o.IO.Out)
 		enc.SetIndent("", "  ")
 		if list == nil {
-			list = []review.RunInfo{}
+			list = []run.Listed{}
 		}
 		return enc.Encode(list)
 	}
@@ -114,8 +105,8 @@ func Run(o *Options) error {
 			state = fmt.Sprintf("%s (%d missing)", state, r.Missing)
 		}
 		findings := "-"
-		if r.State == review.StateFinished || r.State == review.StatePartial {
-			findings = fmt.Sprint(r.Findings)
+		if r.State == run.StatusFinished || r.State == run.StatusPartial {
+			findings = fmt.Sprint(r.Items)
 		}
 		started := "-"
 		if !r.Created.IsZero() {
