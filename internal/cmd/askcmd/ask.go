@@ -18,7 +18,6 @@ import (
 	"github.com/sotlabs/sot/internal/cmd/version"
 	"github.com/sotlabs/sot/internal/cmdutil"
 	"github.com/sotlabs/sot/internal/status"
-	"github.com/sotlabs/sot/llm/stack"
 )
 
 // Options are the flags and arguments of "sot ask".
@@ -261,9 +260,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	errOut := f.IO.ErrOut
 	ao := &ask.Options{Question: o.Question, Paths: o.Paths, FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), OutputDir: o.OutputDir, Intent: o.Intent, Debate: o.Debate, Groups: o.Groups, CustomGroups: custom,
 		Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Formats: o.Formats, Version: version.Get().Version, Command: cmdutil.ResumeCommand(),
-		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, Note: f.Note})
-		}}
+		NewStack: f.NewStack(cfg, cmdutil.StackOptions{})}
 	ao.Warn = func(s string) { cmdutil.Warn(errOut, s) }
 	ao.Progress = func(s string) { cmdutil.Say(errOut, s) }
 

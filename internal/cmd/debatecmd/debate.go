@@ -23,7 +23,6 @@ import (
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/llm"
-	"github.com/sotlabs/sot/llm/stack"
 )
 
 // Options are the flags and arguments of "sot debate".
@@ -203,10 +202,8 @@ func debateOptions(f *cmdutil.Factory, o *Options, errOut *io.Writer) (*debate.O
 	}
 	do := &debate.Options{Debaters: o.Debaters, Rounds: o.Rounds, Turns: o.Turns, Observers: o.Observers, ObserversFrom: o.ObserversFrom, FollowSymlinks: o.FollowSymlinks,
 		BranchRounds: o.BranchRounds, Dir: f.WorkDir(), OutputDir: o.OutputDir, Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Settings: cfg.Debate,
-		Command: cmdutil.ResumeCommand(),
-		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, Note: f.Note})
-		}}
+		Command:  cmdutil.ResumeCommand(),
+		NewStack: f.NewStack(cfg, cmdutil.StackOptions{})}
 	do.Warn = func(s string) { cmdutil.Warn(*errOut, s) }
 	do.Progress = func(s string) { cmdutil.Say(*errOut, s) }
 	return do, nil
@@ -253,8 +250,8 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return nil
 	}
 	printPlan(errOut, sum)
-	if err := stack.MissingKey(cfg, f.Getenv, plan.Model); err != nil {
-		return cmdutil.AsUsage(fmt.Errorf("%w; no model was called (sot doctor checks every configured model)", err))
+	if err := f.MissingKey(cfg, plan.Model); err != nil {
+		return err
 	}
 	d := status.New(errOut, f.IO.ErrTTY)
 	d.Plain()

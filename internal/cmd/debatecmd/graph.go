@@ -193,8 +193,8 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 				return ledger.Track(st), nil
 			}
 			printPlan(errOut, plan.Summary(prices))
-			if err := stack.MissingKey(do.Config, f.Getenv, plan.Model); err != nil {
-				return cmdutil.AsUsage(fmt.Errorf("%w; no model was called (sot doctor checks every configured model)", err))
+			if err := f.MissingKey(do.Config, plan.Model); err != nil {
+				return err
 			}
 			d := status.New(errOut, f.IO.ErrTTY)
 			d.Plain()

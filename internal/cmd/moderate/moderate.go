@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sotlabs/sot/internal/cmdutil"
-	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/review"
 )
 
@@ -64,9 +63,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, ref string, force bool) error 
 	}
 	err = run.Moderate(ctx, review.ModerateOptions{
 		Library: lib, In: f.IO.In, Out: f.IO.Out, Force: force,
-		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, Note: f.Note})
-		},
+		NewStack: f.NewStack(cfg, cmdutil.StackOptions{}),
 	})
 	if errors.As(err, new(*review.FieldError)) {
 		return cmdutil.AsUsage(err)

@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -256,7 +255,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		}
 		return printPlan(f, human, plan, plan.Estimate(ro), o)
 	}
-	if err := missingKeys(ro, plan); err != nil {
+	if err := missingKeys(f, ro, plan); err != nil {
 		return err
 	}
 	d := status.New(f.IO.ErrOut, f.IO.ErrTTY)
@@ -476,28 +475,20 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	if f.IO.InTTY {
 		ro.Ask = cmdutil.TerminalAsker(f.IO)
 	}
-	ro.NewStack = func(journal string) (*stack.Stack, error) {
-		return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, Note: f.Note})
-	}
+	ro.NewStack = f.NewStack(cfg, cmdutil.StackOptions{})
 	return ro, nil
 }
 
 // missingKeys refuses, once and before any call, a review whose models
-// include one whose provider has no key: every call on it would fail with
-// the same error. (A specialist's own model without a key has already been
-// moved to the session default; this is the default itself.)
-func missingKeys(ro *review.Options, p *review.Plan) error {
+// include one whose provider has no key (cmdutil's Factory.MissingKey). A
+// specialist's own model without a key has already been moved to the
+// session default; this is the default itself.
+func missingKeys(f *cmdutil.Factory, ro *review.Options, p *review.Plan) error {
 	models := []string{p.TriageModel}
 	for _, m := range p.Models {
 		models = append(models, m)
 	}
-	slices.Sort(models)
-	for _, m := range slices.Compact(models) {
-		if err := stack.MissingKey(ro.Config, ro.Getenv, m); err != nil {
-			return cmdutil.AsUsage(fmt.Errorf("%w; no model was called (sot doctor checks every configured model)", err))
-		}
-	}
-	return nil
+	return f.MissingKey(ro.Config, models...)
 }
 
 // formatName reads a format as the user may write it: in any case, and as

@@ -12,7 +12,6 @@ import (
 	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/ask/corpus"
 	"github.com/sotlabs/sot/internal/cmdutil"
-	"github.com/sotlabs/sot/llm/stack"
 )
 
 // AnalyzeOptions are the flags of "sot sources analyze".
@@ -78,9 +77,7 @@ func analyze(ctx context.Context, f *cmdutil.Factory, o *Options, ao *AnalyzeOpt
 	}
 	errOut := o.IO.ErrOut
 	opts := &ask.AnalyzeOptions{Dir: o.WorkDir, Config: cfg, Getenv: f.Getenv, DryRun: ao.DryRun, Fresh: ao.Fresh,
-		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, Note: f.Note, NoCache: ao.Fresh})
-		}}
+		NewStack: f.NewStack(cfg, cmdutil.StackOptions{NoCache: ao.Fresh})}
 	opts.Warn = func(s string) { cmdutil.Warn(errOut, s) }
 	opts.Progress = func(s string) { cmdutil.Say(errOut, s) }
 	rep, err := ask.Analyze(ctx, opts)

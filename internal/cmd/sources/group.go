@@ -12,7 +12,6 @@ import (
 	"github.com/sotlabs/sot/ask/route"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/internal/cmdutil"
-	"github.com/sotlabs/sot/llm/stack"
 )
 
 func newGroupsCmd(f *cmdutil.Factory, o *Options, pre func()) *cobra.Command {
@@ -185,9 +184,7 @@ func nameThemes(ctx context.Context, f *cmdutil.Factory, o *Options, g *GroupOpt
 	}
 	errOut := o.IO.ErrOut
 	opts := &ask.AnalyzeOptions{Dir: o.WorkDir, Config: cfg, Getenv: f.Getenv, DryRun: g.DryRun, Fresh: g.Fresh,
-		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, Note: f.Note, NoCache: g.Fresh})
-		}}
+		NewStack: f.NewStack(cfg, cmdutil.StackOptions{NoCache: g.Fresh})}
 	opts.Warn = func(s string) { cmdutil.Warn(errOut, s) }
 	opts.Progress = func(s string) { cmdutil.Say(errOut, s) }
 	rep, err := ask.NameThemes(ctx, opts)
