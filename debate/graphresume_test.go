@@ -60,9 +60,11 @@ var graphCrashCases = []struct {
 	{"classifying the second passage's branch", func(r *llmtest.Recorded) bool {
 		return r.SchemaName == "argument_node" && strings.Contains(r.LastUser(), "Passage: hope.txt\n│Branch question:")
 	}, 2},
+	// Every judgement of the second passage's nodes is held, whatever
+	// the earlier node: one left free (a node of the same passage) could
+	// finish after the kill's snapshot and be journaled before the kill.
 	{"judging the second passage's nodes, after they were saved", func(r *llmtest.Recorded) bool {
-		return r.SchemaName == "argument_edge" && strings.Contains(r.LastUser(), "Node A (new), from the passage hope.txt\n") &&
-			strings.Contains(r.LastUser(), "Node B (earlier), from the passage dickinson.txt\n")
+		return r.SchemaName == "argument_edge" && strings.Contains(r.LastUser(), "Node A (new), from the passage hope.txt\n")
 	}, 4},
 	{"a turn of the third passage", func(r *llmtest.Recorded) bool {
 		return strings.Contains(r.System, "Fly buzz") && strings.Contains(r.LastUser(), "Give The Symbolist's turn.")
