@@ -16,6 +16,7 @@ import (
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/safedir"
+	"github.com/sotlabs/sot/internal/termsafe"
 )
 
 // The file format: canonical JSON, named and versioned.
@@ -73,7 +74,7 @@ func (g *DebateDAG) MarshalJSON() ([]byte, error) {
 	if err := enc.Encode(f); err != nil {
 		return nil, err
 	}
-	return safeJSON(b.Bytes()), nil
+	return termsafe.JSON(b.Bytes()), nil
 }
 
 func orEmpty[T any](s []T) []T {

@@ -1,13 +1,10 @@
 package graph
 
 import (
-	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/sotlabs/sot/internal/secrets"
-	"github.com/sotlabs/sot/internal/termsafe"
 )
 
 // A graph file is material like any other: hand-edited, or planted in a
@@ -153,36 +150,4 @@ func maskEdges(es []Edge) []Edge {
 	}
 	maskTexts(ps)
 	return es
-}
-
-// safeJSON escapes, in JSON that encoding/json wrote, the characters a
-// terminal acts on that it leaves as they are: DEL, the C1 controls, the
-// line and paragraph separators and the bidirectional controls (see
-// internal/termsafe). JSON has them only inside strings, where \uXXXX
-// reads back as the same character, so the data does not change.
-func safeJSON(b []byte) []byte {
-	var out []byte
-	last := 0
-	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf && b[i] != 0x7f {
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if termsafe.Safe(string(r)) || r == utf8.RuneError && n <= 1 {
-			i += n
-			continue
-		}
-		if out == nil {
-			out = make([]byte, 0, len(b)+16)
-		}
-		out = append(out, b[last:i]...)
-		out = fmt.Appendf(out, `\u%04x`, r)
-		i += n
-		last = i
-	}
-	if out == nil {
-		return b
-	}
-	return append(out, b[last:]...)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sotlabs/sot/internal/secrets"
+	"github.com/sotlabs/sot/internal/termsafe"
 )
 
 // Fake credentials of shapes internal/secrets knows: an OpenAI project
@@ -394,9 +395,9 @@ func TestSafeJSON(t *testing.T) {
 		{"\"\u202eabc\u2066\"", `"\u202eabc\u2066"`},
 		{"\"c1 \u009b31m \u0085 del \x7f\"", `"c1 \u009b31m \u0085 del \u007f"`},
 	} {
-		got := safeJSON([]byte(tt.in))
+		got := termsafe.JSON([]byte(tt.in))
 		if string(got) != tt.want {
-			t.Errorf("safeJSON(%q) = %s, want %s", tt.in, got, tt.want)
+			t.Errorf("termsafe.JSON(%q) = %s, want %s", tt.in, got, tt.want)
 		}
 		var a, b string
 		if err := errors.Join(json.Unmarshal([]byte(tt.in), &a), json.Unmarshal(got, &b)); err != nil || a != b {

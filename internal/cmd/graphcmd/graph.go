@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -216,39 +215,10 @@ func Show(o *Options) error {
 		if err := enc.Encode(s); err != nil {
 			return err
 		}
-		_, err := o.IO.Out.Write(safeJSON(b.Bytes()))
+		_, err := o.IO.Out.Write(termsafe.JSON(b.Bytes()))
 		return err
 	}
 	return writeSummary(o.IO.Out, &s)
-}
-
-// safeJSON escapes, in JSON that encoding/json wrote, the characters a
-// terminal acts on that it leaves as they are (DEL, the C1 controls, the
-// line and paragraph separators, the bidirectional controls: see
-// internal/termsafe; it escapes the C0 controls itself). JSON has them
-// only inside strings, where \uXXXX reads back as the same character.
-func safeJSON(b []byte) []byte {
-	var out []byte
-	last := 0
-	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf && b[i] != 0x7f {
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if termsafe.Safe(string(r)) || r == utf8.RuneError && n <= 1 {
-			i += n
-			continue
-		}
-		out = append(out, b[last:i]...)
-		out = fmt.Appendf(out, `\u%04x`, r)
-		i += n
-		last = i
-	}
-	if out == nil {
-		return b
-	}
-	return append(out, b[last:]...)
 }
 
 // writeSummary prints the summary for people. Every text from the file

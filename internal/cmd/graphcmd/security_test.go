@@ -10,6 +10,7 @@ import (
 
 	"github.com/sotlabs/sot/debate/graph"
 	"github.com/sotlabs/sot/internal/secrets"
+	"github.com/sotlabs/sot/internal/termsafe"
 )
 
 // node is a node of passage p (branch b when b > 0) whose texts are the
@@ -164,8 +165,8 @@ func TestSafeJSON(t *testing.T) {
 		{`{"a": "plain, é"}`, `{"a": "plain, é"}`},
 		{"{\"a\": \"\u202eabc\u009b\x7f\u2028\"}", `{"a": "\u202eabc\u009b\u007f\u2028"}`},
 	} {
-		if got := string(safeJSON([]byte(tt.in))); got != tt.want {
-			t.Errorf("safeJSON(%q) = %s, want %s", tt.in, got, tt.want)
+		if got := string(termsafe.JSON([]byte(tt.in))); got != tt.want {
+			t.Errorf("termsafe.JSON(%q) = %s, want %s", tt.in, got, tt.want)
 		}
 	}
 }
