@@ -17,9 +17,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/sotlabs/sot/cli/cmdutil"
+	"github.com/sotlabs/sot/cli/root"
 	"github.com/sotlabs/sot/config"
-	"github.com/sotlabs/sot/internal/cmd/root"
-	"github.com/sotlabs/sot/internal/cmdutil"
 )
 
 // docsRoot builds the command tree as main does, with streams and

@@ -1,12 +1,12 @@
 // Command sot is the Society-of-Thought engine's command line. It only wires
-// the process to the command tree in internal/cmd/root.
+// the process to the command tree in cli/root.
 package main
 
 import (
 	"os"
 
-	"github.com/sotlabs/sot/internal/cmd/root"
-	"github.com/sotlabs/sot/internal/cmdutil"
+	"github.com/sotlabs/sot/cli/cmdutil"
+	"github.com/sotlabs/sot/cli/root"
 )
 
 func main() {

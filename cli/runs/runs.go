@@ -1,0 +1,143 @@
+// Package runs implements "sot runs": the review runs of the project, with
+// their date, kind, material, state and cost, and the command that resumes
+// each.
+package runs
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sotlabs/sot/ask"
+	"github.com/sotlabs/sot/cli/cmdutil"
+	"github.com/sotlabs/sot/debate"
+	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/internal/project"
+	"github.com/sotlabs/sot/llm"
+	"github.com/sotlabs/sot/review"
+)
+
+// Options are the inputs of "sot runs".
+type Options struct {
+	IO      *cmdutil.IOStreams
+	WorkDir string
+	Prices  llm.PriceTable
+	JSON    bool
+	// Resume prints, for each run, the command that resumes it.
+	Resume bool
+}
+
+// NewCmd returns "sot runs".
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &Options{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List this project's runs (reviews, questions, debates): date, kind, material, state, cost",
+		Long: `List the runs of the project: reviews in their default output
+directories (.sot/reviews/<run-id>) and PAW's (.paw/work/<id>/reviews), and
+questions asked with sot ask (.sot/answers/<run-id>) and debates held with
+sot debate (.sot/debates/<run-id>), newest first, with when each started,
+what kind of run it was, what it read, its state, what it produced
+(findings of a review, sentences of an answer, branches of a debate) and
+what it cost.
+
+States: finished; partial (written, with parts missing); interrupted
+(stopped before the synthesis: the same command resumes it and pays only for
+the calls that had not finished); running (a process holds its lock); not
+yours (its run.json does not carry your signature, so it is never resumed).
+
+--resume prints the command that resumes each run (or re-renders
+a finished one without a call), rebuilt from its record.`,
+		Example: `  sot runs
+  sot runs --resume        # and the command that continues each run
+  sot runs --json | jq '.[] | select(.state == "interrupted")'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.WorkDir = f.WorkDir()
+			cfg, _, err := f.Config()
+			if err != nil {
+				return err
+			}
+			o.Prices = llm.DefaultPrices().Merge(cfg.Prices)
+			return Run(o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the runs as JSON")
+	cmd.Flags().BoolVar(&o.Resume, "resume", false, "print the command that resumes each run")
+	return cmd
+}
+
+// Run lists the runs.
+func Run(o *Options) error {
+	top, ok := project.Top(o.WorkDir)
+	if !ok {
+		return cmdutil.UsageError("%s is not in a project (no .git, .sot or .paw above it); run sot runs inside the repository you reviewed", o.WorkDir)
+	}
+	var list []run.Listed
+	for _, scenario := range []func(string, llm.PriceTable) ([]run.Listed, error){review.ListRuns, ask.ListRuns, debate.ListRuns} {
+		runs, err := scenario(top, o.Prices)
+		if err != nil {
+			return err
+		}
+		list = append(list, runs...)
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Created.After(list[j].Created) })
+	if o.JSON {
+		enc := json.NewEncoder(o.IO.Out)
+		enc.SetIndent("", "  ")
+		if list == nil {
+			list = []run.Listed{}
+		}
+		return enc.Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(o.IO.Out, "sot: no runs in %s yet; sot review, sot ask and sot debate make them\n", top)
+		return nil
+	}
+	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSTARTED\tKIND\tSTATE\tFINDINGS\tCALLS\tCOST\tMATERIAL")
+	for _, r := range list {
+		state := r.State
+		if r.Missing > 0 {
+			state = fmt.Sprintf("%s (%d missing)", state, r.Missing)
+		}
+		findings := "-"
+		if r.State == run.StatusFinished || r.State == run.StatusPartial {
+			findings = fmt.Sprint(r.Items)
+		}
+		started := "-"
+		if !r.Created.IsZero() {
+			started = r.Created.Local().Format("2006-01-02 15:04")
+		}
+		cmdutil.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t$%.4f\t%s\n", r.ID, started, r.Kind, state, findings, r.Calls, r.CostUSD, oneLine(r.Material, 60))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if o.Resume {
+		fmt.Fprintln(o.IO.Out, "\nTo resume a run (or re-render a finished one without a call), run its command while the material is unchanged:")
+		for _, r := range list {
+			if r.Resume != "" {
+				cmdutil.Fprintf(o.IO.Out, "  %s: %s\n", r.ID, r.Resume)
+			}
+		}
+	}
+	return nil
+}
+
+// oneLine cuts s to n runes on one line.
+func oneLine(s string, n int) string {
+	r := []rune(s)
+	for i, c := range r {
+		if c == '\n' || c == '\r' {
+			r[i] = ' '
+		}
+	}
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return string(r)
+}
