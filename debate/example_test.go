@@ -9,6 +9,7 @@ import (
 
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/debate"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
@@ -49,11 +50,9 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	o := &debate.Options{Passage: passage, Rounds: 1, BranchRounds: 1, Observers: "none",
-		Dir: tmp, OutputDir: filepath.Join(tmp, "debate"), Config: &cfg, Library: lib, Getenv: getenv,
-		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
-		}}
+	o := &debate.Options{Options: scenario.Options{Dir: tmp, OutputDir: filepath.Join(tmp, "debate"), Config: &cfg, Getenv: getenv, NewStack: func(journal string) (*stack.Stack, error) {
+		return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
+	}}, Passage: passage, Rounds: 1, BranchRounds: 1, Observers: "none", Library: lib}
 	ctx := context.Background()
 	plan, err := debate.Prepare(ctx, o)
 	if err != nil {

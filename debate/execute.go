@@ -3,7 +3,6 @@ package debate
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 )
@@ -66,12 +66,8 @@ type Outcome struct {
 	Stopped error
 }
 
-// PartialError: the debate was written without some of its parts.
-type PartialError struct{ Missing int }
-
-func (e *PartialError) Error() string {
-	return fmt.Sprintf("the debate is partial: %d part(s) missing (see %s)", e.Missing, LogFile)
-}
+// PartialError: the debate was written without some of its parts (exit 3).
+type PartialError = scenario.PartialError
 
 // FailedError: no turn of the main debate came back, so there is no
 // debate to speak of.
@@ -89,7 +85,7 @@ func (out *Outcome) Verdict() error {
 		return &FailedError{Turns: out.Plan.turnSteps(out.Plan.Rounds)}
 	}
 	if r.Partial() {
-		return &PartialError{Missing: len(r.Missing)}
+		return &PartialError{Result: "the debate", Missing: len(r.Missing), See: LogFile}
 	}
 	return nil
 }
@@ -105,43 +101,28 @@ func (out *Outcome) Verdict() error {
 // *engine.UserError.
 func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	out, err := execute(ctx, p, o)
-	if err != nil && (errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig)) {
-		return nil, engine.AsUserError(err)
-	}
-	return out, err
+	return out, scenario.UserErrors(err)
 }
 
 func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
-	start := o.Time()
-	st, err := o.NewStack("")
+	r, err := scenario.Begin(&o.Options, scenario.Spec{What: "a debate", Other: "another debate", Top: p.top, OutputDir: p.OutputDir, Layout: layout,
+		State:  run.State{RunID: p.RunID, Nonce: p.Nonce, Payload: &record{Kind: "debate", Passage: p.Passage.Name, Model: p.Model, Command: o.Command}},
+		Models: []string{p.Model}})
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Meter.CheckPrices(p.Model); err != nil {
-		return nil, err
-	}
-	state := run.State{RunID: p.RunID, Nonce: p.Nonce, Created: start.UTC(),
-		Payload: &record{Kind: "debate", Passage: p.Passage.Name, Model: p.Model, Command: o.Command}}
-	d, j, old, err := run.Begin(p.top, p.OutputDir, layout, "a debate", state, o.Fresh, st)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	if old != "" {
-		o.Warnf("%s held run %s, another debate; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID)
-	}
-	defer st.Close()
+	defer r.Close()
 
 	res := p.result()
-	res.Started = start.UTC()
-	pr := &protocol{x: o.NewExecutor.Make(st, o.Hooks, ""), hooks: o.Hooks, c: newComposer(p), res: res}
+	res.Started = r.Start.UTC()
+	pr := &protocol{x: r.Executor(""), hooks: o.Hooks, c: newComposer(p), res: res}
 	if n := p.ObserverSpec.Generate; n > 0 {
 		pr.chain = &chain{want: n, floor: p.Settings.MinObserverDistance, regen: p.Settings.Regenerations}
 	}
 	main := &debate{title: "The main debate", phase: &res.Main, debaters: p.Debaters, rounds: p.Rounds, simult: p.Turns == Simultaneous}
 	if err := pr.mainDebate(ctx, main); err != nil {
 		if ctx.Err() != nil {
-			return nil, interrupted(ctx.Err())
+			return nil, scenario.Interrupted(ctx.Err())
 		}
 		return nil, err
 	}
@@ -150,12 +131,12 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	}
 	pr.flush(ctx)
 	if err := ctx.Err(); err != nil {
-		return nil, interrupted(err)
+		return nil, scenario.Interrupted(err)
 	}
 	if o.Graph != nil && p.Graph != nil {
 		if err := pr.grow(ctx, o.Graph, p, o, res); err != nil {
 			if ctx.Err() != nil {
-				return nil, interrupted(ctx.Err())
+				return nil, scenario.Interrupted(ctx.Err())
 			}
 			return nil, err
 		}
@@ -164,19 +145,16 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		res.Notes = append(res.Notes, "a budget stopped the run: "+llm.Redact(pr.stopped.Error())+"; raise it and run the same command again to finish (finished calls are replayed, not paid again)")
 	}
 	res.Finished = o.Time().UTC()
-	res.Usage = usage(st, start, o.Time(), len(res.Steps))
-	created := start
-	if rec := d.State(nil); rec.RunID == p.RunID && !rec.Created.IsZero() {
+	res.Usage = usage(r.Spent(), r.Wall(), len(res.Steps))
+	created := r.Start
+	if rec := r.Dir.State(nil); rec.RunID == p.RunID && !rec.Created.IsZero() {
 		created = rec.Created // a resumed run: when it began
 	}
-	files, err := p.write(d, res, created)
+	files, err := r.Write(p.render(res, created)...)
 	if err != nil {
 		return nil, err
 	}
-	if err := j.Ready(); err != nil {
-		return nil, err
-	}
-	if err := d.RecordWritten(files); err != nil {
+	if err := r.Finish(files); err != nil {
 		return nil, err
 	}
 	return &Outcome{Plan: p, Result: res, Files: files, Stopped: pr.stopped}, nil
@@ -250,76 +228,49 @@ func source(level, path string) string {
 	return level
 }
 
-// write writes the run's outputs. A debate has no optional format: every
-// output is written each time, and one an earlier invocation wrote that
-// this one does not (a branch beyond its branches, ensemble.json without
-// observers) is removed, as review and ask remove a format not asked for
-// again, so the directory never holds a file of another invocation.
-func (p *Plan) write(d *run.Dir, r *Result, created time.Time) ([]string, error) {
-	var files []string
-	put := func(name string, v any) error {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := d.WriteFile(name, append(b, '\n'), 0o644); err != nil {
-			return err
-		}
-		files = append(files, filepath.Join(p.OutputDir, name))
-		return nil
-	}
-	text := func(name, s string) error {
-		if err := d.WriteFile(name, []byte(s), 0o644); err != nil {
-			return err
-		}
-		files = append(files, filepath.Join(p.OutputDir, name))
-		return nil
-	}
-	if err := text(LogFile, r.DialecticLog()); err != nil {
-		return nil, err
-	}
-	if err := text(ReportFile, r.ObserverReport()); err != nil {
-		return nil, err
-	}
+// render renders the run's outputs. A debate has no optional format:
+// every output is rendered each time, and one an earlier invocation wrote
+// that this one does not (a branch beyond its branches, ensemble.json
+// without observers) is removed, as review and ask remove a format not
+// asked for again, so the directory never holds a file of another
+// invocation.
+func (p *Plan) render(r *Result, created time.Time) []scenario.File {
+	files := []scenario.File{{Name: LogFile, Data: []byte(r.DialecticLog())}, {Name: ReportFile, Data: []byte(r.ObserverReport())}}
 	for _, br := range r.Branches {
-		if err := text(BranchFile(br.N), r.BranchMarkdown(br)); err != nil {
-			return nil, err
-		}
+		files = append(files, scenario.File{Name: BranchFile(br.N), Data: []byte(r.BranchMarkdown(br))})
 	}
 	// Branch files of an earlier invocation of this run that made more
 	// branches describe nothing now.
 	for n := len(r.Branches) + 1; n <= MaxObservers; n++ {
-		if err := d.Remove(BranchFile(n)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
+		files = append(files, scenario.File{Name: BranchFile(n)})
 	}
-	if err := put(JSONFile, r); err != nil {
-		return nil, err
-	}
+	files = append(files, scenario.File{Name: JSONFile, Data: indentJSON(r)})
+	ensemble := scenario.File{Name: EnsembleFile}
 	if len(r.Observers) > 0 {
-		if err := put(EnsembleFile, ensembleOf(r.Observers, r.Diversity, created)); err != nil {
-			return nil, err
-		}
-	} else if err := d.Remove(EnsembleFile); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		ensemble.Data = indentJSON(ensembleOf(r.Observers, r.Diversity, created))
 	}
-	return files, nil
+	return append(files, ensemble)
+}
+
+// indentJSON is v indented by two spaces, with a line break at the end.
+// The values rendered hold nothing that cannot be encoded.
+func indentJSON(v any) []byte {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		panic(fmt.Sprintf("debate: rendering %T: %v", v, err))
+	}
+	return append(b, '\n')
 }
 
 // usage is what the run cost, with the calls replayed from its journal at
 // what they cost when they were made.
-func usage(st *stack.Stack, start, now time.Time, steps int) Usage {
-	sp := st.Spent()
+func usage(sp stack.Spent, wall time.Duration, steps int) Usage {
 	// Costs are summed as calls finish, in any order: rounded to a
 	// millionth of a dollar, the figure is the same on every run.
 	dollars := func(f float64) float64 { return math.Round(f*1e6) / 1e6 }
 	return Usage{Calls: sp.Calls, NewCalls: sp.NewCalls, Replayed: sp.Replayed, CacheHits: sp.CacheHits, CostUSD: dollars(sp.Cost), NewCostUSD: dollars(sp.NewCost),
 		InputTokens: sp.Usage.InputTokens, CachedInputTokens: sp.Usage.CachedInputTokens, OutputTokens: sp.Usage.OutputTokens,
-		Steps: steps, WallMS: now.Sub(start).Milliseconds()}
-}
-
-func interrupted(err error) error {
-	return fmt.Errorf("interrupted: %w (run the same command again to continue; finished calls are replayed)", err)
+		Steps: steps, WallMS: wall.Milliseconds()}
 }
 
 // CheckPrices refuses, as Execute does before any call, a plan whose

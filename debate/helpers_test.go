@@ -11,6 +11,7 @@ import (
 
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/stack"
@@ -228,10 +229,9 @@ func testOptionsIn(t testing.TB, top, baseURL string, rec *recorder) *Options {
 		}
 		return ""
 	}
-	o := &Options{Passage: testPassage(t), Dir: top, Config: &cfg, Library: lib, Getenv: getenv,
-		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
-		}}
+	o := &Options{Options: scenario.Options{Dir: top, Config: &cfg, Getenv: getenv, NewStack: func(journal string) (*stack.Stack, error) {
+		return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
+	}}, Passage: testPassage(t), Library: lib}
 	if rec != nil {
 		o.NewExecutor = func(p llm.Provider, h engine.Hooks, fallback string) engine.Executor {
 			rec.inner = &engine.Local{Provider: p, Hooks: h, Fallback: fallback}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
@@ -71,10 +72,9 @@ func llmOptionsWith(t testing.TB, bin, top string, latency string) (*Options, st
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &Options{Passage: testPassage(t), Dir: top, Config: &cfg, Library: lib, Model: "command:llm -m fake-4",
-		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: os.Getenv})
-		}}
+	o := &Options{Options: scenario.Options{Dir: top, Config: &cfg, Model: "command:llm -m fake-4", NewStack: func(journal string) (*stack.Stack, error) {
+		return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: os.Getenv})
+	}}, Passage: testPassage(t), Library: lib}
 	return o, log
 }
 

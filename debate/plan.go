@@ -8,11 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/project"
-	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/prompt"
 )
@@ -41,8 +40,15 @@ const (
 	MaxDebaters = 8
 )
 
-// Options configure one debate.
+// Options configure one debate. The options every scenario shares (the
+// project and output directories, the model, the configuration and its
+// budgets, the stack, fresh, the command, formats, hooks and executor)
+// are scenario.Options'; the output directory defaults to
+// .sot/debates/<run-id> at the project's top, and FollowSymlinks reads an
+// ObserversFrom file that leads through a symbolic link out of its project.
 type Options struct {
+	scenario.Options
+
 	// Passage is the text debated (see ReadPassage).
 	Passage Passage
 	// Debaters are persona names or persona files, in speaking order
@@ -58,43 +64,16 @@ type Options struct {
 	// ObserversFrom is an ensemble file (ensemble.json) whose observers to
 	// use instead; it excludes Observers.
 	ObserversFrom string
-	// FollowSymlinks reads an ObserversFrom file that leads through a
-	// symbolic link out of its project (--follow-symlinks).
-	FollowSymlinks bool
 	// BranchRounds are the rounds of each branch debate (default 2).
 	BranchRounds int
-	// Model is the model every call uses (default: the config's).
-	Model string
 	// Settings are the temperatures and thresholds; zero fields take
 	// their defaults.
 	Settings Settings
 
-	// Dir is where the project is looked for (default "."); OutputDir is
-	// the run's directory (default .sot/debates/<run-id> at the project's
-	// top).
-	Dir       string
-	OutputDir string
-
-	Config  *config.Config
 	Library *persona.Library
-	// NewStack builds the provider stack; Execute passes "" and attaches
-	// the run's journal itself.
-	NewStack func(journal string) (*stack.Stack, error)
-	// Getenv reads the providers' keys (default os.Getenv).
-	Getenv func(string) string
-	// Fresh discards the journal of an earlier run of the same debate.
-	Fresh bool
-	// Command is the command line that started the debate, recorded so
-	// that it can be resumed.
-	Command string
 	// Graph is the argument graph the debate draws on and, once whole,
 	// grows (sot debate --graph); nil for a debate on its own.
 	Graph *Graph
-
-	engine.Hooks
-	// NewExecutor makes the Executor every call goes through (nil: an
-	// engine.Local in this process).
-	NewExecutor engine.NewExecutor
 }
 
 // Plan is everything decided before the first model call.

@@ -20,6 +20,7 @@ import (
 	"github.com/sotlabs/sot/debate"
 	"github.com/sotlabs/sot/debate/graph"
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/llm"
@@ -200,10 +201,7 @@ func debateOptions(f *cmdutil.Factory, o *Options, errOut *io.Writer) (*debate.O
 	if err != nil {
 		return nil, err
 	}
-	do := &debate.Options{Debaters: o.Debaters, Rounds: o.Rounds, Turns: o.Turns, Observers: o.Observers, ObserversFrom: o.ObserversFrom, FollowSymlinks: o.FollowSymlinks,
-		BranchRounds: o.BranchRounds, Dir: f.WorkDir(), OutputDir: o.OutputDir, Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Settings: cfg.Debate,
-		Command:  cmdutil.ResumeCommand(),
-		NewStack: f.NewStack(cfg, cmdutil.StackOptions{})}
+	do := &debate.Options{Options: scenario.Options{FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), OutputDir: o.OutputDir, Config: cfg, Getenv: f.Getenv, Fresh: o.Fresh, Command: cmdutil.ResumeCommand(), NewStack: f.NewStack(cfg, cmdutil.StackOptions{})}, Debaters: o.Debaters, Rounds: o.Rounds, Turns: o.Turns, Observers: o.Observers, ObserversFrom: o.ObserversFrom, BranchRounds: o.BranchRounds, Library: lib, Settings: cfg.Debate}
 	do.Warn = func(s string) { cmdutil.Warn(*errOut, s) }
 	do.Progress = func(s string) { cmdutil.Say(*errOut, s) }
 	return do, nil
