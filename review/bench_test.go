@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
@@ -94,13 +95,9 @@ func reviewOptions(repo, baseURL, model string) (*Options, error) {
 		}
 		return ""
 	}
-	return &Options{
-		Context: Context{Interactive: "false", OutputDir: filepath.Join(repo, "out")},
-		Dir:     repo, Config: &cfg, Library: lib, Fresh: true,
-		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
-		},
-	}, nil
+	return &Options{Options: scenario.Options{Dir: repo, Config: &cfg, Fresh: true, NewStack: func(journal string) (*stack.Stack, error) {
+		return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
+	}}, Context: Context{Interactive: "false", OutputDir: filepath.Join(repo, "out")}, Library: lib}, nil
 }
 
 func runReview(tb testing.TB, o *Options) *Outcome {

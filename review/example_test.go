@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
@@ -43,17 +44,10 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	o := &review.Options{
-		Context: review.Context{Type: "freeform", Specialists: "security,architecture", Perspectives: "none",
-			Interactive: "false", OutputDir: filepath.Join(tmp, "review")},
-		Content: "-",
-		In:      strings.NewReader("The service stores session tokens in a cookie without the Secure flag.\n"),
-		Dir:     tmp, Config: &cfg, Library: lib, Getenv: getenv,
-		Formats: []string{"json"}, Version: "example",
-		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
-		},
-	}
+	o := &review.Options{Options: scenario.Options{Dir: tmp, Config: &cfg, Getenv: getenv, Formats: []string{"json"}, Version: "example", NewStack: func(journal string) (*stack.Stack, error) {
+		return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
+	}}, Context: review.Context{Type: "freeform", Specialists: "security,architecture", Perspectives: "none",
+		Interactive: "false", OutputDir: filepath.Join(tmp, "review")}, Content: "-", In: strings.NewReader("The service stores session tokens in a cookie without the Secure flag.\n"), Library: lib}
 	ctx := context.Background()
 	plan, err := review.Prepare(ctx, o)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/material"
@@ -61,28 +62,18 @@ func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 }
 
 func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
-	start := o.Time()
 	p = p.forRun()
 	// The stack comes first: a run it refuses (under --max-cost, a model
-	// without a price) must not touch the output directory.
-	st, err := o.NewStack("")
+	// without a price) must not touch the output directory. A resumed
+	// run's budget covers what it spent before.
+	r, err := scenario.Begin(&o.Options, scenario.Spec{What: "a review", Other: "a review of other material or options", Top: p.top, OutputDir: p.OutputDir,
+		Layout: layout, State: p.state(o.Time()), Models: p.models()})
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Meter.CheckPrices(p.models()...); err != nil {
-		return nil, err
-	}
-	d, j, old, err := run.Begin(p.top, p.OutputDir, layout, "a review", p.state(start), o.Fresh, st) // a resumed run's budget covers what it spent before
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	if old == p.RunID {
-		o.warn(fmt.Sprintf("%s held a run.json that sot did not write for you (it may have come with the repository, or sot's key in the user cache directory was replaced); its files were removed and the run starts afresh", p.OutputDir))
-	} else if old != "" {
-		o.warn(fmt.Sprintf("%s held run %s, a review of other material or options; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID))
-	}
-	defer st.Close()
+	defer r.Close()
+	p.runDir = r.Dir
+	st, start := r.Stack, r.Start
 
 	res := p.result()
 	var reports []finding.Report
@@ -104,7 +95,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		reports, stopped = p.collect(results, res)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("review interrupted: %w (run the same command again to continue; finished calls are replayed)", err)
+		return nil, scenario.Interrupted(err)
 	}
 
 	// The specialists' files do not depend on the synthesis: write them
@@ -116,23 +107,15 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	}
 	p.markCoverage(res, fileReports)
 	merged := mergeByLens(fileReports)
-	type written struct {
-		files []string
-		err   error
-	}
-	specFiles := make(chan written, 1)
-	go func() {
-		files, err := writeSpecialists(d, res, merged, p.roundNotes)
-		specFiles <- written{files, err}
-	}()
+	specFiles := r.WriteLater(func() ([]scenario.File, error) { return renderSpecialists(res, merged, p.roundNotes) })
 	o.progress("synthesizing %d findings", countFindings(reports))
 	syn, err := p.synthesize(ctx, o, st, reports)
-	sf := <-specFiles
+	written, werr := specFiles()
 	if err != nil {
 		return nil, err
 	}
-	if sf.err != nil {
-		return nil, sf.err
+	if werr != nil {
+		return nil, werr
 	}
 	res.Items, res.Observations, res.TradeOffs, res.Dissent = syn.Items, syn.Observations, syn.TradeOffs, syn.Dissent
 	res.Trace, res.Narrative, res.InputOrder = syn.Trace, syn.Narrative, syn.InputOrder
@@ -146,40 +129,32 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	}
 	res.FileLines = p.fileLines(ctx, o, res)
 	p.usage(res, st, start, o.Time())
-	if err := applyResolutions(d.Dir, res); err != nil {
+	if err := applyResolutions(r.Dir.Dir, res); err != nil {
 		return nil, err
 	}
 	// Every output in the directory belongs to this synthesis, and the
 	// optional ones are those asked for this time: the machine outputs of
-	// an earlier invocation go before it is written, and only the formats
-	// asked for are rendered again (see WriteFormats).
-	if err := removeFormats(d, nil); err != nil {
-		return nil, err
-	}
-	// The two files do not depend on each other: write them at once.
-	saved := make(chan error, 1)
-	go func() { saved <- saveResult(d, res) }()
-	err = d.WriteFile(synthesisFile, []byte(report.SynthesisMarkdown(res)), 0o644)
-	if serr := <-saved; err == nil {
-		err = serr
-	}
+	// an earlier invocation are removed, and only the formats asked for
+	// are rendered again (see WriteFormats).
+	out, err := renderSynthesis(res)
 	if err != nil {
 		return nil, err
 	}
-	// The state file is written with the journal, in the background for a
-	// new run: wait for it before adding to it.
-	if err := j.Ready(); err != nil {
-		return nil, err
-	}
-	files := append(sf.files, filepath.Join(p.OutputDir, synthesisFile))
-	if err := d.RecordWritten(files); err != nil {
-		return nil, err
-	}
-	machine, err := writeFormatsIn(p.top, p.OutputDir, res, o.Formats, o.Version)
+	machine, err := renderFormats(res, o.Formats, o.Version)
 	if err != nil {
 		return nil, err
 	}
-	files = append(files, machine...)
+	files, err := r.Write(append(out, machine...)...)
+	if err != nil {
+		return nil, err
+	}
+	// result.json is the run's own record of its synthesis, not an output
+	// listed among the files the review wrote.
+	files = slices.DeleteFunc(files, func(f string) bool { return filepath.Base(f) == resultFile })
+	files = append(written, files...)
+	if err := r.Finish(files); err != nil {
+		return nil, err
+	}
 	completed := 0
 	for _, r := range reports {
 		if r.Error == "" {
@@ -242,11 +217,7 @@ func (p *Plan) runTasks(ctx context.Context, st *stack.Stack, tasks []*engine.Ta
 // recordModels records the run's models in its state, when the state on
 // disk is this run's.
 func (p *Plan) recordModels() error {
-	d, err := openOutputDir(p.top, p.OutputDir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
+	d := p.runDir
 	rec := &record{}
 	if st := d.State(rec); st.RunID == p.RunID && st.Authentic {
 		rec.Models = p.Models
@@ -451,20 +422,13 @@ func mergeByLens(rs []finding.Report) []finding.Report {
 	return out
 }
 
-// writeSpecialists writes every REVIEW-<SPECIALIST>.md.
-// REVIEW-SYNTHESIS.md is written after the synthesis, machine formats by
-// WriteFormats.
-func writeSpecialists(d *run.Dir, res *synthesis.Result, reports []finding.Report, rounds map[[2]string]map[int]string) ([]string, error) {
-	var files []string
-	write := func(path string, data []byte) error {
-		if err := d.WriteFile(filepath.Base(path), data, 0o644); err != nil {
-			return err
-		}
-		files = append(files, path)
-		return nil
-	}
+// renderSpecialists renders every REVIEW-<SPECIALIST>.md.
+// REVIEW-SYNTHESIS.md is rendered after the synthesis, machine formats by
+// renderFormats.
+func renderSpecialists(res *synthesis.Result, reports []finding.Report, rounds map[[2]string]map[int]string) ([]scenario.File, error) {
+	var files []scenario.File
 	for _, r := range reports {
-		path, err := persona.ReviewFile(d.Path(), r.Specialist, r.Lens)
+		path, err := persona.ReviewFile(".", r.Specialist, r.Lens)
 		if err != nil {
 			return nil, err
 		}
@@ -477,8 +441,40 @@ func writeSpecialists(d *run.Dir, res *synthesis.Result, reports []finding.Repor
 				text = report.AppendRound(text, n, notes[n])
 			}
 		}
-		if err := write(path, []byte(text)); err != nil {
+		files = append(files, scenario.File{Name: filepath.Base(path), Data: []byte(text)})
+	}
+	return files, nil
+}
+
+// renderSynthesis renders result.json, which --resolve and moderator mode
+// read, and REVIEW-SYNTHESIS.md.
+func renderSynthesis(res *synthesis.Result) ([]scenario.File, error) {
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return []scenario.File{{Name: resultFile, Data: append(b, '\n')}, {Name: synthesisFile, Data: []byte(report.SynthesisMarkdown(res))}}, nil
+}
+
+// renderFormats renders the machine formats asked for, in the order of
+// their names, and marks every other one for removal, so that none is
+// left from an earlier invocation.
+func renderFormats(res *synthesis.Result, formats []string, version string) ([]scenario.File, error) {
+	var files []scenario.File
+	for _, format := range formats {
+		name, ok := Formats[format]
+		if !ok || slices.ContainsFunc(files, func(f scenario.File) bool { return f.Name == name }) {
+			continue // markdown is always written
+		}
+		b, err := Render(format, res, version)
+		if err != nil {
 			return nil, err
+		}
+		files = append(files, scenario.File{Name: name, Data: b})
+	}
+	for _, format := range slices.Sorted(maps.Keys(Formats)) {
+		if !slices.Contains(formats, format) {
+			files = append(files, scenario.File{Name: Formats[format]})
 		}
 	}
 	return files, nil
@@ -827,5 +823,6 @@ func (p *Plan) CheckPrices(o *Options) error {
 	if err != nil {
 		return err
 	}
+	defer st.Close()
 	return engine.AsUserError(st.Meter.CheckPrices(p.models()...))
 }

@@ -48,6 +48,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/stack"
@@ -262,17 +263,13 @@ func goldenOptions(t *testing.T, mode int, baseURL string, log *callLog) *review
 		return ""
 	}
 	seed := goldenSeed
-	o := &review.Options{
-		Context: review.Context{Interactive: "false", OutputDir: goldenOutputDir, Specialists: "security,correctness,testing"},
-		Dir:     ".", Config: &cfg, Library: lib, Getenv: getenv, Seed: &seed,
-		NewStack: func(journal string) (*stack.Stack, error) {
-			st, err := stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
-			if err == nil && log != nil {
-				st.Provider = log.wrap(st.Provider)
-			}
-			return st, err
-		},
-	}
+	o := &review.Options{Options: scenario.Options{Dir: ".", Config: &cfg, Getenv: getenv, NewStack: func(journal string) (*stack.Stack, error) {
+		st, err := stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
+		if err == nil && log != nil {
+			st.Provider = log.wrap(st.Provider)
+		}
+		return st, err
+	}}, Context: review.Context{Interactive: "false", OutputDir: goldenOutputDir, Specialists: "security,correctness,testing"}, Library: lib, Seed: &seed}
 	goldenModes[mode].set(&o.Context)
 	return o
 }

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/parallel"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/secrets"
@@ -36,8 +36,20 @@ const (
 	ModeMultiModel  = synthesis.ReviewMultiModel  // the same general prompt to several models, then a synthesis
 )
 
-// Options are the inputs of a review.
+// Options are the inputs of a review. The options every scenario shares
+// are scenario.Options': for a review, Dir is the repository (default
+// "."), OutputDir (when set) overrides the context's output_dir,
+// FollowSymlinks reads artifacts and freeform content that lead through a
+// symbolic link out of their project (without it such a path is refused,
+// and such a link in a directory is skipped), Formats are the machine
+// outputs written besides the Markdown files (json, sarif, rdjson, html;
+// one an earlier invocation wrote and not asked for again is removed, see
+// WriteFormats), Getenv tells before any call which assigned models cannot
+// be used, and the executor falls back to the triage lead's model when a
+// call's own model cannot be used.
 type Options struct {
+	scenario.Options
+
 	Context Context
 	Mode    string
 
@@ -48,7 +60,6 @@ type Options struct {
 	Artifacts []string
 	Content   string
 	In        io.Reader
-	Dir       string // the repository (default ".")
 	// Paths limits a diff to these files and directories, absolute or
 	// relative to the current directory; they must lie in the repository.
 	Paths []string
@@ -60,23 +71,12 @@ type Options struct {
 	// (sot trust). A diff review reads the project's persona files as the
 	// base of the change has them, except those (see rebasePersonas).
 	Trusted func(path string) bool
-	// FollowSymlinks reads artifacts and freeform content that lead through
-	// a symbolic link out of their project (--follow-symlinks); without it
-	// such a path is refused, and such a link in a directory is skipped.
-	FollowSymlinks bool
 
-	// Model is the session default; Models the models of multi-model mode.
-	Model  string
+	// Models are the models of multi-model mode (Model is the session
+	// default).
 	Models []string
 
-	Config  *config.Config
 	Library *persona.Library
-	// Getenv reads the providers' keys, to tell before any call which
-	// assigned models cannot be used (default os.Getenv).
-	Getenv func(string) string
-	// NewStack builds the provider stack, journaling into journal; Execute
-	// passes "" and attaches the run's journal itself.
-	NewStack func(journal string) (*stack.Stack, error)
 
 	// Seed fixes the order of the triage lead's inputs; nil derives it from
 	// the run id, so a re-run reproduces the synthesis.
@@ -84,28 +84,8 @@ type Options struct {
 	// MaxPromptTokens overrides the prompt budget derived from the models'
 	// context windows.
 	MaxPromptTokens int
-	// Fresh discards the journal of an earlier run of the same review.
-	Fresh bool
-
-	// Formats are the machine outputs Execute writes besides the Markdown
-	// files (json, sarif, rdjson, html; see Formats), and Version the sot
-	// version they name. A machine output an earlier invocation wrote in
-	// the run's directory and not asked for again is removed (see
-	// WriteFormats).
-	Formats []string
-	Version string
-
-	// Hooks reach the user (Ask: nil when nobody can be asked), the live
-	// status (Events), and the log (Warn, Progress).
-	engine.Hooks
-	// NewExecutor makes the Executor each step's calls go through, over the
-	// run's provider stack, falling back to the model fallback names ("":
-	// none) when a call's own model cannot be used. nil means an
-	// engine.Local in this process.
-	NewExecutor engine.NewExecutor
 }
 
-// executor returns the Executor of a step whose calls go through st.
 func (o *Options) executor(st llm.Provider, fallback string) engine.Executor {
 	return o.NewExecutor.Make(st, o.Hooks, fallback)
 }
@@ -147,8 +127,10 @@ type Plan struct {
 	// Set by a debate: the first round's reports (for the REVIEW files),
 	// each later round's output per specialist and lens, and the debate.
 	fileReports []finding.Report
-	roundNotes  map[[2]string]map[int]string
-	debate      *debate
+	// runDir is the run's directory while Execute runs.
+	runDir     *run.Dir
+	roundNotes map[[2]string]map[int]string
+	debate     *debate
 }
 
 // forRun returns the copy of the plan one execution works on: the models
@@ -209,6 +191,9 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 
 func prepare(ctx context.Context, o *Options) (*Plan, error) {
 	c := o.Context
+	if o.OutputDir != "" {
+		c.OutputDir = o.OutputDir
+	}
 	c.Defaults()
 	if err := c.Validate(); err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sotlabs/sot/cli/cmdutil"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/prompt"
@@ -95,9 +96,8 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if o.Framing != "" && o.Type != prompt.TypeFreeform {
 		return cmdutil.UsageError("--framing applies only to --type freeform")
 	}
-	ro := review.Options{Context: review.Context{Type: o.Type, Framing: o.Framing, Coordinates: o.Coordinates, OutputDir: o.OutputDir,
-		Specialists: o.Specialist, Perspectives: "none", Interactive: persona.InteractiveFalse},
-		Dir: f.WorkDir(), In: f.IO.In, Getenv: f.Getenv, MaxPromptTokens: o.MaxTokens}
+	ro := review.Options{Options: scenario.Options{Dir: f.WorkDir(), Getenv: f.Getenv}, Context: review.Context{Type: o.Type, Framing: o.Framing, Coordinates: o.Coordinates, OutputDir: o.OutputDir,
+		Specialists: o.Specialist, Perspectives: "none", Interactive: persona.InteractiveFalse}, In: f.IO.In, MaxPromptTokens: o.MaxTokens}
 	if o.Lens != "" {
 		ro.Context.Perspectives = o.Lens
 	}

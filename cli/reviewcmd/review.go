@@ -18,6 +18,7 @@ import (
 	"github.com/sotlabs/sot/cli/version"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
@@ -380,10 +381,7 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	ro := &review.Options{Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts, Exclude: redirectTarget(f.IO.Out), Paths: o.Paths,
-		Content: o.Input, In: f.IO.In, FollowSymlinks: o.FollowSymlinks,
-		Trusted: func(path string) bool { return f.Trust().TrustedFile(path, f.WorkDir()).Trusted }, Dir: f.WorkDir(), Config: cfg, Library: lib, Getenv: f.Getenv, MaxPromptTokens: o.MaxPromptTokens, Fresh: o.Fresh,
-		Formats: without(o.Formats, o.Stdout), Version: version.Get().Version}
+	ro := &review.Options{Options: scenario.Options{FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), Config: cfg, Getenv: f.Getenv, Fresh: o.Fresh, Formats: without(o.Formats, o.Stdout), Version: version.Get().Version}, Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts, Exclude: redirectTarget(f.IO.Out), Paths: o.Paths, Content: o.Input, In: f.IO.In, Trusted: func(path string) bool { return f.Trust().TrustedFile(path, f.WorkDir()).Trusted }, Library: lib, MaxPromptTokens: o.MaxPromptTokens}
 	if o.Seed != 0 {
 		seed := o.Seed
 		ro.Seed = &seed
