@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/review/finding"
 	"github.com/sotlabs/sot/review/report"
 	"github.com/sotlabs/sot/review/synthesis"
@@ -28,12 +29,8 @@ func (e *GateError) Error() string {
 	return fmt.Sprintf("%d finding(s) at or above %s (--fail-on %s)", e.Count, e.FailOn, e.FailOn)
 }
 
-// PartialError: the review finished without some of its parts.
-type PartialError struct{ Missing int }
-
-func (e *PartialError) Error() string {
-	return fmt.Sprintf("the review is partial: %d part(s) missing (see REVIEW-SYNTHESIS.md)", e.Missing)
-}
+// PartialError: the review finished without some of its parts (exit 3).
+type PartialError = scenario.PartialError
 
 // CheckFailOn checks a gate's severity: must-fix, should-fix, consider or
 // never.
@@ -69,7 +66,7 @@ func (out *Outcome) Verdict(failOn string) error {
 		}
 	}
 	if out.Result.Partial() {
-		return &PartialError{Missing: len(out.Result.Missing)}
+		return &PartialError{Result: "the review", Missing: len(out.Result.Missing), See: synthesisFile}
 	}
 	return nil
 }
