@@ -9,17 +9,16 @@ import (
 	"io"
 	"os"
 
+	"github.com/sotlabs/sot/engine/scenario"
 	"golang.org/x/term"
-
-	"github.com/sotlabs/sot/engine"
 )
 
 // Exit codes. CI acts on these.
 const (
-	ExitOK      = 0 // success
-	ExitFailure = 1 // a failure, or findings at or above --fail-on
-	ExitUsage   = 2 // bad flags, arguments or configuration
-	ExitPartial = 3 // the run finished without some of its parts
+	ExitOK      = scenario.ExitOK      // success
+	ExitFailure = scenario.ExitFailure // a failure, or findings at or above --fail-on
+	ExitUsage   = scenario.ExitUsage   // bad flags, arguments or configuration
+	ExitPartial = scenario.ExitPartial // the run finished without some of its parts
 	// ExitInterrupted is the shell's code for a process stopped by Ctrl-C.
 	ExitInterrupted = 130
 )
@@ -83,8 +82,9 @@ func AsUsage(err error) error {
 }
 
 // Code returns the exit code for an error returned by a command: its
-// ExitError's code, ExitUsage for the engine's user errors, ExitFailure
-// for anything else.
+// ExitError's code, else the code the scenario runner gives what a run
+// came to (scenario.ExitCode: ExitPartial for a partial result, ExitUsage
+// for the engine's user errors, ExitFailure for anything else).
 func Code(err error) int {
 	if err == nil {
 		return ExitOK
@@ -93,8 +93,5 @@ func Code(err error) int {
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	if engine.IsUserError(err) {
-		return ExitUsage
-	}
-	return ExitFailure
+	return scenario.ExitCode(err)
 }
