@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
@@ -97,10 +98,9 @@ func testOptions(t *testing.T, top, baseURL string) *Options {
 		}
 		return ""
 	}
-	return &Options{Question: "Why did the billing migration slip, and what do the teams disagree about?", Dir: top, Config: &cfg, Library: lib, Getenv: getenv,
-		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
-		}}
+	return &Options{Options: scenario.Options{Dir: top, Config: &cfg, Getenv: getenv, NewStack: func(journal string) (*stack.Stack, error) {
+		return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
+	}}, Question: "Why did the billing migration slip, and what do the teams disagree about?", Library: lib}
 }
 
 // A question over the project's corpus: the relevant notes are read from

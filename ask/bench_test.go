@@ -16,6 +16,7 @@ import (
 	"github.com/sotlabs/sot/ask/route"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/stack"
@@ -140,10 +141,9 @@ func benchAskOptions(tb testing.TB, top, baseURL string, edit func(*config.Confi
 		}
 		return ""
 	}
-	return &Options{Question: benchQuestion, Dir: top, Config: &cfg, Library: lib, Getenv: getenv, Fresh: true,
-		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
-		}}
+	return &Options{Options: scenario.Options{Dir: top, Config: &cfg, Getenv: getenv, Fresh: true, NewStack: func(journal string) (*stack.Stack, error) {
+		return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
+	}}, Question: benchQuestion, Library: lib}
 }
 
 // stepTally is an Executor that runs every step through engine.Local and

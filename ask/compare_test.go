@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/browsertest"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
@@ -163,7 +164,7 @@ func TestConfigurationsGroups(t *testing.T) {
 		for _, cf := range Configurations {
 			cfg := config.Defaults()
 			cfg.Ask.Groups = c.conf
-			o := &Options{Groups: c.groups, CustomGroups: c.custom, Config: &cfg}
+			o := &Options{Options: scenario.Options{Config: &cfg}, Groups: c.groups, CustomGroups: c.custom}
 			cf.apply(o)
 			if !cf.Groups {
 				if o.Groups != "" || o.Config.Ask.Groups != "" || o.CustomGroups != nil {

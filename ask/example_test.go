@@ -8,6 +8,7 @@ import (
 
 	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
@@ -47,11 +48,9 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	o := &ask.Options{Question: "When will the billing migration be done?", Paths: []string{corpus},
-		Dir: tmp, OutputDir: filepath.Join(tmp, "answer"), Config: &cfg, Library: lib, Getenv: getenv,
-		NewStack: func(journal string) (*stack.Stack, error) {
-			return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
-		}}
+	o := &ask.Options{Options: scenario.Options{Dir: tmp, OutputDir: filepath.Join(tmp, "answer"), Config: &cfg, Getenv: getenv, NewStack: func(journal string) (*stack.Stack, error) {
+		return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
+	}}, Question: "When will the billing migration be done?", Paths: []string{corpus}, Library: lib}
 	ctx := context.Background()
 	plan, err := ask.Prepare(ctx, o)
 	if err != nil {

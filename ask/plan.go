@@ -15,32 +15,32 @@ import (
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/index"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/llm"
-	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/prompt"
 )
 
-// Options configure one question.
+// Options configure one question. The options every scenario shares are
+// scenario.Options': for a question, OutputDir defaults to
+// .sot/answers/<run-id> at the project's top, FollowSymlinks reads named
+// corpus paths that lead through a symbolic link out of their project,
+// and such links found in directories (a corpus the user did not name,
+// ask.corpus or .sot/corpus, is always read from inside the project),
+// Model is the model every step calls, and Formats are the machine
+// outputs written besides ANSWER.md and answer.json ("json" is
+// answer.json itself).
 type Options struct {
+	scenario.Options
+
 	Question string
 	// Paths are the corpus: files and directories, read recursively. None
 	// means the config's ask.corpus, else the project's .sot/corpus.
 	Paths []string
-	// FollowSymlinks reads named paths that lead through a symbolic link
-	// out of their project, and such links found in directories
-	// (--follow-symlinks). A corpus the user did not name (ask.corpus, or
-	// .sot/corpus) is always read from inside the project.
-	FollowSymlinks bool
-	// Dir is where the project is looked for (default ".").
-	Dir string
-	// OutputDir is the run's directory (default .sot/answers/<run-id> at
-	// the project's top).
-	OutputDir string
 	// Intent overrides the classification (--intent).
 	Intent string
 	// Debate runs the debate step whatever the intent (--debate).
@@ -55,30 +55,8 @@ type Options struct {
 	// CustomGroups are groups defined for this run (--group); they come
 	// before the config's ask.custom_groups of the same name.
 	CustomGroups []config.CustomGroup
-	// Model is the model every step calls (default: the config's).
-	Model string
 
-	Config  *config.Config
 	Library *persona.Library
-	// NewStack builds the provider stack; Execute passes "" and attaches
-	// the run's journal itself.
-	NewStack func(journal string) (*stack.Stack, error)
-	// Getenv reads the providers' keys (default os.Getenv).
-	Getenv func(string) string
-	// Fresh discards the journal of an earlier run of the same question.
-	Fresh bool
-	// Command is the command line that asked, recorded so that sot runs
-	// can say how to resume the run.
-	Command string
-	// Formats are the machine outputs Execute writes besides ANSWER.md
-	// and answer.json ("json" is answer.json itself); Version names sot.
-	Formats []string
-	Version string
-
-	engine.Hooks
-	// NewExecutor makes the Executor the calls go through (nil: an
-	// engine.Local in this process).
-	NewExecutor engine.NewExecutor
 }
 
 // Plan is everything decided before the first model call.

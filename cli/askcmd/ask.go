@@ -17,6 +17,7 @@ import (
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/cli/version"
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/status"
 )
 
@@ -258,9 +259,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		custom = append(custom, g)
 	}
 	errOut := f.IO.ErrOut
-	ao := &ask.Options{Question: o.Question, Paths: o.Paths, FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), OutputDir: o.OutputDir, Intent: o.Intent, Debate: o.Debate, Groups: o.Groups, CustomGroups: custom,
-		Config: cfg, Library: lib, Getenv: f.Getenv, Fresh: o.Fresh, Formats: o.Formats, Version: version.Get().Version, Command: cmdutil.ResumeCommand(),
-		NewStack: f.NewStack(cfg, cmdutil.StackOptions{})}
+	ao := &ask.Options{Options: scenario.Options{FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), OutputDir: o.OutputDir, Config: cfg, Getenv: f.Getenv, Fresh: o.Fresh, Formats: o.Formats, Version: version.Get().Version, Command: cmdutil.ResumeCommand(), NewStack: f.NewStack(cfg, cmdutil.StackOptions{})}, Question: o.Question, Paths: o.Paths, Intent: o.Intent, Debate: o.Debate, Groups: o.Groups, CustomGroups: custom, Library: lib}
 	ao.Warn = func(s string) { cmdutil.Warn(errOut, s) }
 	ao.Progress = func(s string) { cmdutil.Say(errOut, s) }
 
