@@ -17,10 +17,10 @@ import (
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/index"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
-	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/prompt"
 )
@@ -336,7 +336,7 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 		return nil, err
 	}
 	defer r.Close()
-	st, j, x := r.st, r.j, r.x
+	st, j, x := r.Stack, r.Journal, r.Executor("")
 
 	o.Progressf("analysing %d source(s) with %s", len(pending), rep.Model)
 	results := make([]analyzeResult, len(pending))
@@ -412,47 +412,21 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 	return rep, nil
 }
 
-// sourcesRun is a run of calls over the indexed sources (an analysis, the
-// naming of themes): its directory, locked, its journal, the provider
-// stack replaying it, and the Executor the calls go through.
-type sourcesRun struct {
-	d  *run.Dir
-	j  *middleware.Journal
-	st *stack.Stack
-	x  engine.Executor
-}
-
-// openSourcesRun opens the run directory dir (under top) for the run that
-// state describes, with the stack o builds and its journal attached.
-func openSourcesRun(o *AnalyzeOptions, cfg *config.Config, top, dir, model, what string, state run.State) (*sourcesRun, error) {
-	newStack := o.NewStack
-	if newStack == nil {
+// openSourcesRun begins, through the scenario runner, the run of calls
+// over the indexed sources (an analysis, the naming of themes) that state
+// describes, in the directory dir under top, with the stack o builds (by
+// default the stack of cfg, with the keys Getenv reads). Such runs replace
+// each other in their directory without a word.
+func openSourcesRun(o *AnalyzeOptions, cfg *config.Config, top, dir, model, what string, state run.State) (*scenario.Run, error) {
+	so := &scenario.Options{Config: cfg, Getenv: o.Getenv, NewStack: o.NewStack, Fresh: o.Fresh, Hooks: o.Hooks, NewExecutor: o.NewExecutor}
+	if so.NewStack == nil {
 		getenv := o.Getenv
 		if getenv == nil {
 			getenv = os.Getenv
 		}
-		newStack = func(string) (*stack.Stack, error) { return stack.New(cfg, stack.Options{Getenv: getenv}) }
+		so.NewStack = func(string) (*stack.Stack, error) { return stack.New(cfg, stack.Options{Getenv: getenv}) }
 	}
-	st, err := newStack("")
-	if err != nil {
-		return nil, err
-	}
-	if err := st.Meter.CheckPrices(model); err != nil {
-		st.Close()
-		return nil, err
-	}
-	d, j, _, err := run.Begin(top, filepath.Join(top, dir), analyzeLayout, what, state, o.Fresh, st)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	return &sourcesRun{d: d, j: j, st: st, x: o.NewExecutor.Make(st, o.Hooks, "")}, nil
-}
-
-// Close closes the stack and unlocks the directory.
-func (r *sourcesRun) Close() {
-	r.st.Close()
-	r.d.Close()
+	return scenario.Begin(so, scenario.Spec{What: what, Top: top, OutputDir: filepath.Join(top, dir), Layout: analyzeLayout, State: state, Models: []string{model}})
 }
 
 // withAnalysis is the analysis a source had with a's members put in: any

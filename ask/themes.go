@@ -161,17 +161,17 @@ func nameThemes(ctx context.Context, o *AnalyzeOptions) (*ThemesReport, error) {
 	}
 	defer r.Close()
 	o.Progressf("naming the themes of %d tag(s) with %s", len(tags), rep.Model)
-	themes, err := askThemes(ctx, r.x, req, tags)
+	themes, err := askThemes(ctx, r.Executor(""), req, tags)
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, interrupted(cerr)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := r.j.Ready(); err != nil {
+	if err := r.Journal.Ready(); err != nil {
 		return nil, err
 	}
-	u := usage(r.st, start, o.Time())
+	u := usage(r.Stack, start, o.Time())
 	rep.Usage = &u
 	rep.Themes = themes
 	saved := Themes{Themes: themes, Model: rep.Model, At: o.Time().UTC(), Tags: len(tags), Sources: rep.Tagged}

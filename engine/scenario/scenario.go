@@ -77,6 +77,8 @@ type Spec struct {
 	What string
 	// Other describes, in a warning, an earlier run of other work whose
 	// files Begin cleared from the directory: "another question or corpus".
+	// With none, runs replace each other there without a word (the
+	// index's analysis of the sources).
 	Other string
 	// Top is the project's top; OutputDir the run's directory in it.
 	Top, OutputDir string
@@ -129,9 +131,9 @@ func Begin(o *Options, spec Spec) (*Run, error) {
 	}
 	id := spec.State.RunID
 	switch {
-	case old == id:
+	case old == id && spec.Other != "":
 		o.Warnf("%s held a run.json that sot did not write for you (it may have come with the repository, or sot's key in the user cache directory was replaced); its files were removed and the run starts afresh", spec.OutputDir)
-	case old != "":
+	case old != "" && spec.Other != "":
 		o.Warnf("%s held run %s, %s; its files were removed and run %s writes there now", spec.OutputDir, old, spec.Other, id)
 	}
 	return &Run{Dir: d, Journal: j, Stack: st, Start: start, o: o, outputDir: spec.OutputDir}, nil
