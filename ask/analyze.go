@@ -346,7 +346,7 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 	}
 	first := x.Execute(ctx, tasks)
 	if err := ctx.Err(); err != nil {
-		return nil, interrupted(err)
+		return nil, scenario.Interrupted(err)
 	}
 	if err := engine.SetupFailure(first); err != nil {
 		return nil, fmt.Errorf("no source could be analysed: %w", err)
@@ -379,7 +379,7 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, interrupted(err)
+			return nil, scenario.Interrupted(err)
 		}
 	}
 
@@ -407,7 +407,7 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 	if err := j.Ready(); err != nil {
 		return nil, err
 	}
-	u := usage(st, start, o.Time())
+	u := usage(st.Spent(), o.Time().Sub(start))
 	rep.Usage = &u
 	return rep, nil
 }

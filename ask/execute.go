@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sotlabs/sot/ask/route"
 	"github.com/sotlabs/sot/conflict"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 )
@@ -76,12 +76,9 @@ type Outcome struct {
 	Files []string
 }
 
-// PartialError: the answer was written without some of its parts.
-type PartialError struct{ Missing int }
-
-func (e *PartialError) Error() string {
-	return fmt.Sprintf("the answer is partial: %d part(s) missing (see ANSWER.md)", e.Missing)
-}
+// PartialError: the answer was written without some of its parts (exit
+// 3).
+type PartialError = scenario.PartialError
 
 // UnfoundedError: the answer was written, but the check dropped every
 // sentence of it, so nothing in it stands on the sources.
@@ -102,7 +99,7 @@ func (out *Outcome) Verdict() error {
 		return &UnfoundedError{Dropped: len(a.Dropped)}
 	}
 	if a.Partial() {
-		return &PartialError{Missing: len(a.Missing)}
+		return &PartialError{Result: "the answer", Missing: len(a.Missing), See: AnswerFile}
 	}
 	return nil
 }
@@ -114,42 +111,28 @@ func (out *Outcome) Verdict() error {
 // caller's to fix is an *engine.UserError.
 func Execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	out, err := execute(ctx, p, o)
-	if err != nil && (errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig)) {
-		return nil, engine.AsUserError(err)
-	}
-	return out, err
+	return out, scenario.UserErrors(err)
 }
 
 func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
-	start := o.Time()
-	st, err := o.NewStack("")
+	r, err := scenario.Begin(&o.Options, scenario.Spec{What: "an answer", Other: "another question or corpus", Top: p.top, OutputDir: p.OutputDir, Layout: layout,
+		State: run.State{RunID: p.RunID, Nonce: p.Nonce,
+			Payload: &record{Kind: "ask", Question: p.Question, Model: p.Model, Intent: string(p.Classification.Intent), Command: o.Command}},
+		Models: []string{p.Model}})
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Meter.CheckPrices(p.Model); err != nil {
-		return nil, err
-	}
-	state := run.State{RunID: p.RunID, Nonce: p.Nonce, Created: start.UTC(),
-		Payload: &record{Kind: "ask", Question: p.Question, Model: p.Model, Intent: string(p.Classification.Intent), Command: o.Command}}
-	d, j, old, err := run.Begin(p.top, p.OutputDir, layout, "an answer", state, o.Fresh, st)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	if old != "" {
-		o.Warnf("%s held run %s, another question or corpus; its files were removed and run %s writes there now", p.OutputDir, old, p.RunID)
-	}
-	defer st.Close()
+	defer r.Close()
+	d := r.Dir
 
-	x := o.NewExecutor.Make(st, o.Hooks, "")
-	pr := &protocol{x: x, model: p.Model, nonce: p.Nonce, question: p.Question, seed: run.Seed(p.RunID)}
+	pr := &protocol{x: r.Executor(""), model: p.Model, nonce: p.Nonce, question: p.Question, seed: run.Seed(p.RunID)}
 	a := p.answer()
 
 	o.Progressf("reading %d source(s)%s", len(p.Chosen), map[bool]string{true: " from their perspectives", false: ""}[p.SoT])
 	evidence, missing := pr.mapStep(ctx, p.Readings)
 	a.Evidence, a.Missing = evidence, append(a.Missing, missing...)
 	if err := ctx.Err(); err != nil {
-		return nil, interrupted(err)
+		return nil, scenario.Interrupted(err)
 	}
 	if len(evidence) == 0 {
 		if err := setupFailure(missing); err != nil {
@@ -188,7 +171,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		a.Notes = append(a.Notes, "the debate step did not run: fewer than two answers address the question")
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, interrupted(err)
+		return nil, scenario.Interrupted(err)
 	}
 	if len(addressing) == 0 {
 		a.Notes = append(a.Notes, "no source read addresses the question, so there is nothing to answer from")
@@ -197,7 +180,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		ra, v, err := pr.reduceStep(ctx, evidence, debate)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, interrupted(ctx.Err())
+				return nil, scenario.Interrupted(ctx.Err())
 			}
 			a.Missing = append(a.Missing, Missing{Step: "reduce", What: "the answer", Error: llm.Redact(err.Error()), Budget: errors.Is(err, llm.ErrBudget)})
 		} else {
@@ -219,21 +202,20 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		}
 	}
 	a.Debate = debate
-	a.Usage = usage(st, start, o.Time())
-	files, err := p.write(d, a, o.Formats)
+	a.Usage = usage(r.Spent(), r.Wall())
+	rendered, err := render(a, o.Formats)
+	if err != nil {
+		return nil, err
+	}
+	if len(extra) == 0 {
+		rendered = append(rendered, scenario.File{Name: PairsFile}) // none asked for: none left from before
+	}
+	files, err := r.Write(rendered...)
 	if err != nil {
 		return nil, err
 	}
 	files = append(files, extra...)
-	if len(extra) == 0 {
-		if err := d.Remove(PairsFile); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
-	}
-	if err := j.Ready(); err != nil {
-		return nil, err
-	}
-	if err := d.RecordWritten(files); err != nil {
+	if err := r.Finish(files); err != nil {
 		return nil, err
 	}
 	return &Outcome{Plan: p, Answer: a, Files: files}, nil
@@ -307,42 +289,21 @@ func chosenWhy(c route.Choice, i int) string {
 	return why
 }
 
-// write writes ANSWER.md and answer.json, and answer.html when formats
+// render renders answer.json and ANSWER.md, and answer.html when formats
 // asks for html; an answer.html of an earlier invocation not asked for
-// again is removed, so none describes another answer. The files are
-// rendered at the same time, each on its own goroutine: nothing renders
-// by changing the answer.
-func (p *Plan) write(d *run.Dir, a *Answer, formats []string) ([]string, error) {
-	html := slices.Contains(formats, "html")
-	var js, h []byte
-	var jsErr, hErr error
-	var wg sync.WaitGroup
-	wg.Go(func() { js, jsErr = answerJSON(a) })
-	if html {
-		wg.Go(func() { h, hErr = a.HTML() })
-	}
-	md := a.Markdown()
-	wg.Wait()
-	if err := errors.Join(jsErr, hErr); err != nil {
+// again is removed, so none describes another answer.
+func render(a *Answer, formats []string) ([]scenario.File, error) {
+	js, err := answerJSON(a)
+	if err != nil {
 		return nil, err
 	}
-	if err := d.WriteFile(AnswerJSONFile, js, 0o644); err != nil {
-		return nil, err
-	}
-	if err := d.WriteFile(AnswerFile, []byte(md), 0o644); err != nil {
-		return nil, err
-	}
-	files := []string{filepath.Join(p.OutputDir, AnswerFile), filepath.Join(p.OutputDir, AnswerJSONFile)}
-	if !html {
-		if err := d.Remove(AnswerHTMLFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+	files := []scenario.File{{Name: AnswerFile, Data: []byte(a.Markdown())}, {Name: AnswerJSONFile, Data: js}, {Name: AnswerHTMLFile}}
+	if slices.Contains(formats, "html") {
+		if files[2].Data, err = a.HTML(); err != nil {
 			return nil, err
 		}
-		return files, nil
 	}
-	if err := d.WriteFile(AnswerHTMLFile, h, 0o644); err != nil {
-		return nil, err
-	}
-	return append(files, filepath.Join(p.OutputDir, AnswerHTMLFile)), nil
+	return files, nil
 }
 
 // answerJSON is answer.json: the answer indented by two spaces, with a
@@ -429,14 +390,9 @@ func setupFailure(missing []Missing) error {
 
 // usage is what the run cost, with the calls replayed from its journal at
 // what they cost when they were made.
-func usage(st *stack.Stack, start, now time.Time) Usage {
-	sp := st.Spent()
-	return Usage{Calls: sp.Calls, NewCalls: sp.NewCalls, CostUSD: sp.Cost, Replayed: sp.Replayed, CacheHits: sp.CacheHits, WallMS: now.Sub(start).Milliseconds(),
+func usage(sp stack.Spent, wall time.Duration) Usage {
+	return Usage{Calls: sp.Calls, NewCalls: sp.NewCalls, CostUSD: sp.Cost, Replayed: sp.Replayed, CacheHits: sp.CacheHits, WallMS: wall.Milliseconds(),
 		InputTokens: sp.Usage.InputTokens, CachedInputTokens: sp.Usage.CachedInputTokens, OutputTokens: sp.Usage.OutputTokens}
-}
-
-func interrupted(err error) error {
-	return fmt.Errorf("interrupted: %w (run the same command again to continue; finished calls are replayed)", err)
 }
 
 // CheckPrices refuses, as Execute does before any call, a plan whose

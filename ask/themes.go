@@ -16,6 +16,7 @@ import (
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm"
@@ -163,7 +164,7 @@ func nameThemes(ctx context.Context, o *AnalyzeOptions) (*ThemesReport, error) {
 	o.Progressf("naming the themes of %d tag(s) with %s", len(tags), rep.Model)
 	themes, err := askThemes(ctx, r.Executor(""), req, tags)
 	if cerr := ctx.Err(); cerr != nil {
-		return nil, interrupted(cerr)
+		return nil, scenario.Interrupted(cerr)
 	}
 	if err != nil {
 		return nil, err
@@ -171,7 +172,7 @@ func nameThemes(ctx context.Context, o *AnalyzeOptions) (*ThemesReport, error) {
 	if err := r.Journal.Ready(); err != nil {
 		return nil, err
 	}
-	u := usage(r.Stack, start, o.Time())
+	u := usage(r.Spent(), o.Time().Sub(start))
 	rep.Usage = &u
 	rep.Themes = themes
 	saved := Themes{Themes: themes, Model: rep.Model, At: o.Time().UTC(), Tags: len(tags), Sources: rep.Tagged}
