@@ -93,7 +93,6 @@ func New(cfg Config) (*Provider, error) {
 		option.WithEnvironmentProduction(),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
-		option.WithMiddleware(llm.HoldSend),
 		option.WithoutOpenTelemetry(),
 	}
 	if u != nil {

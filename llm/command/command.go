@@ -168,9 +168,6 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	if err != nil {
 		return nil, p.fail(req, llm.ErrConfig, err.Error(), err)
 	}
-	if err := llm.WaitSendHold(ctx); err != nil {
-		return nil, err
-	}
 	system := systemPrompt(req)
 	var files *systemFiles
 	if system != "" {

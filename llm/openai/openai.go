@@ -85,7 +85,6 @@ func New(cfg Config) (*Provider, error) {
 		option.WithEnvironmentProduction(),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
-		option.WithMiddleware(llm.HoldSend),
 	}
 	if u != nil {
 		opts = append(opts, option.WithBaseURL(u.String()))
