@@ -6,24 +6,13 @@ package debatecmd
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/debate"
 	"github.com/sotlabs/sot/debate/graph"
-	"github.com/sotlabs/sot/engine"
-	"github.com/sotlabs/sot/engine/scenario"
-	"github.com/sotlabs/sot/internal/project"
-	"github.com/sotlabs/sot/internal/status"
-	"github.com/sotlabs/sot/llm"
 )
 
 // Options are the flags and arguments of "sot debate".
@@ -42,8 +31,14 @@ type Options struct {
 	BranchRounds   int
 	OutputDir      string
 	DryRun         bool
-	JSON           bool
-	Fresh          bool
+	// Stdout is --stdout: the output printed on standard output besides
+	// its file (markdown, json), the human summary then going to standard
+	// error. Formats are --format's machine outputs.
+	Stdout  string
+	Formats []string
+	// JSON is --json, the deprecated alias of --stdout json.
+	JSON  bool
+	Fresh bool
 	// Graph is --graph's file; Files are then every passage file given
 	// (File is unused), and GraphBudget is --graph-budget.
 	Graph       string
@@ -111,6 +106,14 @@ call is journaled there: after Ctrl-C, a crash or a budget stop (--max-cost,
 pays for nothing twice. The model is --model (-m); with the llm CLI, use
 --model "command:llm -m MODEL".
 
+Every run writes all of those files, so --format takes json (or markdown)
+only, for scripts that name the machine output they read. --stdout markdown
+also prints the dialectic log, and --stdout json debate.json (with
+--dry-run, the plan), on standard output; the summary then goes to standard
+error. With --graph, --stdout markdown prints each passage's log in turn and
+--stdout json one document of every debate and the graph. --json is the
+deprecated alias of --stdout json.
+
 Exit codes: 0 the debate is whole; 1 no turn of the main debate came back;
 2 usage (no passage, a bad flag, an unknown persona, a graph file that is
 not one); 3 a partial debate (dialectic-log.md lists what is missing; with
@@ -120,7 +123,8 @@ not one); 3 a partial debate (dialectic-log.md lists what is missing; with
   sot debate --debaters literalist,symbolist,./pragmatist.md --turns simultaneous poem.txt
   sot debate --observers none --passage "Because I could not stop for Death, He kindly stopped for me."
   cat scene.txt | sot debate --observers-from .sot/debates/r1a2b3c4d5/ensemble.json -
-  sot debate --dry-run --json poem.txt            # the plan: calls, steps, tokens and cost, no call made
+  sot debate --dry-run --stdout json poem.txt     # the plan: calls, steps, tokens and cost, no call made
+  sot debate --stdout markdown poem.txt > log.md  # the dialectic log on stdout, the summary on stderr
   sot debate --model "command:llm -m claude-sonnet-4.5" poem.txt
   sot debate --graph fables.json examples/debate/fables/*.txt    # three fables, one argument graph
   sot debate --graph fables.json --dry-run ants.txt fox.txt       # the plans, with the graph's calls
@@ -156,7 +160,9 @@ not one); 3 a partial debate (dialectic-log.md lists what is missing; with
 	fl.IntVar(&o.BranchRounds, "branch-rounds", 0, fmt.Sprintf("rounds of each branch debate (default %d)", debate.DefaultBranchRounds))
 	fl.StringVar(&o.OutputDir, "output-dir", "", "the run's directory (default .sot/debates/<run-id>)")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "show the plan (calls, steps, tokens and cost, typical and at most) and call no model")
-	fl.BoolVar(&o.JSON, "json", false, "print debate.json (with --dry-run, the plan) on standard output")
+	fl.StringVar(&o.Stdout, "stdout", "", "also print one output on standard output: markdown (dialectic-log.md) or json (debate.json; with --dry-run, the plan); the summary then goes to standard error")
+	fl.StringSliceVar(&o.Formats, "format", nil, "machine outputs to write: json (debate.json, written on every run anyway; markdown is accepted too); repeatable")
+	fl.BoolVar(&o.JSON, "json", false, "deprecated: the same as --stdout json")
 	fl.BoolVar(&o.Fresh, "fresh", false, "start afresh instead of replaying the run's journal")
 	fl.StringVar(&o.Graph, "graph", "", "debate each passage given into the argument graph in this JSON file (created if missing)")
 	fl.IntVar(&o.GraphBudget, "graph-budget", 0, fmt.Sprintf("with --graph: the most tokens of the graph each debater gets; past it, the nodes most relevant to the passage (default: debate.graph_budget, else %d)", graph.DefaultContextBudget))
@@ -167,228 +173,4 @@ not one); 3 a partial debate (dialectic-log.md lists what is missing; with
 // command that resumes it.
 func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	return cmdutil.Interruptible(ctx, "the run's journal", func(ctx context.Context) error { return run(ctx, f, o) })
-}
-
-// readPassage reads the passage the user gave.
-func readPassage(f *cmdutil.Factory, o *Options) (debate.Passage, error) {
-	switch {
-	case o.Passage != "" && o.File != "":
-		return debate.Passage{}, cmdutil.UsageError("give the passage once: a file, - or --passage, not two of them")
-	case o.Passage != "":
-		return debate.NewPassage("--passage", []byte(o.Passage))
-	case o.File == "-":
-		return debate.ReadPassage("stdin", f.IO.In)
-	case o.File != "":
-		file, err := project.OpenInput(o.File, o.FollowSymlinks)
-		if err != nil {
-			return debate.Passage{}, &engine.UserError{Field: "passage", Msg: err.Error()}
-		}
-		defer file.Close()
-		return debate.ReadPassage(o.File, file)
-	}
-	return debate.Passage{}, cmdutil.UsageError("give a passage: sot debate PASSAGE_FILE, - for standard input, or --passage TEXT (see 'sot debate --help')")
-}
-
-// debateOptions are the options every debate of the command shares; its
-// warnings and progress lines go to *errOut, which the caller may point at
-// a live display.
-func debateOptions(f *cmdutil.Factory, o *Options, errOut *io.Writer) (*debate.Options, error) {
-	cfg, _, err := f.Config()
-	if err != nil {
-		return nil, cmdutil.AsUsage(err)
-	}
-	lib, err := f.Library()
-	if err != nil {
-		return nil, err
-	}
-	do := &debate.Options{Options: scenario.Options{FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), OutputDir: o.OutputDir, Config: cfg, Getenv: f.Getenv, Fresh: o.Fresh, Command: cmdutil.ResumeCommand(), NewStack: f.NewStack(cfg, cmdutil.StackOptions{})}, Debaters: o.Debaters, Rounds: o.Rounds, Turns: o.Turns, Observers: o.Observers, ObserversFrom: o.ObserversFrom, BranchRounds: o.BranchRounds, Library: lib, Settings: cfg.Debate}
-	do.Warn = func(s string) { cmdutil.Warn(*errOut, s) }
-	do.Progress = func(s string) { cmdutil.Say(*errOut, s) }
-	return do, nil
-}
-
-func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
-	if o.Rounds < 0 || o.BranchRounds < 0 {
-		return cmdutil.UsageError("--rounds and --branch-rounds take 1 or more")
-	}
-	if o.Graph != "" {
-		return runGraph(ctx, f, o)
-	}
-	passage, err := readPassage(f, o)
-	if err != nil {
-		return err // a user error exits 2 (cmdutil.Code)
-	}
-	errOut := f.IO.ErrOut
-	do, err := debateOptions(f, o, &errOut)
-	if err != nil {
-		return err
-	}
-	do.Passage = passage
-	cfg := do.Config
-	plan, err := debate.Prepare(ctx, do)
-	if err != nil {
-		return err
-	}
-	for _, w := range plan.Warnings {
-		do.Warn(w)
-	}
-	human := f.IO.Out
-	if o.JSON {
-		human = f.IO.ErrOut
-	}
-	sum := plan.Summary(llm.DefaultPrices().Merge(cfg.Prices))
-	if o.DryRun {
-		if err := plan.CheckPrices(do); err != nil {
-			return err // as the run would refuse it
-		}
-		if o.JSON {
-			return writeJSON(f.IO.Out, sum)
-		}
-		printPlan(human, sum)
-		return nil
-	}
-	printPlan(errOut, sum)
-	if err := f.MissingKey(cfg, plan.Model); err != nil {
-		return err
-	}
-	d := status.New(errOut, f.IO.ErrTTY)
-	d.Plain()
-	d.Expect(plan.TypicalCalls())
-	do.Events = d.Event
-	// All the run prints goes through the display: on a terminal above
-	// its live lines, otherwise a line at a time, never two at once (a
-	// detached summary may end as the next step begins).
-	errOut = d
-	f.LogTo(d)
-	stopTicks := d.Start(time.Second)
-	out, err := debate.Execute(ctx, plan, do)
-	stopTicks()
-	d.Close()
-	if engine.IsUserError(err) {
-		return cmdutil.AsUsage(err)
-	}
-	if errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrUnknownModel) {
-		return fmt.Errorf("%w (sot doctor checks each configured model and says what to fix)", err)
-	}
-	if err != nil {
-		return err
-	}
-	if o.JSON {
-		if err := writeJSON(f.IO.Out, out.Result); err != nil {
-			return err
-		}
-	}
-	summarize(human, out, d.Counts())
-	err = out.Verdict()
-	var partial *debate.PartialError
-	if errors.As(err, &partial) {
-		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: err}
-	}
-	return err
-}
-
-// printPlan shows what the debate will do and what it may cost.
-func printPlan(w io.Writer, s debate.PlanSummary) {
-	cmdutil.Fprintf(w, "sot: debate %s into %s with %s\n", s.RunID, s.OutputDir, s.Model)
-	cmdutil.Fprintf(w, "sot: passage %s: %d words, %d tokens\n", s.Passage.Name, s.Passage.Words, s.Passage.Tokens)
-	var names []string
-	for _, d := range s.Debaters {
-		names = append(names, d.Name)
-	}
-	turns := "turn-taking"
-	if s.Turns == debate.Simultaneous {
-		turns = "simultaneous rounds"
-	}
-	cmdutil.Fprintf(w, "sot: debaters: %s (%s, %d round(s))\n", strings.Join(names, ", "), turns, s.Rounds)
-	switch {
-	case s.Generate > 0:
-		cmdutil.Fprintf(w, "sot: observers: %d to generate, one after another, each regenerated up to %d time(s) when too close to an earlier one\n", s.Generate, s.Regenerations)
-	case len(s.Observers) == 0:
-		fmt.Fprintln(w, "sot: observers: none; one generic branch question")
-	default:
-		var obs []string
-		for _, o := range s.Observers {
-			obs = append(obs, o.Name)
-		}
-		cmdutil.Fprintf(w, "sot: observers: %s\n", strings.Join(obs, ", "))
-	}
-	cmdutil.Fprintf(w, "sot: branches: up to %d, %d round(s) each, in lockstep; each synthesized and merged back\n", s.MaxBranches, s.BranchRounds)
-	e := s.Estimate
-	graphCalls := ""
-	if g := s.Graph; g != nil {
-		cmdutil.Fprintf(w, "sot: argument graph %s: %s\n", g.File, g.Note)
-		graphCalls = fmt.Sprintf(", %d of them the argument graph's (typically %d)", g.MaxCalls, g.TypicalCalls)
-	}
-	cmdutil.Fprintf(w, "sot: at most %d call(s)%s in at most %d step(s) (the critical path of dependent calls)\n", e.Calls, graphCalls, e.Steps)
-	cmdutil.Fprintf(w, "sot: typically ~%d input tokens (~%d of them cacheable), ~%d output, ~$%.4f\n", e.Typical.InputTokens, e.Typical.CachedTokens, e.TypicalOutput, e.Typical.Cost)
-	bound := fmt.Sprintf("sot: at most %d input tokens, %d output, $%.4f (every answer at its longest, every structured answer asked twice, no cache)", e.Bound.InputTokens, e.BoundOutput, e.Bound.Cost)
-	if len(e.Bound.Unpriced) > 0 {
-		bound += "; no price known for " + strings.Join(e.Bound.Unpriced, ", ")
-	}
-	fmt.Fprintln(w, cmdutil.Line(bound))
-}
-
-// summarize says what the debate produced and cost. Its calls are those
-// the live display counted (calls), as the run's journal records them:
-// one answer a call, replayed and cached ones included.
-func summarize(w io.Writer, out *debate.Outcome, calls status.Counts) {
-	r := out.Result
-	merged := 0
-	for _, b := range r.Branches {
-		if b.Complete() {
-			merged++
-		}
-	}
-	fmt.Fprintf(w, "sot: %d turn(s) in the main debate; %d branch question(s), %d branch(es) debated, %d merged back", len(r.Main.Turns), len(r.Questions), len(r.Branches), merged)
-	if len(r.Merged) > 0 {
-		fmt.Fprintf(w, "; %d near-duplicate question(s) merged", len(r.Merged))
-	}
-	fmt.Fprintln(w)
-	if d := r.Diversity; d != nil {
-		fmt.Fprintf(w, "sot: observer diversity: seed Jaccard %.2f avg (min %.2f)", d.Seed.Avg, d.Seed.Min)
-		if q := d.Questions; q != nil {
-			fmt.Fprintf(w, "; branch questions %.2f apart against a baseline of %.2f (distinctness %.2f)", q.Observed, q.Baseline, q.Distinctness)
-		}
-		fmt.Fprintln(w)
-	}
-	u := r.Usage
-	fmt.Fprintf(w, "sot: %d call(s) in %d step(s), %d input tokens (%d cached), %d output, $%.4f, %.1fs", calls.Done, u.Steps, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.CostUSD, float64(u.WallMS)/1000)
-	switch {
-	case calls.Replayed > 0 && calls.Cached > 0:
-		fmt.Fprintf(w, " (%d replayed from the journal, %d answered from the response cache)", calls.Replayed, calls.Cached)
-	case calls.Replayed > 0:
-		fmt.Fprintf(w, " (%d replayed from the journal)", calls.Replayed)
-	case calls.Cached > 0:
-		fmt.Fprintf(w, " (%d of them answered from the response cache)", calls.Cached)
-	}
-	fmt.Fprintln(w)
-	if r.Partial() {
-		fmt.Fprintf(w, "sot: PARTIAL debate: %d part(s) missing:\n", len(r.Missing))
-		var parts []cmdutil.MissingPart
-		for _, m := range r.Missing {
-			parts = append(parts, cmdutil.MissingPart{Name: m.Step + ", " + m.What, Error: m.Error, Budget: m.Budget})
-		}
-		cmdutil.PrintMissing(w, parts)
-	}
-	if out.Stopped != nil {
-		cmdutil.Say(w, llm.Redact(out.Stopped.Error()))
-		fmt.Fprintln(w, "sot: raise the budget and run the same command again to finish; finished calls are replayed, not paid again")
-	} else if r.Partial() {
-		fmt.Fprintln(w, "sot: run the same command again to retry the missing parts; finished calls are replayed, not paid again")
-	}
-	if g := r.Graph; g != nil {
-		summarizeGraph(w, g)
-	}
-	var also []string
-	for _, f := range out.Files[1:] {
-		also = append(also, filepath.Base(f))
-	}
-	fmt.Fprintf(w, "sot: wrote %s (and %s)\n", out.Files[0], strings.Join(also, ", "))
-}
-
-// writeJSON writes v as one indented JSON document.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

@@ -77,7 +77,7 @@ type graphPlans struct {
 	Stats   graph.Stats          `json:"graph_stats"`
 }
 
-// graphRun is sot debate --graph --json's output.
+// graphRun is sot debate --graph --stdout json's output.
 type graphRun struct {
 	Graph   string           `json:"graph"`
 	Debates []*debate.Result `json:"debates"`
@@ -114,7 +114,7 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	do.Graph = g
 	prices := llm.DefaultPrices().Merge(do.Config.Prices)
 	human := f.IO.Out
-	if o.JSON {
+	if o.Stdout != "" {
 		human = f.IO.ErrOut
 	}
 	skip := func(w io.Writer, p debate.Passage, nodes int) skippedPassage {
@@ -164,7 +164,7 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		if len(plans) == 0 {
 			fmt.Fprintf(human, "sot: the graph %s holds every passage given; nothing to debate\n", o.Graph)
 		}
-		if o.JSON {
+		if o.Stdout == "json" {
 			return writeJSON(f.IO.Out, out)
 		}
 		return nil
@@ -229,8 +229,8 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return fmt.Errorf("%w (sot doctor checks each configured model and says what to fix)", err)
 	}
 	run.Stats = g.DAG.Stats()
-	if o.JSON && (err == nil || isVerdict(err)) {
-		if werr := writeJSON(f.IO.Out, run); werr != nil {
+	if err == nil || isVerdict(err) {
+		if werr := printGraphStdout(f.IO.Out, o, run); werr != nil {
 			return werr
 		}
 	}
@@ -245,6 +245,26 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: err}
 	}
 	return err
+}
+
+// printGraphStdout prints on w what --stdout names for sot debate
+// --graph: each passage's dialectic log in turn, or one JSON document of
+// every debate and the graph.
+func printGraphStdout(w io.Writer, o *Options, run graphRun) error {
+	if o.Stdout == "json" {
+		return writeJSON(w, run)
+	}
+	for i, r := range run.Debates {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := printStdout(w, o, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // isVerdict reports whether err is a debate's verdict (partial, failed)

@@ -61,7 +61,7 @@ func BenchmarkShowCommand(b *testing.B) {
 		path := benchFile(b, dir, n)
 		for _, asJSON := range []bool{false, true} {
 			b.Run(fmt.Sprintf("json=%v/nodes=%d", asJSON, n), func(b *testing.B) {
-				o := &Options{IO: &cmdutil.IOStreams{Out: io.Discard, ErrOut: io.Discard}, File: path, JSON: asJSON}
+				o := &ShowOptions{IO: &cmdutil.IOStreams{Out: io.Discard, ErrOut: io.Discard}, File: path, JSON: asJSON}
 				for b.Loop() {
 					if err := Show(o); err != nil {
 						b.Fatal(err)

@@ -23,21 +23,30 @@ import (
 	"github.com/sotlabs/sot/prompt"
 )
 
-// Options are the inputs of "sot graph".
-type Options struct {
-	IO      *cmdutil.IOStreams
+// ShowOptions are the inputs of "sot graph show".
+type ShowOptions struct {
+	IO *cmdutil.IOStreams
+	// WorkDir is where a relative File is found.
 	WorkDir string
 	// File is the graph file, or "-" for standard input.
 	File string
-	// JSON prints show's summary as JSON.
+	// JSON prints the summary as JSON.
 	JSON bool
-	// Format is export's format, one of graph.Formats.
+}
+
+// ExportOptions are the inputs of "sot graph export".
+type ExportOptions struct {
+	IO *cmdutil.IOStreams
+	// WorkDir is where a relative File is found.
+	WorkDir string
+	// File is the graph file, or "-" for standard input.
+	File string
+	// Format is one of graph.Formats.
 	Format string
 }
 
 // NewCmd returns "sot graph" and its subcommands.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	o := &Options{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "graph",
 		Short: "The argument graph sot debate --graph grows: show it, export it",
@@ -69,9 +78,14 @@ commands read that file (or, given -, standard input) and call no model.`,
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.AsUsage(fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
 	})
-	pre := func(args []string) { o.WorkDir, o.File = f.WorkDir(), args[0] }
+	cmd.AddCommand(newShowCmd(f), newExportCmd(f))
+	return cmd
+}
 
-	show := &cobra.Command{
+// newShowCmd returns "sot graph show".
+func newShowCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &ShowOptions{IO: f.IO}
+	cmd := &cobra.Command{
 		Use:   "show FILE",
 		Short: "Summarize a graph: its nodes by type and by passage, its edges, each node in order",
 		Long: `Print a summary of the graph in FILE: how many nodes and edges of each
@@ -81,11 +95,19 @@ type and one-line summary. With --json the same summary is printed as JSON.`,
 		Example: `  sot graph show debates.json
   sot graph show debates.json --json`,
 		Args: exactlyOne("show"),
-		RunE: func(c *cobra.Command, args []string) error { pre(args); return Show(o) },
+		RunE: func(c *cobra.Command, args []string) error {
+			o.WorkDir, o.File = f.WorkDir(), args[0]
+			return Show(o)
+		},
 	}
-	show.Flags().BoolVar(&o.JSON, "json", false, "print the summary as JSON")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the summary as JSON")
+	return cmd
+}
 
-	export := &cobra.Command{
+// newExportCmd returns "sot graph export".
+func newExportCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &ExportOptions{IO: f.IO}
+	cmd := &cobra.Command{
 		Use:   "export FILE",
 		Short: "Write a graph to standard output as JSON, Mermaid, DOT, Markdown or Argdown",
 		Long: `Write the graph in FILE to standard output in one of these formats:
@@ -109,14 +131,15 @@ The default is markdown.`,
   sot graph export debates.json --format dot | dot -Tpng > debates.png
   sot graph export debates.json --format argdown > debates.argdown`,
 		Args: exactlyOne("export"),
-		RunE: func(c *cobra.Command, args []string) error { pre(args); return Export(o) },
+		RunE: func(c *cobra.Command, args []string) error {
+			o.WorkDir, o.File = f.WorkDir(), args[0]
+			return Export(o)
+		},
 	}
-	export.Flags().StringVarP(&o.Format, "format", "f", graph.FormatMarkdown, "output format: "+strings.Join(graph.Formats, ", "))
-	_ = export.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	cmd.Flags().StringVarP(&o.Format, "format", "f", graph.FormatMarkdown, "output format: "+strings.Join(graph.Formats, ", "))
+	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return graph.Formats, cobra.ShellCompDirectiveNoFileComp
 	})
-
-	cmd.AddCommand(show, export)
 	return cmd
 }
 
@@ -129,10 +152,11 @@ func exactlyOne(sub string) cobra.PositionalArgs {
 	}
 }
 
-// load reads the graph; every problem with the file is a usage error.
-func load(o *Options) (*graph.DebateDAG, error) {
-	if o.File == "-" {
-		data, err := io.ReadAll(o.IO.In)
+// load reads the graph in file (- for standard input, in), a relative
+// path found in workDir; every problem with the file is a usage error.
+func load(in io.Reader, workDir, file string) (*graph.DebateDAG, error) {
+	if file == "-" {
+		data, err := io.ReadAll(in)
 		if err != nil {
 			return nil, fmt.Errorf("reading standard input: %w", err)
 		}
@@ -142,18 +166,18 @@ func load(o *Options) (*graph.DebateDAG, error) {
 		}
 		return g, nil
 	}
-	path := o.File
-	if !filepath.IsAbs(path) && o.WorkDir != "" {
-		path = filepath.Join(o.WorkDir, path)
+	path := file
+	if !filepath.IsAbs(path) && workDir != "" {
+		path = filepath.Join(workDir, path)
 	}
 	g, err := graph.Load(path)
 	if err != nil {
 		var ue *engine.UserError
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, cmdutil.UsageError("%s: no such file; give the graph file sot debate --graph FILE writes", o.File)
+			return nil, cmdutil.UsageError("%s: no such file; give the graph file sot debate --graph FILE writes", file)
 		case errors.As(err, &ue):
-			ue.Field = o.File // as the user named it
+			ue.Field = file // as the user named it
 			return nil, cmdutil.AsUsage(ue)
 		}
 		return nil, err
@@ -162,11 +186,11 @@ func load(o *Options) (*graph.DebateDAG, error) {
 }
 
 // Export writes the graph in o.Format to standard output.
-func Export(o *Options) error {
+func Export(o *ExportOptions) error {
 	if !slices.Contains(graph.Formats, o.Format) {
 		return cmdutil.UsageError("--format %q is not an export format; use one of %s", o.Format, strings.Join(graph.Formats, ", "))
 	}
-	g, err := load(o)
+	g, err := load(o.IO.In, o.WorkDir, o.File)
 	if err != nil {
 		return err
 	}
@@ -194,8 +218,8 @@ type NodeLine struct {
 }
 
 // Show prints the summary of the graph.
-func Show(o *Options) error {
-	g, err := load(o)
+func Show(o *ShowOptions) error {
+	g, err := load(o.IO.In, o.WorkDir, o.File)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,200 @@
+package debatecmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/sotlabs/sot/cli/cmdutil"
+	"github.com/sotlabs/sot/debate"
+	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/engine/scenario"
+	"github.com/sotlabs/sot/internal/project"
+	"github.com/sotlabs/sot/internal/status"
+	"github.com/sotlabs/sot/llm"
+)
+
+// readPassage reads the passage the user gave.
+func readPassage(f *cmdutil.Factory, o *Options) (debate.Passage, error) {
+	switch {
+	case o.Passage != "" && o.File != "":
+		return debate.Passage{}, cmdutil.UsageError("give the passage once: a file, - or --passage, not two of them")
+	case o.Passage != "":
+		return debate.NewPassage("--passage", []byte(o.Passage))
+	case o.File == "-":
+		return debate.ReadPassage("stdin", f.IO.In)
+	case o.File != "":
+		file, err := project.OpenInput(o.File, o.FollowSymlinks)
+		if err != nil {
+			return debate.Passage{}, &engine.UserError{Field: "passage", Msg: err.Error()}
+		}
+		defer file.Close()
+		return debate.ReadPassage(o.File, file)
+	}
+	return debate.Passage{}, cmdutil.UsageError("give a passage: sot debate PASSAGE_FILE, - for standard input, or --passage TEXT (see 'sot debate --help')")
+}
+
+// debateOptions are the options every debate of the command shares; its
+// warnings and progress lines go to *errOut, which the caller may point at
+// a live display.
+func debateOptions(f *cmdutil.Factory, o *Options, errOut *io.Writer) (*debate.Options, error) {
+	cfg, _, err := f.Config()
+	if err != nil {
+		return nil, cmdutil.AsUsage(err)
+	}
+	lib, err := f.Library()
+	if err != nil {
+		return nil, err
+	}
+	do := &debate.Options{Options: scenario.Options{FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), OutputDir: o.OutputDir, Config: cfg, Getenv: f.Getenv, Fresh: o.Fresh, Command: cmdutil.ResumeCommand(), NewStack: f.NewStack(cfg, cmdutil.StackOptions{})}, Debaters: o.Debaters, Rounds: o.Rounds, Turns: o.Turns, Observers: o.Observers, ObserversFrom: o.ObserversFrom, BranchRounds: o.BranchRounds, Library: lib, Settings: cfg.Debate}
+	do.Warn = func(s string) { cmdutil.Warn(*errOut, s) }
+	do.Progress = func(s string) { cmdutil.Say(*errOut, s) }
+	return do, nil
+}
+
+func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
+	if o.Rounds < 0 || o.BranchRounds < 0 {
+		return cmdutil.UsageError("--rounds and --branch-rounds take 1 or more")
+	}
+	if err := checkOutputs(o); err != nil {
+		return err
+	}
+	if o.JSON {
+		cmdutil.Note(f.IO.ErrOut, "--json is deprecated; --stdout json prints the same")
+	}
+	if o.Graph != "" {
+		return runGraph(ctx, f, o)
+	}
+	passage, err := readPassage(f, o)
+	if err != nil {
+		return err // a user error exits 2 (cmdutil.Code)
+	}
+	errOut := f.IO.ErrOut
+	do, err := debateOptions(f, o, &errOut)
+	if err != nil {
+		return err
+	}
+	do.Passage = passage
+	cfg := do.Config
+	plan, err := debate.Prepare(ctx, do)
+	if err != nil {
+		return err
+	}
+	for _, w := range plan.Warnings {
+		do.Warn(w)
+	}
+	human := f.IO.Out
+	if o.Stdout != "" {
+		human = f.IO.ErrOut
+	}
+	sum := plan.Summary(llm.DefaultPrices().Merge(cfg.Prices))
+	if o.DryRun {
+		if err := plan.CheckPrices(do); err != nil {
+			return err // as the run would refuse it
+		}
+		if o.Stdout == "json" {
+			return writeJSON(f.IO.Out, sum)
+		}
+		printPlan(human, sum)
+		return nil
+	}
+	printPlan(errOut, sum)
+	if err := f.MissingKey(cfg, plan.Model); err != nil {
+		return err
+	}
+	d := status.New(errOut, f.IO.ErrTTY)
+	d.Plain()
+	d.Expect(plan.TypicalCalls())
+	do.Events = d.Event
+	// All the run prints goes through the display: on a terminal above
+	// its live lines, otherwise a line at a time, never two at once (a
+	// detached summary may end as the next step begins).
+	errOut = d
+	f.LogTo(d)
+	stopTicks := d.Start(time.Second)
+	out, err := debate.Execute(ctx, plan, do)
+	stopTicks()
+	d.Close()
+	if engine.IsUserError(err) {
+		return cmdutil.AsUsage(err)
+	}
+	if errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrUnknownModel) {
+		return fmt.Errorf("%w (sot doctor checks each configured model and says what to fix)", err)
+	}
+	if err != nil {
+		return err
+	}
+	if err := printStdout(f.IO.Out, o, out.Result); err != nil {
+		return err
+	}
+	summarize(human, out, d.Counts())
+	err = out.Verdict()
+	var partial *debate.PartialError
+	if errors.As(err, &partial) {
+		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: err}
+	}
+	return err
+}
+
+// checkOutputs checks --stdout, --format and --json against one another
+// and settles o.Stdout: --json is --stdout json, and a format is read in
+// any case and by its file's extension (md).
+func checkOutputs(o *Options) error {
+	given := o.Stdout
+	o.Stdout = formatName(given)
+	if o.JSON {
+		if o.Stdout != "" && o.Stdout != "json" {
+			return cmdutil.UsageError("--json is --stdout json and contradicts --stdout %s; give one of them", given)
+		}
+		o.Stdout = "json"
+	}
+	switch o.Stdout {
+	case "", "markdown", "json":
+	default:
+		return cmdutil.UsageError("--stdout %q: use markdown (dialectic-log.md) or json (debate.json)", given)
+	}
+	if o.DryRun && o.Stdout == "markdown" {
+		return cmdutil.UsageError("--stdout markdown with --dry-run: a dry run debates nothing, so there is no dialectic log; use --stdout json for the plan as JSON")
+	}
+	for _, fm := range o.Formats {
+		switch formatName(fm) {
+		case "json", "markdown":
+		default:
+			return cmdutil.UsageError("--format %q: use json or markdown; sot debate writes debate.json, dialectic-log.md and its other outputs on every run and has no other format", fm)
+		}
+	}
+	return nil
+}
+
+// formatName reads a format as the user may write it: in any case, and
+// md as markdown.
+func formatName(f string) string {
+	if f = strings.ToLower(strings.TrimSpace(f)); f == "md" {
+		return "markdown"
+	}
+	return f
+}
+
+// printStdout prints on w the output of r that --stdout names: the
+// dialectic log, or debate.json's document.
+func printStdout(w io.Writer, o *Options, r *debate.Result) error {
+	switch o.Stdout {
+	case "markdown":
+		_, err := io.WriteString(w, r.DialecticLog())
+		return err
+	case "json":
+		return writeJSON(w, r)
+	}
+	return nil
+}
+
+// writeJSON writes v as one indented JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
