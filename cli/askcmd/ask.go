@@ -4,11 +4,7 @@ package askcmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,7 +14,6 @@ import (
 	"github.com/sotlabs/sot/cli/version"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine/scenario"
-	"github.com/sotlabs/sot/internal/status"
 )
 
 // Options are the flags and arguments of "sot ask".
@@ -182,7 +177,7 @@ the whole comparison); 130 interrupted.`,
 // Run executes "sot ask"; Ctrl-C stops it with exit code 130 and the
 // command that resumes it.
 func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
-	return cmdutil.Interruptible(ctx, "the run's journal", func(ctx context.Context) error { return run(ctx, f, o) })
+	return cmdutil.RunScenario(ctx, func(ctx context.Context) error { return run(ctx, f, o) })
 }
 
 func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
@@ -258,10 +253,8 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		}
 		custom = append(custom, g)
 	}
-	errOut := f.IO.ErrOut
 	ao := &ask.Options{Options: scenario.Options{FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), OutputDir: o.OutputDir, Config: cfg, Getenv: f.Getenv, Fresh: o.Fresh, Formats: o.Formats, Version: version.Get().Version, Command: cmdutil.ResumeCommand(), NewStack: f.NewStack(cfg, cmdutil.StackOptions{})}, Question: o.Question, Paths: o.Paths, Intent: o.Intent, Debate: o.Debate, Groups: o.Groups, CustomGroups: custom, Library: lib}
-	ao.Warn = func(s string) { cmdutil.Warn(errOut, s) }
-	ao.Progress = func(s string) { cmdutil.Say(errOut, s) }
+	live := cmdutil.NewLive(f, &ao.Hooks)
 
 	if o.Questions != "" && !o.Compare {
 		return cmdutil.UsageError("--questions works with --compare")
@@ -281,112 +274,23 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if o.DryRun {
 		return plan.CheckPrices(ao) // as the run would refuse it
 	}
-	// The calls are counted as the run's journal records them (one answer
-	// a call, replayed and cached ones included), as sot debate and sot
-	// review count them on their live displays.
-	tally := status.New(io.Discard, false)
-	ao.Events = tally.Event
+	// The answers are not review findings: the display counts the calls
+	// as the run's journal records them, as sot review and sot debate do.
+	live.Plain()
+	live.Start(plan.Calls())
 	out, err := ask.Execute(ctx, plan, ao)
+	calls := live.Stop()
 	if err != nil {
+		return cmdutil.ExecuteError(err)
+	}
+	if err := printAnswer(f.IO.Out, o.Stdout, out.Answer); err != nil {
 		return err
 	}
-	switch o.Stdout {
-	case "markdown":
-		io.WriteString(f.IO.Out, out.Answer.Markdown())
-	case "json":
-		b, _ := json.MarshalIndent(out.Answer, "", "  ")
-		f.IO.Out.Write(append(b, '\n'))
-	case "html":
-		b, err := out.Answer.HTML()
-		if err != nil {
-			return err
-		}
-		f.IO.Out.Write(b)
-	}
-	if c := out.Answer.ConflictSummary; c != nil {
-		fmt.Fprintf(human, "sot: by their words, %d tension(s) and %d agreement(s) between the perspectives", c.Tensions, c.Agreements)
-		if len(c.Themes) > 0 {
-			cmdutil.Fprintf(human, "; themes: %s", strings.Join(c.Themes, ", "))
-		}
-		fmt.Fprintln(human)
-		if c.PairsFile != "" {
-			cmdutil.Fprintf(human, "sot: every pair is in %s\n", filepath.Join(out.Plan.OutputDir, c.PairsFile))
-		}
-	}
-	if d := out.Answer.Debate; d != nil {
-		open := 0
-		for _, t := range d.Tensions {
-			if t.Treatment != "addressed" {
-				open++
-			}
-		}
-		fmt.Fprintf(human, "sot: the debate named %d tension(s); %d left open in the answer\n", len(d.Tensions), open)
-	}
-	u, calls := out.Answer.Usage, tally.Counts()
-	fmt.Fprintf(human, "sot: %d sentence(s) in the answer, %d dropped; %d call(s), $%.4f", len(out.Answer.Sentences), len(out.Answer.Dropped), calls.Done, u.CostUSD)
-	switch {
-	case calls.Replayed > 0 && calls.Cached > 0:
-		fmt.Fprintf(human, " (%d replayed from the journal, %d answered from the response cache)", calls.Replayed, calls.Cached)
-	case calls.Replayed > 0:
-		fmt.Fprintf(human, " (%d replayed from the journal)", calls.Replayed)
-	case calls.Cached > 0:
-		fmt.Fprintf(human, " (%d of them answered from the response cache)", calls.Cached)
-	}
-	fmt.Fprintf(human, "\nsot: wrote %s\n", out.Files[0])
+	summarize(human, out, calls)
 	err = out.Verdict()
 	var partial *ask.PartialError
 	if errors.As(err, &partial) {
-		var parts []cmdutil.MissingPart
-		stop := ""
-		for _, m := range out.Answer.Missing {
-			parts = append(parts, cmdutil.MissingPart{Name: m.Step + ", " + m.What, Error: m.Error, Budget: m.Budget})
-			if m.Budget && stop == "" {
-				stop = m.Error
-			}
-		}
-		cmdutil.PrintMissing(human, parts)
-		if stop != "" {
-			cmdutil.Say(human, stop)
-			fmt.Fprintln(human, "sot: raise the budget and run the same command again to finish; finished calls are replayed, not paid again")
-		}
 		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: err}
 	}
-	return err
-}
-
-// printPlan shows each step of the plan: what the question is, which
-// sources answer it and from which perspective.
-func printPlan(w io.Writer, p *ask.Plan) {
-	c := p.Classification
-	cmdutil.Fprintf(w, "sot: question: %s, %s (%s)\n", c.Intent, c.Complexity, c.Rule)
-	if p.SoT {
-		cmdutil.Fprintf(w, "sot: roles: %s (%s strategy)\n", strings.Join(p.Roles, ", "), p.Strategy)
-	} else {
-		cmdutil.Fprintf(w, "sot: %s\n", p.SoTNote)
-	}
-	if len(p.Groups) > 0 {
-		cmdutil.Fprintf(w, "sot: read %s:\n", p.GroupsWhy)
-		for _, g := range p.Groups {
-			cmdutil.Fprintf(w, "  - %s: %d source(s) as %s (%s)\n", g.Group.Name, len(g.Group.Members), g.Role, g.Why)
-		}
-	} else if p.GroupsWhy != "" {
-		cmdutil.Fprintf(w, "sot: groups asked for, but read %s\n", p.GroupsWhy)
-	}
-	cmdutil.Fprintf(w, "sot: %d source(s) of %d read:\n", len(p.Chosen), len(p.Sources))
-	for i, ch := range p.Chosen {
-		s := p.Sources[ch.ID]
-		role := ""
-		if p.SoT {
-			role = fmt.Sprintf(" as %s (%s)", p.Assignments[i].Role, p.Assignments[i].Why)
-		}
-		cmdutil.Fprintf(w, "  - %s: relevance %.2f, diversity bonus %.2f%s\n", s.Title, ch.Normalized, ch.Bonus, role)
-	}
-	for _, s := range p.Skipped {
-		cmdutil.Fprintf(w, "  - skipped %s: %s\n", s.Path, s.Reason)
-	}
-	debate := "no debate step: " + p.DebateWhy
-	if p.Debate {
-		debate = "a debate step: " + p.DebateWhy
-	}
-	cmdutil.Fprintf(w, "sot: %d reading(s), %s; at most %d call(s)\n", len(p.Readings), debate, p.Calls())
+	return cmdutil.Verdict(err)
 }

@@ -14,9 +14,17 @@ import (
 	"github.com/sotlabs/sot/review"
 )
 
+// Options are the inputs of "sot moderate".
+type Options struct {
+	// Run is the finished review: its output directory or its run id.
+	Run string
+	// Force enters moderator mode even where it would be skipped.
+	Force bool
+}
+
 // NewCmd returns "sot moderate".
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	var force bool
+	o := &Options{}
 	cmd := &cobra.Command{
 		Use:   "moderate RUN",
 		Short: "Talk to a finished review's specialists: summon, challenge, dig deeper",
@@ -40,16 +48,18 @@ consider-tier findings (--force enters anyway).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			return Run(ctx, f, args[0], force)
+			o.Run = args[0]
+			return Run(ctx, f, o)
 		},
 	}
-	cmd.Flags().BoolVar(&force, "force", false, "enter moderator mode even when it would be skipped")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "enter moderator mode even when it would be skipped")
 	return cmd
 }
 
-// Run starts moderator mode on a run.
-func Run(ctx context.Context, f *cmdutil.Factory, ref string, force bool) error {
-	run, err := review.LoadRun(ref)
+// Run starts moderator mode on the review o names; the user's lines come
+// from f's input and the answers go to its output.
+func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
+	run, err := review.LoadRun(o.Run)
 	if err != nil {
 		return cmdutil.AsUsage(err)
 	}
@@ -62,7 +72,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, ref string, force bool) error 
 		return err
 	}
 	err = run.Moderate(ctx, review.ModerateOptions{
-		Library: lib, In: f.IO.In, Out: f.IO.Out, Force: force,
+		Library: lib, In: f.IO.In, Out: f.IO.Out, Force: o.Force,
 		NewStack: f.NewStack(cfg, cmdutil.StackOptions{}),
 	})
 	if errors.As(err, new(*review.FieldError)) {

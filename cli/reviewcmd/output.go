@@ -2,7 +2,6 @@ package reviewcmd
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/cli/version"
-	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/review"
@@ -232,21 +230,4 @@ func summarize(w io.Writer, out *review.Outcome, calls status.Counts) {
 		also = " (and " + strings.Join(machine, ", ") + ")"
 	}
 	fmt.Fprintf(w, "sot: wrote %s%s\n", filepath.Join(out.Plan.OutputDir, "REVIEW-SYNTHESIS.md"), also)
-}
-
-// exitCode maps the review's verdict (see review.Outcome.Verdict) to the
-// exit code: no specialist came back (1), findings at --fail-on (1), a
-// partial review (3).
-func exitCode(out *review.Outcome, failOn string) error {
-	err := out.Verdict(failOn)
-	var partial *review.PartialError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &partial):
-		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: err}
-	case engine.IsUserError(err):
-		return err
-	}
-	return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: err}
 }

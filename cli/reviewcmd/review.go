@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -17,11 +16,8 @@ import (
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/cli/version"
 	"github.com/sotlabs/sot/config"
-	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/scenario"
-	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/internal/tokens"
-	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/review"
@@ -157,7 +153,7 @@ the same command again to continue).`,
 // calls are in the journal, and the error says how to resume, with exit
 // code 130.
 func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
-	return cmdutil.Interruptible(ctx, "the run's journal", func(ctx context.Context) error { return run(ctx, f, o) })
+	return cmdutil.RunScenario(ctx, func(ctx context.Context) error { return run(ctx, f, o) })
 }
 
 func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
@@ -204,9 +200,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	// Messages go to stderr; while the live status lines are on screen,
 	// through the display, which keeps them intact.
-	errOut := f.IO.ErrOut
-	ro.Warn = func(s string) { cmdutil.Warn(errOut, s) }
-	ro.Progress = func(s string) { cmdutil.Say(errOut, s) }
+	live := cmdutil.NewLive(f, &ro.Hooks)
 
 	if o.DryRun {
 		tokens.Warm() // the estimate counts tokens: load the encoding while git works
@@ -248,27 +242,14 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if err := missingKeys(f, ro, plan); err != nil {
 		return err
 	}
-	d := status.New(f.IO.ErrOut, f.IO.ErrTTY)
-	d.Expect(len(plan.Tasks))
-	ro.Events = d.Event
-	ro.Ask = d.Asking(ro.Ask) // a question mid-run ends the live lines first
-	// All the run prints goes through the display: on a terminal above
-	// its live lines, otherwise a line at a time, never two at once (a
-	// detached summary may end as the next step begins).
-	errOut = d
-	f.LogTo(d)
-	stopTicks := d.Start(time.Second)
+	// A question mid-run ends the live lines first, and all the run prints
+	// goes through the display: on a terminal above its live lines,
+	// otherwise a line at a time.
+	live.Start(len(plan.Tasks))
 	out, err := review.Execute(ctx, plan, ro)
-	stopTicks()
-	d.Close() // nothing may draw over what the user types next (moderator mode)
-	if engine.IsUserError(err) {
-		return cmdutil.AsUsage(err)
-	}
-	if errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrUnknownModel) {
-		return fmt.Errorf("%w (sot doctor checks each configured model and says what to fix)", err)
-	}
+	calls := live.Stop() // nothing may draw over what the user types next (moderator mode)
 	if err != nil {
-		return err
+		return cmdutil.ExecuteError(err)
 	}
 	if o.Stdout != "" {
 		b, err := review.Render(o.Stdout, out.Result, version.Get().Version)
@@ -277,12 +258,12 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		}
 		f.IO.Out.Write(b)
 	}
-	summarize(human, out, d.Counts())
+	summarize(human, out, calls)
 	if r := retries().String(); r != "" {
 		fmt.Fprintf(human, "sot: the run needed %s (--verbose shows each)\n", r)
 	}
 	offerModerator(ctx, f, ro, out)
-	return exitCode(out, o.FailOn)
+	return cmdutil.Verdict(out.Verdict(o.FailOn))
 }
 
 // resolve records outcomes for a finished review's findings.

@@ -1,0 +1,195 @@
+package askcmd
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sotlabs/sot/cli/cmdutil"
+	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/llm/llmtest"
+)
+
+// The corpus every test asks: three notes in the project's .sot/corpus.
+var corpus = map[string]string{
+	".git/HEAD":                          "ref: refs/heads/main\n",
+	".sot/corpus/2025-07-02-planning.md": "# Q3 planning\n\nWe decided to delay the billing migration to Q4 because the vendor contract is not signed.\n",
+	".sot/corpus/2025-08-20-retro.md":    "# Q3 retro\n\nThe billing migration pilot shipped in August and customers liked it.\n",
+	".sot/corpus/2025-10-01-board.md":    "# Q4 board update\n\nThe board asked whether the billing migration will be done this year.\n",
+}
+
+const question = "What did we decide about the billing migration?"
+
+// reading and answer are the model's structured answers: a reading that
+// quotes its source, and an answer whose one sentence stands on it.
+var (
+	reading = json.RawMessage(`{"addresses": true, "summary": "The migration was delayed to Q4.", "points": [{"point": "The migration was delayed to Q4.", "quote": "delay the billing migration to Q4"}]}`)
+	answer  = json.RawMessage(`{"sentences": [{"text": "The billing migration was delayed to Q4 because the vendor contract is not signed.", "answers": ["A1"], "quote": "delay the billing migration to Q4"}], "tensions": []}`)
+)
+
+// newProject writes the corpus into a new project directory and returns a
+// factory for it whose model is served by srv, with the command's
+// standard output and error.
+func newProject(t *testing.T, srv *llmtest.Server) (f *cmdutil.Factory, dir string, out, errOut *strings.Builder) {
+	t.Helper()
+	dir = t.TempDir()
+	for name, text := range corpus {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := t.TempDir()
+	// The run's signing key lives in the user cache directory.
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
+	env := map[string]string{
+		"SOT_MODEL":       "openai:gpt-4.1",
+		"OPENAI_API_KEY":  "sk-test-0123456789",
+		"OPENAI_BASE_URL": srv.OpenAIBaseURL(),
+		"SOT_RETRIES":     "0",
+		"HOME":            home,
+		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),
+		"XDG_STATE_HOME":  filepath.Join(home, ".state"),
+	}
+	f, out, errOut = factory(dir, func(k string) string { return env[k] })
+	return f, dir, out, errOut
+}
+
+// factory is a new command's factory (sot run again) in dir, with the
+// environment getenv reads.
+func factory(dir string, getenv func(string) string) (f *cmdutil.Factory, out, errOut *strings.Builder) {
+	out, errOut = &strings.Builder{}, &strings.Builder{}
+	f = &cmdutil.Factory{
+		IO:     &cmdutil.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut},
+		Getenv: getenv,
+		Loader: &config.Loader{WorkDir: dir, Getenv: getenv, Trust: config.DefaultTrustStore(getenv)},
+	}
+	f.LogTo(errOut)
+	return f, out, errOut
+}
+
+// An answer lands in the output directory, the summary says where, and the
+// same question again replays every call from the run's journal.
+func TestAskWritesTheAnswerAndReplaysIt(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
+		{System: "You answer a question from one knowledge source", JSON: reading},
+		{System: "You write the answer to a question", JSON: answer},
+	}})
+	defer srv.Close()
+	f, dir, out, errOut := newProject(t, srv)
+	o := &Options{Question: question, OutputDir: filepath.Join(dir, "answer")}
+	if err := Run(context.Background(), f, o); err != nil {
+		t.Fatalf("exit %d: %v\n%s", cmdutil.Code(err), err, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "answer", "ANSWER.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "delayed to Q4") {
+		t.Errorf("ANSWER.md does not hold the answer:\n%s", b)
+	}
+	if want := "sot: wrote " + filepath.Join(dir, "answer", "ANSWER.md"); !strings.Contains(out.String(), want) {
+		t.Errorf("the summary does not say %q:\n%s", want, out)
+	}
+	sent := len(srv.Requests())
+
+	f, out, _ = factory(dir, f.Getenv)
+	o = &Options{Question: question, OutputDir: filepath.Join(dir, "answer")}
+	if err := Run(context.Background(), f, o); err != nil {
+		t.Fatalf("again: exit %d: %v", cmdutil.Code(err), err)
+	}
+	if !strings.Contains(out.String(), "replayed from the journal") {
+		t.Errorf("the second run does not say it replayed its calls:\n%s", out)
+	}
+	if n := len(srv.Requests()); n != sent {
+		t.Errorf("the second run sent %d request(s); want none", n-sent)
+	}
+}
+
+// Without a terminal, the live display gives a line a call on stderr as
+// the call ends, and stdout keeps only what --stdout asked for.
+func TestAskShowsEachCallOnStderr(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
+		{System: "You answer a question from one knowledge source", JSON: reading},
+		{System: "You write the answer to a question", JSON: answer},
+	}})
+	defer srv.Close()
+	f, dir, out, errOut := newProject(t, srv)
+	o := &Options{Question: question, OutputDir: filepath.Join(dir, "answer"), Stdout: "json"}
+	if err := Run(context.Background(), f, o); err != nil {
+		t.Fatalf("exit %d: %v\n%s", cmdutil.Code(err), err, errOut)
+	}
+	if !strings.Contains(errOut.String(), " done in ") || !strings.Contains(errOut.String(), " calls done, ") {
+		t.Errorf("stderr does not show the calls as they end:\n%s", errOut)
+	}
+	var a map[string]any
+	if err := json.Unmarshal([]byte(out.String()), &a); err != nil {
+		t.Errorf("stdout is not the answer's JSON alone: %v\n%s", err, out)
+	}
+}
+
+// A reading that fails for good leaves a partial answer: it is written,
+// the summary lists what is missing, and the command exits 3 with a line
+// that says so.
+func TestAskPartialAnswerExits3(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
+		{System: "pilot shipped", Fault: llmtest.Fault500},
+		{System: "You answer a question from one knowledge source", JSON: reading},
+		{System: "You write the answer to a question", JSON: answer},
+	}})
+	defer srv.Close()
+	f, dir, out, errOut := newProject(t, srv)
+	o := &Options{Question: question, OutputDir: filepath.Join(dir, "answer")}
+	err := Run(context.Background(), f, o)
+	if code := cmdutil.Code(err); code != cmdutil.ExitPartial {
+		t.Fatalf("exit %d (%v), want %d\n%s", code, err, cmdutil.ExitPartial, errOut)
+	}
+	if want := "the answer is partial: 1 part(s) missing (see ANSWER.md)"; err.Error() != want {
+		t.Errorf("the error says %q, want %q", err, want)
+	}
+	if !strings.Contains(out.String(), "  - map, A") || !strings.Contains(out.String(), "HTTP 500") {
+		t.Errorf("the summary does not list the missing reading with its error:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "answer", "ANSWER.md")); err != nil {
+		t.Errorf("the partial answer was not written: %v", err)
+	}
+}
+
+// An answer none of whose sentences stands on its sources exits 1 and
+// says why; bad flags exit 2 before any call.
+func TestAskExitCodes(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
+		{System: "You answer a question from one knowledge source", JSON: reading},
+		{System: "You write the answer to a question", JSON: json.RawMessage(`{"sentences": [{"text": "Everything went to plan.", "answers": [], "quote": ""}], "tensions": []}`)},
+	}})
+	defer srv.Close()
+	f, dir, _, _ := newProject(t, srv)
+	err := Run(context.Background(), f, &Options{Question: question, OutputDir: filepath.Join(dir, "unfounded")})
+	if code := cmdutil.Code(err); code != cmdutil.ExitFailure || !strings.Contains(err.Error(), "no sentence of the answer stood on its sources") {
+		t.Errorf("an unfounded answer: exit %d, %v", code, err)
+	}
+
+	sent := len(srv.Requests())
+	for _, o := range []*Options{
+		{Question: question, Stdout: "pdf"},
+		{Question: question, Formats: []string{"sarif"}},
+		{Question: question, Debate: true, NoDebate: true},
+		{Question: question, Strategy: "random"},
+	} {
+		f, _, _, _ := newProject(t, srv)
+		err := Run(context.Background(), f, o)
+		if code := cmdutil.Code(err); code != cmdutil.ExitUsage {
+			t.Errorf("%+v: exit %d (%v), want %d", o, code, err, cmdutil.ExitUsage)
+		}
+	}
+	if n := len(srv.Requests()); n != sent {
+		t.Errorf("usage errors sent %d request(s)", n-sent)
+	}
+}
