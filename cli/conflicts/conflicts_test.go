@@ -95,3 +95,67 @@ func TestPairsRefused(t *testing.T) {
 		t.Errorf("--keep -1: error %v", err)
 	}
 }
+
+// Input that is not answers is a usage error that says where the mistake
+// is and what sot conflicts reads, and nothing is printed.
+func TestBadInput(t *testing.T) {
+	tests := []struct {
+		name, in  string
+		threshold float64
+		want      string
+	}{
+		{"not JSON", "[{\"response\": \"a\"},\n oops]", 0.75, "standard input:2:2: not valid JSON"},
+		{"empty", "  \n", 0.75, "standard input is empty; sot conflicts reads a JSON array of answers"},
+		{"no answers", "[]", 0.75, "standard input has no answers; sot conflicts compares two or more"},
+		{"a string", `[{"response": "a"}, "b"]`, 0.75, `standard input: answer 2 is a string, not an object like {"response": "..."}`},
+		{"threshold", `[{"response": "a"}]`, 1.5, "--threshold 1.5 is not a similarity from 0 to 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			o := &Options{IO: &cmdutil.IOStreams{In: strings.NewReader(tt.in), Out: &out}, Input: "-", Threshold: tt.threshold, Keep: 200}
+			err := Run(o)
+			if cmdutil.Code(err) != cmdutil.ExitUsage || err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v (exit %d); want a usage error saying %q", err, cmdutil.Code(err), tt.want)
+			}
+			if out.Len() != 0 {
+				t.Errorf("printed %q", out.String())
+			}
+		})
+	}
+}
+
+// Two answers, one agreeing and one objecting, make one pair: a conflict
+// that names both sources, read from standard input.
+func TestConflictFromStandardInput(t *testing.T) {
+	in := `[{"response": "The pilot confirms the savings and also supports the plan.", "agentName": "Q1 planning", "perspective": "Advocate"},
+ {"response": "However, the pilot exposed a risk, but nobody owns the concern.", "agentName": "Q2 review", "perspective": {"roleLabel": "Critic"}}]`
+	var out bytes.Buffer
+	o := &Options{IO: &cmdutil.IOStreams{In: strings.NewReader(in), Out: &out}, Input: "-", Threshold: 0.75, Keep: 200}
+	if err := Run(o); err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		HasConflicts bool   `json:"hasConflicts"`
+		Summary      string `json:"summary"`
+		Conflicts    []struct {
+			Source1 struct {
+				AgentName string `json:"agentName"`
+			} `json:"source1"`
+			Source2 struct {
+				AgentName   string `json:"agentName"`
+				Perspective string `json:"perspective"`
+			} `json:"source2"`
+		} `json:"conflicts"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &a); err != nil {
+		t.Fatalf("printed %q: %v", out.String(), err)
+	}
+	if !a.HasConflicts || len(a.Conflicts) != 1 || a.Conflicts[0].Source1.AgentName != "Q1 planning" ||
+		a.Conflicts[0].Source2.AgentName != "Q2 review" || a.Conflicts[0].Source2.Perspective != "Critic" {
+		t.Errorf("printed:\n%s", out.String())
+	}
+	if !strings.HasPrefix(a.Summary, "1 tension(s) detected") {
+		t.Errorf("summary %q", a.Summary)
+	}
+}

@@ -1,6 +1,6 @@
-// Package runs implements "sot runs": the review runs of the project, with
-// their date, kind, material, state and cost, and the command that resumes
-// each.
+// Package runs implements "sot runs": the runs of the project (reviews,
+// questions and debates), with their date, kind, material, state and
+// cost, and the command that resumes each.
 package runs
 
 import (

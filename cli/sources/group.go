@@ -14,9 +14,17 @@ import (
 	"github.com/sotlabs/sot/config"
 )
 
+// GroupsOptions are the flags of "sot sources groups".
+type GroupsOptions struct {
+	// By is --by; "" takes the configuration's ask.groups, else the
+	// custom groups of --group, else temporal.
+	By string
+	// Defs are the --group definitions.
+	Defs []string
+}
+
 func newGroupsCmd(f *cmdutil.Factory, o *Options, pre func()) *cobra.Command {
-	by := ""
-	var defs []string
+	g := &GroupsOptions{}
 	cmd := &cobra.Command{
 		Use:   "groups",
 		Short: "List the groups the indexed sources fall into, and the role each would be read from",
@@ -43,30 +51,36 @@ took, primary ones first.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			pre()
-			cfg, _, err := f.Config()
-			if err != nil {
-				return cmdutil.AsUsage(err)
-			}
-			custom, err := ParseGroupFlags(defs)
-			if err != nil {
-				return err
-			}
-			name := by
-			if name == "" {
-				name = cfg.Ask.Groups
-			}
-			if name == "" && len(custom) > 0 {
-				name = groupNames(custom)
-			}
-			if name == "" {
-				name = "temporal"
-			}
-			return Groups(c.Context(), o, name, append(custom, cfg.Ask.CustomGroups...))
+			return runGroups(c.Context(), f, o, g)
 		},
 	}
-	cmd.Flags().StringVar(&by, "by", "", "temporal, temporal:month, source, thematic, or custom group names (default: ask.groups, else temporal)")
-	cmd.Flags().StringArrayVar(&defs, "group", nil, `define a custom group: "NAME=KEY:VALUE[,VALUE][;KEY:VALUE]" with the keys tags, types, from, to (YYYY-MM-DD) and paths (globs from the project's top); repeatable`)
+	cmd.Flags().StringVar(&g.By, "by", "", "temporal, temporal:month, source, thematic, or custom group names (default: ask.groups, else temporal)")
+	cmd.Flags().StringArrayVar(&g.Defs, "group", nil, `define a custom group: "NAME=KEY:VALUE[,VALUE][;KEY:VALUE]" with the keys tags, types, from, to (YYYY-MM-DD) and paths (globs from the project's top); repeatable`)
 	return cmd
+}
+
+// runGroups settles the grouping, from the flags and then the
+// configuration, and prints the groups.
+func runGroups(ctx context.Context, f *cmdutil.Factory, o *Options, g *GroupsOptions) error {
+	cfg, _, err := f.Config()
+	if err != nil {
+		return cmdutil.AsUsage(err)
+	}
+	custom, err := ParseGroupFlags(g.Defs)
+	if err != nil {
+		return err
+	}
+	name := g.By
+	if name == "" {
+		name = cfg.Ask.Groups
+	}
+	if name == "" && len(custom) > 0 {
+		name = groupNames(custom)
+	}
+	if name == "" {
+		name = "temporal"
+	}
+	return Groups(ctx, o, name, append(custom, cfg.Ask.CustomGroups...))
 }
 
 // ParseGroupFlags reads --group values.
@@ -164,17 +178,23 @@ Exit codes: 0 the themes are kept; 2 usage (no tags yet, no model, no key);
   sot ask --groups thematic "What were the main threads this year?"`,
 		Args: exactly(0, "group takes no arguments: it groups every indexed source"),
 		RunE: func(c *cobra.Command, _ []string) error {
-			if !g.Thematic {
-				return cmdutil.UsageError("say how to group: --thematic (the only grouping that needs a model; sot sources groups lists the others)")
-			}
 			o.WorkDir = f.WorkDir()
-			return cmdutil.Interruptible(c.Context(), "the themes' journal", func(ctx context.Context) error { return nameThemes(ctx, f, o, g) })
+			return NameThemes(c.Context(), f, o, g)
 		},
 	}
 	cmd.Flags().BoolVar(&g.Thematic, "thematic", false, "name the themes of the corpus from its topic tags, with one model call")
 	cmd.Flags().BoolVar(&g.DryRun, "dry-run", false, "say what would be sent, and send nothing")
 	cmd.Flags().BoolVar(&g.Fresh, "fresh", false, "neither replay the journal nor answer from the response cache")
 	return cmd
+}
+
+// NameThemes runs "sot sources group", which takes --thematic; Ctrl-C
+// stops it with exit code 130 and the command that resumes it.
+func NameThemes(ctx context.Context, f *cmdutil.Factory, o *Options, g *GroupOptions) error {
+	if !g.Thematic {
+		return cmdutil.UsageError("say how to group: --thematic (the only grouping that needs a model; sot sources groups lists the others)")
+	}
+	return cmdutil.Interruptible(ctx, "the themes' journal", func(ctx context.Context) error { return nameThemes(ctx, f, o, g) })
 }
 
 func nameThemes(ctx context.Context, f *cmdutil.Factory, o *Options, g *GroupOptions) error {

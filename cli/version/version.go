@@ -82,24 +82,33 @@ func Get() Info {
 // v0.0.0-20261124071500-0123456789ab.
 var pseudo = regexp.MustCompile(`(?:^|[.-])(\d{14})-([0-9a-f]{12})(?:\+|$)`)
 
+// Options are the inputs of "sot version".
+type Options struct {
+	IO   *cmdutil.IOStreams
+	JSON bool
+}
+
 // NewCmd returns "sot version".
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	var asJSON bool
+	o := &Options{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit, commit date and Go version of this sot binary",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			info := Get()
-			if asJSON {
-				enc := json.NewEncoder(f.IO.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(info)
-			}
-			fmt.Fprintf(f.IO.Out, "sot %s\ncommit: %s\ndate: %s\ngo: %s\nmodule: %s\n", info.Version, info.Commit, info.Date, info.Go, info.Module)
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return Run(o) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
 	return cmd
+}
+
+// Run prints the build information of the running binary.
+func Run(o *Options) error {
+	info := Get()
+	if o.JSON {
+		enc := json.NewEncoder(o.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(info)
+	}
+	fmt.Fprintf(o.IO.Out, "sot %s\ncommit: %s\ndate: %s\ngo: %s\nmodule: %s\n", info.Version, info.Commit, info.Date, info.Go, info.Module)
+	return nil
 }
