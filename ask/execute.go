@@ -1,12 +1,12 @@
 package ask
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -123,7 +123,6 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		return nil, err
 	}
 	defer r.Close()
-	d := r.Dir
 
 	pr := &protocol{x: r.Executor(""), model: p.Model, nonce: p.Nonce, question: p.Question, seed: run.Seed(p.RunID)}
 	a := p.answer()
@@ -142,7 +141,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	var extra []string // files written besides the answer's
 	if p.SoT && p.cfg.ConflictDetection && len(evidence) > 1 {
 		pairs := slices.Contains(o.Formats, FormatPairs)
-		an, err := p.detectInto(d, evidence, pairs)
+		an, err := p.detectInto(r, evidence, pairs)
 		if err != nil {
 			return nil, err
 		}
@@ -326,30 +325,18 @@ type lexicalAnalysis struct {
 	PairsFile string `json:"pairsFile,omitempty"`
 }
 
-// detectInto runs the lexical detector over the answers; with pairs, it
-// streams every pair into PairsFile in the run's directory as it is found.
-// The file is written in place: a run stopped meanwhile leaves it cut
-// short, and the same command, which replays the answers, writes it again.
-func (p *Plan) detectInto(d *run.Dir, evidence []Evidence, pairs bool) (conflict.Analysis, error) {
+// detectInto runs the lexical detector over the answers; with pairs, the
+// runner streams every pair into PairsFile in the run's directory as it is
+// found.
+func (p *Plan) detectInto(r *scenario.Run, evidence []Evidence, pairs bool) (an conflict.Analysis, err error) {
 	if !pairs {
 		return detect(evidence, p.cfg.ConflictThreshold, ListedPairs, nil)
 	}
-	f, err := d.OpenFile(PairsFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return conflict.Analysis{}, fmt.Errorf("writing %s: %w", PairsFile, err)
-	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	an, err := detect(evidence, p.cfg.ConflictThreshold, ListedPairs, conflict.NDJSON(w))
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return conflict.Analysis{}, fmt.Errorf("writing %s: %w", PairsFile, err)
-	}
-	return an, nil
+	_, err = r.Stream(PairsFile, func(w io.Writer) error {
+		an, err = detect(evidence, p.cfg.ConflictThreshold, ListedPairs, conflict.NDJSON(w))
+		return err
+	})
+	return an, err
 }
 
 // detect runs the lexical conflict detector over the answers the readings

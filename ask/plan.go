@@ -17,8 +17,8 @@ import (
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/index"
+	"github.com/sotlabs/sot/internal/parallel"
 	"github.com/sotlabs/sot/internal/project"
-	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/persona"
@@ -137,7 +137,7 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		return nil, err
 	}
 	budget := llm.ContextWindow(p.Model) - 4096 - 2048 // the answer, and the instructions around the source
-	copts := corpus.Options{PartTokens: max(2048, budget), FollowSymlinks: o.FollowSymlinks && len(o.Paths) > 0, ReadFile: corpusReadFile}
+	copts := corpus.Options{PartTokens: max(2048, budget), FollowSymlinks: o.FollowSymlinks && len(o.Paths) > 0, ReadFile: corpusReadFile, Now: o.Time}
 
 	// Classify.
 	if o.Intent != "" {
@@ -319,13 +319,12 @@ func (p *Plan) gather(ctx context.Context, ix *index.Index, paths []string, copt
 		hits []index.Hit
 		err  error
 	}
-	early := make(chan ranked, 1)
-	go func() {
+	early := parallel.Go(func() ranked {
 		hits, err := search(ctx, ix, p.Question, p.cfg.MaxSources)
-		early <- ranked{hits, err}
-	}()
+		return ranked{hits, err}
+	})
 	res, changed, err := scanCorpus(ctx, ix, paths, copts)
-	r := <-early // always waited for: the search must be over before the index closes
+	r := early() // always waited for: the search must be over before the index closes
 	if err == nil && changed {
 		r.hits, r.err = search(ctx, ix, p.Question, p.cfg.MaxSources)
 	}
@@ -419,18 +418,16 @@ func scanCorpus(ctx context.Context, ix *index.Index, paths []string, copts corp
 		remembered []index.File
 		byPath     map[string]int // index in remembered
 		ferr       error
-		loaded     = make(chan struct{})
 	)
-	go func() {
-		defer close(loaded)
+	loaded := parallel.Start(func() {
 		remembered, ferr = ix.Files(ctx)
 		byPath = make(map[string]int, len(remembered))
 		for i := range remembered {
 			byPath[remembered[i].Path] = i
 		}
-	}()
+	})
 	copts.Known = func(real string) (corpus.Known, bool) {
-		<-loaded
+		loaded()
 		i, ok := byPath[real]
 		if !ok {
 			return corpus.Known{}, false
@@ -438,7 +435,7 @@ func scanCorpus(ctx context.Context, ix *index.Index, paths []string, copts corp
 		return knownOf(remembered[i]), true
 	}
 	res, err = corpus.Scan(paths, copts)
-	<-loaded
+	loaded()
 	if ferr != nil {
 		return nil, false, fmt.Errorf("read the corpus index: %w", ferr)
 	}
@@ -659,33 +656,6 @@ func RebuiltNote(ix *index.Index) string {
 		return ""
 	}
 	return fmt.Sprintf("the corpus index %s was not one sot wrote (%s): sot removed it and built it again from the sources, so analyses from sot sources analyze must be run again", project.FromWorkDir(ix.Path()), why)
-}
-
-// IndexDir is where a project keeps its corpus index, under its top.
-var IndexDir = filepath.Join(".sot", "index")
-
-// OpenIndex opens the corpus index of the project at top, creating it: a
-// directory of its own that git ignores, reached through no symlink.
-func OpenIndex(top string) (*index.Index, error) {
-	dir := filepath.Join(top, IndexDir)
-	d, err := safedir.Open(top, dir)
-	if err != nil {
-		var se *safedir.SymlinkError
-		if errors.As(err, &se) {
-			return nil, &engine.UserError{Msg: fmt.Sprintf("the corpus index %s: %v; sot writes nothing through a symlink: remove it", dir, err)}
-		}
-		return nil, fmt.Errorf("create the corpus index directory: %w", err)
-	}
-	defer d.Close()
-	if f, err := d.OpenFile(".gitignore", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
-		f.WriteString("*\n")
-		f.Close()
-	}
-	ix, err := index.Open(filepath.Join(dir, "corpus.db"))
-	if err != nil {
-		return nil, fmt.Errorf("open the corpus index: %w", err)
-	}
-	return ix, nil
 }
 
 // DocOf is a source as the index keeps it.

@@ -1,6 +1,7 @@
 package debate
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
 )
 
@@ -282,15 +285,30 @@ func TestNoObservers(t *testing.T) {
 	}
 }
 
+// undetached is an Executor that cannot detach, as a durable executor that
+// replays the protocol step by step: the summaries run inline, before the
+// step they ride with.
+type undetached struct{ x engine.Executor }
+
+func (i undetached) Execute(ctx context.Context, tasks []*engine.Task) []engine.Result {
+	return i.x.Execute(ctx, tasks)
+}
+
 // A budget stops the run between steps: what was done is written, the run
 // is partial, and the same debate with a larger budget finishes it,
-// replaying what was paid for.
+// replaying what was paid for. The run goes through an Executor that runs
+// the summaries inline, so the calls reach the meter in the protocol's
+// order and the run has one outcome: turn 1; turn 1's summary and turn 2;
+// turn 2's summary, the fourth call; then turn 3 is refused.
 func TestBudgetStopsTheRun(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: responder}}})
 	defer srv.Close()
 	o := testOptions(t, testProject(t), srv.OpenAIBaseURL(), nil)
 	o.Rounds, o.BranchRounds = 1, 1
 	o.Config.Budget.MaxCalls = 4
+	o.NewExecutor = func(p llm.Provider, h engine.Hooks, fallback string) engine.Executor {
+		return undetached{&engine.Local{Provider: p, Hooks: h, Fallback: fallback}}
+	}
 	_, out := runDebate(t, o)
 	var pe *PartialError
 	if err := out.Verdict(); out.Stopped == nil || !errors.As(err, &pe) {
@@ -299,11 +317,16 @@ func TestBudgetStopsTheRun(t *testing.T) {
 	if n := len(srv.Requests()); n != 4 {
 		t.Errorf("%d requests under a budget of 4 calls", n)
 	}
-	// The fourth call is turn 3 or turn 2's summary, whichever reached the
-	// meter first; the other is refused.
-	if n := len(out.Result.Main.Turns); len(out.Result.Branches) != 0 || n != 2 && n != 3 {
-		t.Errorf("%d turns, %d branches", len(out.Result.Main.Turns), len(out.Result.Branches))
+	turns := out.Result.Main.Turns
+	if len(turns) != 2 || len(out.Result.Branches) != 0 {
+		t.Fatalf("%d turns, %d branches", len(turns), len(out.Result.Branches))
 	}
+	for _, turn := range turns {
+		if turn.Summary == "" {
+			t.Errorf("turn %d has no summary", turn.N)
+		}
+	}
+	o.NewExecutor = nil
 	o.Config.Budget.MaxCalls = 0
 	_, out = runDebate(t, o)
 	if err := out.Verdict(); err != nil || out.Result.Usage.Replayed != 4 {

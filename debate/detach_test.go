@@ -45,6 +45,12 @@ func (g *gate) Execute(ctx context.Context, tasks []*engine.Task) []engine.Resul
 	return g.inner.Execute(ctx, tasks)
 }
 
+// Detach runs the summaries through the gate on a goroutine of their own,
+// as Local detaches them.
+func (g *gate) Detach(ctx context.Context, tasks []*engine.Task) *engine.Detached {
+	return engine.Go(ctx, g, tasks)
+}
+
 // A summary never holds back a turn, however slow it is: here no summary
 // may finish before the main debate is over and its branch questions are
 // asked. If a summary rode inside a turn's step, the turn would wait for

@@ -15,7 +15,6 @@ import (
 	"github.com/sotlabs/sot/debate/graph"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/markdown"
-	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/prompt"
 )
@@ -28,7 +27,7 @@ import (
 // while it fits Budget, past it the nodes most relevant to the passage);
 // after a whole debate, its nodes and edges are added (graph.AddDebate)
 // through the run's Executor, so that they are journaled with the debate,
-// and the file is saved after every node.
+// and the file is saved after every node through the caller's Save.
 type Graph struct {
 	// Path is the graph's JSON file; DAG the graph, as loaded and grown.
 	Path string
@@ -46,9 +45,13 @@ type Graph struct {
 	// Threshold); each run sets Model, Nonce and Now.
 	Tune graph.Options
 
-	// save writes the graph (nil: graph.SaveIn to Path); tests interrupt
-	// it.
-	save func(*graph.DebateDAG) error
+	// Save writes the graph's file: once before a passage's first call
+	// (Create), then after every node a debate adds and once after its
+	// edges, so that a crash loses nothing saved. The protocol writes the
+	// file only through it, so an executor that records what a run does
+	// (or replays it) can intercept the saves. OpenGraph sets it to
+	// graph.SaveIn of Path under Top; nil keeps the graph in memory.
+	Save func(*graph.DebateDAG) error
 }
 
 // GraphIndexDir is where a project keeps the retrieval indexes of its
@@ -73,7 +76,7 @@ func OpenGraph(path, top string, budget int) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Graph{Path: path, DAG: g, Budget: budget, Top: top, IndexPath: graphIndexPath(top, path)}, nil
+	return &Graph{Path: path, DAG: g, Budget: budget, Top: top, IndexPath: graphIndexPath(top, path), Save: saveIn(top, path)}, nil
 }
 
 // graphIndexPath is the retrieval index of the graph file at path: a
@@ -196,31 +199,12 @@ func (g *Graph) Context(ctx context.Context, p Passage) (*graph.Context, error) 
 	return graph.RelevantContext(ctx, sub, p.Text, o)
 }
 
-// indexDir creates the directory of the retrieval indexes, reached
-// through no symlink, with a .gitignore that ignores it.
-func indexDir(top, dir string) error {
-	d, err := safedir.Open(top, dir)
-	if err != nil {
-		var se *safedir.SymlinkError
-		if errors.As(err, &se) {
-			return &engine.UserError{Msg: fmt.Sprintf("the graph's retrieval index %s: %v; sot writes nothing through a symlink: remove it", dir, err)}
-		}
-		return fmt.Errorf("create the graph's index directory: %w", err)
-	}
-	defer d.Close()
-	if f, err := d.OpenFile(".gitignore", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
-		f.WriteString("*\n")
-		f.Close()
-	}
-	return nil
-}
-
-// saveGraph writes the graph's file.
+// saveGraph writes the graph's file through Save, when there is one.
 func (g *Graph) saveGraph(dag *graph.DebateDAG) error {
-	if g.save != nil {
-		return g.save(dag)
+	if g.Save == nil {
+		return nil
 	}
-	return graph.SaveIn(g.Top, g.Path, dag)
+	return g.Save(dag)
 }
 
 // Create writes the graph's file when it does not exist yet, so that a

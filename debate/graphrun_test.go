@@ -386,7 +386,7 @@ func TestDebateAllResumesBetweenNodes(t *testing.T) {
 	o.OutputDir = filepath.Join(top, "out")
 	crash := errors.New("killed while saving")
 	saves := 0
-	o.Graph.save = func(g *graph.DebateDAG) error {
+	o.Graph.Save = func(g *graph.DebateDAG) error {
 		// The file created, the first passage's two nodes, the second's
 		// main node, then its branch's.
 		if saves++; saves == 5 {

@@ -183,6 +183,12 @@ func (r *recorder) Execute(ctx context.Context, tasks []*engine.Task) []engine.R
 	return r.inner.Execute(ctx, tasks)
 }
 
+// Detach records the detached calls as a step and runs them beside the
+// steps after, as Local does.
+func (r *recorder) Detach(ctx context.Context, tasks []*engine.Task) *engine.Detached {
+	return engine.Go(ctx, r, tasks)
+}
+
 // label names a request the server received by its call's label, as a
 // run with the same prompts made it.
 func (r *recorder) label(rec *llmtest.Recorded) string {

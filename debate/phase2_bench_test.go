@@ -145,6 +145,11 @@ func (x *pathExecutor) Execute(ctx context.Context, tasks []*engine.Task) []engi
 	return x.inner.Execute(ctx, tasks)
 }
 
+// Detach runs the summaries beside the steps after, as Local does.
+func (x *pathExecutor) Detach(ctx context.Context, tasks []*engine.Task) *engine.Detached {
+	return engine.Go(ctx, x, tasks)
+}
+
 // BenchmarkPhase2HTTP runs BenchmarkPhase2's workload against the llmtest
 // server over HTTP with the OpenAI provider and its prompt cache
 // simulated, answering as the providers do: the first token at 40

@@ -17,8 +17,10 @@ import (
 // goroutine of its own, reads no clock and asks nobody: each step is one
 // Execute over the calls that are due. The calls no later call reads (the
 // summaries, riders) start with the next step instead of taking one of
-// their own, detached from it (engine.Detach) so that they never hold it
-// back; the observer chain's next link rides in the step's Execute.
+// their own, detached from it so that they never hold it back: the
+// protocol asks its Executor to detach them (engine.Detach), and an
+// Executor that cannot runs them inline, before the step. The observer
+// chain's next link rides in the step's Execute.
 type protocol struct {
 	x     engine.Executor
 	hooks engine.Hooks

@@ -10,11 +10,37 @@ type Detached struct {
 	results []Result
 }
 
-// Detach starts x.Execute(ctx, tasks) and returns at once; Wait collects
-// the results. The Executor must be safe for concurrent use (Local is: its
-// provider stack's limits, retries, journal and budget hold across every
-// Execute in flight). Cancelling ctx ends the calls as it ends any other.
+// Detacher is an Executor that can run a batch of calls detached from its
+// caller: Detach starts them and returns at once, and the caller goes on
+// with its next steps while they run. An Executor that runs calls in this
+// process detaches them on a goroutine of its own (Go); Local does.
+type Detacher interface {
+	Executor
+	Detach(ctx context.Context, tasks []*Task) *Detached
+}
+
+// Detach asks x to run tasks detached from the caller, and is how a
+// protocol does so: the protocol starts no goroutine itself. When x is a
+// Detacher, its Detach runs them. An Executor that cannot detach (a
+// durable executor that replays a workflow step by step, or a wrapper that
+// does not pass Detach on) runs them here, inline, through Execute: the
+// results are the same, and only the steps after wait for them. Wait
+// collects the results either way.
 func Detach(ctx context.Context, x Executor, tasks []*Task) *Detached {
+	if dx, ok := x.(Detacher); ok {
+		return dx.Detach(ctx, tasks)
+	}
+	d := &Detached{done: make(chan struct{}), results: x.Execute(ctx, tasks)}
+	close(d.done)
+	return d
+}
+
+// Go starts x.Execute(ctx, tasks) on a goroutine of its own and returns at
+// once: the Detach of an Executor that runs calls in this process. x must
+// be safe for concurrent use (Local is: its provider stack's limits,
+// retries, journal and budget hold across every Execute in flight).
+// Cancelling ctx ends the calls as it ends any other.
+func Go(ctx context.Context, x Executor, tasks []*Task) *Detached {
 	d := &Detached{done: make(chan struct{})}
 	go func() {
 		defer close(d.done)

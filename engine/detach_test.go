@@ -44,3 +44,45 @@ func TestDetachRunsBesideLaterSteps(t *testing.T) {
 		t.Fatalf("detached results %+v", rs)
 	}
 }
+
+// plain is an Executor that cannot detach, as a durable executor that
+// replays a workflow step by step may be.
+type plain struct{ x Executor }
+
+func (p plain) Execute(ctx context.Context, tasks []*Task) []Result { return p.x.Execute(ctx, tasks) }
+
+// Through an Executor that cannot detach, detached calls run inline: they
+// are answered by the time Detach returns, before any later step is sent,
+// so the order of the calls is the order the protocol asked for them.
+func TestDetachRunsInlineWithoutADetacher(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{})
+	defer srv.Close()
+	p, err := openai.New(openai.Config{Name: "openai", BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-engine-0123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := plain{&Local{Provider: p}}
+	task := func(id, text string) *Task {
+		return &Task{ID: id, Group: "g", Request: &llm.Request{Model: "openai:gpt-4.1", Messages: []llm.Message{{Role: llm.RoleUser, Content: text}}}}
+	}
+	ctx := context.Background()
+	d := Detach(ctx, x, []*Task{task("s", "the summary")})
+	select {
+	case <-d.Done():
+	default:
+		t.Fatal("Detach returned before its calls were answered")
+	}
+	if r := x.Execute(ctx, []*Task{task("turn", "the next turn")}); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	if rs := d.Wait(); len(rs) != 1 || rs[0].Err != nil || rs[0].Task.ID != "s" {
+		t.Fatalf("detached results %+v", rs)
+	}
+	var users []string
+	for _, r := range srv.Requests() {
+		users = append(users, r.LastUser())
+	}
+	if len(users) != 2 || users[0] != "the summary" || users[1] != "the next turn" {
+		t.Errorf("requests in the order %q", users)
+	}
+}

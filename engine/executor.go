@@ -66,6 +66,11 @@ func (l *Local) Execute(ctx context.Context, tasks []*Task) []Result {
 	return results
 }
 
+// Detach runs tasks on a goroutine of their own (Go) and returns at once:
+// the calls go through the same provider stack as every Execute, beside
+// the steps that follow.
+func (l *Local) Detach(ctx context.Context, tasks []*Task) *Detached { return Go(ctx, l, tasks) }
+
 // FellBack records that a task ran on the fallback model.
 type FellBack struct {
 	From string // the model it was given

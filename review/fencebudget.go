@@ -1,10 +1,9 @@
 package review
 
 import (
-	"runtime"
 	"sync"
-	"sync/atomic"
 
+	"github.com/sotlabs/sot/internal/parallel"
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/prompt"
 )
@@ -35,14 +34,7 @@ func countInBackground(m *material.Material) *fencedCounts {
 		c.at[f.Text] = i
 		c.counts[i] = sync.OnceValue(func() int { return prompt.GutteredTokens(f.Text) })
 	}
-	var next atomic.Int64
-	for range min(runtime.GOMAXPROCS(0), len(c.counts)) {
-		go func() {
-			for i := int(next.Add(1)) - 1; i < len(c.counts); i = int(next.Add(1)) - 1 {
-				c.counts[i]()
-			}
-		}()
-	}
+	parallel.Start(func() { parallel.For(len(c.counts), func(i int) { c.counts[i]() }) })
 	return c
 }
 

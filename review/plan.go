@@ -283,7 +283,7 @@ func startSignals(mode string, c Context, m *material.Material) (signals func() 
 	}
 	perspectives := strings.ToLower(strings.TrimSpace(c.Perspectives))
 	if mode == ModeSociety && (sel.Adaptive > 0 || perspectives == "" || perspectives == "auto") {
-		go signals()
+		parallel.Start(func() { signals() })
 		return signals, true
 	}
 	return signals, false

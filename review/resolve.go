@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/review/finding"
@@ -106,14 +107,11 @@ func (r *Run) Resolve(ask persona.Asker, out io.Writer, version string) (int, er
 	}
 	defer f.Close()
 	recorded := 0
-	now := r.Now
-	if now == nil {
-		now = time.Now
-	}
+	clock := engine.Hooks{Now: r.Now} // the caller's clock, the system's when it set none
 	record := func(it *synthesis.Item, status, reason, by string) error {
 		it.Outcome = &synthesis.Outcome{Status: status, Reason: reason}
 		rec := Resolution{RunID: r.Result.RunID, Item: it.ID, Severity: string(it.Severity), Confidence: string(it.Confidence),
-			Grounding: string(it.Grounding), FindingIDs: it.SourceIDs(), Claim: it.Claim, Status: status, Reason: reason, By: by, At: now().UTC()}
+			Grounding: string(it.Grounding), FindingIDs: it.SourceIDs(), Claim: it.Claim, Status: status, Reason: reason, By: by, At: clock.Time().UTC()}
 		seen := map[string]bool{}
 		for _, s := range it.Sources {
 			if !seen[s.Specialist] {

@@ -206,6 +206,11 @@ type Options struct {
 	// ReadFile reads a file's bytes; nil: os.ReadFile. A caller can wrap
 	// it to count or limit what is read.
 	ReadFile func(name string) ([]byte, error)
+	// Now is the caller's clock (engine.Hooks.Time), read once when Scan
+	// begins: Result.Checked. Nil: Checked is 0, and a later scan trusts
+	// no stat the result records, reading every file again. Load ignores
+	// it.
+	Now func() time.Time
 }
 
 // DefaultMaxFileBytes is the largest file Load reads unless told

@@ -115,8 +115,8 @@ type Result struct {
 	// one of them, at any depth, that is not among Files is gone (or is
 	// now hidden, or a link that is not followed).
 	Dirs []string
-	// Checked is when the scan began, in nanoseconds since the epoch;
-	// Read is how many files it read.
+	// Checked is when the scan began by Options.Now, in nanoseconds since
+	// the epoch (0 without it); Read is how many files it read.
 	Checked int64
 	Read    int
 }
@@ -135,7 +135,10 @@ var ErrChanged = errors.New("the file changed since the corpus was scanned")
 // reads it. The walk is Load's, with its rules for links and hidden
 // files, whatever Known says.
 func Scan(paths []string, opts Options) (*Result, error) {
-	res := &Result{Checked: time.Now().UnixNano()}
+	res := &Result{}
+	if opts.Now != nil {
+		res.Checked = opts.Now().UnixNano()
+	}
 	w := walker{seen: map[string]bool{}, follow: opts.FollowSymlinks}
 	for _, p := range paths {
 		w.walkRoot(p)

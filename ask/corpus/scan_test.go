@@ -64,7 +64,7 @@ func TestScanReadsOnlyWhatChanged(t *testing.T) {
 		}
 	}
 	var reads atomic.Int32
-	opts := Options{ReadFile: func(name string) ([]byte, error) { reads.Add(1); return os.ReadFile(name) }}
+	opts := Options{ReadFile: func(name string) ([]byte, error) { reads.Add(1); return os.ReadFile(name) }, Now: time.Now}
 	first, err := Scan([]string{dir}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +122,52 @@ func TestScanReadsOnlyWhatChanged(t *testing.T) {
 	gone := third.Gone([]string{got["a.md"].Real, got["c.md"].Real, "/elsewhere/d.md"})
 	if len(gone) != 1 || gone[0] != got["c.md"].Real {
 		t.Errorf("Gone = %v, want only c.md's path", gone)
+	}
+}
+
+// TestScanTakesTheCallersClock: a scan is stamped by the clock its caller
+// passes, not the system's. A file its stamp finds modified within
+// RacyWindow is read again by the next scan; without a clock, no stat is
+// trusted and every file is read again.
+func TestScanTakesTheCallersClock(t *testing.T) {
+	dir := t.TempDir()
+	mod := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	p := filepath.Join(dir, "a.md")
+	if err := os.WriteFile(p, []byte("# A\n\nNotes.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		now   func() time.Time
+		reads int32
+	}{
+		{"a clock an hour after the file", func() time.Time { return mod.Add(time.Hour) }, 0},
+		{"a clock a second after the file", func() time.Time { return mod.Add(time.Second) }, 1},
+		{"no clock", nil, 1},
+	} {
+		var reads atomic.Int32
+		opts := Options{ReadFile: func(name string) ([]byte, error) { reads.Add(1); return os.ReadFile(name) }, Now: c.now}
+		first, err := Scan([]string{dir}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.now != nil && first.Checked != c.now().UnixNano() {
+			t.Errorf("%s: checked at %d, want %d", c.name, first.Checked, c.now().UnixNano())
+		}
+		f := first.Files[0]
+		opts.Known = func(string) (Known, bool) {
+			return Known{Stamp: f.Stamp, Checked: first.Checked, Reader: Reader, Hash: f.Hash, Source: f.Source}, true
+		}
+		reads.Store(0)
+		if _, err := Scan([]string{dir}, opts); err != nil {
+			t.Fatal(err)
+		}
+		if n := reads.Load(); n != c.reads {
+			t.Errorf("%s: the second scan read %d files, want %d", c.name, n, c.reads)
+		}
 	}
 }
 

@@ -352,12 +352,9 @@ func SaveIn(top, path string, g *DebateDAG) error {
 	return nil
 }
 
-// stamp is the time nodes are created at: o.Now's, else the clock's, in
-// UTC and to the second, so that the file reads well.
+// stamp is the time nodes are created at, by the caller's clock (o.Now,
+// read through engine.Hooks, whose default is the system's), in UTC and
+// to the second, so that the file reads well.
 func stamp(now func() time.Time) time.Time {
-	t := time.Now()
-	if now != nil {
-		t = now()
-	}
-	return t.UTC().Truncate(time.Second)
+	return engine.Hooks{Now: now}.Time().UTC().Truncate(time.Second)
 }

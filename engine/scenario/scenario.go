@@ -17,9 +17,12 @@
 package scenario
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -184,6 +187,30 @@ func (r *Run) Write(files ...File) ([]string, error) {
 		paths = append(paths, filepath.Join(r.outputDir, f.Name))
 	}
 	return paths, nil
+}
+
+// Stream writes the file name in the run's directory as render produces
+// it, for an output too large to hold whole (every pair the conflict
+// detector classified), and returns its path. The file is written in
+// place: a run stopped meanwhile leaves it cut short, and the same
+// command writes it again.
+func (r *Run) Stream(name string, render func(w io.Writer) error) (string, error) {
+	f, err := r.Dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("writing %s: %w", name, err)
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	err = render(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("writing %s: %w", name, err)
+	}
+	return filepath.Join(r.outputDir, name), nil
 }
 
 // WriteLater renders and writes files beside whatever the protocol does

@@ -1,5 +1,7 @@
-// Package parallel runs a loop's iterations on as many goroutines as there
-// are processors.
+// Package parallel runs work beside the caller: a loop's iterations on as
+// many goroutines as there are processors (For), or one piece of work on a
+// goroutine of its own (Start, Go). Scenario packages prepare their
+// material with it, so that they start no goroutine themselves.
 package parallel
 
 import (
