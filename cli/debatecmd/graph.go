@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/config"
@@ -14,7 +13,6 @@ import (
 	"github.com/sotlabs/sot/debate/graph"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/project"
-	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 )
@@ -98,11 +96,14 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if err != nil {
 		return err
 	}
-	errOut := f.IO.ErrOut
-	do, err := debateOptions(f, o, &errOut)
+	do, err := debateOptions(f, o)
 	if err != nil {
 		return err
 	}
+	// Between the passages (their preparation, a passage the graph holds)
+	// no display is live, and warnings and progress go to stderr as they
+	// are; each passage's own go through its display (Start below).
+	cmdutil.NewLive(f, &do.Hooks)
 	budget := o.GraphBudget
 	if !o.GraphBudgetSet && do.Config.Debate.GraphBudget > 0 {
 		budget = do.Config.Debate.GraphBudget
@@ -171,15 +172,15 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 
 	run := graphRun{Graph: o.Graph, Debates: []*debate.Result{}}
-	stop := func() {}
-	var display *status.Display // the passage's live display
+	// live is the display of the passage being debated, one a passage: it
+	// counts that passage's calls, as that passage's journal holds them.
+	var live *cmdutil.Live
 	// The budgets (--max-calls, --max-tokens, --max-cost) hold for the whole
 	// command: each passage's stack counts what the ones before it spent.
 	var ledger stack.Ledger
 	hooks := debate.GraphHooks{
-		Skip: func(p debate.Passage, nodes int) { run.Skipped = append(run.Skipped, skip(errOut, p, nodes)) },
+		Skip: func(p debate.Passage, nodes int) { run.Skipped = append(run.Skipped, skip(f.IO.ErrOut, p, nodes)) },
 		Start: func(plan *debate.Plan, po *debate.Options) error {
-			errOut = f.IO.ErrOut
 			calls, u, cost := ledger.Used()
 			if out := budgetUsedUp(do.Config.Budget, config.Budget{MaxCalls: calls, MaxTokens: u.InputTokens + u.OutputTokens, MaxCost: cost}); out != "" {
 				return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("the %s is spent before %s; raise it and run the same command again to debate the passages left (the graph keeps those done)", out, plan.Passage.Name)}
@@ -192,59 +193,45 @@ func runGraph(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 				}
 				return ledger.Track(st), nil
 			}
-			printPlan(errOut, plan.Summary(prices))
+			printPlan(f.IO.ErrOut, plan.Summary(prices))
 			if err := f.MissingKey(do.Config, plan.Model); err != nil {
 				return err
 			}
-			d := status.New(errOut, f.IO.ErrTTY)
-			d.Plain()
-			d.Expect(plan.TypicalCalls())
-			po.Events = d.Event
-			// All the run prints goes through the display: on a terminal above
-			// its live lines, otherwise a line at a time, never two at once (a
-			// detached summary may end as the next step begins).
-			errOut = d
-			f.LogTo(d)
-			ticks := d.Start(time.Second)
-			stop = func() {
-				ticks()
-				d.Close() // the passage is over: nothing draws over what comes next
-			}
-			display = d
+			// All the passage's run prints goes through its display: on a
+			// terminal above its live lines, otherwise a line at a time,
+			// never two at once (a detached summary may end as the next
+			// step begins).
+			live = cmdutil.NewLive(f, &po.Hooks)
+			live.Plain()
+			live.Start(plan.TypicalCalls())
 			return nil
 		},
 		Done: func(out *debate.Outcome) {
-			stop()
+			// The passage is over: nothing draws over its summary.
+			calls := live.Stop()
 			run.Debates = append(run.Debates, out.Result)
-			summarize(human, out, display.Counts())
+			summarize(human, out, calls)
 		},
 	}
 	_, err = debate.DebateAll(ctx, passages, do, hooks)
-	stop()
-	errOut = f.IO.ErrOut
-	if engine.IsUserError(err) {
-		return cmdutil.AsUsage(err)
+	if live != nil {
+		live.Stop() // a passage that stopped the command before Done
 	}
-	if errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrUnknownModel) {
-		return fmt.Errorf("%w (sot doctor checks each configured model and says what to fix)", err)
+	if err != nil && !isVerdict(err) {
+		return cmdutil.ExecuteError(err)
 	}
 	run.Stats = g.DAG.Stats()
-	if err == nil || isVerdict(err) {
-		if werr := printGraphStdout(f.IO.Out, o, run); werr != nil {
-			return werr
-		}
+	if err := printGraphStdout(f.IO.Out, o, run); err != nil {
+		return err
 	}
-	if err == nil || isVerdict(err) {
-		s := run.Stats
-		fmt.Fprintf(human, "sot: argument graph %s: %d node(s) from %d passage(s), %d edge(s) (sot graph show %s; sot graph export %s --format mermaid)\n",
-			o.Graph, s.Nodes, len(s.Passages), s.Edges, o.Graph, o.Graph)
-	}
+	s := run.Stats
+	fmt.Fprintf(human, "sot: argument graph %s: %d node(s) from %d passage(s), %d edge(s) (sot graph show %s; sot graph export %s --format mermaid)\n",
+		o.Graph, s.Nodes, len(s.Passages), s.Edges, o.Graph, o.Graph)
 	var partial *debate.PartialError
 	if errors.As(err, &partial) {
 		fmt.Fprintln(human, "sot: the passages after it were not debated: run the same command again to finish the debate and go on")
-		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: err}
 	}
-	return err
+	return cmdutil.Verdict(err)
 }
 
 // printGraphStdout prints on w what --stdout names for sot debate

@@ -3,18 +3,14 @@ package debatecmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/debate"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/project"
-	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/llm"
 )
 
@@ -38,10 +34,10 @@ func readPassage(f *cmdutil.Factory, o *Options) (debate.Passage, error) {
 	return debate.Passage{}, cmdutil.UsageError("give a passage: sot debate PASSAGE_FILE, - for standard input, or --passage TEXT (see 'sot debate --help')")
 }
 
-// debateOptions are the options every debate of the command shares; its
-// warnings and progress lines go to *errOut, which the caller may point at
-// a live display.
-func debateOptions(f *cmdutil.Factory, o *Options, errOut *io.Writer) (*debate.Options, error) {
+// debateOptions are the options every debate of the command shares; the
+// caller points their warnings and progress lines at stderr
+// (cmdutil.NewLive).
+func debateOptions(f *cmdutil.Factory, o *Options) (*debate.Options, error) {
 	cfg, _, err := f.Config()
 	if err != nil {
 		return nil, cmdutil.AsUsage(err)
@@ -51,8 +47,6 @@ func debateOptions(f *cmdutil.Factory, o *Options, errOut *io.Writer) (*debate.O
 		return nil, err
 	}
 	do := &debate.Options{Options: scenario.Options{FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), OutputDir: o.OutputDir, Config: cfg, Getenv: f.Getenv, Fresh: o.Fresh, Command: cmdutil.ResumeCommand(), NewStack: f.NewStack(cfg, cmdutil.StackOptions{})}, Debaters: o.Debaters, Rounds: o.Rounds, Turns: o.Turns, Observers: o.Observers, ObserversFrom: o.ObserversFrom, BranchRounds: o.BranchRounds, Library: lib, Settings: cfg.Debate}
-	do.Warn = func(s string) { cmdutil.Warn(*errOut, s) }
-	do.Progress = func(s string) { cmdutil.Say(*errOut, s) }
 	return do, nil
 }
 
@@ -73,11 +67,11 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if err != nil {
 		return err // a user error exits 2 (cmdutil.Code)
 	}
-	errOut := f.IO.ErrOut
-	do, err := debateOptions(f, o, &errOut)
+	do, err := debateOptions(f, o)
 	if err != nil {
 		return err
 	}
+	live := cmdutil.NewLive(f, &do.Hooks)
 	do.Passage = passage
 	cfg := do.Config
 	plan, err := debate.Prepare(ctx, do)
@@ -102,42 +96,25 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		printPlan(human, sum)
 		return nil
 	}
-	printPlan(errOut, sum)
+	printPlan(f.IO.ErrOut, sum)
 	if err := f.MissingKey(cfg, plan.Model); err != nil {
 		return err
 	}
-	d := status.New(errOut, f.IO.ErrTTY)
-	d.Plain()
-	d.Expect(plan.TypicalCalls())
-	do.Events = d.Event
 	// All the run prints goes through the display: on a terminal above
 	// its live lines, otherwise a line at a time, never two at once (a
 	// detached summary may end as the next step begins).
-	errOut = d
-	f.LogTo(d)
-	stopTicks := d.Start(time.Second)
+	live.Plain()
+	live.Start(plan.TypicalCalls())
 	out, err := debate.Execute(ctx, plan, do)
-	stopTicks()
-	d.Close()
-	if engine.IsUserError(err) {
-		return cmdutil.AsUsage(err)
-	}
-	if errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrUnknownModel) {
-		return fmt.Errorf("%w (sot doctor checks each configured model and says what to fix)", err)
-	}
+	calls := live.Stop()
 	if err != nil {
-		return err
+		return cmdutil.ExecuteError(err)
 	}
 	if err := printStdout(f.IO.Out, o, out.Result); err != nil {
 		return err
 	}
-	summarize(human, out, d.Counts())
-	err = out.Verdict()
-	var partial *debate.PartialError
-	if errors.As(err, &partial) {
-		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: err}
-	}
-	return err
+	summarize(human, out, calls)
+	return cmdutil.Verdict(out.Verdict())
 }
 
 // checkOutputs checks --stdout, --format and --json against one another
