@@ -90,11 +90,13 @@ func (l *Live) Start(calls int) {
 
 // Stop ends the display once the run is over, so that nothing draws over
 // what comes next (the summary, a question), and returns the calls it
-// counted: those the run's journal holds, for the summary.
+// counted: those the run's journal holds, for the summary. Log lines go
+// straight to stderr again. Stop may be called more than once.
 func (l *Live) Stop() status.Counts {
 	if l.stop != nil {
 		l.stop()
 		l.stop = nil
+		l.f.LogTo(l.f.IO.ErrOut)
 	}
 	l.d.Close()
 	return l.d.Counts()
