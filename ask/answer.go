@@ -121,7 +121,7 @@ type Usage struct {
 	CacheHits int `json:"cache_hits"`
 	// WallMS is how long this invocation's execution took, replays
 	// included (sot ask --compare reads a run's wall time from its
-	// journal instead; see Definitions).
+	// journal instead; see compare.Definitions).
 	WallMS int64 `json:"wall_ms"`
 }
 

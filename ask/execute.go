@@ -201,7 +201,7 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		}
 	}
 	a.Debate = debate
-	a.Usage = usage(r.Spent(), r.Wall())
+	a.Usage = UsageOf(r.Spent(), r.Wall())
 	rendered, err := render(a, o.Formats)
 	if err != nil {
 		return nil, err
@@ -330,20 +330,22 @@ type lexicalAnalysis struct {
 // found.
 func (p *Plan) detectInto(r *scenario.Run, evidence []Evidence, pairs bool) (an conflict.Analysis, err error) {
 	if !pairs {
-		return detect(evidence, p.cfg.ConflictThreshold, ListedPairs, nil)
+		return DetectConflicts(evidence, p.cfg.ConflictThreshold, ListedPairs, nil)
 	}
 	_, err = r.Stream(PairsFile, func(w io.Writer) error {
-		an, err = detect(evidence, p.cfg.ConflictThreshold, ListedPairs, conflict.NDJSON(w))
+		an, err = DetectConflicts(evidence, p.cfg.ConflictThreshold, ListedPairs, conflict.NDJSON(w))
 		return err
 	})
 	return an, err
 }
 
-// detect runs the lexical conflict detector over the answers the readings
-// gave, in their order, listing the keep strongest pairs of each type and
-// handing every pair to each when it is not nil: the answer's conflict
-// summary, and the tensions --compare counts in every configuration.
-func detect(evidence []Evidence, threshold float64, keep int, each func(conflict.Pair) error) (conflict.Analysis, error) {
+// DetectConflicts runs the lexical conflict detector at threshold over the
+// answers the readings gave, in their order, listing the keep strongest
+// pairs of each type and handing every pair to each when it is not nil.
+// Execute makes the answer's conflict summary with it, at the config's
+// ask.conflict_threshold; sot ask --compare (package ask/compare) counts
+// the tensions of every configuration with it, the same way.
+func DetectConflicts(evidence []Evidence, threshold float64, keep int, each func(conflict.Pair) error) (conflict.Analysis, error) {
 	rs := make([]conflict.Response, 0, len(evidence))
 	for _, e := range evidence {
 		rs = append(rs, conflict.Response{Response: responseText(e), AgentName: e.Title, Perspective: e.Role})
@@ -375,9 +377,11 @@ func setupFailure(missing []Missing) error {
 	return fmt.Errorf("no source could be read: %w", missing[0].err)
 }
 
-// usage is what the run cost, with the calls replayed from its journal at
-// what they cost when they were made.
-func usage(sp stack.Spent, wall time.Duration) Usage {
+// UsageOf is what a run cost, from what its stack spent and its wall
+// time, with the calls replayed from its journal at what they cost when
+// they were made. The runs over the indexed sources (package ask/analyze)
+// report theirs in the same shape.
+func UsageOf(sp stack.Spent, wall time.Duration) Usage {
 	return Usage{Calls: sp.Calls, NewCalls: sp.NewCalls, CostUSD: sp.Cost, Replayed: sp.Replayed, CacheHits: sp.CacheHits, WallMS: wall.Milliseconds(),
 		InputTokens: sp.Usage.InputTokens, CachedInputTokens: sp.Usage.CachedInputTokens, OutputTokens: sp.Usage.OutputTokens}
 }

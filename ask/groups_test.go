@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/sotlabs/sot/ask/route"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/index"
-	"github.com/sotlabs/sot/llm/llmtest"
 )
 
 // taggedNote is a northstar export about the billing migration with its
@@ -253,103 +251,6 @@ func TestAskLargeGroupIsSplit(t *testing.T) {
 	}
 	if got := strings.Count(text.String(), "every invoice line"); got < 2*1200-2 {
 		t.Errorf("the parts hold %d of the %d repeated sentences: text was cut", got, 2*1200)
-	}
-}
-
-// sot sources group --thematic: one structured call names the themes from
-// the corpus's tags; an answer with too few usable themes is asked for
-// again; the themes are kept, and --groups thematic reads by them.
-func TestNameThemes(t *testing.T) {
-	top := taggedCorpus(t)
-	var calls atomic.Int32
-	respond := func(rec *llmtest.Recorded) llmtest.Reply {
-		if rec.SchemaName != themesSchemaName {
-			return llmtest.Reply{}
-		}
-		if calls.Add(1) == 1 {
-			// Only one theme has a tag from the list.
-			return llmtest.Reply{JSON: map[string]any{"themes": []any{
-				map[string]any{"name": "Risk", "description": "Security and vendors.", "tags": []any{"security"}},
-				map[string]any{"name": "Made up", "description": "Nothing.", "tags": []any{"astrology"}}}}}
-		}
-		return llmtest.Reply{JSON: map[string]any{"themes": []any{
-			map[string]any{"name": "Risk and Vendors", "description": "Security and the vendor contract.", "tags": []any{"security", "vendor-contract", "audit"}},
-			map[string]any{"name": "Delivery", "description": "Plans, timelines and who does what.", "tags": []any{"timeline", "action-items", "roadmap", "owners"}},
-			map[string]any{"name": "Customers", "description": "What customers and support said.", "tags": []any{"customers", "support", "invoices"}}}}}
-	}
-	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: respond}}})
-	defer srv.Close()
-	o := testOptions(t, top, srv.OpenAIBaseURL())
-	// Index the corpus, as a question or sot sources add would.
-	o.Question = groupQuestion
-	if _, err := Prepare(context.Background(), o); err != nil {
-		t.Fatal(err)
-	}
-	ao := &AnalyzeOptions{Dir: top, Config: o.Config, NewStack: o.NewStack, Getenv: o.Getenv}
-	dry := *ao
-	dry.DryRun = true
-	rep, err := NameThemes(context.Background(), &dry)
-	if err != nil || rep.Calls != 1 || rep.Input == 0 || len(srv.Requests()) != 0 {
-		t.Fatalf("dry run: %+v, %v, %d requests", rep, err, len(srv.Requests()))
-	}
-	rep, err = NameThemes(context.Background(), ao)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if calls.Load() != 2 || len(rep.Themes) != 3 || rep.Tagged != 8 || rep.Usage == nil || rep.Usage.Calls != 2 {
-		t.Fatalf("report %+v after %d calls", rep, calls.Load())
-	}
-	reqs := srv.Requests()
-	if last := reqs[len(reqs)-1].LastUser(); !strings.Contains(last, "Those themes do not fit") {
-		t.Errorf("the second call does not say what was wrong: %q", last)
-	}
-	// The tags went in fenced, as data.
-	if !strings.Contains(reqs[0].LastUser(), "billing-migration (4 source(s)") {
-		t.Errorf("the tags sent: %s", reqs[0].LastUser())
-	}
-	saved, err := LoadThemes(top)
-	if err != nil || saved == nil || len(saved.Themes) != 3 || saved.Model != "openai:gpt-4.1" {
-		t.Fatalf("themes kept: %+v, %v", saved, err)
-	}
-
-	o.Groups = "thematic"
-	p, err := Prepare(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"Risk and Vendors=synthesizer(2)", "Delivery=analyst(4)", "Customers=advocate(2)"}
-	if got := groupsOf(p); !slices.Equal(got, want) {
-		t.Errorf("groups %v, want %v", got, want)
-	}
-	if !slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "sot sources group --thematic") }) {
-		t.Errorf("notes %v do not say the themes were named", p.Notes)
-	}
-	for _, g := range p.Groups {
-		if g.Group.Kind != route.GroupThematic {
-			t.Errorf("group %s is %s", g.Group.Name, g.Group.Kind)
-		}
-	}
-
-	// The same command again is answered from the journal.
-	before := len(srv.Requests())
-	if _, err := NameThemes(context.Background(), ao); err != nil {
-		t.Fatal(err)
-	}
-	if len(srv.Requests()) != before {
-		t.Errorf("naming the same themes again sent %d call(s)", len(srv.Requests())-before)
-	}
-}
-
-// Without tags there are no themes to name: a usage error says what to do.
-func TestNameThemesWithoutTags(t *testing.T) {
-	top := testCorpus(t)
-	o := testOptions(t, top, "http://127.0.0.1:1")
-	if _, err := Prepare(context.Background(), o); err != nil {
-		t.Fatal(err)
-	}
-	_, err := NameThemes(context.Background(), &AnalyzeOptions{Dir: top, Config: o.Config, NewStack: o.NewStack, DryRun: true})
-	if err == nil || !strings.Contains(err.Error(), "Run sot sources analyze first") {
-		t.Fatalf("NameThemes = %v", err)
 	}
 }
 

@@ -26,8 +26,8 @@ var scenarioPackages = []string{
 // the clock either.
 var writers = map[string]string{
 	"review/save.go":          "resolving and moderating a finished review rewrite its outputs, after the run, where no protocol is under way",
-	"ask/compare.go":          "the comparison harness writes its report after every run it compared has finished",
-	"ask/themes.go":           "themes.json is kept beside the corpus index, written once the naming call has answered",
+	"ask/compare/compare.go":  "the comparison harness writes its report after every run it compared has finished",
+	"ask/analyze/themes.go":   "themes.json is kept beside the corpus index, written once the naming call has answered",
 	"review/empty.go":         "WriteEmpty writes the formats of a review with nothing to review, where no protocol runs",
 	"review/resolve.go":       "resolving findings after a run appends each decision of the user to resolutions.jsonl as it is made",
 	"ask/indexdir.go":         "OpenIndex makes the corpus index's directory and its .gitignore before a question is planned",

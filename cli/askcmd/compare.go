@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/ask"
+	askcompare "github.com/sotlabs/sot/ask/compare"
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/llm/stack"
@@ -49,7 +50,7 @@ func compare(ctx context.Context, f *cmdutil.Factory, o *Options, base *ask.Opti
 	}
 	// --output-dir is the comparison's directory; each configuration's run
 	// keeps its own.
-	if err := ask.CheckCompareDir(base.Dir, o.OutputDir); err != nil {
+	if err := askcompare.CheckDir(base.Dir, o.OutputDir); err != nil {
 		return err
 	}
 	base.Progress = nil
@@ -74,7 +75,7 @@ func compare(ctx context.Context, f *cmdutil.Factory, o *Options, base *ask.Opti
 		}
 		return &ao
 	}
-	c, err := ask.Compare(ctx, questions, newOptions)
+	c, err := askcompare.Compare(ctx, questions, newOptions)
 	if err != nil {
 		return err
 	}
@@ -116,7 +117,7 @@ func compare(ctx context.Context, f *cmdutil.Factory, o *Options, base *ask.Opti
 
 // printComparison writes the comparison as text: the metadata coverage, a
 // table a question, and the rates over several questions.
-func printComparison(w io.Writer, c *ask.Comparison, questions int) {
+func printComparison(w io.Writer, c *askcompare.Comparison, questions int) {
 	if mc := c.Metadata; mc != nil {
 		met := "not met; sot sources analyze gives the others theirs"
 		if mc.MeetsTarget {
@@ -126,7 +127,7 @@ func printComparison(w io.Writer, c *ask.Comparison, questions int) {
 			mc.WithMetadata, mc.Sources, mc.Coverage*100, mc.FromPayload, mc.FromAnalysis, mc.Target*100, met)
 	}
 	for i, m := range c.Runs {
-		if i%len(ask.Configurations) == 0 {
+		if i%len(askcompare.Configurations) == 0 {
 			cmdutil.Fprintf(w, "\n%s\n%-18s %5s %8s %8s %7s  %7s %9s %-8s %3s %3s %7s %7s  %s\n", m.Question, "configuration", "calls", "input", "cached", "output", "cost", "wall", "run", "ten", "agr", "tokens", "latency", "groups")
 		}
 		groups := "-"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sotlabs/sot/ask"
+	askanalyze "github.com/sotlabs/sot/ask/analyze"
 	"github.com/sotlabs/sot/ask/corpus"
 	"github.com/sotlabs/sot/cli/cmdutil"
 )
@@ -76,11 +76,11 @@ func analyze(ctx context.Context, f *cmdutil.Factory, o *Options, ao *AnalyzeOpt
 		return cmdutil.AsUsage(err)
 	}
 	errOut := o.IO.ErrOut
-	opts := &ask.AnalyzeOptions{Dir: o.WorkDir, Config: cfg, Getenv: f.Getenv, DryRun: ao.DryRun, Fresh: ao.Fresh,
+	opts := &askanalyze.Options{Dir: o.WorkDir, Config: cfg, Getenv: f.Getenv, DryRun: ao.DryRun, Fresh: ao.Fresh,
 		NewStack: f.NewStack(cfg, cmdutil.StackOptions{NoCache: ao.Fresh})}
 	opts.Warn = func(s string) { cmdutil.Warn(errOut, s) }
 	opts.Progress = func(s string) { cmdutil.Say(errOut, s) }
-	rep, err := ask.Analyze(ctx, opts)
+	rep, err := askanalyze.Analyze(ctx, opts)
 	if err != nil {
 		return err // a user error exits 2 (cmdutil.Code)
 	}
@@ -91,7 +91,7 @@ func analyze(ctx context.Context, f *cmdutil.Factory, o *Options, ao *AnalyzeOpt
 	} else {
 		printReport(o.IO.Out, rep)
 	}
-	var failed *ask.AnalysisFailedError
+	var failed *askanalyze.FailedError
 	if err := rep.Verdict(); errors.As(err, &failed) {
 		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("%w; run sot sources analyze --fresh to ask again", err)}
 	}
@@ -99,7 +99,7 @@ func analyze(ctx context.Context, f *cmdutil.Factory, o *Options, ao *AnalyzeOpt
 }
 
 // printReport says what the analysis did and the coverage it reached.
-func printReport(w io.Writer, r *ask.AnalyzeReport) {
+func printReport(w io.Writer, r *askanalyze.Report) {
 	if r.Sources == 0 {
 		for _, n := range r.Notes {
 			cmdutil.Fprintf(w, "sot: %s\n", n)

@@ -103,7 +103,7 @@ func Export(ctx context.Context, o *Options, id, output string) error {
 // metadataFrom says where a source's metadata comes from.
 func metadataFrom(d index.Doc) string {
 	switch {
-	case ask.MetadataOf(index.Doc{Meta: d.Meta}) != nil:
+	case ask.PayloadMetadata(d) != nil:
 		return "payload"
 	case ask.MetadataOf(d) != nil:
 		return "analysis"

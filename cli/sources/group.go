@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sotlabs/sot/ask"
+	askanalyze "github.com/sotlabs/sot/ask/analyze"
 	"github.com/sotlabs/sot/ask/route"
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/config"
@@ -203,11 +204,11 @@ func nameThemes(ctx context.Context, f *cmdutil.Factory, o *Options, g *GroupOpt
 		return cmdutil.AsUsage(err)
 	}
 	errOut := o.IO.ErrOut
-	opts := &ask.AnalyzeOptions{Dir: o.WorkDir, Config: cfg, Getenv: f.Getenv, DryRun: g.DryRun, Fresh: g.Fresh,
+	opts := &askanalyze.Options{Dir: o.WorkDir, Config: cfg, Getenv: f.Getenv, DryRun: g.DryRun, Fresh: g.Fresh,
 		NewStack: f.NewStack(cfg, cmdutil.StackOptions{NoCache: g.Fresh})}
 	opts.Warn = func(s string) { cmdutil.Warn(errOut, s) }
 	opts.Progress = func(s string) { cmdutil.Say(errOut, s) }
-	rep, err := ask.NameThemes(ctx, opts)
+	rep, err := askanalyze.NameThemes(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sotlabs/sot/ask"
+	askanalyze "github.com/sotlabs/sot/ask/analyze"
 	"github.com/sotlabs/sot/ask/corpus"
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/index"
@@ -308,7 +309,7 @@ func printMetadata(w io.Writer, d index.Doc) {
 	case "payload":
 		fmt.Fprintln(w, "metadata: from the export payload")
 	case "analysis":
-		var a ask.Analysis
+		var a askanalyze.Analysis
 		_ = json.Unmarshal(d.Analysis, &a)
 		line := "metadata: analysed by sot"
 		if a.Model != "" {

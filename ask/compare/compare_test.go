@@ -1,4 +1,4 @@
-package ask
+package compare
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/config"
-	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/browsertest"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
@@ -19,8 +19,8 @@ import (
 
 // compareOptions makes fresh options for each question from base, as sot
 // ask --compare does.
-func compareOptions(base *Options) func(string) *Options {
-	return func(q string) *Options {
+func compareOptions(base *ask.Options) func(string) *ask.Options {
+	return func(q string) *ask.Options {
 		o := *base
 		cfg := *base.Config
 		o.Config, o.Question = &cfg, q
@@ -129,11 +129,11 @@ func TestCompare(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || back.ID != c.ID || len(back.Runs) != len(c.Runs) {
 		t.Errorf("comparison.json: %v, %+v", err, back)
 	}
-	if h, err := os.ReadFile(filepath.Join(dir, CompareHTMLFile)); err != nil || !strings.Contains(string(h), `id="q1-chart"`) {
+	if h, err := os.ReadFile(filepath.Join(dir, HTMLFile)); err != nil || !strings.Contains(string(h), `id="q1-chart"`) {
 		t.Errorf("compare.html: %v", err)
 	}
 	// sot runs does not take the comparison for a question.
-	runs, err := ListRuns(top, nil)
+	runs, err := ask.ListRuns(top, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,8 @@ func TestConfigurationsGroups(t *testing.T) {
 		for _, cf := range Configurations {
 			cfg := config.Defaults()
 			cfg.Ask.Groups = c.conf
-			o := &Options{Options: scenario.Options{Config: &cfg}, Groups: c.groups, CustomGroups: c.custom}
+			o := &ask.Options{Groups: c.groups, CustomGroups: c.custom}
+			o.Config = &cfg
 			cf.apply(o)
 			if !cf.Groups {
 				if o.Groups != "" || o.Config.Ask.Groups != "" || o.CustomGroups != nil {
@@ -315,19 +316,19 @@ func TestCompareMetadataCoverage(t *testing.T) {
 	}
 	o := testOptions(t, top, "http://127.0.0.1:1")
 	ctx := context.Background()
-	p, err := Prepare(ctx, o)
+	p, err := ask.Prepare(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc, err := metadataCoverage(ctx, p)
+	mc, err := metadataCoverage(ctx, top, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mc.Sources != 5 || mc.FromPayload != 1 || mc.FromAnalysis != 0 || mc.WithMetadata != 1 || mc.Coverage != 0.2 || mc.MeetsTarget || mc.Target != CoverageTarget {
+	if mc.Sources != 5 || mc.FromPayload != 1 || mc.FromAnalysis != 0 || mc.WithMetadata != 1 || mc.Coverage != 0.2 || mc.MeetsTarget || mc.Target != ask.CoverageTarget {
 		t.Errorf("coverage %+v, want 1 of 5 from the payload", mc)
 	}
 	// An analysis of every other source meets the target.
-	ix, err := OpenIndex(top)
+	ix, err := ask.OpenIndex(top)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +346,7 @@ func TestCompareMetadataCoverage(t *testing.T) {
 		}
 	}
 	ix.Close()
-	if mc, err = metadataCoverage(ctx, p); err != nil {
+	if mc, err = metadataCoverage(ctx, top, p); err != nil {
 		t.Fatal(err)
 	}
 	if mc.WithMetadata != 5 || mc.FromAnalysis != 4 || mc.Coverage != 1 || !mc.MeetsTarget {
@@ -357,7 +358,7 @@ func TestCompareMetadataCoverage(t *testing.T) {
 // questions, one with a failed and a partial run, the rates and the
 // metadata coverage.
 func compareFixture() *Comparison {
-	c := &Comparison{ID: "r0123456789", Definitions: definitions(0.6), Metadata: &MetadataCoverage{Sources: 20, WithMetadata: 18, FromPayload: 12, FromAnalysis: 6, Coverage: 0.9, Target: CoverageTarget}}
+	c := &Comparison{ID: "r0123456789", Definitions: definitions(0.6), Metadata: &MetadataCoverage{Sources: 20, WithMetadata: 18, FromPayload: 12, FromAnalysis: 6, Coverage: 0.9, Target: ask.CoverageTarget}}
 	for qi, q := range []string{"Why did the billing migration slip?", "How did the plan change across the quarters?"} {
 		for i, cf := range Configurations {
 			m := Measured{Question: q, Configuration: cf.Name, RunID: fmt.Sprintf("r%d%d00000000", qi, i),
@@ -397,7 +398,7 @@ func compareFixture() *Comparison {
 	return c
 }
 
-// compare.html is golden: go test ./ask -run TestCompareHTML -update
+// compare.html is golden: go test ./ask/compare -run TestCompareHTML -update
 // rewrites it.
 func TestCompareHTML(t *testing.T) {
 	got, err := compareFixture().HTML()
@@ -549,16 +550,16 @@ func TestCompareWrite(t *testing.T) {
 	if _, err := c.Write(top, out, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(out, CompareHTMLFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(out, HTMLFile)); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckCompareDir(top, out); err != nil {
+	if err := CheckDir(top, out); err != nil {
 		t.Errorf("its own directory refused: %v", err)
 	}
 	if _, err := c.Write(top, out, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(out, CompareHTMLFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(out, HTMLFile)); !os.IsNotExist(err) {
 		t.Errorf("an earlier compare.html stayed: %v", err)
 	}
 
@@ -566,8 +567,8 @@ func TestCompareWrite(t *testing.T) {
 	mine := filepath.Join(top, "docs")
 	os.MkdirAll(mine, 0o755)
 	os.WriteFile(filepath.Join(mine, "notes.md"), []byte("mine"), 0o644)
-	if err := CheckCompareDir(top, mine); err == nil || !strings.Contains(err.Error(), "did not write") {
-		t.Errorf("CheckCompareDir(docs) = %v", err)
+	if err := CheckDir(top, mine); err == nil || !strings.Contains(err.Error(), "did not write") {
+		t.Errorf("CheckDir(docs) = %v", err)
 	}
 	if _, err := c.Write(top, mine, true); err == nil {
 		t.Error("wrote into a directory of someone else's files")
@@ -578,13 +579,13 @@ func TestCompareWrite(t *testing.T) {
 	if err := os.Symlink(elsewhere, filepath.Join(top, "link")); err != nil {
 		t.Skip(err)
 	}
-	if err := CheckCompareDir(top, filepath.Join(top, "link", "out")); err == nil || !strings.Contains(err.Error(), "symlink") {
-		t.Errorf("CheckCompareDir through a symlink = %v", err)
+	if err := CheckDir(top, filepath.Join(top, "link", "out")); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("CheckDir through a symlink = %v", err)
 	}
 	if _, err := c.Write(top, filepath.Join(top, "link", "out"), true); err == nil {
 		t.Error("wrote through a symlinked directory")
 	}
-	os.Symlink(filepath.Join(elsewhere, "x.html"), filepath.Join(out, CompareHTMLFile))
+	os.Symlink(filepath.Join(elsewhere, "x.html"), filepath.Join(out, HTMLFile))
 	if _, err := c.Write(top, out, true); err == nil || !strings.Contains(err.Error(), "symlink") {
 		t.Errorf("Write over a symlinked compare.html = %v", err)
 	}

@@ -1,4 +1,4 @@
-package ask
+package compare
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/llm/llmtest"
@@ -100,7 +101,7 @@ func TestCompareReplayedWall(t *testing.T) {
 	// usage (answer.json has the same figure, until a configuration that
 	// comes to the same run replays it and writes its own).
 	var clocks []*[2]time.Time
-	newOptions := func(q string) *Options {
+	newOptions := func(q string) *ask.Options {
 		o := compareOptions(base)(q)
 		var c [2]time.Time
 		clocks = append(clocks, &c)
@@ -223,11 +224,11 @@ func TestCompareTensionsOneDefinition(t *testing.T) {
 		if m.Error != "" {
 			t.Fatalf("%s: %s", m.Configuration, m.Error)
 		}
-		b, err := os.ReadFile(filepath.Join(top, ".sot", "answers", m.RunID, AnswerJSONFile))
+		b, err := os.ReadFile(filepath.Join(top, ".sot", "answers", m.RunID, ask.AnswerJSONFile))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var a Answer
+		var a ask.Answer
 		if err := json.Unmarshal(b, &a); err != nil {
 			t.Fatal(err)
 		}
@@ -257,34 +258,34 @@ func TestMeasureInterGroup(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, run.JournalFile), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	reading := func(id, group, words string) Evidence {
-		return Evidence{ID: id, Source: "group:" + group, Title: group, Addresses: true, Summary: words + ", but vs " + words + ", but."}
+	reading := func(id, group, words string) ask.Evidence {
+		return ask.Evidence{ID: id, Source: "group:" + group, Title: group, Addresses: true, Summary: words + ", but vs " + words + ", but."}
 	}
 	tests := []struct {
 		name       string
 		byGroup    bool
-		evidence   []Evidence
+		evidence   []ask.Evidence
 		tensions   int
 		interGroup *int
 	}{
-		{"two parts of one group, and another group", true, []Evidence{
+		{"two parts of one group, and another group", true, []ask.Evidence{
 			reading("A1", "quarter:q1 2026", "vendors stalled signatures delaying everything"),
 			reading("A2", "quarter:q1 2026", "pilots delighted customers invoices arrived"),
 			reading("A3", "quarter:q2 2026", "board questioned budgets before year-end"),
 		}, 3, intp(2)},
-		{"one group in two parts", true, []Evidence{
+		{"one group in two parts", true, []ask.Evidence{
 			reading("A1", "quarter:q1 2026", "vendors stalled signatures delaying everything"),
 			reading("A2", "quarter:q1 2026", "pilots delighted customers invoices arrived"),
 		}, 1, intp(0)},
-		{"read source by source", false, []Evidence{
+		{"read source by source", false, []ask.Evidence{
 			reading("A1", "a", "vendors stalled signatures delaying everything"),
 			reading("A2", "b", "pilots delighted customers invoices arrived"),
 		}, 1, nil},
 	}
 	for _, tt := range tests {
-		out := &Outcome{Plan: &Plan{OutputDir: dir, cfg: config.Defaults().Ask}, Answer: &Answer{ByGroup: tt.byGroup, Evidence: tt.evidence}}
+		out := &ask.Outcome{Plan: &ask.Plan{OutputDir: dir}, Answer: &ask.Answer{ByGroup: tt.byGroup, Evidence: tt.evidence}}
 		var m Measured
-		if err := measure(&m, out); err != nil {
+		if err := measure(&m, out, config.Defaults().Ask.ConflictThreshold); err != nil {
 			t.Fatal(err)
 		}
 		if m.Tensions != tt.tensions || fmt.Sprint(deref(m.InterGroupTensions)) != fmt.Sprint(deref(tt.interGroup)) {
@@ -323,11 +324,11 @@ func TestCompareAllFromCache(t *testing.T) {
 	o := compareOptions(base)(question)
 	Configurations[1].apply(o)
 	o.OutputDir = filepath.Join(top, "mine")
-	p, err := Prepare(context.Background(), o)
+	p, err := ask.Prepare(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Execute(context.Background(), p, o); err != nil {
+	if _, err := ask.Execute(context.Background(), p, o); err != nil {
 		t.Fatal(err)
 	}
 

@@ -1,4 +1,4 @@
-package ask
+package analyze
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/ask/corpus"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
@@ -25,17 +26,14 @@ import (
 	"github.com/sotlabs/sot/prompt"
 )
 
-// CoverageTarget is the seed's target for SoT metadata: more than 95% of
-// the sources have it.
-const CoverageTarget = 0.95
+// Dir is the run directory of the metadata analysis, under the project's
+// top: its record and journal, so that an interrupted analysis resumes
+// without paying twice.
+var Dir = filepath.Join(ask.IndexDir, "analyze")
 
-// AnalyzeDir is the run directory of the metadata analysis, under the
-// project's top: its record and journal, so that an interrupted analysis
-// resumes without paying twice.
-var AnalyzeDir = filepath.Join(IndexDir, "analyze")
-
-// AnalyzeOptions configure an analysis of the indexed sources.
-type AnalyzeOptions struct {
+// Options configure an analysis of the indexed sources, or the naming of
+// their themes.
+type Options struct {
 	// Dir is where the project is looked for (default ".").
 	Dir string
 	// Model is the model that reads the sources (default: the config's).
@@ -74,8 +72,8 @@ type Analysis struct {
 	Parts int `json:"parts,omitempty"`
 }
 
-// AnalyzeReport is what an analysis did, and the corpus's coverage after it.
-type AnalyzeReport struct {
+// Report is what an analysis did, and the corpus's coverage after it.
+type Report struct {
 	RunID  string `json:"run_id,omitempty"`
 	Model  string `json:"model,omitempty"`
 	DryRun bool   `json:"dry_run,omitempty"`
@@ -88,7 +86,7 @@ type AnalyzeReport struct {
 	FromPayload  int `json:"from_payload"`
 	FromAnalysis int `json:"from_earlier_analysis"`
 	// Failed are the sources whose analysis failed, with the reason.
-	Failed []AnalyzeFailure `json:"failed"`
+	Failed []Failure `json:"failed"`
 	// Pending are, in a dry run, the sources that would be analysed.
 	Pending []PendingSource `json:"pending,omitempty"`
 	// Calls is, in a dry run, the calls the analysis would make: one a
@@ -107,7 +105,7 @@ type AnalyzeReport struct {
 	Notes        []string `json:"notes,omitempty"`
 	// Usage is what the run cost, calls replayed from its journal
 	// included; nil when nothing was sent.
-	Usage *Usage `json:"usage,omitempty"`
+	Usage *ask.Usage `json:"usage,omitempty"`
 }
 
 // AnalyzedSource is a source analysed by this run.
@@ -121,8 +119,8 @@ type AnalyzedSource struct {
 	Parts    int `json:"parts,omitempty"`
 }
 
-// AnalyzeFailure is a source whose analysis failed.
-type AnalyzeFailure struct {
+// Failure is a source whose analysis failed.
+type Failure struct {
 	ID     string `json:"id"`
 	Title  string `json:"title"`
 	Reason string `json:"reason"`
@@ -135,61 +133,21 @@ type PendingSource struct {
 	Parts int    `json:"parts,omitempty"`
 }
 
-// AnalysisFailedError: some sources could not be analysed; the others
+// FailedError: some sources could not be analysed; the others
 // were, and are stored.
-type AnalysisFailedError struct{ Failed, Sources int }
+type FailedError struct{ Failed, Sources int }
 
-func (e *AnalysisFailedError) Error() string {
+func (e *FailedError) Error() string {
 	return fmt.Sprintf("%d of %d source(s) could not be analysed", e.Failed, e.Sources)
 }
 
 // Verdict is nil when every source that needed metadata got it, an
-// *AnalysisFailedError otherwise.
-func (r *AnalyzeReport) Verdict() error {
+// *FailedError otherwise.
+func (r *Report) Verdict() error {
 	if len(r.Failed) > 0 {
-		return &AnalysisFailedError{Failed: len(r.Failed), Sources: r.Sources}
+		return &FailedError{Failed: len(r.Failed), Sources: r.Sources}
 	}
 	return nil
-}
-
-// MetadataOf is the SoT metadata of an indexed source: its export
-// payload's when it has any, else what an earlier analysis found; nil when
-// it has neither.
-func MetadataOf(doc index.Doc) *corpus.Metadata {
-	if m := payloadMetadata(doc); m != nil {
-		return m
-	}
-	return analysisMetadata(doc)
-}
-
-func payloadMetadata(doc index.Doc) *corpus.Metadata {
-	return decodeMetadata(doc.Meta)
-}
-
-func analysisMetadata(doc index.Doc) *corpus.Metadata {
-	if len(doc.Analysis) == 0 {
-		return nil
-	}
-	var a struct {
-		Metadata json.RawMessage `json:"sotMetadata"`
-	}
-	if json.Unmarshal(doc.Analysis, &a) != nil {
-		return nil
-	}
-	return decodeMetadata(a.Metadata)
-}
-
-// decodeMetadata reads metadata as JSON; nil when there is none, it is not
-// metadata, or it says nothing.
-func decodeMetadata(b json.RawMessage) *corpus.Metadata {
-	if len(b) == 0 {
-		return nil
-	}
-	var m corpus.Metadata
-	if json.Unmarshal(b, &m) != nil || reflect.ValueOf(m).IsZero() {
-		return nil
-	}
-	return &m
 }
 
 // analyzeLayout: an analysis writes no file of its own in its directory,
@@ -216,12 +174,12 @@ type pendingDoc struct {
 // structured call a source, all at once through an Executor, each answer
 // checked with corpus.Metadata.Validate and asked for once more with the
 // problem when it does not fit, then stored with index.SetAnalysis. The
-// calls are journaled in AnalyzeDir, so an interrupted analysis of the same
+// calls are journaled in Dir, so an interrupted analysis of the same
 // sources resumes without sending a finished call again, and go through
 // the stack's response cache. A source whose analysis fails is reported
-// in AnalyzeReport.Failed (see Verdict); an error that is the caller's to
+// in Report.Failed (see Verdict); an error that is the caller's to
 // fix is an *engine.UserError.
-func Analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
+func Analyze(ctx context.Context, o *Options) (*Report, error) {
 	rep, err := analyze(ctx, o)
 	if err != nil && (errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) || errors.Is(err, config.ErrNoModel)) {
 		return nil, engine.AsUserError(err)
@@ -229,29 +187,29 @@ func Analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 	return rep, err
 }
 
-func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
+func analyze(ctx context.Context, o *Options) (*Report, error) {
 	start := o.Time()
-	top := ProjectTop(o.Dir)
-	ix, err := OpenIndex(top)
+	top := ask.ProjectTop(o.Dir)
+	ix, err := ask.OpenIndex(top)
 	if err != nil {
 		return nil, err
 	}
 	defer ix.Close()
-	rebuilt := RebuiltNote(ix)
+	rebuilt := ask.RebuiltNote(ix)
 	docs, err := ix.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rep := &AnalyzeReport{DryRun: o.DryRun, Sources: len(docs), Target: CoverageTarget, Analyzed: []AnalyzedSource{}, Failed: []AnalyzeFailure{}}
+	rep := &Report{DryRun: o.DryRun, Sources: len(docs), Target: ask.CoverageTarget, Analyzed: []AnalyzedSource{}, Failed: []Failure{}}
 	if rebuilt != "" {
 		rep.Notes = append(rep.Notes, rebuilt)
 	}
 	var todo []index.Doc
 	for _, d := range docs {
 		switch {
-		case payloadMetadata(d) != nil:
+		case ask.PayloadMetadata(d) != nil:
 			rep.FromPayload++
-		case analysisMetadata(d) != nil:
+		case ask.AnalysisMetadata(d) != nil:
 			rep.FromAnalysis++
 		default:
 			todo = append(todo, d)
@@ -330,7 +288,7 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 		id.Add(p.doc.ID, p.doc.Hash, fmt.Sprint(p.parts))
 	}
 	rep.RunID = id.String()
-	r, err := openSourcesRun(o, &cfg, top, AnalyzeDir, rep.Model, "an analysis of the sources",
+	r, err := openSourcesRun(o, &cfg, top, Dir, rep.Model, "an analysis of the sources",
 		run.State{RunID: rep.RunID, Created: start.UTC(), Payload: &analyzeRecord{Kind: "analyze", Model: rep.Model, Pending: len(pending)}})
 	if err != nil {
 		return nil, err
@@ -387,7 +345,7 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 	for i, p := range pending {
 		r := results[i]
 		if r.meta == nil {
-			rep.Failed = append(rep.Failed, AnalyzeFailure{ID: p.doc.ID, Title: p.doc.Title, Reason: r.reason})
+			rep.Failed = append(rep.Failed, Failure{ID: p.doc.ID, Title: p.doc.Title, Reason: r.reason})
 			continue
 		}
 		b, err := withAnalysis(p.doc.Analysis, Analysis{Metadata: r.meta, Model: rep.Model, Hash: p.doc.Hash, At: now, Parts: partsIfSplit(p.parts)})
@@ -407,7 +365,7 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 	if err := j.Ready(); err != nil {
 		return nil, err
 	}
-	u := usage(st.Spent(), o.Time().Sub(start))
+	u := ask.UsageOf(st.Spent(), o.Time().Sub(start))
 	rep.Usage = &u
 	return rep, nil
 }
@@ -417,7 +375,7 @@ func analyze(ctx context.Context, o *AnalyzeOptions) (*AnalyzeReport, error) {
 // describes, in the directory dir under top, with the stack o builds (by
 // default the stack of cfg, with the keys Getenv reads). Such runs replace
 // each other in their directory without a word.
-func openSourcesRun(o *AnalyzeOptions, cfg *config.Config, top, dir, model, what string, state run.State) (*scenario.Run, error) {
+func openSourcesRun(o *Options, cfg *config.Config, top, dir, model, what string, state run.State) (*scenario.Run, error) {
 	so := &scenario.Options{Config: cfg, Getenv: o.Getenv, NewStack: o.NewStack, Fresh: o.Fresh, Hooks: o.Hooks, NewExecutor: o.NewExecutor}
 	if so.NewStack == nil {
 		getenv := o.Getenv
@@ -452,7 +410,7 @@ func withAnalysis(old json.RawMessage, a Analysis) (json.RawMessage, error) {
 }
 
 // cover computes the coverage.
-func (r *AnalyzeReport) cover() {
+func (r *Report) cover() {
 	r.WithMetadata = r.FromPayload + r.FromAnalysis + len(r.Analyzed)
 	if r.Sources > 0 {
 		r.Coverage = float64(r.WithMetadata) / float64(r.Sources)

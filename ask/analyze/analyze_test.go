@@ -1,4 +1,4 @@
-package ask
+package analyze
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/ask/corpus"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
@@ -53,14 +54,14 @@ func azCorpus(t *testing.T) string {
 	if err != nil || len(skipped) > 0 || len(srcs) != 4 {
 		t.Fatalf("load: %v, skipped %v, %d sources", err, skipped, len(srcs))
 	}
-	ix, err := OpenIndex(top)
+	ix, err := ask.OpenIndex(top)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
 	var docs []index.Doc
 	for _, s := range srcs {
-		docs = append(docs, DocOf(s))
+		docs = append(docs, ask.DocOf(s))
 	}
 	if _, err := ix.Add(context.Background(), docs...); err != nil {
 		t.Fatal(err)
@@ -99,7 +100,7 @@ func azResponder(rec *llmtest.Recorded) llmtest.Reply {
 	return llmtest.Reply{JSON: azMeta("billing", "Billing", "BILLING")}
 }
 
-func azOptions(t *testing.T, top, baseURL string) *AnalyzeOptions {
+func azOptions(t *testing.T, top, baseURL string) *Options {
 	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	cfg := config.Defaults()
@@ -114,7 +115,7 @@ func azOptions(t *testing.T, top, baseURL string) *AnalyzeOptions {
 		}
 		return ""
 	}
-	return &AnalyzeOptions{Dir: top, Config: &cfg, Getenv: getenv,
+	return &Options{Dir: top, Config: &cfg, Getenv: getenv,
 		NewStack: func(journal string) (*stack.Stack, error) {
 			return stack.New(&cfg, stack.Options{JournalPath: journal, Getenv: getenv})
 		}}
@@ -122,7 +123,7 @@ func azOptions(t *testing.T, top, baseURL string) *AnalyzeOptions {
 
 func azDocs(t *testing.T, top string) map[string]index.Doc {
 	t.Helper()
-	ix, err := OpenIndex(top)
+	ix, err := ask.OpenIndex(top)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,10 +177,10 @@ func TestAnalyze(t *testing.T) {
 	if f := rep.Failed[0]; f.Title != "Board update" || !strings.Contains(f.Reason, "did not fit, twice") || !strings.Contains(f.Reason, "topicTags") {
 		t.Errorf("failure: %+v", f)
 	}
-	if rep.WithMetadata != 3 || rep.Coverage != 0.75 || rep.MeetsTarget || rep.Target != CoverageTarget {
+	if rep.WithMetadata != 3 || rep.Coverage != 0.75 || rep.MeetsTarget || rep.Target != ask.CoverageTarget {
 		t.Errorf("coverage: %d with metadata, %v, meets %v", rep.WithMetadata, rep.Coverage, rep.MeetsTarget)
 	}
-	var fe *AnalysisFailedError
+	var fe *FailedError
 	if err := rep.Verdict(); !errors.As(err, &fe) || fe.Failed != 1 {
 		t.Errorf("verdict %v", err)
 	}
@@ -195,7 +196,7 @@ func TestAnalyze(t *testing.T) {
 	}
 
 	docs := azDocs(t, top)
-	plan := MetadataOf(docs["Q3 planning"])
+	plan := ask.MetadataOf(docs["Q3 planning"])
 	if plan == nil || plan.MeetingType != "planning" || strings.Join(plan.TopicTags, ",") != "billing-migration,vendor-contract,licensing" {
 		t.Fatalf("the planning notes' metadata: %+v", plan)
 	}
@@ -203,10 +204,10 @@ func TestAnalyze(t *testing.T) {
 	if err := json.Unmarshal(docs["Q3 planning"].Analysis, &a); err != nil || a.Model != "openai:gpt-4.1" || a.Hash != docs["Q3 planning"].Hash {
 		t.Errorf("analysis record %s: %v", docs["Q3 planning"].Analysis, err)
 	}
-	if m := MetadataOf(docs["Q2 costs"]); m == nil || m.SuggestedPerspective != "historian" {
+	if m := ask.MetadataOf(docs["Q2 costs"]); m == nil || m.SuggestedPerspective != "historian" {
 		t.Errorf("the payload's metadata: %+v", m)
 	}
-	if MetadataOf(docs["Board update"]) != nil || docs["Board update"].Analysis != nil {
+	if ask.MetadataOf(docs["Board update"]) != nil || docs["Board update"].Analysis != nil {
 		t.Errorf("a failed analysis was stored: %s", docs["Board update"].Analysis)
 	}
 }
@@ -230,12 +231,12 @@ func TestAnalyzeResumesAndRerunsSendNothing(t *testing.T) {
 	if !rep.MeetsTarget || rep.Coverage != 1 || rep.Verdict() != nil {
 		t.Errorf("coverage %v, meets %v", rep.Coverage, rep.MeetsTarget)
 	}
-	if _, err := os.Stat(filepath.Join(top, AnalyzeDir, "journal.jsonl")); err != nil {
+	if _, err := os.Stat(filepath.Join(top, Dir, "journal.jsonl")); err != nil {
 		t.Error(err)
 	}
 
 	// The answers are lost, as in a crash before they were stored.
-	ix, err := OpenIndex(top)
+	ix, err := ask.OpenIndex(top)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +279,7 @@ func TestAnalyzeCache(t *testing.T) {
 	if rep, err := Analyze(ctx, o); err != nil || len(rep.Analyzed) != 3 {
 		t.Fatalf("%v %+v", err, rep)
 	}
-	ix, err := OpenIndex(top)
+	ix, err := ask.OpenIndex(top)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +315,7 @@ func TestAnalyzeDryRunAndMissingKey(t *testing.T) {
 	if srv.Count() != 0 {
 		t.Errorf("the dry run sent %d request(s)", srv.Count())
 	}
-	if _, err := os.Stat(filepath.Join(top, AnalyzeDir)); err == nil {
+	if _, err := os.Stat(filepath.Join(top, Dir)); err == nil {
 		t.Error("the dry run made the analysis directory")
 	}
 
@@ -452,35 +453,41 @@ func TestWithAnalysis(t *testing.T) {
 	if got["summary"] != "kept" || got["model"] != "openai:gpt-4.1" || got["parts"] != nil || got["sotMetadata"] == nil {
 		t.Errorf("%s", b)
 	}
-	if m := MetadataOf(index.Doc{Analysis: b}); m == nil || m.MeetingType != "review" {
+	if m := ask.MetadataOf(index.Doc{Analysis: b}); m == nil || m.MeetingType != "review" {
 		t.Errorf("read back %+v", m)
 	}
 }
 
-// MetadataOf prefers the export payload, then an analysis; metadata that
-// says nothing is none.
+// What an analysis stores is what a question reads: ask.MetadataOf
+// prefers the export payload, then an analysis; metadata that says nothing
+// is none; ask.PayloadMetadata and ask.AnalysisMetadata tell where it
+// comes from.
 func TestMetadataOf(t *testing.T) {
 	payload, _ := json.Marshal(azPayloadMeta)
 	analysis, _ := json.Marshal(Analysis{Metadata: &corpus.Metadata{MeetingType: "planning", TopicTags: []string{"a", "b", "c"}}, Model: "openai:gpt-4.1"})
 	for _, c := range []struct {
-		name string
-		doc  index.Doc
-		want string
+		name              string
+		doc               index.Doc
+		want              string
+		payload, analysed bool
 	}{
-		{"payload first", index.Doc{Meta: payload, Analysis: analysis}, "report"},
-		{"analysis", index.Doc{Analysis: analysis}, "planning"},
-		{"empty payload", index.Doc{Meta: json.RawMessage(`{}`), Analysis: analysis}, "planning"},
-		{"neither", index.Doc{}, ""},
-		{"an analysis without metadata", index.Doc{Analysis: json.RawMessage(`{"summary":"x"}`)}, ""},
-		{"junk", index.Doc{Meta: json.RawMessage(`[1]`), Analysis: json.RawMessage(`"x"`)}, ""},
+		{"payload first", index.Doc{Meta: payload, Analysis: analysis}, "report", true, true},
+		{"analysis", index.Doc{Analysis: analysis}, "planning", false, true},
+		{"empty payload", index.Doc{Meta: json.RawMessage(`{}`), Analysis: analysis}, "planning", false, true},
+		{"neither", index.Doc{}, "", false, false},
+		{"an analysis without metadata", index.Doc{Analysis: json.RawMessage(`{"summary":"x"}`)}, "", false, false},
+		{"junk", index.Doc{Meta: json.RawMessage(`[1]`), Analysis: json.RawMessage(`"x"`)}, "", false, false},
 	} {
-		m := MetadataOf(c.doc)
+		m := ask.MetadataOf(c.doc)
 		got := ""
 		if m != nil {
 			got = m.MeetingType
 		}
 		if got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+		if p, a := ask.PayloadMetadata(c.doc) != nil, ask.AnalysisMetadata(c.doc) != nil; p != c.payload || a != c.analysed {
+			t.Errorf("%s: from the payload %v, from an analysis %v; want %v, %v", c.name, p, a, c.payload, c.analysed)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package ask
+package compare
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/conflict"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/internal/project"
@@ -24,38 +25,38 @@ type Configuration struct {
 	Groups bool
 	// apply changes the options and settings of a run into this
 	// configuration.
-	apply func(o *Options)
+	apply func(o *ask.Options)
 }
 
 // Configurations are the seed's six A/B configurations, in its order.
 var Configurations = []Configuration{
 	{Name: "Control", About: "every source read plainly: no roles, no conflicts, no debate",
-		apply: func(o *Options) { o.Config.Ask.EnableSoT = false; noGroups(o) }},
-	{Name: "SoT-Rotating", About: "each source read from a role, the intent's roles in turn; no debate step", apply: func(o *Options) {
+		apply: func(o *ask.Options) { o.Config.Ask.EnableSoT = false; noGroups(o) }},
+	{Name: "SoT-Rotating", About: "each source read from a role, the intent's roles in turn; no debate step", apply: func(o *ask.Options) {
 		o.Config.Ask.RoleStrategy = "rotating"
 		o.Config.Ask.DebatePhase = false
 		noGroups(o)
 	}},
-	{Name: "SoT-Primary", About: "each source read from the intent's primary role; no debate step", apply: func(o *Options) {
+	{Name: "SoT-Primary", About: "each source read from the intent's primary role; no debate step", apply: func(o *ask.Options) {
 		o.Config.Ask.RoleStrategy = "primary-only"
 		o.Config.Ask.DebatePhase = false
 		noGroups(o)
 	}},
 	{Name: "SoT-Debate", About: "roles in turn, then a debate step that names the tensions",
-		apply: func(o *Options) { o.Config.Ask.RoleStrategy = "rotating"; o.Debate = true; noGroups(o) }},
+		apply: func(o *ask.Options) { o.Config.Ask.RoleStrategy = "rotating"; o.Debate = true; noGroups(o) }},
 	{Name: "SoT-Groups", About: "the sources read by group, one role a group, when they fall into 2 or more groups; no debate step", Groups: true,
-		apply: func(o *Options) { o.Config.Ask.DebatePhase = false; o.Groups = groupsOr(o) }},
+		apply: func(o *ask.Options) { o.Config.Ask.DebatePhase = false; o.Groups = groupsOr(o) }},
 	{Name: "SoT-Groups+Debate", About: "the sources read by group, then a debate step", Groups: true,
-		apply: func(o *Options) { o.Debate = true; o.Groups = groupsOr(o) }},
+		apply: func(o *ask.Options) { o.Debate = true; o.Groups = groupsOr(o) }},
 }
 
 // noGroups reads the sources one by one, whatever the run or the config
 // says of groups.
-func noGroups(o *Options) { o.Groups, o.Config.Ask.Groups, o.CustomGroups = "", "", nil }
+func noGroups(o *ask.Options) { o.Groups, o.Config.Ask.Groups, o.CustomGroups = "", "", nil }
 
 // groupsOr is the grouping the run asked for (--groups, else ask.groups,
 // else the custom groups --group defines), else by quarter.
-func groupsOr(o *Options) string {
+func groupsOr(o *ask.Options) string {
 	switch {
 	case o.Groups != "":
 		return o.Groups
@@ -183,7 +184,7 @@ type MetadataCoverage struct {
 // Comparison is a set of questions under every configuration.
 type Comparison struct {
 	// ID derives from the compared runs' ids, in order: comparing the same
-	// runs again gives the same id (see CompareDir).
+	// runs again gives the same id (see Dir).
 	ID string `json:"id"`
 	// Definitions say how the figures are counted.
 	Definitions Definitions       `json:"definitions"`
@@ -230,7 +231,7 @@ func definitions(threshold float64) Definitions {
 // metadata, and names the comparison by its runs (Comparison.ID).
 // newOptions returns fresh options (with their own copy of the
 // configuration) for a question.
-func Compare(ctx context.Context, questions []string, newOptions func(question string) *Options) (*Comparison, error) {
+func Compare(ctx context.Context, questions []string, newOptions func(question string) *ask.Options) (*Comparison, error) {
 	c := &Comparison{}
 	threshold := -1.0
 	for _, q := range questions {
@@ -242,18 +243,18 @@ func Compare(ctx context.Context, questions []string, newOptions func(question s
 				threshold = o.Config.Ask.ConflictThreshold
 			}
 			m := Measured{Question: q, Configuration: cf.Name}
-			p, err := Prepare(ctx, o)
+			p, err := ask.Prepare(ctx, o)
 			if err == nil && c.Metadata == nil {
-				c.Metadata, err = metadataCoverage(ctx, p)
+				c.Metadata, err = metadataCoverage(ctx, ask.ProjectTop(o.Dir), p)
 			}
 			if err == nil {
 				if cf.Groups {
 					n := p.GroupCount
 					m.Groups = &n
 				}
-				var out *Outcome
-				if out, err = Execute(ctx, p, o); err == nil {
-					err = measure(&m, out)
+				var out *ask.Outcome
+				if out, err = ask.Execute(ctx, p, o); err == nil {
+					err = measure(&m, out, o.Config.Ask.ConflictThreshold)
 				}
 			}
 			if ctx.Err() != nil {
@@ -287,8 +288,9 @@ func Compare(ctx context.Context, questions []string, newOptions func(question s
 // measure fills m with what a configuration's run cost and found: its
 // usage, its wall time from its journal, whether it was replayed, and the
 // tensions and agreements the lexical detector finds between its readings
-// at the run's threshold.
-func measure(m *Measured, out *Outcome) error {
+// at threshold: the run's ask.conflict_threshold, which its plan and its
+// answer's conflict summary used too.
+func measure(m *Measured, out *ask.Outcome, threshold float64) error {
 	a := out.Answer
 	m.RunID, m.ByGroup, m.Missing = a.RunID, a.ByGroup, len(a.Missing)
 	u := a.Usage
@@ -302,7 +304,7 @@ func measure(m *Measured, out *Outcome) error {
 	// Only the counts are wanted: no pair is listed, and the inter-group
 	// conflicts are counted as the pairs go by.
 	inter := 0
-	an, err := detect(a.Evidence, out.Plan.cfg.ConflictThreshold, 0, func(c conflict.Pair) error {
+	an, err := ask.DetectConflicts(a.Evidence, threshold, 0, func(c conflict.Pair) error {
 		if c.Type == conflict.TypeConflict && a.Evidence[c.Source1.Index].Source != a.Evidence[c.Source2.Index].Source {
 			inter++
 		}
@@ -383,9 +385,9 @@ func comparisonID(runs []Measured) string {
 
 // metadataCoverage counts the sources of the plan's corpus that carry SoT
 // metadata: an export's payload, else what sot sources analyze stored in
-// the index.
-func metadataCoverage(ctx context.Context, p *Plan) (*MetadataCoverage, error) {
-	ix, err := OpenIndex(p.top)
+// the index of the project at top.
+func metadataCoverage(ctx context.Context, top string, p *ask.Plan) (*MetadataCoverage, error) {
+	ix, err := ask.OpenIndex(top)
 	if err != nil {
 		return nil, err
 	}
@@ -396,11 +398,11 @@ func metadataCoverage(ctx context.Context, p *Plan) (*MetadataCoverage, error) {
 	}
 	analysed := map[string]bool{}
 	for _, d := range docs {
-		if analysisMetadata(d) != nil {
+		if ask.AnalysisMetadata(d) != nil {
 			analysed[d.ID] = true
 		}
 	}
-	mc := &MetadataCoverage{Sources: len(p.Sources), Target: CoverageTarget}
+	mc := &MetadataCoverage{Sources: len(p.Sources), Target: ask.CoverageTarget}
 	for id, s := range p.Sources {
 		switch {
 		case s.Metadata != nil:
@@ -442,42 +444,42 @@ func (m Measured) RunKind() string {
 
 // The files a comparison writes in its directory.
 const (
-	ComparisonFile  = "comparison.json"
-	CompareHTMLFile = "compare.html" // when asked for html
+	ComparisonFile = "comparison.json"
+	HTMLFile       = "compare.html" // when asked for html
 )
 
 // compareLayout: a comparison's directory holds its two files and the
 // engine's ignore file; it has no record or journal, as its runs keep
 // theirs in their own directories.
 var compareLayout = run.Layout{
-	Owns:    func(name string) bool { return name == ComparisonFile || name == CompareHTMLFile },
-	Outputs: []string{ComparisonFile, CompareHTMLFile},
+	Owns:    func(name string) bool { return name == ComparisonFile || name == HTMLFile },
+	Outputs: []string{ComparisonFile, HTMLFile},
 	Field:   "--output-dir",
 }
 
-// CompareDir is where a comparison is written by default:
+// Dir is where a comparison is written by default:
 // .sot/answers/compare-<id> at the top of the project holding dir.
-func CompareDir(dir string, c *Comparison) string {
-	return project.FromWorkDir(filepath.Join(ProjectTop(dir), ".sot", "answers", "compare-"+c.ID))
+func Dir(dir string, c *Comparison) string {
+	return project.FromWorkDir(filepath.Join(ask.ProjectTop(dir), ".sot", "answers", "compare-"+c.ID))
 }
 
-// CheckCompareDir refuses an output directory a comparison cannot be
+// CheckDir refuses an output directory a comparison cannot be
 // written to (one holding files sot did not write, or a symlink on the way
 // from the top of the project holding dir), before any run; "" is the
 // default directory, which passes.
-func CheckCompareDir(dir, outputDir string) error {
-	return run.Check(ProjectTop(dir), outputDir, compareLayout)
+func CheckDir(dir, outputDir string) error {
+	return run.Check(ask.ProjectTop(dir), outputDir, compareLayout)
 }
 
 // Write writes comparison.json, and compare.html when html is set, in
-// outputDir (default CompareDir), never through a symlink; a compare.html
+// outputDir (default Dir), never through a symlink; a compare.html
 // of an earlier comparison not asked for again is removed, so none
 // describes other runs. dir is where the project is looked for. It returns
 // the files written.
 func (c *Comparison) Write(dir, outputDir string, html bool) ([]string, error) {
-	top := ProjectTop(dir)
+	top := ask.ProjectTop(dir)
 	if outputDir == "" {
-		outputDir = CompareDir(dir, c)
+		outputDir = Dir(dir, c)
 	}
 	if err := run.Check(top, outputDir, compareLayout); err != nil {
 		return nil, err
@@ -499,7 +501,7 @@ func (c *Comparison) Write(dir, outputDir string, html bool) ([]string, error) {
 	}
 	files := []string{filepath.Join(outputDir, ComparisonFile)}
 	if !html {
-		if err := d.Remove(CompareHTMLFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := d.Remove(HTMLFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
 		return files, nil
@@ -508,8 +510,8 @@ func (c *Comparison) Write(dir, outputDir string, html bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := d.WriteFile(CompareHTMLFile, h, 0o644); err != nil {
+	if err := d.WriteFile(HTMLFile, h, 0o644); err != nil {
 		return nil, err
 	}
-	return append(files, filepath.Join(outputDir, CompareHTMLFile)), nil
+	return append(files, filepath.Join(outputDir, HTMLFile)), nil
 }

@@ -1,4 +1,4 @@
-package ask
+package compare
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/sotlabs/sot/ask"
 )
 
 //go:embed compare.html.tmpl
@@ -188,7 +190,7 @@ func rateCell(r *float64, n, d *int, noun string, judge func(float64) (string, s
 func (c *Comparison) HTML() ([]byte, error) {
 	v := htmlCompare{C: c, Configurations: Configurations,
 		Targets: fmt.Sprintf("conflict detection %s-%s of questions; group decomposition over %s of the questions whose sources fall into 2 or more groups; inter-group conflicts %s-%s of the questions read by group; SoT metadata on more than %s of the sources",
-			percent(ConflictRateLow), percent(ConflictRateHigh), percent(GroupRateTarget), percent(InterGroupRateLow), percent(InterGroupRateHigh), percent(CoverageTarget))}
+			percent(ConflictRateLow), percent(ConflictRateHigh), percent(GroupRateTarget), percent(InterGroupRateLow), percent(InterGroupRateHigh), percent(ask.CoverageTarget))}
 	if mc := c.Metadata; mc != nil {
 		v.Coverage = &htmlCoverage{MetadataCoverage: mc, Percent: fmt.Sprintf("%.1f%%", mc.Coverage*100), Target: percent(mc.Target),
 			FillW: int(mc.Coverage*400 + 0.5), TargetX: int(mc.Target*400 + 0.5)}

@@ -1,4 +1,4 @@
-package ask
+package analyze
 
 import (
 	"cmp"
@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/ask/route"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
@@ -23,25 +22,10 @@ import (
 	"github.com/sotlabs/sot/prompt"
 )
 
-// ThemesFile is where sot sources group --thematic keeps the themes a
-// model named, under the project's top; ThemesDir is that run's directory
-// (its record and journal).
-var (
-	ThemesFile = filepath.Join(IndexDir, "themes.json")
-	ThemesDir  = filepath.Join(IndexDir, "themes")
-)
-
-// Themes are the themes a model named for a corpus's topic tags, as
-// ThemesFile keeps them.
-type Themes struct {
-	Themes []route.Theme `json:"themes"`
-	Model  string        `json:"model"`
-	At     time.Time     `json:"at,omitzero"`
-	// Tags is how many distinct topic tags the model was shown, and
-	// Sources how many sources had them.
-	Tags    int `json:"tags"`
-	Sources int `json:"sources"`
-}
+// ThemesDir is the run directory of sot sources group --thematic, under
+// the project's top: its record and journal. The themes it names are kept
+// in ask.ThemesFile, where a question reads them.
+var ThemesDir = filepath.Join(ask.IndexDir, "themes")
 
 // ThemesReport is what NameThemes did.
 type ThemesReport struct {
@@ -60,10 +44,10 @@ type ThemesReport struct {
 	File   string                  `json:"file,omitempty"`
 	// Calls and Input are, in a dry run, the call that would be made and
 	// its input tokens.
-	Calls int      `json:"calls,omitempty"`
-	Input int      `json:"input_tokens,omitempty"`
-	Usage *Usage   `json:"usage,omitempty"`
-	Notes []string `json:"notes,omitempty"`
+	Calls int        `json:"calls,omitempty"`
+	Input int        `json:"input_tokens,omitempty"`
+	Usage *ask.Usage `json:"usage,omitempty"`
+	Notes []string   `json:"notes,omitempty"`
 }
 
 // maxThemeTags caps the tags shown to the model: the most shared first.
@@ -73,10 +57,10 @@ const maxThemeTags = 300
 // the indexed sources from their topic tags (from export payloads or sot
 // sources analyze), checks them (route.CheckThemes: at least two themes,
 // each with tags from the corpus; asked for once more with the problem
-// when they do not fit), and keeps them in ThemesFile, where sot ask
+// when they do not fit), and keeps them in ask.ThemesFile, where sot ask
 // --groups thematic finds them. The call is journaled in ThemesDir and
 // goes through the response cache. It takes the same options as Analyze.
-func NameThemes(ctx context.Context, o *AnalyzeOptions) (*ThemesReport, error) {
+func NameThemes(ctx context.Context, o *Options) (*ThemesReport, error) {
 	rep, err := nameThemes(ctx, o)
 	if err != nil && (errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) || errors.Is(err, config.ErrNoModel)) {
 		return nil, engine.AsUserError(err)
@@ -84,10 +68,10 @@ func NameThemes(ctx context.Context, o *AnalyzeOptions) (*ThemesReport, error) {
 	return rep, err
 }
 
-func nameThemes(ctx context.Context, o *AnalyzeOptions) (*ThemesReport, error) {
+func nameThemes(ctx context.Context, o *Options) (*ThemesReport, error) {
 	start := o.Time()
-	top := ProjectTop(o.Dir)
-	ix, err := OpenIndex(top)
+	top := ask.ProjectTop(o.Dir)
+	ix, err := ask.OpenIndex(top)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +84,7 @@ func nameThemes(ctx context.Context, o *AnalyzeOptions) (*ThemesReport, error) {
 	counts := map[string]int{}
 	titles := map[string][]string{}
 	for _, d := range docs {
-		m := MetadataOf(d)
+		m := ask.MetadataOf(d)
 		if m == nil || len(m.TopicTags) == 0 {
 			continue
 		}
@@ -172,15 +156,15 @@ func nameThemes(ctx context.Context, o *AnalyzeOptions) (*ThemesReport, error) {
 	if err := r.Journal.Ready(); err != nil {
 		return nil, err
 	}
-	u := usage(r.Spent(), o.Time().Sub(start))
+	u := ask.UsageOf(r.Spent(), o.Time().Sub(start))
 	rep.Usage = &u
 	rep.Themes = themes
-	saved := Themes{Themes: themes, Model: rep.Model, At: o.Time().UTC(), Tags: len(tags), Sources: rep.Tagged}
+	saved := ask.Themes{Themes: themes, Model: rep.Model, At: o.Time().UTC(), Tags: len(tags), Sources: rep.Tagged}
 	if err := saveThemes(top, &saved); err != nil {
 		return nil, err
 	}
-	rep.File = ThemesFile
-	rep.Groups, err = GroupsOf(docs, "thematic", top, nil)
+	rep.File = ask.ThemesFile
+	rep.Groups, err = ask.GroupsOf(docs, "thematic", top, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -223,25 +207,8 @@ func askThemes(ctx context.Context, x engine.Executor, req *llm.Request, tags []
 	}
 }
 
-// LoadThemes reads the themes sot sources group --thematic kept for the
-// project at top; nil when there are none.
-func LoadThemes(top string) (*Themes, error) {
-	b, err := os.ReadFile(filepath.Join(top, ThemesFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the themes: %w", err)
-	}
-	var t Themes
-	if err := json.Unmarshal(b, &t); err != nil {
-		return nil, fmt.Errorf("%s is not the themes sot keeps (%v): run sot sources group --thematic again, or remove it", ThemesFile, err)
-	}
-	return &t, nil
-}
-
-func saveThemes(top string, t *Themes) error {
-	d, err := safedir.Open(top, filepath.Join(top, IndexDir))
+func saveThemes(top string, t *ask.Themes) error {
+	d, err := safedir.Open(top, filepath.Join(top, ask.IndexDir))
 	if err != nil {
 		return fmt.Errorf("keep the themes: %w", err)
 	}
@@ -250,7 +217,7 @@ func saveThemes(top string, t *Themes) error {
 	if err != nil {
 		return err
 	}
-	return d.WriteFile(filepath.Base(ThemesFile), append(b, '\n'), 0o644)
+	return d.WriteFile(filepath.Base(ask.ThemesFile), append(b, '\n'), 0o644)
 }
 
 const themesSystem = `You organise the topic tags of a corpus of knowledge sources (meeting notes, reports, documents) into themes, so that the sources can be read theme by theme.
