@@ -5,7 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,7 +18,7 @@ import (
 var scenarioPackages = []string{
 	"review", "review/finding", "review/report", "review/synthesis",
 	"ask", "ask/corpus", "ask/route", "conflict",
-	"debate", "debate/graph",
+	"debate", "debate/graph", "debate/graph/export",
 }
 
 // writers are the files of the scenario packages that may write files
@@ -59,16 +59,21 @@ func TestProtocolsArePure(t *testing.T) {
 	top := ".."
 	dirs := slices.Clone(scenarioPackages)
 	for _, root := range []string{"review", "ask", "debate"} {
-		entries, err := os.ReadDir(filepath.Join(top, root))
+		err := filepath.WalkDir(filepath.Join(top, root), func(path string, e fs.DirEntry, err error) error {
+			if err != nil || !e.IsDir() {
+				return err
+			}
+			if e.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			d := filepath.ToSlash(strings.TrimPrefix(path, top+string(filepath.Separator)))
+			if gos, _ := filepath.Glob(filepath.Join(path, "*.go")); len(gos) > 0 && !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
+			return nil
+		})
 		if err != nil {
 			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if d := root + "/" + e.Name(); e.IsDir() && e.Name() != "testdata" && !slices.Contains(dirs, d) {
-				if gos, _ := filepath.Glob(filepath.Join(top, d, "*.go")); len(gos) > 0 {
-					dirs = append(dirs, d)
-				}
-			}
 		}
 	}
 	seen := map[string]bool{}

@@ -11,6 +11,7 @@ import (
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/debate/graph"
+	"github.com/sotlabs/sot/debate/graph/export"
 	"github.com/sotlabs/sot/llm/llmtest"
 )
 
@@ -93,7 +94,7 @@ func TestFablesExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := graph.Mermaid(g)
+	got := export.Mermaid(g)
 	golden := filepath.Join(example, "fables.mmd")
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {

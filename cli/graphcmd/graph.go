@@ -18,6 +18,7 @@ import (
 
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/debate/graph"
+	"github.com/sotlabs/sot/debate/graph/export"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/termsafe"
 	"github.com/sotlabs/sot/prompt"
@@ -41,7 +42,7 @@ type ExportOptions struct {
 	WorkDir string
 	// File is the graph file, or "-" for standard input.
 	File string
-	// Format is one of graph.Formats.
+	// Format is one of export.Formats.
 	Format string
 }
 
@@ -136,9 +137,9 @@ The default is markdown.`,
 			return Export(o)
 		},
 	}
-	cmd.Flags().StringVarP(&o.Format, "format", "f", graph.FormatMarkdown, "output format: "+strings.Join(graph.Formats, ", "))
+	cmd.Flags().StringVarP(&o.Format, "format", "f", export.FormatMarkdown, "output format: "+strings.Join(export.Formats, ", "))
 	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return graph.Formats, cobra.ShellCompDirectiveNoFileComp
+		return export.Formats, cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
 }
@@ -187,14 +188,14 @@ func load(in io.Reader, workDir, file string) (*graph.DebateDAG, error) {
 
 // Export writes the graph in o.Format to standard output.
 func Export(o *ExportOptions) error {
-	if !slices.Contains(graph.Formats, o.Format) {
-		return cmdutil.UsageError("--format %q is not an export format; use one of %s", o.Format, strings.Join(graph.Formats, ", "))
+	if !slices.Contains(export.Formats, o.Format) {
+		return cmdutil.UsageError("--format %q is not an export format; use one of %s", o.Format, strings.Join(export.Formats, ", "))
 	}
 	g, err := load(o.IO.In, o.WorkDir, o.File)
 	if err != nil {
 		return err
 	}
-	return graph.Export(o.IO.Out, g, o.Format)
+	return export.Export(o.IO.Out, g, o.Format)
 }
 
 // Summary is what show prints.

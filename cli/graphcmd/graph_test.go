@@ -11,6 +11,7 @@ import (
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/debate/graph"
+	"github.com/sotlabs/sot/debate/graph/export"
 )
 
 // run runs "sot graph ARGS" in dir with stdin, and returns its output,
@@ -36,7 +37,7 @@ func run(t *testing.T, dir, stdin string, args ...string) (string, string, int) 
 	return out.String(), errOut.String(), cmdutil.Code(err)
 }
 
-// testDir holds testdata/graph.json (the debate/graph export golden:
+// testDir holds testdata/graph.json (debate/graph's golden file:
 // three passages, six nodes, nine edges).
 func testDir(t *testing.T) string {
 	t.Helper()
@@ -112,15 +113,15 @@ func TestExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range graph.Formats {
+	for _, f := range export.Formats {
 		out, errOut, code := run(t, dir, "", "export", "graph.json", "--format", f)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", f, code, errOut)
 		}
 		var want bytes.Buffer
-		graph.Export(&want, g, f)
+		export.Export(&want, g, f)
 		if out != want.String() {
-			t.Errorf("%s: the export differs from graph.Export's", f)
+			t.Errorf("%s: the export differs from export.Export's", f)
 		}
 	}
 	// The JSON export is the file itself.

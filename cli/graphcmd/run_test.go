@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/sotlabs/sot/cli/cmdutil"
-	"github.com/sotlabs/sot/debate/graph"
+	"github.com/sotlabs/sot/debate/graph/export"
 )
 
 // streams returns I/O streams reading stdin and the buffers that collect
@@ -62,14 +62,14 @@ func TestExportRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	ios, out, _ := streams("")
-	if err := Export(&ExportOptions{IO: ios, WorkDir: dir, File: "graph.json", Format: graph.FormatJSON}); err != nil {
+	if err := Export(&ExportOptions{IO: ios, WorkDir: dir, File: "graph.json", Format: export.FormatJSON}); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(out.Bytes(), want) {
 		t.Error("the JSON export is not the graph file")
 	}
 	ios, out, _ = streams("")
-	if err := Export(&ExportOptions{IO: ios, WorkDir: dir, File: "graph.json", Format: graph.FormatMermaid}); err != nil {
+	if err := Export(&ExportOptions{IO: ios, WorkDir: dir, File: "graph.json", Format: export.FormatMermaid}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "flowchart") {
@@ -93,7 +93,7 @@ func TestRunErrors(t *testing.T) {
 			return Show(&ShowOptions{IO: ios, WorkDir: dir, File: "missing.json"})
 		}, "missing.json: no such file"},
 		{"not JSON on stdin", func(ios *cmdutil.IOStreams) error {
-			return Export(&ExportOptions{IO: ios, File: "-", Format: graph.FormatDOT})
+			return Export(&ExportOptions{IO: ios, File: "-", Format: export.FormatDOT})
 		}, "standard input: 1:2: the JSON ends too early"},
 	} {
 		ios, out, _ := streams("{")

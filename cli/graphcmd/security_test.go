@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sotlabs/sot/debate/graph"
+	"github.com/sotlabs/sot/debate/graph/export"
 	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/internal/termsafe"
 )
@@ -41,7 +42,7 @@ func save(t *testing.T, dir, name string, g *graph.DebateDAG) string {
 func outputs(t *testing.T, dir, name string) map[string]string {
 	t.Helper()
 	runs := [][]string{{"show", name}, {"show", "--json", name}}
-	for _, f := range graph.Formats {
+	for _, f := range export.Formats {
 		runs = append(runs, []string{"export", name, "--format", f})
 	}
 	out := map[string]string{}

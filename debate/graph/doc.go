@@ -26,9 +26,10 @@
 // new passage's debaters all of it while it fits a token budget, and past
 // the budget the nodes most relevant to the passage by BM25 (the embedded
 // SQLite index sot ask uses, package index), saying how many it left
-// out. Export writes the graph as canonical JSON (the file format, which
-// Load and Save read and write atomically, never through a symlink),
-// Mermaid, Graphviz DOT, the linearized Markdown, or Argdown.
+// out. MarshalJSON writes the graph as canonical JSON, the file format,
+// which Load and Save read and write atomically, never through a symlink.
+// Package debate/graph/export renders the graph in other tools' formats
+// (Mermaid, Graphviz DOT, Argdown).
 //
 // Every model call is an engine.Task the caller runs through an
 // engine.Executor, so calls are journaled and a resumed run re-sends none:
@@ -43,9 +44,9 @@
 // edge is added (AddNode, AddEdge), so the debaters' context, the
 // classification and judgement prompts, the retrieval index, the saved
 // file and every export see masked text; the file is written masked
-// whatever was put in the graph. Its text is data in every export: one
-// line where the format wants one, what a terminal would act on (ESC and
-// the other controls, bidirectional controls) escaped as visible text
-// (internal/termsafe), and each format's own syntax escaped (Mermaid's
-// %% directives among it).
+// whatever was put in the graph. Its text is data in the narrative and in
+// every export: one line where the format wants one, what a terminal would
+// act on (ESC and the other controls, bidirectional controls) escaped as
+// visible text (internal/termsafe), and each format's own syntax escaped
+// (Mermaid's %% directives among it).
 package graph

@@ -3,14 +3,15 @@ package graph_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/sotlabs/sot/debate/graph"
 )
 
 // Two passages' nodes, a branch, a judged edge between the passages, and
-// an edge that would close a cycle, refused; then the graph as Mermaid.
+// an edge that would close a cycle, refused; then the edges the graph
+// holds. (Package debate/graph/export writes the graph as Mermaid, DOT or
+// Argdown.)
 // (sot debate --graph makes the nodes with NodesFromDebate, Classify and
 // Apply, and the edges with CandidatePairs, NewJudgements, Judge and
 // AddJudgements: AddDebate does all of it.)
@@ -50,26 +51,11 @@ func Example() {
 			fmt.Println("refused:", cycle.Cycle)
 		}
 	}
-	if err := graph.Export(os.Stdout, g, graph.FormatMermaid); err != nil {
-		fmt.Println(err)
+	for _, e := range g.SortedEdges() {
+		fmt.Println(e)
 	}
 	// Output:
 	// refused: [dickinson-cdd594d9/main frost-b84e9096/main dickinson-cdd594d9/main]
-	// %% sot argument graph: 3 nodes, 2 edges
-	// flowchart BT
-	//   subgraph p_dickinson_cdd594d9["dickinson.txt"]
-	//     n1["exploration<br/>Death's carriage: courtship or abduction"]:::exploration
-	//     n2["synthesis<br/>Death as a suitor"]:::synthesis
-	//   end
-	//   subgraph p_frost_b84e9096["frost.txt"]
-	//     n3["impasse<br/>Gold's loss: decline or renewal"]:::impasse
-	//   end
-	//   n2 -->|branches from| n1
-	//   n3 -.->|contradicts| n1
-	//   classDef synthesis fill:#b7e4c7,stroke:#2d6a4f,color:#111
-	//   classDef impasse fill:#f4b6b6,stroke:#9b2226,color:#111
-	//   classDef lemma fill:#bcd4f6,stroke:#1d4e89,color:#111
-	//   classDef question fill:#ffe8a3,stroke:#b08900,color:#111
-	//   classDef exploration fill:#dccdf2,stroke:#5a3d8a,color:#111
-	//   classDef clarification fill:#d9dee4,stroke:#495057,color:#111
+	// dickinson-cdd594d9/branch-1 -branches_from-> dickinson-cdd594d9/main
+	// frost-b84e9096/main -contradicts-> dickinson-cdd594d9/main
 }

@@ -46,7 +46,7 @@ type file struct {
 func (g *DebateDAG) MarshalJSON() ([]byte, error) {
 	// Nothing is written unmasked: what Parse, AddNode and AddEdge masked
 	// is not searched again, but edges and missing nodes are cheap to.
-	f := file{Format: FormatName, Version: FormatVersion, Nodes: make([]*ArgumentNode, len(g.Nodes)), Edges: maskEdges(g.sortedEdges())}
+	f := file{Format: FormatName, Version: FormatVersion, Nodes: make([]*ArgumentNode, len(g.Nodes)), Edges: maskEdges(g.SortedEdges())}
 	if len(g.Missing) > 0 {
 		f.Missing = slices.Clone(g.Missing)
 		var ps []*string
@@ -84,8 +84,9 @@ func orEmpty[T any](s []T) []T {
 	return s
 }
 
-// sortedEdges returns the edges in canonical order.
-func (g *DebateDAG) sortedEdges() []Edge {
+// SortedEdges returns a copy of the edges in the file's canonical order
+// (see MarshalJSON), which the narrative and the exports follow too.
+func (g *DebateDAG) SortedEdges() []Edge {
 	es := slices.Clone(g.Edges)
 	if es == nil {
 		es = []Edge{}

@@ -49,7 +49,7 @@ func render(g *DebateDAG, keep map[string]bool, intro string) string {
 		return fmt.Sprintf("[%d. %s](#%s)", num[id], mdText(n.Topic), anchors[id])
 	}
 
-	edges := g.sortedEdges()
+	edges := g.SortedEdges()
 	touching := map[string][]Edge{} // node id → its edges, either end, in edge order
 	for _, e := range edges {
 		touching[e.From] = append(touching[e.From], e)

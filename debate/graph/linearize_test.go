@@ -1,13 +1,16 @@
 package graph
 
 import (
+	"bytes"
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sotlabs/sot/internal/tokens"
 )
@@ -199,5 +202,130 @@ func TestSearchQuery(t *testing.T) {
 	q := searchQuery("The the the sneer sneer of a zebra; ruin ruin ruin, and gold.", g)
 	if q != "ruin sneer gold zebra" {
 		t.Errorf("query %q", q)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// golden compares got with testdata/golden/name, or writes it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./debate/graph -run %s -update)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./debate/graph -run %s -update rewrites it):\n%s", name, t.Name(), got)
+	}
+}
+
+// fixture is a small graph of three passages whose text holds characters
+// every format must escape.
+func fixture(t testing.TB) *DebateDAG {
+	t.Helper()
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	dick := Passage{ID: "dickinson-1a2b3c4d", Title: "dickinson.txt"}
+	frost := Passage{ID: "frost-5e6f7a8b", Title: "frost.txt"}
+	ozy := Passage{ID: "ozymandias-9c0d1e2f", Title: `"Ozymandias" <Shelley> [1818]`}
+	two := []Turn{{N: 1, Round: 1, Speaker: "literalist", Name: "The Literalist", Text: "The carriage is a carriage."},
+		{N: 2, Round: 1, Speaker: "symbolist", Name: "The Symbolist", Text: "The carriage is the passage of a life."}}
+	nodes := []*ArgumentNode{
+		{ID: dick.ID + "/main", Type: Exploration, Passage: dick, Created: at, Turns: two,
+			Topic:      "Whether Death's carriage ride is courtship or abduction",
+			Resolution: "The debaters read the ride three ways and settled none. The Literalist kept to the carriage; the Symbolist read a life's passage.",
+			Summary:    "Three readings of the carriage, none settled.",
+			Tags:       []string{"mortality", "journey", "courtship"},
+			Claims:     []Claim{{Text: "The ride is civil, not violent.", Turns: []int{1}}, {Text: "The carriage stands for a life's passage.", Turns: []int{2}}}},
+		{ID: dick.ID + "/branch-1", Type: Synthesis, Passage: dick, Branch: "Is Death a suitor?", Created: at, Turns: two,
+			Topic:      "Death as a suitor",
+			Resolution: "Both agreed Death's civility is a suitor's, and that the poem keeps the threat under manners.",
+			Summary:    "Death courts; the manners hide the threat.",
+			Tags:       []string{"mortality", "courtship"},
+			Claims:     []Claim{{Text: "Civility is courtship's register.", Turns: []int{1, 2}}}},
+		{ID: frost.ID + "/main", Type: Impasse, Passage: frost, Created: at, Turns: two,
+			Topic:      "Whether the loss of gold is decline or renewal",
+			Resolution: "# Not a heading. One side held that nothing gold can stay means decline; the other, a cycle of renewal. They could not settle it.",
+			Summary:    "Decline against renewal, unsettled.",
+			Tags:       []string{"time", "loss", "journey"},
+			Claims:     []Claim{{Text: "Gold's loss is decline.", Turns: []int{1}}, {Text: "Loss is the cycle's turn to renewal.", Turns: []int{2}}}},
+		{ID: frost.ID + "/branch-1", Type: Lemma, Passage: frost, Branch: "What does \"Eden\" add?", Created: at, Turns: two,
+			Topic:      "Eden as the pattern of every loss",
+			Resolution: "Eden's fall makes each loss in the poem a repetition of the first.",
+			Summary:    "Eden patterns the losses.",
+			Tags:       []string{"loss", "eden"},
+			Claims:     []Claim{{Text: "The fall is the template.", Turns: []int{2}}}},
+		{ID: ozy.ID + "/main", Type: Question, Passage: ozy, Created: at, Turns: two,
+			Topic:      `Is "Look on my Works" <b>boast</b> or [warning](http://x)?`,
+			Resolution: "1. The debate left open whether the inscription mocks the king or the reader | a *pipe* and _stars_ // not a comment.",
+			Summary:    "Boast or warning: an open question.",
+			Tags:       []string{"time", "power", "ruin"},
+			Claims:     []Claim{{Text: "The sneer outlives the sculptor's subject.", Turns: []int{1, 2}}}},
+		{ID: ozy.ID + "/branch-1", Type: Clarification, Passage: ozy, Branch: "What does \"mocked\" mean?", Created: at, Turns: two,
+			Topic:      "\"Mocked\" means both imitated and derided",
+			Resolution: "The sculptor's hand mocked the passions: it copied them and scorned them at once.",
+			Summary:    "Mocked: copied and scorned.",
+			Tags:       []string{"ruin", "art"},
+			Claims:     []Claim{{Text: "Mock carries both senses here.", Turns: []int{2}}}},
+	}
+	g := New()
+	mustAdd(t, g, nodes...)
+	add := func(from, to string, typ EdgeType, conf float64, desc string) {
+		t.Helper()
+		if err := g.AddEdge(Edge{From: from, To: to, Type: typ, Confidence: conf, Description: desc}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(dick.ID+"/branch-1", dick.ID+"/main", BranchesFrom, 1, "branch on: Is Death a suitor?")
+	add(frost.ID+"/branch-1", frost.ID+"/main", BranchesFrom, 1, `branch on: What does "Eden" add?`)
+	add(ozy.ID+"/branch-1", ozy.ID+"/main", BranchesFrom, 1, `branch on: What does "mocked" mean?`)
+	add(frost.ID+"/main", dick.ID+"/main", Contradicts, 0.72, "Frost's decline against Dickinson's calm passage.")
+	add(frost.ID+"/branch-1", dick.ID+"/branch-1", Analogy, 0.64, "Both find an old pattern under a present scene.")
+	add(ozy.ID+"/main", frost.ID+"/main", Supports, 0.81, `The ruin is "decline" made stone.`)
+	add(ozy.ID+"/branch-1", frost.ID+"/branch-1", Elaborates, 0.66, "Another word that holds two times.")
+	add(ozy.ID+"/main", dick.ID+"/main", Requires, 0.61, "Reading the sneer needs the journey's frame.")
+	add(ozy.ID+"/branch-1", dick.ID+"/branch-1", AppliesTo, 0.7, "Courtship's double register, applied to art.")
+	return g
+}
+
+// The fixture's file and narrative are pinned byte for byte (package
+// debate/graph/export pins its other formats, rendered from this same
+// graph.json).
+func TestGoldens(t *testing.T) {
+	g := fixture(t)
+	data, err := g.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "graph.json", data)
+	golden(t, "graph.md", []byte(Linearize(g)))
+}
+
+// The file parses back into the same graph.
+func TestJSONParsesBack(t *testing.T) {
+	g := fixture(t)
+	data, err := g.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := h.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, again) {
+		t.Error("the file does not parse back into the same graph")
 	}
 }

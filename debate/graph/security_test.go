@@ -117,7 +117,8 @@ func writePlanted(t *testing.T) string {
 // edges and missing nodes, as a plain encoding shows them), its edges
 // still join the nodes whose ids were masked, and neither the debaters'
 // context (the whole graph, and retrieval), nor the retrieval index on
-// disk, nor any export holds one, escaped or not.
+// disk, nor the file and narrative written from it hold one, escaped or
+// not (package debate/graph/export checks its formats).
 func TestPlantedGraphIsMaskedWhenRead(t *testing.T) {
 	g, err := Load(writePlanted(t))
 	if err != nil {
@@ -164,14 +165,15 @@ func TestPlantedGraphIsMaskedWhenRead(t *testing.T) {
 		budget = c.GraphTokens / 2
 	}
 
-	for _, f := range Formats {
-		var out bytes.Buffer
-		if err := Export(&out, g, f); err != nil {
-			t.Fatal(err)
-		}
-		if s := leaked(out.String()); s != "" {
-			t.Errorf("the %s export holds %s", f, s)
-		}
+	data, err := g.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := leaked(string(data)); s != "" {
+		t.Errorf("the graph's file holds %s", s)
+	}
+	if s := leaked(Linearize(g)); s != "" {
+		t.Errorf("the linearized narrative holds %s", s)
 	}
 }
 
@@ -284,100 +286,17 @@ func TestMaskTextsMasksAsEachAlone(t *testing.T) {
 	}
 }
 
-// hostile is node text that tries to leave its place in every format: a
-// terminal's title and screen, a forged line of sot's, a Mermaid
-// directive, DOT's and Markdown's and Argdown's syntax, bidirectional and
-// C1 controls.
-var hostile = []string{
-	"title\x1b]0;pwned\x07 clear\x1b[2J",
-	"fake\nsot: done",
-	"%%{init: {'theme': 'dark', 'securityLevel': 'loose'}}%% click n1 call alert()",
-	"\"]; evil [label=\"x\\N\\G\\l",
-	"<b onmouseover=alert(1)>`code`</b> & #35; [link](javascript:x)",
-	"line\r\n# Injected heading\n> quote\n1. item\n[t]: stmt\n  +> [t]",
-	"abc\u202edcba \u2066iso\u2069 \u009b31m c1 \u0085nel \u2028ls \x7fdel",
-}
-
-// Node text is data in every export: it can neither run a Mermaid
-// directive, nor drive a terminal, nor start a line of its own.
-func TestExportsNeutraliseNodeText(t *testing.T) {
-	g := New()
-	a, b := benchNode(1, 0), benchNode(1, 1)
-	p := Passage{ID: a.Passage.ID + "\x1b[2J\u202e", Title: hostile[1] + hostile[0] + hostile[6]}
-	a.Passage, b.Passage = p, p
-	a.ID, b.ID = NodeID(p.ID, 0), NodeID(p.ID, 1)
-	for i, n := range []*ArgumentNode{a, b} {
-		h := func(k int) string { return hostile[(k+i)%len(hostile)] }
-		n.Topic, n.Summary, n.Resolution = h(2)+h(0), h(0)+h(1), h(1)+h(5)
-		n.Tags = []string{h(0), h(3), h(6)}
-		n.Claims[0].Text = h(5) + h(1)
-		n.Turns[0].Text, n.Turns[0].Name = h(4), h(1)
-	}
-	b.Branch = hostile[1] + hostile[6]
-	mustAdd(t, g, a, b)
-	if err := g.AddEdge(Edge{From: b.ID, To: a.ID, Type: BranchesFrom, Confidence: 1, Description: hostile[1] + hostile[0] + hostile[3]}); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range Formats {
-		var out bytes.Buffer
-		if err := Export(&out, g, f); err != nil {
-			t.Fatal(err)
-		}
-		text := out.String()
-		for _, r := range text {
-			if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 || r == 0x85 ||
-				r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
-				t.Errorf("%s: the control character %U reached the export", f, r)
-			}
-		}
-		for _, line := range strings.Split(text, "\n") {
-			l := strings.TrimSpace(line)
-			// What follows a line break in hostile text.
-			if strings.HasPrefix(l, "sot:") || strings.HasPrefix(l, "# Injected") || strings.HasPrefix(l, "> quote") ||
-				strings.HasPrefix(l, "1. item") || strings.HasPrefix(l, "[t]") || strings.HasPrefix(l, "+> [t]") {
-				t.Errorf("%s: node text started a line of its own: %q", f, line)
-			}
-			if f == FormatDOT && strings.Count(strings.NewReplacer(`\\`, "", `\"`, "").Replace(line), `"`)%2 != 0 {
-				t.Errorf("dot: a string left open: %q", line)
-			}
-		}
-		switch f {
-		case FormatMermaid:
-			if strings.Count(text, "%%") != 1 || strings.Contains(text, "%%{") {
-				t.Errorf("mermaid: node text kept a %%%% directive:\n%s", text)
-			}
-		case FormatJSON:
-			h, err := Parse(out.Bytes())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if h.Nodes[1].Branch != g.Nodes[1].Branch || h.Nodes[0].Passage != g.Nodes[0].Passage {
-				t.Errorf("json: escaped, the text changed: %q, %+v", h.Nodes[1].Branch, h.Nodes[0].Passage)
-			}
-		}
-	}
-}
-
-// The escapes of each format, one text at a time.
+// The narrative's Markdown escapes, one text at a time (package
+// debate/graph/export tests the escapes of its formats).
 func TestEscapes(t *testing.T) {
 	for _, tt := range []struct {
 		name, in, want string
 		escape         func(string) string
 	}{
-		{"mermaid directive", "%%{init: {'theme':'dark'}}%% x", "#37;#37;{init: {'theme':'dark'}}#37;#37; x", mermaidText},
-		{"mermaid quote and brackets", `say "hi" <b>&</b> #1 ` + "`x`", "say #quot;hi#quot; #lt;b#gt;#amp;#lt;/b#gt; #35;1 #96;x#96;", mermaidText},
-		{"mermaid terminal", "a\x1b]0;t\x07\nb\u202e", `a\x1b]0;t\x07 b\u202e`, mermaidText},
-		{"dot quote and escapes", `a"b\N\G` + "\nc", `"a\"b\\N\\G\nc"`, dotString},
-		{"dot terminal", "\x1b[2J\u202e\u009b", `"\\x1b[2J\\u202e\\u009b"`, dotString},
-		{"dot tab and CR", "a\tb\r\nc\rd", `"a b\nc\\rd"`, dotString},
 		{"markdown inline", "*a* _b_ `c` [d](e) <f> ~g~ |h| \\", `\*a\* \_b\_ \` + "`" + `c\` + "`" + ` \[d\](e) \<f\> \~g\~ \|h\| \\`, mdText},
 		{"markdown terminal", "x\x1b[2J\nsot: done", `x\\x1b\[2J sot: done`, mdText},
 		{"markdown line start", "# h", `\# h`, mdLine},
 		{"markdown list start", "12. x", `12\. x`, mdLine},
-		{"argdown text", "[t]: <a> #tag *e* _u_ // c @m {d}", `\[t\]: \<a\> \#tag \*e\* \_u\_ \/\/ c \@m \{d\}`, argdownText},
-		{"argdown terminal", "a\x1b]0;x\x07\nb", `a\\x1b\]0;x\\x07 b`, argdownText},
-		{"argdown comment", "a */ b\n[c]", "a * / b [c]", argdownComment},
-		{"argdown tag", "(a) #b\nc", "#(a b c)", argdownTag},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := tt.escape(tt.in); got != tt.want {
@@ -463,28 +382,26 @@ func TestParseRefusesEdgesAsAddEdge(t *testing.T) {
 	}
 }
 
-// Anchors and Argdown titles that come out the same are numbered, each
-// number tried once however many nodes share a base, and never one taken
-// by another node.
+// Anchors that come out the same are numbered, each number tried once
+// however many nodes share a base, and never one taken by another node.
+// (Package debate/graph/export checks its Argdown titles the same way.)
 func TestUniqueNamesNumbered(t *testing.T) {
 	g := New()
-	for i, x := range []struct{ id, topic string }{
-		{"a", "X"}, {"a!", "X (2)"}, {"a-2", "X"}, {"a?", "x"}, {"A", "X"},
-	} {
+	for i, id := range []string{"a", "a!", "a-2", "a?", "A"} {
 		n := benchNode(i+1, 0)
-		n.ID, n.Topic = x.id, x.topic
+		n.ID = id
 		mustAdd(t, g, n)
 	}
-	anchors, titles := Anchors(g), argdownTitles(g)
-	for _, tt := range []struct{ id, anchor, title string }{
-		{"a", "node-a", "X"},
-		{"a!", "node-a-2", "X (2)"},
-		{"a-2", "node-a-2-2", "X (3)"},
-		{"a?", "node-a-3", "x (4)"},
-		{"A", "node-a-4", "X (5)"},
+	anchors := Anchors(g)
+	for _, tt := range []struct{ id, anchor string }{
+		{"a", "node-a"},
+		{"a!", "node-a-2"},
+		{"a-2", "node-a-2-2"},
+		{"a?", "node-a-3"},
+		{"A", "node-a-4"},
 	} {
-		if anchors[tt.id] != tt.anchor || titles[tt.id] != tt.title {
-			t.Errorf("%s: anchor %q, title %q; want %q, %q", tt.id, anchors[tt.id], titles[tt.id], tt.anchor, tt.title)
+		if anchors[tt.id] != tt.anchor {
+			t.Errorf("%s: anchor %q, want %q", tt.id, anchors[tt.id], tt.anchor)
 		}
 	}
 }

@@ -23,26 +23,6 @@ type PassageStats struct {
 	Missing []Failure `json:"missing,omitempty"`
 }
 
-// byPassage groups nodes by their passage's id, each group in the order
-// of nodes.
-func byPassage(nodes []*ArgumentNode) map[string][]*ArgumentNode {
-	out := map[string][]*ArgumentNode{}
-	for _, n := range nodes {
-		out[n.Passage.ID] = append(out[n.Passage.ID], n)
-	}
-	return out
-}
-
-// edgesFrom groups edges by their From node's id, each group in the order
-// of edges.
-func edgesFrom(edges []Edge) map[string][]Edge {
-	out := map[string][]Edge{}
-	for _, e := range edges {
-		out[e.From] = append(out[e.From], e)
-	}
-	return out
-}
-
 // Stats counts g's nodes and edges by type and by passage.
 func (g *DebateDAG) Stats() Stats {
 	s := Stats{Nodes: len(g.Nodes), Edges: len(g.Edges), NodeTypes: map[NodeType]int{}, EdgeTypes: map[EdgeType]int{}, Passages: []PassageStats{}}

@@ -1,4 +1,9 @@
-package graph
+// Package export renders an argument graph (package debate/graph) in the
+// formats other tools read: Mermaid, Graphviz DOT and Argdown, and, through
+// Export, the graph's own JSON file and linearized Markdown as well. It
+// only reads the graph; node text is data in every format, escaped as the
+// format needs.
+package export
 
 import (
 	"fmt"
@@ -6,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sotlabs/sot/debate/graph"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/termsafe"
 )
@@ -15,7 +21,7 @@ const (
 	FormatJSON     = "json"     // the canonical file (MarshalJSON)
 	FormatMermaid  = "mermaid"  // a Mermaid flowchart (.mmd)
 	FormatDOT      = "dot"      // Graphviz DOT
-	FormatMarkdown = "markdown" // the linearized narrative (Linearize)
+	FormatMarkdown = "markdown" // the linearized narrative (graph.Linearize)
 	FormatArgdown  = "argdown"  // Argdown, for argument-mapping tools
 )
 
@@ -24,7 +30,7 @@ var Formats = []string{FormatJSON, FormatMermaid, FormatDOT, FormatMarkdown, For
 
 // Export writes g in format (one of Formats) to w. An unknown format is an
 // *engine.UserError.
-func Export(w io.Writer, g *DebateDAG, format string) error {
+func Export(w io.Writer, g *graph.DebateDAG, format string) error {
 	var out []byte
 	switch format {
 	case FormatJSON:
@@ -38,7 +44,7 @@ func Export(w io.Writer, g *DebateDAG, format string) error {
 	case FormatDOT:
 		out = []byte(DOT(g))
 	case FormatMarkdown:
-		out = []byte(Linearize(g))
+		out = []byte(graph.Linearize(g))
 	case FormatArgdown:
 		out = []byte(Argdown(g))
 	default:
@@ -49,28 +55,28 @@ func Export(w io.Writer, g *DebateDAG, format string) error {
 }
 
 // Colours by node type: a fill and a darker stroke.
-var colours = map[NodeType][2]string{
-	Synthesis:     {"#b7e4c7", "#2d6a4f"},
-	Impasse:       {"#f4b6b6", "#9b2226"},
-	Lemma:         {"#bcd4f6", "#1d4e89"},
-	Question:      {"#ffe8a3", "#b08900"},
-	Exploration:   {"#dccdf2", "#5a3d8a"},
-	Clarification: {"#d9dee4", "#495057"},
+var colours = map[graph.NodeType][2]string{
+	graph.Synthesis:     {"#b7e4c7", "#2d6a4f"},
+	graph.Impasse:       {"#f4b6b6", "#9b2226"},
+	graph.Lemma:         {"#bcd4f6", "#1d4e89"},
+	graph.Question:      {"#ffe8a3", "#b08900"},
+	graph.Exploration:   {"#dccdf2", "#5a3d8a"},
+	graph.Clarification: {"#d9dee4", "#495057"},
 }
 
 // Edge colours in DOT.
-var edgeColours = map[EdgeType]string{
-	BranchesFrom: "#6c757d",
-	Contradicts:  "#c1121f",
-	Elaborates:   "#1d4e89",
-	Supports:     "#2d6a4f",
-	Requires:     "#7f5539",
-	AppliesTo:    "#5a3d8a",
-	Analogy:      "#b08900",
+var edgeColours = map[graph.EdgeType]string{
+	graph.BranchesFrom: "#6c757d",
+	graph.Contradicts:  "#c1121f",
+	graph.Elaborates:   "#1d4e89",
+	graph.Supports:     "#2d6a4f",
+	graph.Requires:     "#7f5539",
+	graph.AppliesTo:    "#5a3d8a",
+	graph.Analogy:      "#b08900",
 }
 
 // label is a node's short label: its topic cut at max characters.
-func label(n *ArgumentNode, max int) string {
+func label(n *graph.ArgumentNode, max int) string {
 	s := oneLine(n.Topic)
 	if s == "" {
 		s = n.ID
@@ -95,7 +101,7 @@ func label(n *ArgumentNode, max int) string {
 // brackets, ampersands, backticks, # and % (%% starts a directive, such as
 // %%{init: ...}%%, or a comment) written as Mermaid's entity codes, so
 // node text is only ever text.
-func Mermaid(g *DebateDAG) string {
+func Mermaid(g *graph.DebateDAG) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%%%% sot argument graph: %s, %s\nflowchart BT\n", count(len(g.Nodes), "node"), count(len(g.Edges), "edge"))
 	ids := map[string]string{}
@@ -110,14 +116,14 @@ func Mermaid(g *DebateDAG) string {
 		}
 		b.WriteString("  end\n")
 	}
-	for _, e := range g.sortedEdges() {
+	for _, e := range g.SortedEdges() {
 		arrow := "-->"
-		if e.Type == Contradicts {
+		if e.Type == graph.Contradicts {
 			arrow = "-.->"
 		}
 		fmt.Fprintf(&b, "  %s %s|%s| %s\n", ids[e.From], arrow, e.Type.Verb(), ids[e.To])
 	}
-	for _, t := range NodeTypes {
+	for _, t := range graph.NodeTypes {
 		c := colours[t]
 		fmt.Fprintf(&b, "  classDef %s fill:%s,stroke:%s,color:#111\n", t, c[0], c[1])
 	}
@@ -156,7 +162,7 @@ func mermaidText(s string) string {
 	return b.String()
 }
 
-func passageName(p Passage) string {
+func passageName(p graph.Passage) string {
 	if p.Title != "" {
 		return p.Title
 	}
@@ -168,7 +174,7 @@ func passageName(p Passage) string {
 // in a cluster per passage; edges labelled and coloured by type, a
 // branch's edge dashed and a contradiction bold. A legend cluster shows
 // the colours. Every id and label is a quoted string, escaped.
-func DOT(g *DebateDAG) string {
+func DOT(g *graph.DebateDAG) string {
 	var b strings.Builder
 	b.WriteString("digraph \"argument graph\" {\n")
 	b.WriteString("  graph [rankdir=BT, fontname=\"Helvetica\", labelloc=t, label=" + dotString(fmt.Sprintf("Argument graph: %s, %s", count(len(g.Nodes), "node"), count(len(g.Edges), "edge"))) + "];\n")
@@ -184,12 +190,12 @@ func DOT(g *DebateDAG) string {
 		}
 		b.WriteString("  }\n")
 	}
-	for _, e := range g.sortedEdges() {
+	for _, e := range g.SortedEdges() {
 		attrs := fmt.Sprintf("label=%s, color=%s, fontcolor=%s", dotString(e.Type.Verb()), dotString(edgeColours[e.Type]), dotString(edgeColours[e.Type]))
 		switch e.Type {
-		case BranchesFrom:
+		case graph.BranchesFrom:
 			attrs += ", style=dashed"
-		case Contradicts:
+		case graph.Contradicts:
 			attrs += ", style=bold"
 		}
 		if e.Description != "" {
@@ -198,11 +204,11 @@ func DOT(g *DebateDAG) string {
 		fmt.Fprintf(&b, "  %s -> %s [%s];\n", dotString(e.From), dotString(e.To), attrs)
 	}
 	b.WriteString("  subgraph \"cluster_legend\" {\n    label=\"node types\";\n    style=solid;\n    color=\"#adb5bd\";\n")
-	for i, t := range NodeTypes {
+	for i, t := range graph.NodeTypes {
 		c := colours[t]
 		fmt.Fprintf(&b, "    \"legend_%d\" [label=%s, fillcolor=%s, color=%s];\n", i+1, dotString(string(t)), dotString(c[0]), dotString(c[1]))
 	}
-	for i := 1; i < len(NodeTypes); i++ { // from the bottom up: the first type on top
+	for i := 1; i < len(graph.NodeTypes); i++ { // from the bottom up: the first type on top
 		fmt.Fprintf(&b, "    \"legend_%d\" -> \"legend_%d\" [style=invis];\n", i+1, i)
 	}
 	b.WriteString("  }\n}\n")
@@ -264,14 +270,14 @@ func wrap(s string, width int) string {
 // analogy) are comments under the statement, as is each description;
 // branches are the subsections. Titles are made unique, and the characters
 // Argdown reads as syntax inside text are replaced.
-func Argdown(g *DebateDAG) string {
+func Argdown(g *graph.DebateDAG) string {
 	titles := argdownTitles(g)
 	var b strings.Builder
 	b.WriteString("===\ntitle: Argument graph\n===\n\n")
 	fmt.Fprintf(&b, "// sot argument graph: %s from %s, %s.\n", count(len(g.Nodes), "node"), count(len(g.Passages()), "passage"), count(len(g.Edges), "edge"))
 	b.WriteString("// Relations Argdown has no notation for are comments under the later node.\n")
-	leaving := edgesFrom(g.sortedEdges())
-	statement := func(n *ArgumentNode) {
+	leaving := edgesFrom(g.SortedEdges())
+	statement := func(n *graph.ArgumentNode) {
 		tags := []string{argdownTag(string(n.Type))}
 		for _, t := range n.Tags {
 			tags = append(tags, argdownTag(t))
@@ -282,14 +288,14 @@ func Argdown(g *DebateDAG) string {
 		}
 		fmt.Fprintf(&b, "\n[%s]: %s %s\n", titles[n.ID], text, strings.Join(tags, " "))
 		for _, e := range leaving[n.ID] {
-			if e.Type == BranchesFrom {
+			if e.Type == graph.BranchesFrom {
 				continue
 			}
 			to := titles[e.To]
 			switch e.Type {
-			case Supports:
+			case graph.Supports:
 				fmt.Fprintf(&b, "  +> [%s]\n", to)
-			case Contradicts:
+			case graph.Contradicts:
 				fmt.Fprintf(&b, "  >< [%s]\n", to)
 			default:
 				fmt.Fprintf(&b, "  // %s %s [%s]\n", argdownComment(n.ID), e.Type.Verb(), argdownComment(to))
@@ -321,7 +327,7 @@ func Argdown(g *DebateDAG) string {
 // with brackets (which would end the title) made parentheses, and a
 // number added when two come out the same (Argdown would take them for
 // one statement).
-func argdownTitles(g *DebateDAG) map[string]string {
+func argdownTitles(g *graph.DebateDAG) map[string]string {
 	out := map[string]string{}
 	used := map[string]bool{}
 	next := map[string]int{} // base, in lowercase → the number to try next
@@ -365,3 +371,58 @@ func argdownTag(t string) string { return "#(" + tagDrop.Replace(oneLine(t)) + "
 
 // tagDrop drops what would end a bracketed tag or start another.
 var tagDrop = strings.NewReplacer("(", "", ")", "", "#", "")
+
+// oneLine, count and slugify repeat small unexported helpers of package
+// graph, which its narrative, prompts and ids use too: the exports need
+// them to write exactly what they wrote while they lived in graph.
+
+// oneLine is s on one line: runs of white space made one space, and what
+// a terminal would act on escaped (termsafe.Line).
+func oneLine(s string) string { return termsafe.Line(strings.Join(strings.Fields(s), " ")) }
+
+// count is n and noun, with an s unless n is one.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// slugify keeps lowercase letters and digits and makes every other run of
+// characters one hyphen.
+func slugify(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			continue
+		}
+		dash = true
+	}
+	return b.String()
+}
+
+// byPassage groups nodes by their passage's id, each group in the order
+// of nodes.
+func byPassage(nodes []*graph.ArgumentNode) map[string][]*graph.ArgumentNode {
+	out := map[string][]*graph.ArgumentNode{}
+	for _, n := range nodes {
+		out[n.Passage.ID] = append(out[n.Passage.ID], n)
+	}
+	return out
+}
+
+// edgesFrom groups edges by their From node's id, each group in the order
+// of edges.
+func edgesFrom(edges []graph.Edge) map[string][]graph.Edge {
+	out := map[string][]graph.Edge{}
+	for _, e := range edges {
+		out[e.From] = append(out[e.From], e)
+	}
+	return out
+}
