@@ -17,6 +17,7 @@ import (
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/scenario"
+	"github.com/sotlabs/sot/index"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/stack"
@@ -623,4 +624,31 @@ func BenchmarkAskGroups(b *testing.B) {
 	b.ReportMetric(100*(1-float64(gt)/float64(rt)), "token-savings-%")
 	b.ReportMetric(float64(gu.Calls), "groups-calls")
 	b.ReportMetric(float64(ru.Calls), "rotating-calls")
+}
+
+// retrieve is the way a question found its sources before the index kept
+// its files' records: every source loaded, synced into the index by
+// content and ranked for the question. The benchmark times it beside
+// Prepare, which reads only what changed.
+func retrieve(ctx context.Context, top string, sources []corpus.Source, question string, want int) ([]index.Hit, string, error) {
+	ix, err := OpenIndex(top)
+	if err != nil {
+		return nil, "", err
+	}
+	defer ix.Close()
+	note := RebuiltNote(ix)
+	docs := make([]index.Doc, 0, len(sources))
+	loaded := map[string]bool{}
+	for _, s := range sources {
+		docs = append(docs, DocOf(s))
+		loaded[s.ID] = true
+	}
+	if _, err := ix.Sync(ctx, docs, index.SyncOptions{}); err != nil {
+		return nil, "", fmt.Errorf("update the corpus index: %w", err)
+	}
+	all, err := ix.Search(ctx, question, index.SearchOptions{Limit: max(want*8, 64)})
+	if err != nil {
+		return nil, "", err
+	}
+	return slices.DeleteFunc(all, func(h index.Hit) bool { return !loaded[h.Doc.ID] }), note, nil
 }

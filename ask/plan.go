@@ -622,31 +622,6 @@ func ProjectTop(dir string) string {
 	return persona.RepoRoot(dir)
 }
 
-// retrieve indexes the sources (incrementally, by content) and ranks them
-// for the question: BM25 with a recency bonus, among the sources loaded.
-func retrieve(ctx context.Context, top string, sources []corpus.Source, question string, want int) ([]index.Hit, string, error) {
-	ix, err := OpenIndex(top)
-	if err != nil {
-		return nil, "", err
-	}
-	defer ix.Close()
-	note := RebuiltNote(ix)
-	docs := make([]index.Doc, 0, len(sources))
-	loaded := map[string]bool{}
-	for _, s := range sources {
-		docs = append(docs, DocOf(s))
-		loaded[s.ID] = true
-	}
-	if _, err := ix.Sync(ctx, docs, index.SyncOptions{}); err != nil {
-		return nil, "", fmt.Errorf("update the corpus index: %w", err)
-	}
-	all, err := ix.Search(ctx, question, index.SearchOptions{Limit: max(want*8, 64)})
-	if err != nil {
-		return nil, "", err
-	}
-	return slices.DeleteFunc(all, func(h index.Hit) bool { return !loaded[h.Doc.ID] }), note, nil
-}
-
 // RebuiltNote says, when the index had to be rebuilt because the file
 // found was not one sot wrote (a planted trigger, say), what was wrong and
 // what was lost; "" when it was not.
