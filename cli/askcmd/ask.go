@@ -181,17 +181,8 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 }
 
 func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
-	switch o.Stdout {
-	case "", "markdown", "json", "html":
-	default:
-		return cmdutil.UsageError("--stdout %q: use markdown, json or html", o.Stdout)
-	}
-	for _, f := range o.Formats {
-		switch f {
-		case "html", "markdown", "json", ask.FormatPairs:
-		default:
-			return cmdutil.UsageError("--format %q: use html or pairs (ANSWER.md and answer.json are always written)", f)
-		}
+	if err := ask.CheckFormats(o.Formats, o.Stdout); err != nil {
+		return err
 	}
 	if o.MaxSources < 0 {
 		return cmdutil.UsageError("--max-sources %d: name 1 or more", o.MaxSources)

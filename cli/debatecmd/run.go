@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"strings"
 
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/debate"
@@ -122,38 +121,19 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 // any case and by its file's extension (md).
 func checkOutputs(o *Options) error {
 	given := o.Stdout
-	o.Stdout = formatName(given)
+	o.Stdout = scenario.FormatName(given)
 	if o.JSON {
 		if o.Stdout != "" && o.Stdout != "json" {
 			return cmdutil.UsageError("--json is --stdout json and contradicts --stdout %s; give one of them", given)
 		}
 		o.Stdout = "json"
 	}
-	switch o.Stdout {
-	case "", "markdown", "json":
-	default:
-		return cmdutil.UsageError("--stdout %q: use markdown (dialectic-log.md) or json (debate.json)", given)
-	}
+	// o.Stdout is markdown only when given is a --stdout debate accepts,
+	// so the refusals keep their order: --stdout, --dry-run, --format.
 	if o.DryRun && o.Stdout == "markdown" {
 		return cmdutil.UsageError("--stdout markdown with --dry-run: a dry run debates nothing, so there is no dialectic log; use --stdout json for the plan as JSON")
 	}
-	for _, fm := range o.Formats {
-		switch formatName(fm) {
-		case "json", "markdown":
-		default:
-			return cmdutil.UsageError("--format %q: use json or markdown; sot debate writes debate.json, dialectic-log.md and its other outputs on every run and has no other format", fm)
-		}
-	}
-	return nil
-}
-
-// formatName reads a format as the user may write it: in any case, and
-// md as markdown.
-func formatName(f string) string {
-	if f = strings.ToLower(strings.TrimSpace(f)); f == "md" {
-		return "markdown"
-	}
-	return f
+	return debate.CheckFormats(o.Formats, given)
 }
 
 // printStdout prints on w the output of r that --stdout names: the

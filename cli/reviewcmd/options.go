@@ -1,8 +1,6 @@
 package reviewcmd
 
 import (
-	"strings"
-
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/review"
 )
@@ -27,16 +25,4 @@ func missingKeys(f *cmdutil.Factory, ro *review.Options, p *review.Plan) error {
 		models = append(models, m)
 	}
 	return f.MissingKey(ro.Config, models...)
-}
-
-// formatName reads a format as the user may write it: in any case, and as
-// its file's extension (rdjsonl, md).
-func formatName(f string) string {
-	switch f = strings.ToLower(strings.TrimSpace(f)); f {
-	case "rdjsonl":
-		return "rdjson"
-	case "md":
-		return "markdown"
-	}
-	return f
 }
