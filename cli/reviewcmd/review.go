@@ -21,6 +21,7 @@ import (
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/review"
+	"github.com/sotlabs/sot/review/paw"
 )
 
 // Options are the command's inputs beyond the review context.
@@ -161,7 +162,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return resolve(f, o.Resolve)
 	}
 	ro, err := buildOptions(f, o)
-	var off *review.WorkflowDisabledError
+	var off *paw.WorkflowDisabledError
 	if errors.As(err, &off) {
 		cmdutil.Fprintf(f.IO.ErrOut, "sot: %s:%d: Final Agent Review is disabled, so no review runs and no model is called; set it to enabled to review this work\n", off.Path, off.Line)
 		return nil
@@ -319,13 +320,13 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 			return nil, err
 		}
 	}
-	rc, warns, err := review.ResolveContext(review.ContextInputs{Flags: c, Mode: o.Mode, Models: o.Models,
+	rc, warns, err := paw.ResolveContext(paw.ContextInputs{Flags: c, Mode: o.Mode, Models: o.Models,
 		ContextFile: o.ContextFile, WorkflowContext: o.WorkflowContext, Dir: f.WorkDir(), Config: cfg,
 		Trust: func(path string) config.TrustCheck { return f.Trust().TrustedFile(path, f.WorkDir()) }})
 	for _, w := range warns {
 		cmdutil.Warn(f.IO.ErrOut, w)
 	}
-	var off *review.WorkflowDisabledError
+	var off *paw.WorkflowDisabledError
 	if errors.As(err, &off) {
 		return nil, err
 	}
@@ -334,18 +335,13 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	}
 	c, mode := rc.Context, rc.Mode
 	o.Models = rc.Models
+	if err := review.CheckFormats(o.Formats, o.Stdout); err != nil {
+		return nil, err
+	}
 	for i, fm := range o.Formats {
-		o.Formats[i] = formatName(fm)
-		if _, ok := review.Formats[o.Formats[i]]; !ok && o.Formats[i] != "markdown" {
-			return nil, cmdutil.UsageError("--format %q: use markdown, json, sarif, rdjson (rdjsonl, the file's extension, works too) or html", fm)
-		}
+		o.Formats[i] = scenario.FormatName(fm)
 	}
-	if o.Stdout != "" {
-		o.Stdout = formatName(o.Stdout)
-		if _, ok := review.Formats[o.Stdout]; !ok && o.Stdout != "markdown" {
-			return nil, cmdutil.UsageError("--stdout %q: use markdown, json, sarif, rdjson (rdjsonl, the file's extension, works too) or html", o.Stdout)
-		}
-	}
+	o.Stdout = scenario.FormatName(o.Stdout)
 	if err := review.CheckFailOn(o.FailOn); err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package review
+package paw
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/review"
 )
 
 func TestResolveContext(t *testing.T) {
@@ -39,49 +40,49 @@ func TestResolveContext(t *testing.T) {
 	tests := []struct {
 		name     string
 		in       ContextInputs
-		check    func(t *testing.T, c Context)
+		check    func(t *testing.T, c review.Context)
 		wantWarn string
 	}{
-		{"flag over file over workflow", ContextInputs{Flags: Context{InteractionMode: "parallel"}, ContextFile: ctxFile, WorkflowContext: wfFile, Trust: trusted},
-			func(t *testing.T, c Context) {
+		{"flag over file over workflow", ContextInputs{Flags: review.Context{InteractionMode: "parallel"}, ContextFile: ctxFile, WorkflowContext: wfFile, Trust: trusted},
+			func(t *testing.T, c review.Context) {
 				if c.InteractionMode != "parallel" || c.Perspectives != "none" || c.Interactive != "false" {
 					t.Errorf("got %+v", c)
 				}
 			}, ""},
 		{"untrusted file may not choose a program", ContextInputs{ContextFile: ctxFile, Trust: untrusted},
-			func(t *testing.T, c Context) {
+			func(t *testing.T, c review.Context) {
 				if c.SpecialistModels != "" {
 					t.Errorf("specialist_models = %q, want dropped", c.SpecialistModels)
 				}
 			}, `is not trusted, so sot ignored "command:touch PWNED" in specialist_models (it could run a program)`},
 		{"untrusted WorkflowContext.md may not choose programs or persona files outside the project", ContextInputs{WorkflowContext: hostileWF, Trust: untrusted},
-			func(t *testing.T, c Context) {
+			func(t *testing.T, c review.Context) {
 				if strings.Contains(c.SpecialistModels, "command:") || strings.Contains(c.Specialists, "evil.md") {
 					t.Errorf("the hostile WorkflowContext.md chose %q and %q", c.SpecialistModels, c.Specialists)
 				}
 			}, "Final Review Specialist Models"},
 		{"untrusted output_dir outside the project goes to the default", ContextInputs{ContextFile: outCtx, Trust: untrusted},
-			func(t *testing.T, c Context) {
+			func(t *testing.T, c review.Context) {
 				if c.OutputDir != "" {
 					t.Errorf("output_dir = %q, want the default", c.OutputDir)
 				}
 			}, "ignored its output_dir"},
 		{"untrusted output_dir inside the project is kept", ContextInputs{ContextFile: inCtx, Trust: untrusted},
-			func(t *testing.T, c Context) {
+			func(t *testing.T, c review.Context) {
 				if c.OutputDir != filepath.Join(dir, "reviews", "here") {
 					t.Errorf("output_dir = %q", c.OutputDir)
 				}
 			}, ""},
-		{"a flag's output directory wins over an untrusted file's, with no warning", ContextInputs{Flags: Context{OutputDir: "mine"}, ContextFile: outCtx, Trust: untrusted},
-			func(t *testing.T, c Context) {
+		{"a flag's output directory wins over an untrusted file's, with no warning", ContextInputs{Flags: review.Context{OutputDir: "mine"}, ContextFile: outCtx, Trust: untrusted},
+			func(t *testing.T, c review.Context) {
 				if c.OutputDir != "mine" {
 					t.Errorf("output_dir = %q", c.OutputDir)
 				}
 			}, ""},
 		{"a lapsed trust is said", ContextInputs{ContextFile: inCtx, Trust: func(string) config.TrustCheck { return config.TrustCheck{Lapsed: "the file changed"} }},
-			func(t *testing.T, c Context) {}, "the file changed"},
+			func(t *testing.T, c review.Context) {}, "the file changed"},
 		{"trusted file may", ContextInputs{ContextFile: ctxFile, Trust: trusted},
-			func(t *testing.T, c Context) {
+			func(t *testing.T, c review.Context) {
 				if c.SpecialistModels != "command:touch PWNED" {
 					t.Errorf("specialist_models = %q", c.SpecialistModels)
 				}

@@ -1,4 +1,9 @@
-package review
+// Package paw reads the files of a project that set a review's context: a
+// YAML or JSON context file and PAW's WorkflowContext.md. It merges them
+// with the flags, and it decides what a project file the user did not
+// trust may set: no program to run, no place outside the project to write,
+// no persona file outside the project.
+package paw
 
 import (
 	"cmp"
@@ -9,13 +14,14 @@ import (
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/persona"
+	"github.com/sotlabs/sot/review"
 )
 
 // ContextInputs is what a front end gathered for ResolveContext: the
 // context its flags set, the files the user named, and how to judge them.
 type ContextInputs struct {
 	// Flags is the context the flags set; a set field wins over the files.
-	Flags Context
+	Flags review.Context
 	// Mode and Models are --mode and --models.
 	Mode   string
 	Models []string
@@ -33,7 +39,7 @@ type ContextInputs struct {
 
 // ResolvedContext is the merged context and the mode and models it implies.
 type ResolvedContext struct {
-	Context Context
+	Context review.Context
 	Mode    string
 	Models  []string
 }
@@ -97,7 +103,7 @@ func ResolveContext(in ContextInputs) (ResolvedContext, []string, error) {
 		if len(models) > 0 {
 			check.Models = nil
 		}
-		if cmp.Or(mode, wf.Mode) == ModeSingleModel {
+		if cmp.Or(mode, wf.Mode) == review.ModeSingleModel {
 			check.Context.SpecialistModels, check.Models = "", nil
 		}
 		if err := check.CheckModels(cfg); err != nil {
@@ -123,13 +129,13 @@ func ResolveContext(in ContextInputs) (ResolvedContext, []string, error) {
 			mode = wf.Mode
 		}
 		wc := wf.Context
-		if mode == ModeSingleModel || mode == ModeMultiModel {
+		if mode == review.ModeSingleModel || mode == review.ModeMultiModel {
 			// A WorkflowContext.md carries the Final Review fields of every
 			// mode; those of society-of-thought do not apply here.
 			// Multi-model takes its models from Final Review Models, or else
 			// from the pool of Final Review Specialist Models.
 			wc.Specialists, wc.Perspectives, wc.InteractionMode = "", "", ""
-			if mode == ModeSingleModel {
+			if mode == review.ModeSingleModel {
 				wc.SpecialistModels = ""
 			} else if len(models) == 0 {
 				models = wf.Models
@@ -191,7 +197,7 @@ func (pf *projectFile) specialists(field, list string) string {
 func (pf *projectFile) models(cfg *config.Config, field, list string) string {
 	return pf.list(field, list, "it could run a program", func(item string) bool {
 		model := item
-		if ms, err := ParseModelsFor(item, cfg); err == nil {
+		if ms, err := review.ParseModelsFor(item, cfg); err == nil {
 			for _, m := range ms.Pinned {
 				model = m
 			}
