@@ -45,7 +45,7 @@ type BranchDebate struct {
 // same id in every run; passages that share a name do not share it.
 func PassageID(name, text string) string {
 	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
-	slug := slugify(base)
+	slug := Slug(base)
 	if len(slug) > 32 {
 		slug = strings.TrimRight(slug[:32], "-")
 	}
@@ -65,9 +65,10 @@ func NodeID(passageID string, branch int) string {
 	return fmt.Sprintf("%s/branch-%d", passageID, branch)
 }
 
-// slugify keeps lowercase letters and digits and makes every other run of
-// characters one hyphen.
-func slugify(s string) string {
+// Slug keeps the lowercase letters and digits of s and makes every other
+// run of characters one hyphen: the form of a passage's id, and of the
+// names the exports derive from ids.
+func Slug(s string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(s) {

@@ -136,7 +136,7 @@ func Anchors(g *DebateDAG) map[string]string {
 	used := map[string]bool{}
 	next := map[string]int{} // base → the number to try next
 	for _, n := range g.Nodes {
-		base := "node-" + slugify(n.ID)
+		base := "node-" + Slug(n.ID)
 		a := base
 		if used[a] {
 			k := max(next[base], 2)

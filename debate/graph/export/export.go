@@ -132,7 +132,7 @@ func Mermaid(g *graph.DebateDAG) string {
 
 // mermaidID is a subgraph id: letters, digits and underscores.
 func mermaidID(s string) string {
-	return "p_" + strings.ReplaceAll(slugify(s), "-", "_")
+	return "p_" + strings.ReplaceAll(graph.Slug(s), "-", "_")
 }
 
 // mermaidText escapes text for a quoted Mermaid label.
@@ -372,9 +372,8 @@ func argdownTag(t string) string { return "#(" + tagDrop.Replace(oneLine(t)) + "
 // tagDrop drops what would end a bracketed tag or start another.
 var tagDrop = strings.NewReplacer("(", "", ")", "", "#", "")
 
-// oneLine, count and slugify repeat small unexported helpers of package
-// graph, which its narrative, prompts and ids use too: the exports need
-// them to write exactly what they wrote while they lived in graph.
+// oneLine and count repeat two one-line helpers of package graph, which
+// its narrative and prompts use too.
 
 // oneLine is s on one line: runs of white space made one space, and what
 // a terminal would act on escaped (termsafe.Line).
@@ -386,25 +385,6 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// slugify keeps lowercase letters and digits and makes every other run of
-// characters one hyphen.
-func slugify(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteRune(r)
-			continue
-		}
-		dash = true
-	}
-	return b.String()
 }
 
 // byPassage groups nodes by their passage's id, each group in the order
