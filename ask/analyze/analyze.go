@@ -181,8 +181,8 @@ type pendingDoc struct {
 // fix is an *engine.UserError.
 func Analyze(ctx context.Context, o *Options) (*Report, error) {
 	rep, err := analyze(ctx, o)
-	if err != nil && (errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) || errors.Is(err, config.ErrNoModel)) {
-		return nil, engine.AsUserError(err)
+	if err = scenario.UserErrors(err); engine.IsUserError(err) {
+		return nil, err
 	}
 	return rep, err
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -62,8 +61,8 @@ const maxThemeTags = 300
 // goes through the response cache. It takes the same options as Analyze.
 func NameThemes(ctx context.Context, o *Options) (*ThemesReport, error) {
 	rep, err := nameThemes(ctx, o)
-	if err != nil && (errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) || errors.Is(err, config.ErrNoModel)) {
-		return nil, engine.AsUserError(err)
+	if err = scenario.UserErrors(err); engine.IsUserError(err) {
+		return nil, err
 	}
 	return rep, err
 }

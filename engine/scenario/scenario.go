@@ -255,10 +255,10 @@ func Interrupted(err error) error {
 }
 
 // UserErrors marks the errors that are the caller's to fix (a missing key,
-// a provider's configuration) as *engine.UserError, which front ends exit
-// 2 on; other errors pass unchanged.
+// a provider's configuration, no model named) as *engine.UserError, which
+// front ends exit 2 on; other errors pass unchanged.
 func UserErrors(err error) error {
-	if err != nil && (errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig)) {
+	if err != nil && (errors.Is(err, llm.ErrMissingKey) || errors.Is(err, llm.ErrConfig) || errors.Is(err, config.ErrNoModel)) {
 		return engine.AsUserError(err)
 	}
 	return err
