@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sotlabs/sot/debate/graph"
+	"github.com/sotlabs/sot/debate/graph/grow"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/markdown"
 	"github.com/sotlabs/sot/internal/tokens"
@@ -25,7 +26,7 @@ import (
 // Before a passage is debated, its debaters are given what the graph
 // holds of the other passages (graph.RelevantContext: the whole graph
 // while it fits Budget, past it the nodes most relevant to the passage);
-// after a whole debate, its nodes and edges are added (graph.AddDebate)
+// after a whole debate, its nodes and edges are added (grow.AddDebate)
 // through the run's Executor, so that they are journaled with the debate,
 // and the file is saved after every node through the caller's Save.
 type Graph struct {
@@ -43,7 +44,7 @@ type Graph struct {
 	IndexPath string
 	// Tune holds the graph's thresholds (MaxCandidates, MinOverlap,
 	// Threshold); each run sets Model, Nonce and Now.
-	Tune graph.Options
+	Tune grow.Options
 
 	// Save writes the graph's file: once before a passage's first call
 	// (Create), then after every node a debate adds and once after its
@@ -229,7 +230,7 @@ type GraphPlan struct {
 	// Budget is the context's token budget.
 	Budget int `json:"budget"`
 	// TypicalCalls and MaxCalls are the graph's calls for the debate's
-	// nodes (graph.Calls): their classifications and judgements, typically
+	// nodes (grow.Calls): their classifications and judgements, typically
 	// and at most. The plan's estimate counts them.
 	TypicalCalls int `json:"typical_calls"`
 	MaxCalls     int `json:"max_calls"`
@@ -238,7 +239,7 @@ type GraphPlan struct {
 	// is now, and the bound allows for the whole budget.
 	Grows bool `json:"grows,omitempty"`
 
-	tune graph.Options
+	tune grow.Options
 }
 
 // planGraph decides what plan p takes from g.
@@ -248,14 +249,14 @@ func (g *Graph) planGraph(ctx context.Context, p *Plan) (*GraphPlan, error) {
 		return nil, err
 	}
 	gp := &GraphPlan{File: g.Path, Passage: graphPassage(p.Passage), Context: c, Note: c.Note(), Budget: g.budget(), tune: g.Tune}
-	gp.TypicalCalls, gp.MaxCalls = graph.Calls(1+p.Branches(), gp.tune)
+	gp.TypicalCalls, gp.MaxCalls = grow.Calls(1+p.Branches(), gp.tune)
 	return gp, nil
 }
 
 // options are the graph's options for plan p's calls: the run's model and
 // nonce, so that a resumed run sends the same requests; now stamps the
 // nodes.
-func (gp *GraphPlan) options(p *Plan, now func() time.Time) graph.Options {
+func (gp *GraphPlan) options(p *Plan, now func() time.Time) grow.Options {
 	o := gp.tune
 	o.Model, o.Nonce = p.Model, p.Nonce
 	if now != nil {
@@ -300,7 +301,7 @@ type GraphRecord struct {
 	// Report is what this run of the debate did to the graph: the nodes
 	// it added, the candidate pairs it judged and the edges it added, what
 	// failed. Nil when the debate was not added.
-	Report *graph.Report `json:"report,omitempty"`
+	Report *grow.Report `json:"report,omitempty"`
 	// NotAdded says why the debate was not added to the graph.
 	NotAdded string `json:"not_added,omitempty"`
 }
@@ -314,7 +315,7 @@ type GraphNode struct {
 	Branch  string         `json:"branch_question,omitempty"`
 }
 
-// grow adds the finished debate to the graph (graph.AddDebate) through
+// grow adds the finished debate to the graph (grow.AddDebate) through
 // the run's Executor, a step each for the classifications and the
 // judgements, saving the graph after every node. Only a whole debate is
 // added, so that a passage enters the graph once and whole; a debate that
@@ -336,7 +337,7 @@ func (pr *protocol) grow(ctx context.Context, g *Graph, p *Plan, o *Options, res
 		rec.NotAdded += "; a passage enters the graph once its debate is whole, so run the same command again to finish it"
 		return nil
 	}
-	rep, err := graph.AddDebate(ctx, graphSteps{pr}, g.DAG, graphDebate(gp.Passage, p.Passage.Text, res), gp.options(p, o.Now), g.saveGraph)
+	rep, err := grow.AddDebate(ctx, graphSteps{pr}, g.DAG, graphDebate(gp.Passage, p.Passage.Text, res), gp.options(p, o.Now), g.saveGraph)
 	rec.Report = rep
 	if err != nil {
 		return err
@@ -360,7 +361,7 @@ func (pr *protocol) grow(ctx context.Context, g *Graph, p *Plan, o *Options, res
 }
 
 // graphDebate is a whole debate as the graph takes it.
-func graphDebate(gp graph.Passage, text string, res *Result) graph.Debate {
+func graphDebate(gp graph.Passage, text string, res *Result) grow.Debate {
 	turns := func(ts []*Turn) []graph.Turn {
 		out := make([]graph.Turn, len(ts))
 		for i, t := range ts {
@@ -368,9 +369,9 @@ func graphDebate(gp graph.Passage, text string, res *Result) graph.Debate {
 		}
 		return out
 	}
-	d := graph.Debate{Passage: gp, Text: text, Main: turns(res.Main.Turns)}
+	d := grow.Debate{Passage: gp, Text: text, Main: turns(res.Main.Turns)}
 	for _, b := range res.Branches {
-		d.Branches = append(d.Branches, graph.BranchDebate{N: b.N, Question: b.Question.Question, Turns: turns(b.Debate.Turns)})
+		d.Branches = append(d.Branches, grow.BranchDebate{N: b.N, Question: b.Question.Question, Turns: turns(b.Debate.Turns)})
 	}
 	return d
 }
@@ -446,15 +447,15 @@ const (
 // graphPlanned lists the graph's calls for the plan's estimate: one
 // classification for each node the debate may make (the main debate's and
 // one a branch), each with the node's turns, and the judgements of up to
-// MaxCandidates pairs a node (graph.Calls), each with two nodes.
+// MaxCandidates pairs a node (grow.Calls), each with two nodes.
 func (p *Plan) graphPlanned() []planned {
 	if p.Graph == nil {
 		return nil
 	}
 	o := p.Graph.options(p, nil)
 	one := []graph.Turn{{N: 1, Speaker: "debater", Name: "Debater"}}
-	nodes, err := graph.NodesFromDebate(graph.New(), graph.Debate{Passage: p.Graph.Passage, Text: p.Passage.Text, Main: one,
-		Branches: []graph.BranchDebate{{N: 1, Question: "?", Turns: one}}}, o)
+	nodes, err := grow.NodesFromDebate(graph.New(), grow.Debate{Passage: p.Graph.Passage, Text: p.Passage.Text, Main: one,
+		Branches: []grow.BranchDebate{{N: 1, Question: "?", Turns: one}}}, o)
 	if err != nil || len(nodes) != 2 {
 		return nil
 	}
@@ -462,7 +463,7 @@ func (p *Plan) graphPlanned() []planned {
 	for _, id := range []string{"a", "b"} {
 		dummy.AddNode(&graph.ArgumentNode{ID: id, Type: graph.Synthesis, Passage: graph.Passage{ID: id, Title: p.Graph.Passage.Title}, Turns: one})
 	}
-	js, err := graph.NewJudgements(dummy, []graph.Pair{{From: "a", To: "b"}}, o)
+	js, err := grow.NewJudgements(dummy, []grow.Pair{{From: "a", To: "b"}}, o)
 	if err != nil {
 		return nil
 	}
@@ -477,7 +478,7 @@ func (p *Plan) graphPlanned() []planned {
 	classifyMax := nodes[0].Request().MaxTokens
 	judgeMax := js[0].Request().MaxTokens
 	node := embedded{typicalNodeTokens, classifyMax + maxQuestionTokens}
-	typical, _ := graph.Calls(1+b, o)
+	typical, _ := grow.Calls(1+b, o)
 	perNode := typical/(1+b) - 1 // MaxCandidates
 	return []planned{
 		{base: count(nodes[0].Request()), embeds: turns(nd * p.Rounds), outTypical: typicalClassifyTokens, outMax: classifyMax, structured: true, times: 1},
@@ -488,13 +489,13 @@ func (p *Plan) graphPlanned() []planned {
 }
 
 // graphCalls is the most calls the graph makes for the plan's debate
-// (graph.Calls' bound), and graphSteps the most steps: the
+// (grow.Calls' bound), and graphSteps the most steps: the
 // classifications, the answers asked again, the judgements and theirs.
 func (p *Plan) graphCalls() int {
 	if p.Graph == nil {
 		return 0
 	}
-	_, bound := graph.Calls(1+p.Branches(), p.Graph.options(p, nil))
+	_, bound := grow.Calls(1+p.Branches(), p.Graph.options(p, nil))
 	return bound
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sotlabs/sot/debate/graph"
+	"github.com/sotlabs/sot/debate/graph/grow"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm/llmtest"
@@ -167,7 +168,7 @@ func TestDebateAllGrowsOneGraph(t *testing.T) {
 	}
 	// Each new node is judged against every node of the earlier passages,
 	// at most MaxCandidates of them.
-	if branches != 3 || cross[ids[0]] != 0 || cross[ids[1]] != 4 || cross[ids[2]] != 2*graph.DefaultMaxCandidates {
+	if branches != 3 || cross[ids[0]] != 0 || cross[ids[1]] != 4 || cross[ids[2]] != 2*grow.DefaultMaxCandidates {
 		t.Errorf("%d branches_from edges, judged edges by passage %v", branches, cross)
 	}
 
@@ -521,7 +522,7 @@ func TestGraphUsageErrors(t *testing.T) {
 	}
 }
 
-// The dry run's plan counts the graph's calls (graph.Calls' bound) in its
+// The dry run's plan counts the graph's calls (grow.Calls' bound) in its
 // calls, steps, tokens and cost; a later passage's bound allows for the
 // whole budget of context. Nothing is written and nothing is sent.
 func TestPlanAllCountsTheGraphCalls(t *testing.T) {
@@ -540,7 +541,7 @@ func TestPlanAllCountsTheGraphCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, bound := graph.Calls(2, graph.Options{})
+	_, bound := grow.Calls(2, grow.Options{})
 	prices := p0.Estimate(nil)
 	for i, p := range plans {
 		e := p.Estimate(nil)

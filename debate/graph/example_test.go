@@ -12,9 +12,8 @@ import (
 // an edge that would close a cycle, refused; then the edges the graph
 // holds. (Package debate/graph/export writes the graph as Mermaid, DOT or
 // Argdown.)
-// (sot debate --graph makes the nodes with NodesFromDebate, Classify and
-// Apply, and the edges with CandidatePairs, NewJudgements, Judge and
-// AddJudgements: AddDebate does all of it.)
+// (sot debate --graph makes the nodes and judges the edges with the
+// model: package debate/graph/grow, whose AddDebate does all of it.)
 func Example() {
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	dickinson := graph.Passage{ID: graph.PassageID("dickinson.txt", "Because I could not stop for Death"), Title: "dickinson.txt"}

@@ -12,7 +12,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/safedir"
@@ -351,11 +350,4 @@ func SaveIn(top, path string, g *DebateDAG) error {
 		return fmt.Errorf("save the graph to %s: %w", path, err)
 	}
 	return nil
-}
-
-// stamp is the time nodes are created at, by the caller's clock (o.Now,
-// read through engine.Hooks, whose default is the system's), in UTC and
-// to the second, so that the file reads well.
-func stamp(now func() time.Time) time.Time {
-	return engine.Hooks{Now: now}.Time().UTC().Truncate(time.Second)
 }

@@ -158,7 +158,7 @@ type DebateDAG struct {
 	Edges []Edge
 	// Missing are the nodes of passages in the graph that could not be
 	// made (their classification failed), each with why; the passage is
-	// not whole until a later run adds them (Apply removes them).
+	// not whole until a later run adds them (see MarkMissing).
 	Missing []Failure
 	at      map[string]int // node id → index in Nodes
 
@@ -447,6 +447,32 @@ func path(out map[string][]string, from, to string) []string {
 		}
 	}
 	return nil
+}
+
+// Failure is a node or pair that could not be made.
+type Failure struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// MarkMissing records the node id as missing, with why (masked), or, when
+// reason is "", as missing no more (see Missing).
+func (g *DebateDAG) MarkMissing(id, reason string) {
+	g.Missing = slices.DeleteFunc(g.Missing, func(m Failure) bool { return m.ID == id })
+	if reason != "" {
+		g.Missing = append(g.Missing, Failure{ID: id, Reason: secrets.Mask(reason)})
+	}
+}
+
+// MissingOf lists the missing nodes of passage id (see DebateDAG.Missing).
+func (g *DebateDAG) MissingOf(passageID string) []Failure {
+	var out []Failure
+	for _, m := range g.Missing {
+		if strings.HasPrefix(m.ID, passageID+"/") {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Linked reports whether an edge of any type joins a and b, either way.

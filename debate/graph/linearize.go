@@ -206,3 +206,11 @@ func mdLine(s string) string {
 	}
 	return s
 }
+
+func ints(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}

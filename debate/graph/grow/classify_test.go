@@ -1,4 +1,4 @@
-package graph
+package grow
 
 import (
 	"context"
@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sotlabs/sot/debate/graph"
+
 	"github.com/sotlabs/sot/llm/llmtest"
 )
 
 // testDebate has a main debate and one branch per node type but the
 // main's (exploration), each scripted to come back as that type.
 func testDebate() Debate {
-	d := Debate{Passage: Passage{ID: PassageID("poems/dickinson.txt", "Because I could not stop for Death"), Title: "dickinson.txt"},
+	d := Debate{Passage: graph.Passage{ID: graph.PassageID("poems/dickinson.txt", "Because I could not stop for Death"), Title: "dickinson.txt"},
 		Text: "Because I could not stop for Death – He kindly stopped for me –",
 		Main: turns("exploration", 4)}
 	for _, k := range []string{"synthesis", "impasse", "lemma", "question", "clarification"} {
@@ -26,7 +28,7 @@ func testDebate() Debate {
 // node in one step, and each branch joins its main debate's node.
 func TestClassifyEachNodeType(t *testing.T) {
 	x, srv := testExecutor(t, classifyResponder(nil))
-	g := New()
+	g := graph.New()
 	d := testDebate()
 	nodes, err := NodesFromDebate(g, d, testOptions())
 	if err != nil {
@@ -43,18 +45,18 @@ func TestClassifyEachNodeType(t *testing.T) {
 		t.Fatalf("%d calls in %d steps (%d requests); want 6 in 1", calls, len(x.steps), srv.Count())
 	}
 	var saves int
-	rep, err := Apply(g, nodes, func(*DebateDAG) error { saves++; return nil })
+	rep, err := Apply(g, nodes, func(*graph.DebateDAG) error { saves++; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if saves != 6 || len(rep.Added) != 6 || len(rep.Failed) != 0 || len(rep.Edges) != 5 {
 		t.Fatalf("saves %d, report %+v", saves, rep)
 	}
-	var got []NodeType
+	var got []graph.NodeType
 	for _, n := range g.Nodes {
 		got = append(got, n.Type)
 	}
-	if want := []NodeType{Exploration, Synthesis, Impasse, Lemma, Question, Clarification}; !slices.Equal(got, want) {
+	if want := []graph.NodeType{graph.Exploration, graph.Synthesis, graph.Impasse, graph.Lemma, graph.Question, graph.Clarification}; !slices.Equal(got, want) {
 		t.Errorf("types %v, want %v", got, want)
 	}
 	main := g.Nodes[0]
@@ -66,7 +68,7 @@ func TestClassifyEachNodeType(t *testing.T) {
 	}
 	for i, n := range g.Nodes[1:] {
 		e := rep.Edges[i]
-		if e.From != n.ID || e.To != main.ID || e.Type != BranchesFrom || e.Confidence != 1 || !strings.Contains(e.Description, n.Branch) {
+		if e.From != n.ID || e.To != main.ID || e.Type != graph.BranchesFrom || e.Confidence != 1 || !strings.Contains(e.Description, n.Branch) {
 			t.Errorf("edge %d: %+v", i, e)
 		}
 	}
@@ -92,8 +94,8 @@ func TestClassifyEachNodeType(t *testing.T) {
 // name invented turns is asked for once more, with the problem.
 func TestClassifyTurnReferences(t *testing.T) {
 	x, srv := testExecutor(t, classifyResponder(nil))
-	g := New()
-	d := Debate{Passage: Passage{ID: "p-1", Title: "p.txt"}, Main: turns("badrefs", 3),
+	g := graph.New()
+	d := Debate{Passage: graph.Passage{ID: "p-1", Title: "p.txt"}, Main: turns("badrefs", 3),
 		Branches: []BranchDebate{{N: 2, Question: "Why retry?", Turns: turns("retry", 2)}}}
 	nodes, err := NodesFromDebate(g, d, testOptions())
 	if err != nil {
@@ -124,7 +126,7 @@ func TestClassifyTurnReferences(t *testing.T) {
 		}
 	}
 	b := g.Node("p-1/branch-2")
-	if b == nil || b.Type != Clarification || nodes[1].Attempts() != 2 {
+	if b == nil || b.Type != graph.Clarification || nodes[1].Attempts() != 2 {
 		t.Fatalf("branch %+v, attempts %d", b, nodes[1].Attempts())
 	}
 }
@@ -140,8 +142,8 @@ func TestClassifyFailsTwice(t *testing.T) {
 		}
 		return llmtest.Reply{JSON: classification("lemma", []int{1})}
 	})
-	g := New()
-	d := Debate{Passage: Passage{ID: "p-2"}, Main: turns("bad", 2), Branches: []BranchDebate{{Question: "Q?", Turns: turns("ok", 1)}}}
+	g := graph.New()
+	d := Debate{Passage: graph.Passage{ID: "p-2"}, Main: turns("bad", 2), Branches: []BranchDebate{{Question: "Q?", Turns: turns("ok", 1)}}}
 	nodes, err := NodesFromDebate(g, d, testOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +174,7 @@ func TestClassifyFailsTwice(t *testing.T) {
 }
 
 func TestNodesFromDebateChecks(t *testing.T) {
-	g := New()
+	g := graph.New()
 	o := testOptions()
 	o.Nonce = ""
 	if _, err := NodesFromDebate(g, testDebate(), o); err == nil {
@@ -203,10 +205,10 @@ func TestNodesFromDebateChecks(t *testing.T) {
 		t.Errorf("ids %v", ids)
 	}
 	// The request holds nothing that changes between runs but the nonce.
-	a, _ := NodesFromDebate(New(), testDebate(), testOptions())
+	a, _ := NodesFromDebate(graph.New(), testDebate(), testOptions())
 	o2 := testOptions()
 	o2.Now = nil
-	b, _ := NodesFromDebate(New(), testDebate(), o2)
+	b, _ := NodesFromDebate(graph.New(), testDebate(), o2)
 	if mustJSONString(t, a[0].Request()) != mustJSONString(t, b[0].Request()) {
 		t.Error("the request changes with the clock")
 	}
@@ -219,12 +221,12 @@ func TestPassageID(t *testing.T) {
 		{"", "passage-"},
 		{"---", "passage-"},
 	} {
-		id := PassageID(tt.name, "text")
+		id := graph.PassageID(tt.name, "text")
 		if !strings.HasPrefix(id, tt.want) || len(id) != len(tt.want)+8 {
 			t.Errorf("PassageID(%q) = %q", tt.name, id)
 		}
 	}
-	if PassageID("a.txt", "one") == PassageID("a.txt", "two") {
+	if graph.PassageID("a.txt", "one") == graph.PassageID("a.txt", "two") {
 		t.Error("two texts share an id")
 	}
 }

@@ -1,4 +1,4 @@
-package graph
+package grow
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/sotlabs/sot/debate/graph"
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/secrets"
@@ -38,9 +40,9 @@ type Pair struct {
 // Options.MaxCandidates of them. So a passage of n nodes costs at most
 // n × MaxCandidates judgement calls, however large the graph. The pairs
 // come in the order of newIDs, each node's best first.
-func CandidatePairs(g *DebateDAG, newIDs []string, o Options) []Pair {
+func CandidatePairs(g *graph.DebateDAG, newIDs []string, o Options) []Pair {
 	words := map[string]lexical.Set{}
-	wordsOf := func(n *ArgumentNode) lexical.Set {
+	wordsOf := func(n *graph.ArgumentNode) lexical.Set {
 		if w, ok := words[n.ID]; ok {
 			return w
 		}
@@ -88,7 +90,7 @@ func CandidatePairs(g *DebateDAG, newIDs []string, o Options) []Pair {
 
 // nodeText is what a node says, as one text: the words candidate pairs
 // are picked by.
-func nodeText(n *ArgumentNode) string {
+func nodeText(n *graph.ArgumentNode) string {
 	parts := []string{n.Topic, n.Resolution, n.Summary}
 	for _, c := range n.Claims {
 		parts = append(parts, c.Text)
@@ -117,7 +119,7 @@ func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 type Judgement struct {
 	Pair Pair
 	// Type is the judged relation; "" when the judge found none.
-	Type        EdgeType
+	Type        graph.EdgeType
 	Confidence  float64
 	Description string
 	ask
@@ -136,7 +138,7 @@ func (j *Judgement) Attempts() int { return j.attempts }
 func (j *Judgement) Request() *llm.Request { return j.req }
 
 // NewJudgements makes a judgement, with its request, for each pair.
-func NewJudgements(g *DebateDAG, pairs []Pair, o Options) ([]*Judgement, error) {
+func NewJudgements(g *graph.DebateDAG, pairs []Pair, o Options) ([]*Judgement, error) {
 	if o.Nonce == "" {
 		return nil, errors.New("graph: Options.Nonce is empty; give the run's nonce")
 	}
@@ -190,9 +192,9 @@ func (j *Judgement) parse(raw []byte) string {
 		return "it is not the JSON object the schema asks for: " + err.Error()
 	}
 	rel := strings.ToLower(strings.TrimSpace(a.Relation))
-	typ := EdgeType(rel)
-	if rel != "none" && !slices.Contains(JudgedTypes, typ) {
-		return fmt.Sprintf("relation %q is not one of %s, none", a.Relation, typeList(JudgedTypes))
+	typ := graph.EdgeType(rel)
+	if rel != "none" && !slices.Contains(graph.JudgedTypes, typ) {
+		return fmt.Sprintf("relation %q is not one of %s, none", a.Relation, typeList(graph.JudgedTypes))
 	}
 	if a.Confidence == nil || !(*a.Confidence >= 0 && *a.Confidence <= 1) {
 		return "the confidence is not a number from 0 to 1"
@@ -210,30 +212,30 @@ func (j *Judgement) parse(raw []byte) string {
 // JudgeReport is what AddJudgements did with the judgements.
 type JudgeReport struct {
 	// Added are the edges added.
-	Added []Edge `json:"added"`
+	Added []graph.Edge `json:"added"`
 	// Below are the edges judged under the threshold, not added.
-	Below []Edge `json:"below_threshold,omitempty"`
+	Below []graph.Edge `json:"below_threshold,omitempty"`
 	// None counts the pairs the judge found unrelated.
 	None int `json:"none"`
 	// Refused are edges the graph refused (a cycle, an edge it holds
 	// already), with the reason.
 	Refused []Refusal `json:"refused,omitempty"`
 	// Failed are the pairs whose judgement failed.
-	Failed []Failure `json:"failed,omitempty"`
+	Failed []graph.Failure `json:"failed,omitempty"`
 	// Threshold is the confidence an edge needed.
 	Threshold float64 `json:"threshold"`
 }
 
 // Refusal is an edge the graph would not take.
 type Refusal struct {
-	Edge   Edge   `json:"edge"`
-	Reason string `json:"reason"`
+	Edge   graph.Edge `json:"edge"`
+	Reason string     `json:"reason"`
 }
 
 // AddJudgements adds to g the edges judged at or above the confidence
 // threshold, in the order of the judgements, and reports the rest.
-func AddJudgements(g *DebateDAG, js []*Judgement, o Options) *JudgeReport {
-	rep := &JudgeReport{Added: []Edge{}, Threshold: o.threshold()}
+func AddJudgements(g *graph.DebateDAG, js []*Judgement, o Options) *JudgeReport {
+	rep := &JudgeReport{Added: []graph.Edge{}, Threshold: o.threshold()}
 	for _, j := range js {
 		p := j.Pair
 		switch {
@@ -242,13 +244,13 @@ func AddJudgements(g *DebateDAG, js []*Judgement, o Options) *JudgeReport {
 			if j.err != nil {
 				reason = llm.Redact(j.err.Error())
 			}
-			rep.Failed = append(rep.Failed, Failure{ID: p.From + " → " + p.To, Reason: reason})
+			rep.Failed = append(rep.Failed, graph.Failure{ID: p.From + " → " + p.To, Reason: reason})
 			continue
 		case j.Type == "":
 			rep.None++
 			continue
 		}
-		e := Edge{From: p.From, To: p.To, Type: j.Type, Description: j.Description, Confidence: j.Confidence}
+		e := graph.Edge{From: p.From, To: p.To, Type: j.Type, Description: j.Description, Confidence: j.Confidence}
 		if e.Confidence < rep.Threshold {
 			rep.Below = append(rep.Below, e)
 			continue
@@ -263,11 +265,11 @@ func AddJudgements(g *DebateDAG, js []*Judgement, o Options) *JudgeReport {
 }
 
 // judgeRequest is the request that judges how a (new) relates to b.
-func judgeRequest(a, b *ArgumentNode, o Options) *llm.Request {
+func judgeRequest(a, b *graph.ArgumentNode, o Options) *llm.Request {
 	var m strings.Builder
 	for _, x := range []struct {
 		name string
-		n    *ArgumentNode
+		n    *graph.ArgumentNode
 	}{{"A (new)", a}, {"B (earlier)", b}} {
 		n := x.n
 		fmt.Fprintf(&m, "Node %s, from the passage %s", x.name, oneLine(n.Passage.Title))

@@ -1,4 +1,4 @@
-package graph
+package grow
 
 import (
 	"context"
@@ -9,23 +9,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sotlabs/sot/debate/graph"
+
 	"github.com/sotlabs/sot/llm/llmtest"
 )
 
 // wideGraph has passages p1..p9, each a main node and two branches, every
 // node tagged "mortality" and one tag of its own passage.
-func wideGraph(t testing.TB) *DebateDAG {
-	g := New()
+func wideGraph(t testing.TB) *graph.DebateDAG {
+	g := graph.New()
 	for p := 1; p <= 9; p++ {
 		pid := fmt.Sprintf("p%d", p)
-		main := node(pid+"/main", pid, Exploration, "mortality", pid+"-theme")
+		main := node(pid+"/main", pid, graph.Exploration, "mortality", pid+"-theme")
 		main.Topic = fmt.Sprintf("The carriage of passage %d and its slow drive", p)
 		mustAdd(t, g, main)
 		for b := 1; b <= 2; b++ {
-			n := node(fmt.Sprintf("%s/branch-%d", pid, b), pid, Lemma, "mortality", pid+"-theme")
+			n := node(fmt.Sprintf("%s/branch-%d", pid, b), pid, graph.Lemma, "mortality", pid+"-theme")
 			n.Branch = fmt.Sprintf("Question %d of passage %d?", b, p)
 			mustAdd(t, g, n)
-			mustEdge(t, g, n.ID, main.ID, BranchesFrom)
+			mustEdge(t, g, n.ID, main.ID, graph.BranchesFrom)
 		}
 	}
 	return g
@@ -37,7 +39,7 @@ func wideGraph(t testing.TB) *DebateDAG {
 func TestCandidatePairsBounded(t *testing.T) {
 	g := wideGraph(t)
 	var ids []string
-	for i, typ := range []NodeType{Synthesis, Impasse, Question} {
+	for i, typ := range []graph.NodeType{graph.Synthesis, graph.Impasse, graph.Question} {
 		n := node(fmt.Sprintf("new/%d", i), "new", typ, "mortality")
 		if i == 0 {
 			n.Tags = append(n.Tags, "p4-theme") // shares two tags with passage 4
@@ -45,7 +47,7 @@ func TestCandidatePairsBounded(t *testing.T) {
 		mustAdd(t, g, n)
 		ids = append(ids, n.ID)
 	}
-	mustEdge(t, g, "new/0", "p4/branch-1", Supports) // joined already: no candidate
+	mustEdge(t, g, "new/0", "p4/branch-1", graph.Supports) // joined already: no candidate
 
 	o := testOptions()
 	pairs := CandidatePairs(g, ids, o)
@@ -76,8 +78,8 @@ func TestCandidatePairsBounded(t *testing.T) {
 		t.Errorf("MaxCandidates 1: %d pairs", n)
 	}
 	// A node that shares no tag and few words with any other has none.
-	lone := node("lone/main", "lone", Lemma, "astronomy")
-	lone.Topic, lone.Resolution, lone.Summary, lone.Claims = "Orbital resonance", "Jupiter's moons lock.", "Moons.", []Claim{{Text: "Io, Europa, Ganymede.", Turns: []int{1}}}
+	lone := node("lone/main", "lone", graph.Lemma, "astronomy")
+	lone.Topic, lone.Resolution, lone.Summary, lone.Claims = "Orbital resonance", "Jupiter's moons lock.", "Moons.", []graph.Claim{{Text: "Io, Europa, Ganymede.", Turns: []int{1}}}
 	mustAdd(t, g, lone)
 	if pairs := CandidatePairs(g, []string{"lone/main"}, testOptions()); len(pairs) != 0 {
 		t.Errorf("lone node: %+v", pairs)
@@ -95,13 +97,13 @@ var judgeTopic = regexp.MustCompile(`Topic: (.*)`)
 // cycle is refused, and an answer without a description is asked for
 // again.
 func TestJudge(t *testing.T) {
-	g := New()
-	mustAdd(t, g, node("a/main", "a", Synthesis, "x"), node("b/main", "b", Lemma, "x"), node("c/main", "c", Impasse, "x"),
-		node("d/main", "d", Question, "x"), node("e/main", "e", Clarification, "x"), node("new/main", "new", Exploration, "x"))
+	g := graph.New()
+	mustAdd(t, g, node("a/main", "a", graph.Synthesis, "x"), node("b/main", "b", graph.Lemma, "x"), node("c/main", "c", graph.Impasse, "x"),
+		node("d/main", "d", graph.Question, "x"), node("e/main", "e", graph.Clarification, "x"), node("new/main", "new", graph.Exploration, "x"))
 	// e builds on the new node already (added by hand), and d on e: a
 	// judged edge new → d would close new → d → e → new.
-	mustEdge(t, g, "e/main", "new/main", Elaborates)
-	mustEdge(t, g, "d/main", "e/main", Requires)
+	mustEdge(t, g, "e/main", "new/main", graph.Elaborates)
+	mustEdge(t, g, "d/main", "e/main", graph.Requires)
 
 	verdicts := map[string]map[string]any{
 		"a": {"relation": "elaborates", "confidence": 0.9, "description": "It extends the carriage reading."},
@@ -128,7 +130,7 @@ func TestJudge(t *testing.T) {
 		t.Fatalf("%d calls in %d steps: %v", calls, len(x.steps), err)
 	}
 	rep := AddJudgements(g, js, testOptions())
-	if len(rep.Added) != 1 || rep.Added[0].To != "a/main" || rep.Added[0].Type != Elaborates || rep.Added[0].Confidence != 0.9 {
+	if len(rep.Added) != 1 || rep.Added[0].To != "a/main" || rep.Added[0].Type != graph.Elaborates || rep.Added[0].Confidence != 0.9 {
 		t.Errorf("added %+v", rep.Added)
 	}
 	if len(rep.Below) != 1 || rep.Below[0].To != "b/main" || rep.None != 1 || rep.Threshold != DefaultThreshold {
@@ -148,8 +150,8 @@ func TestJudge(t *testing.T) {
 }
 
 func TestJudgeAsksAgain(t *testing.T) {
-	g := New()
-	mustAdd(t, g, node("a/main", "a", Synthesis, "x"), node("new/main", "new", Exploration, "x"))
+	g := graph.New()
+	mustAdd(t, g, node("a/main", "a", graph.Synthesis, "x"), node("new/main", "new", graph.Exploration, "x"))
 	x, srv := testExecutor(t, func(rec *llmtest.Recorded) llmtest.Reply {
 		if len(rec.Messages) == 1 {
 			return llmtest.Reply{JSON: map[string]any{"relation": "analogy", "confidence": 0.7, "description": " "}}
@@ -164,7 +166,7 @@ func TestJudgeAsksAgain(t *testing.T) {
 		t.Fatalf("%d requests", srv.Count())
 	}
 	rep := AddJudgements(g, js, testOptions())
-	if len(rep.Added) != 1 || rep.Added[0].Type != Analogy {
+	if len(rep.Added) != 1 || rep.Added[0].Type != graph.Analogy {
 		t.Errorf("report %+v", rep)
 	}
 	// A failed call is reported, and nothing is added.

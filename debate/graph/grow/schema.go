@@ -1,6 +1,10 @@
-package graph
+package grow
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/sotlabs/sot/debate/graph"
+)
 
 // classifySystem is the same for every node: the debate, in the user
 // message, is all that differs between calls.
@@ -21,7 +25,7 @@ const classifySchemaName = "argument_node"
 var classifySchema = mustJSON(map[string]any{
 	"type": "object",
 	"properties": map[string]any{
-		"type":       map[string]any{"type": "string", "enum": names(NodeTypes), "description": "What the debate arrived at."},
+		"type":       map[string]any{"type": "string", "enum": names(graph.NodeTypes), "description": "What the debate arrived at."},
 		"topic":      map[string]any{"type": "string", "description": "What the debate was about, in one short sentence."},
 		"resolution": map[string]any{"type": "string", "description": "Where it ended, in two to four sentences."},
 		"summary":    map[string]any{"type": "string", "description": "The node in one line of at most 15 words."},
@@ -65,7 +69,7 @@ const judgeSchemaName = "argument_edge"
 var judgeSchema = mustJSON(map[string]any{
 	"type": "object",
 	"properties": map[string]any{
-		"relation":    map[string]any{"type": "string", "enum": append(names(JudgedTypes), "none"), "description": "How A relates to B."},
+		"relation":    map[string]any{"type": "string", "enum": append(names(graph.JudgedTypes), "none"), "description": "How A relates to B."},
 		"confidence":  map[string]any{"type": "number", "minimum": 0, "maximum": 1, "description": "How sure you are, from 0 to 1."},
 		"description": map[string]any{"type": "string", "description": "One line on how A relates to B; empty for none."},
 	},

@@ -1,4 +1,4 @@
-package graph
+package grow
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sotlabs/sot/debate/graph"
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/llm/llmtest"
@@ -32,18 +34,18 @@ var benchThemes = []struct{ tag, words string }{
 
 // benchNode is a node of passage p, branch b, as a classification would
 // make it: a resolution of about sixty words, three key claims, three tags.
-func benchNode(p, b int) *ArgumentNode {
+func benchNode(p, b int) *graph.ArgumentNode {
 	t1, t2 := benchThemes[p%8], benchThemes[(p+1)%8]
 	pid := fmt.Sprintf("passage-%02d-0000000%d", p, p%10)
-	n := &ArgumentNode{
-		ID: NodeID(pid, b), Type: NodeTypes[(p+b)%len(NodeTypes)], Passage: Passage{ID: pid, Title: fmt.Sprintf("passage-%02d.txt", p)},
+	n := &graph.ArgumentNode{
+		ID: graph.NodeID(pid, b), Type: graph.NodeTypes[(p+b)%len(graph.NodeTypes)], Passage: graph.Passage{ID: pid, Title: fmt.Sprintf("passage-%02d.txt", p)},
 		Topic:      fmt.Sprintf("How passage %d ties %s to %s", p, t1.tag, t2.tag),
 		Resolution: fmt.Sprintf("The debaters read %s through %s. One side held that the passage treats %s as its real subject; the other answered that %s frames it, and the closing lines support both. They agreed the imagery of %s carries the argument, and left open whether the speaker accepts it or resists it to the end.", t1.words, t2.words, t1.tag, t2.tag, t2.words),
 		Summary:    fmt.Sprintf("%s read through %s, partly settled.", t1.tag, t2.tag),
 		Tags:       []string{t1.tag, t2.tag, fmt.Sprintf("passage-%d", p)},
 		Created:    time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
 		Turns:      turns(t1.tag, 4),
-		Claims: []Claim{
+		Claims: []graph.Claim{
 			{Text: fmt.Sprintf("The passage makes %s concrete through %s.", t1.tag, t2.words), Turns: []int{1}},
 			{Text: fmt.Sprintf("The turn to %s in the closing lines is deliberate.", t2.tag), Turns: []int{2, 3}},
 			{Text: "The speaker's calm is a stance, not an absence of feeling.", Turns: []int{4}},
@@ -58,17 +60,17 @@ func benchNode(p, b int) *ArgumentNode {
 // benchGraph is nine passages, each a main debate and two branches: 27
 // nodes, 18 branches_from edges and an elaboration from each passage's
 // main node to the one before.
-func benchGraph(tb testing.TB) *DebateDAG {
-	g := New()
+func benchGraph(tb testing.TB) *graph.DebateDAG {
+	g := graph.New()
 	for p := 1; p <= 9; p++ {
 		for b := 0; b <= 2; b++ {
 			mustAdd(tb, g, benchNode(p, b))
 			if b > 0 {
-				mustEdge(tb, g, NodeID(benchNode(p, b).Passage.ID, b), NodeID(benchNode(p, 0).Passage.ID, 0), BranchesFrom)
+				mustEdge(tb, g, graph.NodeID(benchNode(p, b).Passage.ID, b), graph.NodeID(benchNode(p, 0).Passage.ID, 0), graph.BranchesFrom)
 			}
 		}
 		if p > 1 {
-			mustEdge(tb, g, benchNode(p, 0).ID, benchNode(p-1, 0).ID, Elaborates)
+			mustEdge(tb, g, benchNode(p, 0).ID, benchNode(p-1, 0).ID, graph.Elaborates)
 		}
 	}
 	return g
@@ -92,14 +94,14 @@ func benchResponder(rec *llmtest.Recorded) llmtest.Reply {
 // tenthDebate is the tenth passage's debate: six turns of the main debate
 // and two branches of four, each turn about 120 words.
 func tenthDebate() Debate {
-	long := func(key string, n int) []Turn {
+	long := func(key string, n int) []graph.Turn {
 		ts := turns(key, n)
 		for i := range ts {
 			ts[i].Text += " " + strings.Repeat("The leaves turn gold and the hours run toward the grave, and the speaker meets it calmly. ", 7)
 		}
 		return ts
 	}
-	return Debate{Passage: Passage{ID: "passage-10-00000000", Title: "passage-10.txt"},
+	return Debate{Passage: graph.Passage{ID: "passage-10-00000000", Title: "passage-10.txt"},
 		Text: "Nature's first green is gold, her hardest hue to hold.",
 		Main: long("nature", 6),
 		Branches: []BranchDebate{
@@ -110,7 +112,7 @@ func tenthDebate() Debate {
 
 // BenchmarkAddTenthPassage adds a tenth passage to a graph of nine (27
 // nodes) against llmtest at 200 ms a call, in process: the context its
-// debaters get (RelevantContext at the default budget), then AddDebate,
+// debaters get (graph.RelevantContext at the default budget), then AddDebate,
 // whose critical path is two dependent calls (the classifications, then
 // the judgements), 400 ms. Reported: the judgement calls (at most
 // MaxCandidates for each of the passage's 3 nodes, however large the
@@ -131,14 +133,14 @@ func BenchmarkAddTenthPassage(b *testing.B) {
 	d := tenthDebate()
 	var walls []time.Duration
 	var rep *Report
-	var c *Context
+	var c *graph.Context
 	for b.Loop() {
-		g, err := Parse(base)
+		g, err := graph.Parse(base)
 		if err != nil {
 			b.Fatal(err)
 		}
 		start := time.Now()
-		if c, err = RelevantContext(ctx, g, d.Text, ContextOptions{}); err != nil {
+		if c, err = graph.RelevantContext(ctx, g, d.Text, graph.ContextOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		if rep, err = AddDebate(ctx, x, g, d, testOptions(), nil); err != nil {
@@ -162,10 +164,10 @@ func BenchmarkAddTenthPassage(b *testing.B) {
 	b.ReportMetric(float64(c.Omitted), "context-omitted")
 
 	// The same passage under a budget the graph does not fit: retrieval.
-	g, _ := Parse(base)
+	g, _ := graph.Parse(base)
 	start := time.Now()
-	r, err := RelevantContext(ctx, g, d.Text+" "+d.Main[0].Text, ContextOptions{Budget: benchRetrievalBudget})
-	if err != nil || r.Mode != ContextRetrieval {
+	r, err := graph.RelevantContext(ctx, g, d.Text+" "+d.Main[0].Text, graph.ContextOptions{Budget: benchRetrievalBudget})
+	if err != nil || r.Mode != graph.ContextRetrieval {
 		b.Fatalf("retrieval: %v, %+v", err, r)
 	}
 	b.ReportMetric(float64(time.Since(start))/float64(time.Millisecond), "retrieval-ms")

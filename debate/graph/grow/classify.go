@@ -1,15 +1,14 @@
-package graph
+package grow
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/sotlabs/sot/debate/graph"
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/secrets"
@@ -21,11 +20,11 @@ import (
 // main debate's turns and each branch's question and turns. A part without
 // turns (a branch that failed) makes no node.
 type Debate struct {
-	Passage Passage
+	Passage graph.Passage
 	// Text is the passage itself. The classification calls read it beside
 	// the turns; it may be left empty.
 	Text     string
-	Main     []Turn
+	Main     []graph.Turn
 	Branches []BranchDebate
 }
 
@@ -36,53 +35,7 @@ type BranchDebate struct {
 	// when another branch failed.
 	N        int
 	Question string
-	Turns    []Turn
-}
-
-// PassageID is an id for a passage: the base of its name without
-// extension, in lowercase letters, digits and hyphens, then the first
-// eight hex digits of the SHA-256 of its text. The same passage gets the
-// same id in every run; passages that share a name do not share it.
-func PassageID(name, text string) string {
-	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
-	slug := Slug(base)
-	if len(slug) > 32 {
-		slug = strings.TrimRight(slug[:32], "-")
-	}
-	if slug == "" {
-		slug = "passage"
-	}
-	sum := sha256.Sum256([]byte(text))
-	return slug + "-" + hex.EncodeToString(sum[:4])
-}
-
-// NodeID is the id of a passage's node: branch 0 is the main debate's,
-// branch k the k-th branch's.
-func NodeID(passageID string, branch int) string {
-	if branch == 0 {
-		return passageID + "/main"
-	}
-	return fmt.Sprintf("%s/branch-%d", passageID, branch)
-}
-
-// Slug keeps the lowercase letters and digits of s and makes every other
-// run of characters one hyphen: the form of a passage's id, and of the
-// names the exports derive from ids.
-func Slug(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteRune(r)
-			continue
-		}
-		dash = true
-	}
-	return b.String()
+	Turns    []graph.Turn
 }
 
 // PendingNode is a node of a debate on its way into the graph: built from
@@ -90,7 +43,7 @@ func Slug(s string) string {
 type PendingNode struct {
 	// Node has its id, passage, branch question, turns and time; the
 	// classification fills in the rest.
-	Node *ArgumentNode
+	Node *graph.ArgumentNode
 	// Main is, for a branch, the id of the main debate's node it branches
 	// from; "" for the main debate.
 	Main string
@@ -118,7 +71,7 @@ func (p *PendingNode) Attempts() int { return p.attempts }
 // the main debate first, then the branches in order, each with the request
 // that classifies it. Nodes g already holds (saved before a crash) are
 // left out, so that a resumed run classifies only the rest.
-func NodesFromDebate(g *DebateDAG, d Debate, o Options) ([]*PendingNode, error) {
+func NodesFromDebate(g *graph.DebateDAG, d Debate, o Options) ([]*PendingNode, error) {
 	if o.Nonce == "" {
 		return nil, errors.New("graph: Options.Nonce is empty; give the run's nonce")
 	}
@@ -126,14 +79,14 @@ func NodesFromDebate(g *DebateDAG, d Debate, o Options) ([]*PendingNode, error) 
 		return nil, errors.New("graph: the debate's passage has no id (see PassageID)")
 	}
 	created := stamp(o.Now)
-	mainID := NodeID(d.Passage.ID, 0)
+	mainID := graph.NodeID(d.Passage.ID, 0)
 	var out []*PendingNode
-	add := func(branch int, question string, turns []Turn) error {
-		id := NodeID(d.Passage.ID, branch)
+	add := func(branch int, question string, turns []graph.Turn) error {
+		id := graph.NodeID(d.Passage.ID, branch)
 		if len(turns) == 0 || g.Node(id) != nil {
 			return nil
 		}
-		n := &ArgumentNode{ID: id, Passage: d.Passage, Branch: oneLine(question), Created: created, Turns: make([]Turn, len(turns))}
+		n := &graph.ArgumentNode{ID: id, Passage: d.Passage, Branch: oneLine(question), Created: created, Turns: make([]graph.Turn, len(turns))}
 		for i, t := range turns {
 			t.N = i + 1
 			n.Turns[i] = t
@@ -226,9 +179,9 @@ func (p *PendingNode) parse(raw []byte) string {
 		return "it is not the JSON object the schema asks for: " + err.Error()
 	}
 	n := p.Node
-	typ := NodeType(strings.ToLower(strings.TrimSpace(a.Type)))
+	typ := graph.NodeType(strings.ToLower(strings.TrimSpace(a.Type)))
 	if !typ.Valid() {
-		return fmt.Sprintf("type %q is not one of %s", a.Type, typeList(NodeTypes))
+		return fmt.Sprintf("type %q is not one of %s", a.Type, typeList(graph.NodeTypes))
 	}
 	topic, resolution, summary := oneLine(a.Topic), oneLine(a.Resolution), oneLine(a.Summary)
 	switch {
@@ -250,7 +203,7 @@ func (p *PendingNode) parse(raw []byte) string {
 		dropped = append(dropped, fmt.Sprintf("tags past the %dth: %s", maxTags, strings.Join(tags[maxTags:], ", ")))
 		tags = tags[:maxTags]
 	}
-	var claims []Claim
+	var claims []graph.Claim
 	for i, c := range a.KeyClaims {
 		text := oneLine(c.Claim)
 		if text == "" {
@@ -276,14 +229,14 @@ func (p *PendingNode) parse(raw []byte) string {
 			dropped = append(dropped, fmt.Sprintf("key claim %d (%q) is dropped: no turn of the debate is given for it", i+1, text))
 			continue
 		}
-		claims = append(claims, Claim{Text: text, Turns: turns})
+		claims = append(claims, graph.Claim{Text: text, Turns: turns})
 	}
 	if len(claims) == 0 && p.attempts >= 2 {
 		// Asked twice, the model still names no turn the debate has: the
 		// claims are kept without turns rather than the node lost.
 		for _, c := range a.KeyClaims {
 			if text := oneLine(c.Claim); text != "" {
-				claims = append(claims, Claim{Text: text, Turns: []int{}})
+				claims = append(claims, graph.Claim{Text: text, Turns: []int{}})
 			}
 		}
 		if len(claims) > 0 {
@@ -325,19 +278,13 @@ type ApplyReport struct {
 	// Added are the ids of the nodes added, in order.
 	Added []string `json:"added"`
 	// Edges are the branches_from edges added.
-	Edges []Edge `json:"edges,omitempty"`
+	Edges []graph.Edge `json:"edges,omitempty"`
 	// Failed are the nodes whose classification failed; they are not in
 	// the graph, and a later run of the same debate tries them again.
-	Failed []Failure `json:"failed,omitempty"`
+	Failed []graph.Failure `json:"failed,omitempty"`
 	// Notes say what was dropped from answers, and branches left without
 	// their main debate's node.
 	Notes []string `json:"notes,omitempty"`
-}
-
-// Failure is a node or pair that could not be made.
-type Failure struct {
-	ID     string `json:"id"`
-	Reason string `json:"reason"`
 }
 
 // Apply adds the classified nodes to g, in order, each branch with its
@@ -345,7 +292,7 @@ type Failure struct {
 // calls save after each node, so that a crash loses at most the node in
 // progress. Nodes that failed are reported and left out. An error from
 // save stops Apply.
-func Apply(g *DebateDAG, nodes []*PendingNode, save func(*DebateDAG) error) (*ApplyReport, error) {
+func Apply(g *graph.DebateDAG, nodes []*PendingNode, save func(*graph.DebateDAG) error) (*ApplyReport, error) {
 	rep := &ApplyReport{}
 	for _, p := range nodes {
 		id := p.Node.ID
@@ -354,8 +301,8 @@ func Apply(g *DebateDAG, nodes []*PendingNode, save func(*DebateDAG) error) (*Ap
 			if p.err != nil {
 				reason = llm.Redact(p.err.Error())
 			}
-			rep.Failed = append(rep.Failed, Failure{ID: id, Reason: reason})
-			g.setMissing(Failure{ID: id, Reason: reason})
+			rep.Failed = append(rep.Failed, graph.Failure{ID: id, Reason: reason})
+			g.MarkMissing(id, reason)
 			if save != nil {
 				if err := save(g); err != nil {
 					return rep, err
@@ -363,7 +310,7 @@ func Apply(g *DebateDAG, nodes []*PendingNode, save func(*DebateDAG) error) (*Ap
 			}
 			continue
 		}
-		g.setMissing(Failure{ID: id})
+		g.MarkMissing(id, "")
 		for _, d := range p.Dropped {
 			rep.Notes = append(rep.Notes, id+": "+d)
 		}
@@ -375,7 +322,7 @@ func Apply(g *DebateDAG, nodes []*PendingNode, save func(*DebateDAG) error) (*Ap
 			// Branches added while this main node was missing join it now.
 			for _, b := range g.Nodes {
 				if b.IsBranch() && b.Passage.ID == p.Node.Passage.ID && !g.Linked(b.ID, id) {
-					e := Edge{From: b.ID, To: id, Type: BranchesFrom, Description: "branch on: " + b.Branch, Confidence: 1}
+					e := graph.Edge{From: b.ID, To: id, Type: graph.BranchesFrom, Description: "branch on: " + b.Branch, Confidence: 1}
 					if err := g.AddEdge(e); err == nil {
 						rep.Edges = append(rep.Edges, e)
 					}
@@ -386,8 +333,8 @@ func Apply(g *DebateDAG, nodes []*PendingNode, save func(*DebateDAG) error) (*Ap
 			if g.Node(p.Main) == nil {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: the main debate's node %s is not in the graph, so the branch joins it by no edge", id, p.Main))
 			} else {
-				e := Edge{From: id, To: p.Main, Type: BranchesFrom, Description: "branch on: " + p.Node.Branch, Confidence: 1}
-				if err := g.AddEdge(e); err != nil && !errors.Is(err, ErrDuplicateEdge) {
+				e := graph.Edge{From: id, To: p.Main, Type: graph.BranchesFrom, Description: "branch on: " + p.Node.Branch, Confidence: 1}
+				if err := g.AddEdge(e); err != nil && !errors.Is(err, graph.ErrDuplicateEdge) {
 					return rep, err
 				} else if err == nil {
 					rep.Edges = append(rep.Edges, e)
@@ -404,7 +351,7 @@ func Apply(g *DebateDAG, nodes []*PendingNode, save func(*DebateDAG) error) (*Ap
 }
 
 // classifyRequest is the request that classifies node n.
-func classifyRequest(n *ArgumentNode, passage string, o Options) *llm.Request {
+func classifyRequest(n *graph.ArgumentNode, passage string, o Options) *llm.Request {
 	var m strings.Builder
 	fmt.Fprintf(&m, "Passage: %s\n", n.Passage.Title)
 	if n.Branch != "" {
@@ -442,25 +389,4 @@ func classifyRequest(n *ArgumentNode, passage string, o Options) *llm.Request {
 		Schema:   &llm.Schema{Name: classifySchemaName, JSON: classifySchema},
 		Label:    "graph/classify/" + n.ID,
 	}
-}
-
-// setMissing records the node f.ID as missing with f.Reason, or, with no
-// reason, as missing no more.
-func (g *DebateDAG) setMissing(f Failure) {
-	g.Missing = slices.DeleteFunc(g.Missing, func(m Failure) bool { return m.ID == f.ID })
-	if f.Reason != "" {
-		f.Reason = secrets.Mask(f.Reason)
-		g.Missing = append(g.Missing, f)
-	}
-}
-
-// MissingOf lists the missing nodes of passage id (see DebateDAG.Missing).
-func (g *DebateDAG) MissingOf(passageID string) []Failure {
-	var out []Failure
-	for _, m := range g.Missing {
-		if strings.HasPrefix(m.ID, passageID+"/") {
-			out = append(out, m)
-		}
-	}
-	return out
 }

@@ -1,18 +1,20 @@
-package graph
+package grow
 
 import (
 	"context"
 	"sync"
+
+	"github.com/sotlabs/sot/debate/graph"
 
 	"github.com/sotlabs/sot/engine"
 )
 
 // Report is what AddDebate did.
 type Report struct {
-	Passage Passage      `json:"passage"`
-	Nodes   *ApplyReport `json:"nodes"`
-	Pairs   []Pair       `json:"pairs"`
-	Edges   *JudgeReport `json:"edges"`
+	Passage graph.Passage `json:"passage"`
+	Nodes   *ApplyReport  `json:"nodes"`
+	Pairs   []Pair        `json:"pairs"`
+	Edges   *JudgeReport  `json:"edges"`
 	// ClassifyCalls and JudgeCalls count the calls handed to the
 	// Executor (an answer asked for again counts twice); Steps counts its
 	// Executes, the critical path of dependent calls.
@@ -31,7 +33,7 @@ type Report struct {
 // Run again after a crash with the same debate, the same Options and a
 // journaled Executor, AddDebate classifies only the nodes the saved graph
 // lacks, and every call it made before is answered from the journal.
-func AddDebate(ctx context.Context, x engine.Executor, g *DebateDAG, d Debate, o Options, save func(*DebateDAG) error) (*Report, error) {
+func AddDebate(ctx context.Context, x engine.Executor, g *graph.DebateDAG, d Debate, o Options, save func(*graph.DebateDAG) error) (*Report, error) {
 	rep := &Report{Passage: d.Passage}
 	cx := &countingExecutor{inner: x}
 	defer func() { rep.Steps = cx.steps() }()

@@ -1,4 +1,4 @@
-package graph
+package grow
 
 import (
 	"context"
@@ -187,3 +187,21 @@ func run(ctx context.Context, x engine.Executor, asks []*ask, parse func(i int, 
 // oneLine collapses white space and escapes what a terminal would act on
 // (termsafe.Line).
 func oneLine(s string) string { return termsafe.Line(strings.Join(strings.Fields(s), " ")) }
+
+// stamp is the time nodes are created at, by the caller's clock (o.Now,
+// read through engine.Hooks, whose default is the system's), in UTC and
+// to the second, so that the file reads well.
+func stamp(now func() time.Time) time.Time {
+	return engine.Hooks{Now: now}.Time().UTC().Truncate(time.Second)
+}
+
+// typeList is the names of ts, joined by commas.
+func typeList[T ~string](ts []T) string { return strings.Join(names(ts), ", ") }
+
+func names[T ~string](ts []T) []string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = string(t)
+	}
+	return s
+}

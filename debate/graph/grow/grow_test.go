@@ -1,4 +1,4 @@
-package graph
+package grow
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sotlabs/sot/debate/graph"
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/llm/llmtest"
@@ -19,7 +21,7 @@ func elaborate(a, b string) map[string]any {
 
 // secondDebate is a debate of another passage.
 func secondDebate() Debate {
-	return Debate{Passage: Passage{ID: PassageID("frost.txt", "Nature's first green is gold"), Title: "frost.txt"},
+	return Debate{Passage: graph.Passage{ID: graph.PassageID("frost.txt", "Nature's first green is gold"), Title: "frost.txt"},
 		Main:     turns("impasse", 2),
 		Branches: []BranchDebate{{Question: "Is gold a loss?", Turns: turns("synthesis", 2)}}}
 }
@@ -29,7 +31,7 @@ func secondDebate() Debate {
 // node and after the edges.
 func TestAddDebate(t *testing.T) {
 	x, srv := testExecutor(t, classifyResponder(elaborate))
-	g := New()
+	g := graph.New()
 	ctx := context.Background()
 	rep, err := AddDebate(ctx, x, g, testDebate(), testOptions(), nil)
 	if err != nil {
@@ -39,7 +41,7 @@ func TestAddDebate(t *testing.T) {
 		t.Fatalf("first passage: %+v", rep)
 	}
 	var saves int
-	rep, err = AddDebate(ctx, x, g, secondDebate(), testOptions(), func(*DebateDAG) error { saves++; return nil })
+	rep, err = AddDebate(ctx, x, g, secondDebate(), testOptions(), func(*graph.DebateDAG) error { saves++; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,24 +78,24 @@ func TestAddDebateResumesAfterCrash(t *testing.T) {
 
 	// A graph with the first passage, then the second passage's run dies
 	// while saving its second node.
-	base := New()
+	base := graph.New()
 	x0 := &engine.Local{Provider: testStack(t, srv, "")}
 	if _, err := AddDebate(ctx, x0, base, testDebate(), testOptions(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := Save(path, base); err != nil {
+	if err := graph.Save(path, base); err != nil {
 		t.Fatal(err)
 	}
 	before := srv.Count()
 	crash := errors.New("killed")
 	st := testStack(t, srv, journal)
-	g, _ := Load(path)
+	g, _ := graph.Load(path)
 	saves := 0
-	_, err := AddDebate(ctx, &engine.Local{Provider: st}, g, secondDebate(), testOptions(), func(g *DebateDAG) error {
+	_, err := AddDebate(ctx, &engine.Local{Provider: st}, g, secondDebate(), testOptions(), func(g *graph.DebateDAG) error {
 		if saves++; saves == 2 {
 			return crash
 		}
-		return Save(path, g)
+		return graph.Save(path, g)
 	})
 	if !errors.Is(err, crash) {
 		t.Fatalf("got %v", err)
@@ -106,7 +108,7 @@ func TestAddDebateResumesAfterCrash(t *testing.T) {
 
 	// Resumed: the graph on disk holds the main node; the branch's
 	// classification comes from the journal; the judgements are new.
-	g, err = Load(path)
+	g, err = graph.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +116,7 @@ func TestAddDebateResumesAfterCrash(t *testing.T) {
 		t.Fatalf("%d nodes on disk after the crash, want 7", len(g.Nodes))
 	}
 	x := &recorder{inner: &engine.Local{Provider: testStack(t, srv, journal)}}
-	rep, err := AddDebate(ctx, x, g, secondDebate(), testOptions(), func(g *DebateDAG) error { return Save(path, g) })
+	rep, err := AddDebate(ctx, x, g, secondDebate(), testOptions(), func(g *graph.DebateDAG) error { return graph.Save(path, g) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +133,7 @@ func TestAddDebateResumesAfterCrash(t *testing.T) {
 	}
 
 	// The graph is the one an uninterrupted run makes.
-	clean := New()
+	clean := graph.New()
 	x1 := &engine.Local{Provider: testStack(t, srv, "")}
 	if _, err := AddDebate(ctx, x1, clean, testDebate(), testOptions(), nil); err != nil {
 		t.Fatal(err)
@@ -140,7 +142,7 @@ func TestAddDebateResumesAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := clean.MarshalJSON()
-	got, _ := Load(path)
+	got, _ := graph.Load(path)
 	b, _ := got.MarshalJSON()
 	if !bytes.Equal(b, want) {
 		t.Errorf("resumed graph differs from a clean run's:\n%s\nwant\n%s", b, want)
