@@ -2,14 +2,13 @@ package ask
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/scenario"
 )
 
-// Ask takes its format names exactly as written, unlike review and debate,
-// which read them by scenario.FormatName.
+// Ask reads format names as review and debate do (scenario.FormatName:
+// any case, md for markdown).
 var (
 	// writeFormats are the formats Options.Formats may name: html and
 	// FormatPairs add files; markdown and json, always written, are
@@ -22,13 +21,14 @@ var (
 // CheckFormats checks the formats an answer is asked to write (--format:
 // html or pairs) and the one it is asked to also print (--stdout:
 // markdown, json or html, "" for none). The error is an *engine.UserError
-// naming the first one refused, the printed one first.
+// naming the first one refused, the printed one first. A caller hands
+// Execute the names as scenario.FormatName reads them.
 func CheckFormats(formats []string, stdout string) error {
-	if stdout != "" && !slices.Contains(printFormats, stdout) {
+	if stdout != "" && !printFormats.Has(stdout) {
 		return &engine.UserError{Msg: fmt.Sprintf("--stdout %q: use markdown, json or html", stdout)}
 	}
 	for _, f := range formats {
-		if !slices.Contains(writeFormats, f) {
+		if !writeFormats.Has(f) {
 			return &engine.UserError{Msg: fmt.Sprintf("--format %q: use html or pairs (ANSWER.md and answer.json are always written)", f)}
 		}
 	}

@@ -19,10 +19,10 @@ func TestCheckFormats(t *testing.T) {
 		{name: "stdout json", stdout: "json"},
 		{name: "unknown format", formats: []string{"html", "sarif"},
 			want: `--format "sarif": use html or pairs (ANSWER.md and answer.json are always written)`},
-		{name: "format names are exact", formats: []string{"HTML"},
-			want: `--format "HTML": use html or pairs (ANSWER.md and answer.json are always written)`},
+		{name: "format names in any case", formats: []string{"HTML", " Pairs"}},
 		{name: "unknown stdout", stdout: "pairs", want: `--stdout "pairs": use markdown, json or html`},
-		{name: "stdout names are exact", stdout: "md", want: `--stdout "md": use markdown, json or html`},
+		{name: "stdout as a file's extension", stdout: "md"},
+		{name: "stdout in any case", stdout: "JSON"},
 		{name: "stdout before format", formats: []string{"pdf"}, stdout: "xml", want: `--stdout "xml": use markdown, json or html`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

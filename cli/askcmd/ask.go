@@ -184,6 +184,10 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if err := ask.CheckFormats(o.Formats, o.Stdout); err != nil {
 		return err
 	}
+	o.Stdout = scenario.FormatName(o.Stdout)
+	for i, fm := range o.Formats {
+		o.Formats[i] = scenario.FormatName(fm)
+	}
 	if o.MaxSources < 0 {
 		return cmdutil.UsageError("--max-sources %d: name 1 or more", o.MaxSources)
 	}
