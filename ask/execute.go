@@ -390,9 +390,5 @@ func UsageOf(sp stack.Spent, wall time.Duration) Usage {
 // model has no known price under a cost cap; a dry run calls it so that
 // it fails as the run would.
 func (p *Plan) CheckPrices(o *Options) error {
-	st, err := o.NewStack("")
-	if err != nil {
-		return err
-	}
-	return engine.AsUserError(st.Meter.CheckPrices(p.Model))
+	return scenario.CheckPrices(&o.Options, p.Model)
 }

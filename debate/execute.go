@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/llm"
@@ -277,9 +276,5 @@ func usage(sp stack.Spent, wall time.Duration, steps int) Usage {
 // model has no known price under a cost cap; a dry run calls it so that
 // it fails as the run would.
 func (p *Plan) CheckPrices(o *Options) error {
-	st, err := o.NewStack("")
-	if err != nil {
-		return err
-	}
-	return engine.AsUserError(st.Meter.CheckPrices(p.Model))
+	return scenario.CheckPrices(&o.Options, p.Model)
 }

@@ -663,10 +663,5 @@ func countLines(b []byte) int {
 // models have no known price under a cost cap; a dry run calls it so that
 // it fails as the run would.
 func (p *Plan) CheckPrices(o *Options) error {
-	st, err := o.NewStack("")
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	return engine.AsUserError(st.Meter.CheckPrices(p.models()...))
+	return scenario.CheckPrices(&o.Options, p.models()...)
 }

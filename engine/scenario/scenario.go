@@ -142,6 +142,18 @@ func Begin(o *Options, spec Spec) (*Run, error) {
 	return &Run{Dir: d, Journal: j, Stack: st, Start: start, o: o, outputDir: spec.OutputDir}, nil
 }
 
+// CheckPrices refuses, as Begin does before anything is touched, models
+// with no known price under a cost cap, as an *engine.UserError: a dry run
+// calls it so that it fails as the run would.
+func CheckPrices(o *Options, models ...string) error {
+	st, err := o.NewStack("")
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return engine.AsUserError(st.Meter.CheckPrices(models...))
+}
+
 // Executor is the Executor the run's calls go through; fallback is the
 // model a call whose own model is unusable runs on ("" for none).
 func (r *Run) Executor(fallback string) engine.Executor {
