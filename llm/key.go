@@ -26,8 +26,22 @@ func (r *Request) Key() string {
 	num(h, uint64(r.SharedPrefix))
 	num(h, uint64(len(r.Messages)))
 	for _, m := range r.Messages {
-		str(h, string(m.Role))
+		if len(m.ToolCalls) == 0 && m.ToolCallID == "" {
+			str(h, string(m.Role))
+			str(h, m.Content)
+			continue
+		}
+		// A role never holds a NUL: a message with tool calls never
+		// hashes like one without.
+		str(h, string(m.Role)+"\x00tools")
 		str(h, m.Content)
+		str(h, m.ToolCallID)
+		num(h, uint64(len(m.ToolCalls)))
+		for _, c := range m.ToolCalls {
+			str(h, c.ID)
+			str(h, c.Name)
+			str(h, string(c.Arguments))
+		}
 	}
 	if r.Temperature != nil {
 		num(h, 1)
@@ -42,6 +56,17 @@ func (r *Request) Key() string {
 		str(h, string(r.Schema.JSON))
 	} else {
 		num(h, 0)
+	}
+	// Tools come last, and only when offered, so a request without them
+	// keeps the key it had before tools existed.
+	if len(r.Tools) > 0 {
+		str(h, "tools")
+		num(h, uint64(len(r.Tools)))
+		for _, t := range r.Tools {
+			str(h, t.Name)
+			str(h, t.Description)
+			str(h, string(t.Parameters))
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -26,6 +26,20 @@ func TestKey(t *testing.T) {
 		"schema":         func(r *Request) { r.Schema.JSON = []byte(`{"type":"array"}`) },
 		"no schema":      func(r *Request) { r.Schema = nil },
 		"boundary":       func(r *Request) { r.System, r.Messages[0].Content = "sy", "shi" },
+		"tools": func(r *Request) {
+			r.Tools = []Tool{{Name: "read_file", Description: "Read a file.", Parameters: []byte(`{"type":"object"}`)}}
+		},
+		"tool call": func(r *Request) {
+			r.Messages = append(r.Messages, Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Name: "read_file", Arguments: []byte(`{"path":"a.go"}`)}}})
+		},
+		"tool result": func(r *Request) {
+			r.Messages = append(r.Messages, Message{Role: RoleTool, ToolCallID: "c1", Content: "x"})
+		},
+	}
+	// The key of a request without tools is the one it had before tools
+	// existed: journals and caches written by older versions still answer.
+	if want := "bbe8c3cb193257902257bb1fb349e15640b61c30999ea012429c911227320140"; k != want {
+		t.Errorf("key of a request without tools = %s, want %s", k, want)
 	}
 	for name, change := range changes {
 		r := base()

@@ -21,12 +21,39 @@ type Role string
 const (
 	RoleUser      Role = "user"
 	RoleAssistant Role = "assistant"
+	// RoleTool carries the result of one tool call back to the model; its
+	// ToolCallID names the call.
+	RoleTool Role = "tool"
 )
 
 // Message is one turn of the conversation after the system prompt.
 type Message struct {
 	Role    Role   `json:"role"`
 	Content string `json:"content"`
+	// ToolCalls are the tools an assistant message asked to call.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID names the call a RoleTool message answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// Tool describes a tool a model may call: a name (letters, digits, _ and
+// -), one sentence on what it does, and the JSON Schema of its arguments,
+// an object.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// ToolCall is a model's request to call a tool.
+type ToolCall struct {
+	// ID is the provider's id for the call; the RoleTool message that
+	// answers it carries the same id.
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Arguments is the JSON object the model wrote as the tool's input,
+	// as it wrote it (it may not parse).
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 // Schema asks for structured output: the answer must be one JSON value that
@@ -56,6 +83,13 @@ type Request struct {
 	MaxTokens int `json:"max_tokens,omitempty"`
 	// Schema, when set, asks for structured output.
 	Schema *Schema `json:"response_schema,omitempty"`
+	// Tools, when set, are offered to the model through the provider's
+	// native tool calling. The answer is then either tool calls
+	// (Response.ToolCalls, FinishReason FinishToolCalls) or the final
+	// answer, structured when Schema is set. A request without tools is
+	// sent, and keyed in journals and caches, exactly as before tools
+	// existed.
+	Tools []Tool `json:"tools,omitempty"`
 	// Label names the step of a run this call serves ("review/security/baseline").
 	// It is for logs, journals and metering; it never changes the answer.
 	Label string `json:"label,omitempty"`
@@ -99,6 +133,9 @@ const (
 	FinishLength = "length" // the output hit MaxTokens
 	FinishFilter = "filter" // the provider withheld content
 	FinishTool   = "tool"   // structured output came back as a tool call
+	// FinishToolCalls: the model asks for the Response.ToolCalls to be
+	// run and their results sent back before it answers.
+	FinishToolCalls = "tool_calls"
 )
 
 // Source tells where a response came from.
@@ -117,6 +154,9 @@ type Response struct {
 	Text string `json:"text"`
 	// JSON is the structured answer when the request carried a Schema.
 	JSON json.RawMessage `json:"json,omitempty"`
+	// ToolCalls are the tools the model asks to call (only when the
+	// request offered Tools); Text may then be empty and JSON is nil.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// FinishReason is one of the Finish* constants, or the provider's own word.
 	FinishReason string `json:"finish_reason"`
 	Usage        Usage  `json:"usage"`
@@ -157,6 +197,10 @@ func Float(v float64) *float64 { return &v }
 func (r *Request) Clone() *Request {
 	c := *r
 	c.Messages = append([]Message(nil), r.Messages...)
+	c.Tools = append([]Tool(nil), r.Tools...)
+	if r.Tools == nil {
+		c.Tools = nil
+	}
 	return &c
 }
 
