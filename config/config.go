@@ -41,6 +41,8 @@ type Config struct {
 	// Debate configures sot debate: temperatures by kind of call and the
 	// thresholds of its observers and branch questions.
 	Debate Debate `yaml:"debate" json:"debate"`
+	// Review configures sot review: how far specialists may look.
+	Review Review `yaml:"review" json:"review"`
 }
 
 // Ask configures sot ask: the corpus it reads and the steps of its society
@@ -172,6 +174,7 @@ func Defaults() Config {
 			RoleStrategy: "rotating", MinAgentsForSoT: 2, IncludePerspectiveInResponse: true, ConflictThreshold: 0.6,
 			MinAgentsForGroupDecomposition: 6},
 		Debate: DefaultDebate(),
+		Review: DefaultReview(),
 	}
 }
 
@@ -339,6 +342,10 @@ func (c *Config) Validate(src Sources) error {
 		if strings.HasPrefix(err.Error(), "ask.custom_groups") {
 			key = "ask.custom_groups"
 		}
+		return fmt.Errorf("%w (from %s)", err, src.Of(key))
+	}
+	if err := c.Review.Validate(); err != nil {
+		key, _, _ := strings.Cut(err.Error(), ":")
 		return fmt.Errorf("%w (from %s)", err, src.Of(key))
 	}
 	if err := c.Debate.Validate(); err != nil {

@@ -120,6 +120,11 @@ var policies = map[string]rule{
 	"debate.min_observer_distance": {FractionDown, whyCalls},
 	"debate.regenerations":         {CountDown, whyCalls},
 	"debate.graph_budget":          {LimitDown, whySent},
+
+	// Each look is a call, and its results are sent.
+	"review.tools":       {OffOnly, whyCalls},
+	"review.tool_rounds": {CountDown, whyCalls},
+	"review.tool_tokens": {CountDown, whySent},
 }
 
 // rule is a policy and the reason given when a value breaks it.

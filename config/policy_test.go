@@ -19,6 +19,7 @@ providers:
   openai: {concurrency: 2, rpm: 60, timeout: 2s}
 ask: {max_sources: 5, debate_phase: false, enable_sot: false, min_agents_for_sot: 3}
 debate: {graph_budget: 1000, regenerations: 2, duplicate_similarity: 0.5, min_observer_distance: 0.6}
+review: {tools: false, tool_rounds: 5, tool_tokens: 5}
 `
 
 // shapeSamples are values a project may set for the keys that only shape
