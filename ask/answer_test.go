@@ -81,7 +81,9 @@ func TestAnswerListsTheStrongestPairs(t *testing.T) {
 	defer srv.Close()
 	ask := func(dir string, formats ...string) (*Outcome, []byte) {
 		t.Helper()
-		o := benchAskOptions(t, top, srv.OpenAIBaseURL(), func(c *config.Config) { c.Ask.MaxSources = n })
+		// Every source read by the analyst, none in a synthesizer's span:
+		// one answer a source, so that the pairs are many.
+		o := benchAskOptions(t, top, srv.OpenAIBaseURL(), func(c *config.Config) { c.Ask.MaxSources, c.Ask.RoleStrategy = n, "uniform" })
 		o.OutputDir, o.Formats = filepath.Join(top, ".sot", "answers", dir), formats
 		p, err := Prepare(context.Background(), o)
 		if err != nil {

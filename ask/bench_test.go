@@ -22,6 +22,7 @@ import (
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
+	"github.com/sotlabs/sot/prompt"
 )
 
 // benchQuestion is comparative ("differ"), so the debate step runs.
@@ -484,9 +485,9 @@ var (
 	benchSentenceRE = regexp.MustCompile(`[A-Z][^.?!\n]*\bbilling migration\b[^.?!\n]*\.`)
 	// benchAnswerRE finds a MAP answer in a debate or reduce prompt: its
 	// id, its perspective and its summary.
-	benchAnswerRE = regexp.MustCompile(`(A\d+) \(([^(),]*), from the source [^()]*\): ([^\n]*)`)
+	benchAnswerRE = regexp.MustCompile(`(A\d+) \(([^(),]*)(?:, weight [0-9.]+)?, from the sources? [^()]*\): ([^\n]*)`)
 	// benchTensionRE finds a tension to treat in a reduce prompt.
-	benchTensionRE = regexp.MustCompile(`(?m)^(T\d+): `)
+	benchTensionRE = regexp.MustCompile(`(?m)^(?:` + prompt.Gutter + `)?(T\d+): `)
 )
 
 // benchResponder answers each step of a question from what its prompt
@@ -500,7 +501,7 @@ func benchResponder(rec *llmtest.Recorded) llmtest.Reply {
 	switch rec.SchemaName {
 	case mapSchemaName:
 		src := rec.System
-		if i := strings.LastIndex(src, "\n# Source "); i >= 0 {
+		if i := max(strings.LastIndex(src, "\n# Source "), strings.LastIndex(src, "\n# Sources ")); i >= 0 {
 			src = src[i:]
 		}
 		found := benchSentenceRE.FindAllString(src, 3)
@@ -566,11 +567,19 @@ func TestBenchResponderPassesTheCheck(t *testing.T) {
 		o := benchAskOptions(t, top, srv.OpenAIBaseURL(), func(c *config.Config) { c.Ask.EnableSoT = sot })
 		r := runAsk(t, o, filepath.Join(top, ".sot", "answers", fmt.Sprint("check-", sot)))
 		p, a := r.out.Plan, r.out.Answer
-		if len(p.Readings) != 10 || p.SoT != sot || p.Debate != sot || p.Classification.Intent != route.IntentComparative {
-			t.Fatalf("sot %v: %d readings, sot %v, debate %v, intent %s", sot, len(p.Readings), p.SoT, p.Debate, p.Classification.Intent)
+		// With a society, the rotation over analyst, critic and
+		// synthesizer gives the synthesizer sources 3, 6 and 9, which it
+		// reads in one span with two more: 7 readings of one source and
+		// one of five.
+		want := map[bool]int{true: 8, false: 10}[sot]
+		if len(p.Readings) != want || p.SoT != sot || p.Debate != sot || p.Classification.Intent != route.IntentComparative {
+			t.Fatalf("sot %v: %d readings (want %d), sot %v, debate %v, intent %s", sot, len(p.Readings), want, p.SoT, p.Debate, p.Classification.Intent)
 		}
-		if len(a.Sentences) != 10 {
-			t.Errorf("sot %v: %d sentences kept, want 10", sot, len(a.Sentences))
+		if sot && (len(p.Spans) != 1 || len(p.Spans[0].Members) != 5) {
+			t.Errorf("spans %+v, want the synthesizer's of five sources", p.Spans)
+		}
+		if len(a.Sentences) != want {
+			t.Errorf("sot %v: %d sentences kept, want %d", sot, len(a.Sentences), want)
 		}
 		if sot && (a.Debate == nil || len(a.Debate.Tensions) != 1 || a.Debate.Tensions[0].Treatment != "open") {
 			t.Errorf("debate: %+v", a.Debate)

@@ -20,8 +20,11 @@ type Evidence struct {
 	Members []string `json:"members,omitempty"`
 	Title   string   `json:"title"`
 	Role    string   `json:"role,omitempty"`
-	Text    string   `json:"-"`
-	Points  []Point  `json:"points"`
+	// Weight is the role's weight (its persona's weight), 0 without a
+	// role; the reduce step reads the answers weightiest first.
+	Weight float64 `json:"weight,omitempty"`
+	Text   string  `json:"-"`
+	Points []Point `json:"points"`
 	// Summary is the answer in a few sentences; Addresses is false when the
 	// source does not bear on the question.
 	Summary   string `json:"summary"`

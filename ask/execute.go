@@ -230,6 +230,13 @@ func (p *Plan) answer() *Answer {
 	if !p.Debate {
 		a.Notes = append(a.Notes, "no debate step: "+p.DebateWhy)
 	}
+	for _, sp := range p.Spans {
+		var titles []string
+		for _, id := range sp.Members {
+			titles = append(titles, p.Sources[id].Title)
+		}
+		a.Notes = append(a.Notes, fmt.Sprintf("%s, in one reading: %s", sp.Why, strings.Join(titles, "; ")))
+	}
 	if len(p.Groups) > 0 {
 		a.ByGroup = true
 		var gs []string

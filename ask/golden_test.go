@@ -19,9 +19,11 @@ package ask
 //     testdata/golden/rundir, is answered from its journal with not one
 //     request to the provider, into the same files.
 //
-// The question is comparative, so the debate step runs; the first answer
-// fails the check, so the reduce step is asked once more. Every step of
-// the protocol makes a call.
+// The question is comparative, so the debate step runs; its roles are the
+// analyst, the critic and the synthesizer, a cross-source role, which
+// reads its span of sources in one reading. The first answer fails the
+// check, so the reduce step is asked once more. Every step of the
+// protocol makes a call.
 //
 // After a change meant to alter them, regenerate the goldens with
 //
@@ -214,9 +216,10 @@ func goldOptions(t *testing.T, top, baseURL string, log *goldCallLog) *Options {
 // when it arrives. The story it tells:
 //
 //   - the architecture review and the ops retro address the question and
-//     disagree; the finance review addresses it without taking a side; any
-//     other note does not address it. One of the retro's quotes is not in
-//     the retro.
+//     disagree; the synthesizer, reading the three notes chosen together,
+//     finds cost running through them and finance waiting for a figure;
+//     any other note does not address it. One of the retro's quotes is not
+//     in the retro.
 //   - the debate names two tensions, one of which cites no answer that
 //     exists (and so is not kept), a risk only the architecture review
 //     raises, an assumption and a recommendation.
@@ -237,6 +240,16 @@ func goldAnswerID(rec *llmtest.Recorded, title string) string {
 	return m[1]
 }
 
+// goldSpanID finds the id of the synthesizer's answer, read from several
+// notes together, in a debate or reduce prompt.
+func goldSpanID(rec *llmtest.Recorded) string {
+	m := regexp.MustCompile(`(A\d+) \(synthesizer[^)]*from the sources `).FindStringSubmatch(rec.LastUser())
+	if m == nil {
+		return "A0"
+	}
+	return m[1]
+}
+
 func (r *goldResponder) fail(format string, args ...any) llmtest.Reply {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -245,7 +258,7 @@ func (r *goldResponder) fail(format string, args ...any) llmtest.Reply {
 }
 
 func (r *goldResponder) respond(rec *llmtest.Recorded) llmtest.Reply {
-	arch, ops, fin := goldAnswerID(rec, "Architecture review"), goldAnswerID(rec, "Ops retro"), goldAnswerID(rec, "Finance review")
+	arch, ops, fin := goldAnswerID(rec, "Architecture review"), goldAnswerID(rec, "Ops retro"), goldSpanID(rec)
 	point := func(p, q string) map[string]any { return map[string]any{"point": p, "quote": q} }
 	sentence := func(text, quote string, answers ...string) map[string]any {
 		return map[string]any{"text": text, "answers": answers, "quote": quote}
@@ -253,6 +266,11 @@ func (r *goldResponder) respond(rec *llmtest.Recorded) llmtest.Reply {
 	switch rec.SchemaName {
 	case mapSchemaName:
 		switch {
+		case strings.Contains(rec.System, "\n# Sources "):
+			return llmtest.Reply{JSON: map[string]any{"addresses": true,
+				"summary": "Cost runs through the notes: the architecture review keeps search self-hosted because the managed service costs twice as much, and Finance also asked what the search cluster costs each month before anyone decides, which confirms no figure yet.",
+				"points": []any{point("Cost is the reason given for keeping the cluster self-hosted.", "costs twice as much at our query volume"),
+					point("Finance wants the monthly cost of both options before a decision.", "Finance asked what the search cluster costs each month")}}}
 		case strings.Contains(rec.System, "costs twice as much"):
 			return llmtest.Reply{JSON: map[string]any{"addresses": true,
 				"summary": "The team decided to keep the search cluster self-hosted, because the managed search service costs twice as much.",

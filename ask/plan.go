@@ -95,6 +95,11 @@ type Plan struct {
 	// are the groups each read from one role; GroupsWhy says why or why not.
 	Groups    []route.GroupAssignment
 	GroupsWhy string
+	// Spans, when the sources are read one by one, are the readings of
+	// the cross-source roles (the historian, the synthesizer): each reads
+	// the sources the strategy gave it together with sources that reach
+	// across time or themes, in one reading (route.Spans).
+	Spans []route.Span
 	// GroupCount is how many groups with sources the chosen sources fell
 	// into when grouping was asked for, whether or not they were used.
 	GroupCount int
@@ -198,6 +203,9 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 				return nil, err
 			}
 		}
+		if len(p.Groups) == 0 {
+			p.span(top)
+		}
 	}
 	roles := map[string]*persona.Persona{}
 	if p.SoT {
@@ -230,22 +238,18 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	// parts, all of them.
 	partBudget := max(2048, budget)
 	for _, g := range p.Groups {
-		var b strings.Builder
-		for _, id := range g.Group.Members {
-			s := p.Sources[id]
-			fmt.Fprintf(&b, "## Source: %s", strings.Join(strings.Fields(s.Title), " "))
-			if !s.Date.IsZero() {
-				fmt.Fprintf(&b, " (%s)", s.Date.Format("2006-01-02"))
-			}
-			fmt.Fprintf(&b, "\n\n%s\n\n", strings.TrimSpace(s.Text))
+		members, order := g.Group.Members, ""
+		if g.Role == route.RoleHistorian {
+			// The historian reads a group in date order, as it reads a span.
+			members, order = route.DateOrder(members, route.Sources(p.Chosen)), route.InDateOrder
 		}
-		parts := splitOver(strings.TrimSpace(b.String()), partBudget)
-		for _, part := range parts {
+		for _, part := range splitOver(p.joinSources(members), partBudget) {
 			p.Readings = append(p.Readings, Reading{ID: fmt.Sprintf("A%d", len(p.Readings)+1), Source: "group:" + g.Group.ID,
 				Title: fmt.Sprintf("%s (%d sources)", g.Group.Name, len(g.Group.Members)), Type: "group of " + string(g.Group.Kind) + " sources",
-				Part: part.Index + 1, Parts: part.Count, Text: part.Text, Role: roles[g.Role], Why: g.Why, Members: g.Group.Members})
+				Part: part.Index + 1, Parts: part.Count, Text: part.Text, Role: roles[g.Role], Why: g.Why, Members: members, Order: order})
 		}
 	}
+	spanned := map[string]bool{} // the roles whose span was read
 	for i, c := range p.Chosen {
 		if len(p.Groups) > 0 {
 			break
@@ -255,6 +259,15 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		why := ""
 		if p.SoT {
 			role, why = roles[p.Assignments[i].Role], p.Assignments[i].Why
+			if j := slices.IndexFunc(p.Spans, func(sp route.Span) bool { return sp.Role == p.Assignments[i].Role }); j >= 0 {
+				// A cross-source role reads its span once, where its
+				// first source comes.
+				if sp := p.Spans[j]; !spanned[sp.Role] {
+					spanned[sp.Role] = true
+					p.readSpan(sp, roles[sp.Role], partBudget)
+				}
+				continue
+			}
 		}
 		parts := s.Parts
 		if len(parts) == 0 {
@@ -285,6 +298,55 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		p.Nonce = prompt.NonceFor(run.Key(), p.RunID)
 	}
 	return p, nil
+}
+
+// joinSources is the text of several sources read as one: each under a
+// "## Source:" heading with its title and date.
+func (p *Plan) joinSources(ids []string) string {
+	var b strings.Builder
+	for _, id := range ids {
+		s := p.Sources[id]
+		fmt.Fprintf(&b, "## Source: %s", strings.Join(strings.Fields(s.Title), " "))
+		if !s.Date.IsZero() {
+			fmt.Fprintf(&b, " (%s)", s.Date.Format("2006-01-02"))
+		}
+		fmt.Fprintf(&b, "\n\n%s\n\n", strings.TrimSpace(s.Text))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// span gives the cross-source roles that read by source their spans
+// (route.Spans): themes are those sot sources group --thematic named,
+// else the topic tags the sources share.
+func (p *Plan) span(top string) {
+	var themes []route.Theme
+	if slices.ContainsFunc(p.Assignments, func(a route.Assignment) bool { return a.Role == route.RoleSynthesizer }) {
+		t, err := LoadThemes(top)
+		switch {
+		case err != nil:
+			p.Notes = append(p.Notes, fmt.Sprintf("the synthesizer's themes are the topic tags the sources share: %v", err))
+		case t != nil:
+			themes = t.Themes
+		}
+	}
+	p.Spans, p.Assignments = route.Spans(route.Sources(p.Chosen), p.Assignments, themes)
+}
+
+// readSpan adds the readings of a span: its sources as one text, in parts
+// when they do not fit one prompt.
+func (p *Plan) readSpan(sp route.Span, role *persona.Persona, budget int) {
+	titles := make([]string, len(sp.Members))
+	for i, id := range sp.Members {
+		titles[i] = strings.Join(strings.Fields(p.Sources[id].Title), " ")
+	}
+	title := strings.Join(titles, ", ")
+	if n := len(titles); n > 1 {
+		title = strings.Join(titles[:n-1], ", ") + " and " + titles[n-1]
+	}
+	for _, part := range splitOver(p.joinSources(sp.Members), budget) {
+		p.Readings = append(p.Readings, Reading{ID: fmt.Sprintf("A%d", len(p.Readings)+1), Source: "span:" + sp.Role, Title: title,
+			Part: part.Index + 1, Parts: part.Count, Text: part.Text, Role: role, Why: sp.Why, Members: sp.Members, Order: sp.Order})
+	}
 }
 
 // splitOver cuts a group's text into parts of at most budget tokens. A

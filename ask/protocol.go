@@ -99,7 +99,7 @@ func (pr *protocol) mapStep(ctx context.Context, readings []Reading) ([]Evidence
 		}
 		e := Evidence{ID: r.ID, Source: r.Source, Members: r.Members, Title: r.Title, Text: r.Text, Summary: strings.TrimSpace(a.Summary), Addresses: a.Addresses}
 		if r.Role != nil {
-			e.Role = r.Role.ID
+			e.Role, e.Weight = r.Role.ID, r.Role.Meta.Weight
 		}
 		var text string // r.Text squashed once, for every point's quote
 		for _, p := range a.Points {

@@ -2,13 +2,18 @@ package ask
 
 import "encoding/json"
 
+// The schemas put the fields that reason before the fields that decide:
+// a model commits to what it writes first, so it finds the points before
+// it says whether the source addresses the question, picks its citations
+// before it writes a sentence on them, and says how a tension is settled
+// before it marks it addressed or open.
+
 // mapSchema is what a role answers from one source: the points the source
 // supports, each with a short quote from it, or a plain statement that the
 // source does not address the question.
 var mapSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "addresses": {"type": "boolean", "description": "Whether this source says anything that bears on the question."},
     "points": {
       "type": "array",
       "items": {
@@ -21,9 +26,10 @@ var mapSchema = json.RawMessage(`{
         "additionalProperties": false
       }
     },
-    "summary": {"type": "string", "description": "Your answer from this source in two or three sentences; when it does not address the question, say so and what it is about instead."}
+    "summary": {"type": "string", "description": "Your answer from this source in two or three sentences; when it does not address the question, say so and what it is about instead."},
+    "addresses": {"type": "boolean", "description": "Whether this source says anything that bears on the question."}
   },
-  "required": ["addresses", "points", "summary"],
+  "required": ["points", "summary", "addresses"],
   "additionalProperties": false
 }`)
 
@@ -31,9 +37,9 @@ const mapSchemaName = "source_answer"
 
 // mapAnswer is a MAP answer as the schema shapes it.
 type mapAnswer struct {
-	Addresses bool       `json:"addresses"`
 	Points    []mapPoint `json:"points"`
 	Summary   string     `json:"summary"`
+	Addresses bool       `json:"addresses"`
 }
 
 type mapPoint struct {
@@ -93,7 +99,7 @@ var debateSchema = json.RawMessage(`{
         "additionalProperties": false
       }
     },
-    "recommendations": {"type": "array", "items": {"type": "string"}, "description": "Two or three things the final answer should do with these tensions."}
+    "recommendations": {"type": "array", "items": {"type": "string"}, "minItems": 0, "maxItems": 3, "description": "At most three things the final answer should do with the tensions, risks and assumptions named; none when there is nothing to treat."}
   },
   "required": ["tensions", "unique_risks", "assumptions", "recommendations"],
   "additionalProperties": false
@@ -130,11 +136,11 @@ var reduceSchema = json.RawMessage(`{
       "items": {
         "type": "object",
         "properties": {
-          "text": {"type": "string", "description": "One sentence of the answer, without citation marks."},
           "answers": {"type": "array", "items": {"type": "string"}, "description": "The ids of the answers (A1, A2, ...) this sentence rests on."},
-          "quote": {"type": "string", "description": "A short passage copied exactly from a cited answer's source, or empty."}
+          "quote": {"type": "string", "description": "A short passage copied exactly from a cited answer's source, or empty."},
+          "text": {"type": "string", "description": "One sentence of the answer, saying only what the answers cited say, without citation marks."}
         },
-        "required": ["text", "answers", "quote"],
+        "required": ["answers", "quote", "text"],
         "additionalProperties": false
       }
     },
@@ -144,10 +150,10 @@ var reduceSchema = json.RawMessage(`{
         "type": "object",
         "properties": {
           "id": {"type": "string", "description": "The tension's id, such as T1."},
-          "treatment": {"type": "string", "enum": ["addressed", "open"]},
-          "how": {"type": "string", "description": "How the answer settles it, or why it stays open."}
+          "how": {"type": "string", "description": "How the answer settles it, or why it stays open."},
+          "treatment": {"type": "string", "enum": ["addressed", "open"]}
         },
-        "required": ["id", "treatment", "how"],
+        "required": ["id", "how", "treatment"],
         "additionalProperties": false
       }
     }

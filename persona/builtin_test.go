@@ -1,9 +1,12 @@
 package persona
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sotlabs/sot/internal/tokens"
 )
 
 func builtinLibrary(t *testing.T) *Library {
@@ -130,6 +133,34 @@ func TestBuiltinRolesMatchSeed(t *testing.T) {
 		}
 		if m.PromptPrefix == "" || len(m.Traits) != 3 {
 			t.Errorf("role %s: prompt prefix %q, traits %v", id, m.PromptPrefix, m.Traits)
+		}
+	}
+}
+
+// TestBuiltinRoleMethods: sot ask sends a role's method, not its label:
+// every built-in role has a "## Method" of 2 or 3 numbered steps, about 50
+// tokens in all, so that a reading gets the role's way of working at a
+// price it can pay on every source.
+func TestBuiltinRoleMethods(t *testing.T) {
+	lib := builtinLibrary(t)
+	step := regexp.MustCompile(`^[1-9]\. \S`)
+	for _, p := range lib.List(Role) {
+		m := p.Section("Method")
+		if m == "" {
+			t.Errorf("role %s has no ## Method", p.ID)
+			continue
+		}
+		lines := strings.Split(m, "\n")
+		for i, l := range lines {
+			if !step.MatchString(l) || !strings.HasPrefix(l, fmt.Sprintf("%d. ", i+1)) {
+				t.Errorf("role %s: method line %d is not step %d: %q", p.ID, i+1, i+1, l)
+			}
+		}
+		if len(lines) < 2 || len(lines) > 3 {
+			t.Errorf("role %s: method has %d steps, want 2 or 3", p.ID, len(lines))
+		}
+		if n := tokens.Count(m); n < 35 || n > 70 {
+			t.Errorf("role %s: method has %d tokens, want about 50 (35–70)", p.ID, n)
 		}
 	}
 }

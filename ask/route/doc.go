@@ -17,6 +17,9 @@
 //   - RolesFor gives the perspective roles for an intent; Assign gives every
 //     source one of them by a Strategy; SkipSoT says when there are too few
 //     sources for a society of thought at all.
+//   - Spans gives the cross-source roles (the historian, the synthesizer)
+//     one reading each over the sources the strategy gave them and sources
+//     that reach across time or themes, instead of one source a reading.
 //   - UseGroups, GroupBy and AssignGroups are the group-level decomposition:
 //     one perspective per group of sources instead of one per source.
 //     Temporal groups are periods (PeriodOf): the quarter or month of a

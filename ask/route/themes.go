@@ -1,9 +1,9 @@
 package route
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -116,7 +116,8 @@ func GroupByThemes(sources []Candidate, themes []Theme) []Group {
 // normalised and kept only when they are among known (and each in one
 // theme, the first that names it), names trimmed, and themes left without
 // a name or a known tag dropped. It returns the themes kept and, when
-// fewer than two are left, why they cannot group a corpus.
+// fewer than two are left, why they cannot group a corpus, with the names
+// of the themes dropped quoted.
 func CheckThemes(themes []Theme, known []string) ([]Theme, error) {
 	knownSet := map[string]bool{}
 	for _, t := range known {
@@ -139,7 +140,13 @@ func CheckThemes(themes []Theme, known []string) ([]Theme, error) {
 		}
 		key := strings.ToLower(th.Name)
 		if th.Name == "" || len(tags) == 0 || names[key] {
-			dropped = append(dropped, cmp.Or(th.Name, "(no name)"))
+			// Quoted: a model wrote the name, and the reason goes back to
+			// it when the themes are asked for again.
+			name := "(no name)"
+			if th.Name != "" {
+				name = strconv.Quote(th.Name)
+			}
+			dropped = append(dropped, name)
 			continue
 		}
 		names[key] = true

@@ -92,7 +92,7 @@ func TestCheckThemes(t *testing.T) {
 		t.Errorf("CheckThemes = %+v, want %+v", got, want)
 	}
 	_, err = CheckThemes([]Theme{{Name: "One", Tags: []string{"churn"}}, {Name: "Two", Tags: []string{"gone"}}}, known)
-	if err == nil || !strings.Contains(err.Error(), "1 theme(s)") || !strings.Contains(err.Error(), "dropped: Two") {
+	if err == nil || !strings.Contains(err.Error(), "1 theme(s)") || !strings.Contains(err.Error(), `dropped: "Two"`) {
 		t.Errorf("CheckThemes with one theme left: %v", err)
 	}
 }
