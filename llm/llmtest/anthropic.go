@@ -6,11 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 type anthropicDialect struct{}
+
+// answerToolMarker is how the server tells, among an Anthropic request's
+// tools, the one sot's anthropic provider gives a structured answer
+// through when it offers tools besides it (tool_choice "any" or "auto"):
+// the tool whose description holds these words (llm/anthropic writes
+// them). Under tool_choice "tool", the forced tool is the answer tool, as
+// is the only tool under "any".
+const answerToolMarker = "complete answer as the input of this tool"
 
 type antRequest struct {
 	Model     string          `json:"model"`
@@ -39,6 +48,9 @@ type antTool struct {
 type antBlock struct {
 	Type         string          `json:"type"`
 	Text         string          `json:"text"`
+	ID           string          `json:"id"`
+	Name         string          `json:"name"`
+	ToolUseID    string          `json:"tool_use_id"`
 	Input        json.RawMessage `json:"input"`
 	Content      json.RawMessage `json:"content"`
 	CacheControl json.RawMessage `json:"cache_control"`
@@ -114,7 +126,15 @@ func (anthropicDialect) parse(body []byte, rec *Recorded) (*call, error) {
 	var prompt bytes.Buffer
 	prompt.Grow(len(body))
 	// The cache sees tools, then system, then messages.
-	for _, t := range req.Tools {
+	for i, t := range req.Tools {
+		if !toolNameOK(t.Name) {
+			return c, fmt.Errorf("tools.%d.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'", i)
+		}
+		for _, u := range req.Tools[:i] {
+			if u.Name == t.Name {
+				return c, fmt.Errorf("tools: Tool names must be unique (%q)", t.Name)
+			}
+		}
 		prompt.WriteString("tool:")
 		prompt.WriteString(t.Name)
 		prompt.WriteString("\n")
@@ -122,29 +142,41 @@ func (anthropicDialect) parse(body []byte, rec *Recorded) (*call, error) {
 		prompt.WriteString("\n")
 		prompt.Write(t.InputSchema)
 		prompt.WriteString("\n\n")
+		c.ends = append(c.ends, prompt.Len())
 		if marked(t.CacheControl) {
 			rec.CacheControlBlocks++
 			c.breaks = append(c.breaks, prompt.Len())
 		}
 	}
-	if tc := req.ToolChoice; tc != nil && (tc.Type == "tool" || (tc.Type == "any" && len(req.Tools) == 1)) {
-		name := tc.Name
-		if tc.Type == "any" {
-			name = req.Tools[0].Name
-		}
-		found := false
+	// The answer tool: the forced one, the only one a call is required
+	// of, or else the one described as sot describes it.
+	answer := ""
+	switch tc := req.ToolChoice; {
+	case tc != nil && tc.Type == "tool":
+		answer = tc.Name
+	case tc != nil && tc.Type == "any" && len(req.Tools) == 1:
+		answer = req.Tools[0].Name
+	default:
 		for _, t := range req.Tools {
-			if t.Name == name {
-				found = true
-				c.toolName = name
-				rec.SchemaName = name
-				rec.Schema = append(json.RawMessage(nil), t.InputSchema...)
+			if strings.Contains(t.Description, answerToolMarker) {
+				answer = t.Name
 				break
 			}
 		}
-		if !found {
-			return c, fmt.Errorf("tool_choice: tool %q is not among the tools", name)
+	}
+	found := answer == ""
+	for _, t := range req.Tools {
+		if t.Name != answer {
+			rec.Tools = append(rec.Tools, t.Name)
+			continue
 		}
+		found = true
+		c.toolName = answer
+		rec.SchemaName = answer
+		rec.Schema = append(json.RawMessage(nil), t.InputSchema...)
+	}
+	if !found {
+		return c, fmt.Errorf("tool_choice: tool %q is not among the tools", answer)
 	}
 
 	sys, err := blocks(req.System)
@@ -160,6 +192,7 @@ func (anthropicDialect) parse(body []byte, rec *Recorded) (*call, error) {
 		prompt.WriteString("system:\n")
 		prompt.WriteString(b.Text)
 		prompt.WriteString("\n\n")
+		c.ends = append(c.ends, prompt.Len())
 		if marked(b.CacheControl) {
 			rec.CacheControlBlocks++
 			c.breaks = append(c.breaks, prompt.Len())
@@ -169,6 +202,10 @@ func (anthropicDialect) parse(body []byte, rec *Recorded) (*call, error) {
 	// cache breakpoint), so they are joined as they are.
 	rec.System = strings.Join(texts, "")
 
+	// open holds the tool_use ids of the last assistant turn: as at the
+	// API, the next turn must be a user turn that starts with a
+	// tool_result for each of them.
+	var open []string
 	for i, m := range req.Messages {
 		if m.Role != "user" && m.Role != "assistant" {
 			return c, fmt.Errorf("messages.%d.role: must be user or assistant, not %q", i, m.Role)
@@ -177,20 +214,55 @@ func (anthropicDialect) parse(body []byte, rec *Recorded) (*call, error) {
 		if err != nil {
 			return c, fmt.Errorf("messages.%d.content: %v", i, err)
 		}
+		msg := Message{Role: m.Role}
+		var results []Message
 		texts := make([]string, 0, len(bs))
 		prompt.WriteString(m.Role)
 		prompt.WriteString(":\n")
-		for _, b := range bs {
+		for j, b := range bs {
 			t := blockText(b)
-			texts = append(texts, t)
+			switch {
+			case b.Type == "tool_use" && m.Role == "assistant":
+				if b.ID == "" || b.Name == "" {
+					return c, fmt.Errorf("messages.%d.content.%d: tool_use blocks need an id and a name", i, j)
+				}
+				msg.ToolCalls = append(msg.ToolCalls, RecordedCall{ID: b.ID, Name: b.Name, Arguments: b.Input})
+			case b.Type == "tool_result" && m.Role == "user":
+				k := slices.Index(open, b.ToolUseID)
+				switch {
+				case len(texts) > 0:
+					return c, fmt.Errorf("messages.%d.content.%d: tool_result blocks must come first in a user message, before any text", i, j)
+				case k < 0:
+					return c, fmt.Errorf("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message", i, j, b.ToolUseID)
+				}
+				open = slices.Delete(open, k, k+1)
+				results = append(results, Message{Role: "tool", Text: t, ToolCallID: b.ToolUseID})
+			default:
+				texts = append(texts, t)
+			}
 			prompt.WriteString(t)
 			prompt.WriteString("\n\n")
+			c.ends = append(c.ends, prompt.Len())
 			if marked(b.CacheControl) {
 				rec.CacheControlBlocks++
 				c.breaks = append(c.breaks, prompt.Len())
 			}
 		}
-		rec.Messages = append(rec.Messages, Message{Role: m.Role, Text: strings.Join(texts, "\n")})
+		if len(open) > 0 {
+			return c, fmt.Errorf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message", i-1, strings.Join(open, ", "))
+		}
+		for _, tc := range msg.ToolCalls {
+			open = append(open, tc.ID)
+		}
+		msg.Text = strings.Join(texts, "\n")
+		rec.Messages = append(rec.Messages, results...)
+		rec.ToolResults += len(results)
+		if len(results) == 0 || len(texts) > 0 {
+			rec.Messages = append(rec.Messages, msg)
+		}
+	}
+	if len(open) > 0 {
+		return c, fmt.Errorf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message", len(req.Messages)-1, strings.Join(open, ", "))
 	}
 	c.prompt = prompt.Bytes()
 	return c, nil
@@ -214,25 +286,44 @@ type antMessage struct {
 	Usage        antUsage          `json:"usage"`
 }
 
-// shape decides how an answer is sent: as a tool call (with its input) or as
-// text, and with which stop reason.
-func (anthropicDialect) shape(c *call, a answer) (tool bool, input json.RawMessage, stop string) {
-	tool = c.toolName != "" && a.isJSON
+// antOut is one content block of an answer: text, or a tool_use with its
+// id, name and input.
+type antOut struct {
+	tool     bool
+	id, name string
+	text     string // the text, or the tool's input as JSON text
+}
+
+// shape decides how an answer is sent: as content blocks (text, the
+// answer tool's call, or text and calls to the request's tools), and with
+// which stop reason.
+func (d anthropicDialect) shape(c *call, a answer) (out []antOut, stop string) {
+	switch {
+	case a.calls != nil:
+		if a.text != "" {
+			out = append(out, antOut{text: a.text})
+		}
+		for i, tc := range a.calls {
+			out = append(out, antOut{tool: true, id: d.toolID(c) + "_" + strconv.Itoa(i), name: tc.name, text: string(tc.args)})
+		}
+	case c.toolName != "" && a.isJSON:
+		input := a.text
+		if !json.Valid([]byte(input)) {
+			input = `{}`
+		}
+		out = []antOut{{tool: true, id: d.toolID(c), name: c.toolName, text: input}}
+	default:
+		out = []antOut{{text: a.text}}
+	}
 	switch {
 	case a.finish == "length":
 		stop = "max_tokens"
-	case tool:
+	case out[len(out)-1].tool:
 		stop = "tool_use"
 	default:
 		stop = "end_turn"
 	}
-	if tool {
-		input = json.RawMessage(a.text)
-		if !json.Valid(input) {
-			input = json.RawMessage(`{}`)
-		}
-	}
-	return tool, input, stop
+	return out, stop
 }
 
 func (d anthropicDialect) message(c *call) antMessage {
@@ -258,15 +349,17 @@ func antUsageOf(u usage) antUsage {
 }
 
 func (d anthropicDialect) body(c *call, a answer) []byte {
-	tool, input, stop := d.shape(c, a)
+	out, stop := d.shape(c, a)
 	m := d.message(c)
-	var block []byte
-	if tool {
-		block, _ = json.Marshal(map[string]any{"type": "tool_use", "id": d.toolID(c), "name": c.toolName, "input": input})
-	} else {
-		block, _ = json.Marshal(map[string]any{"type": "text", "text": a.text})
+	for _, o := range out {
+		var block []byte
+		if o.tool {
+			block, _ = json.Marshal(map[string]any{"type": "tool_use", "id": o.id, "name": o.name, "input": json.RawMessage(o.text)})
+		} else {
+			block, _ = json.Marshal(map[string]any{"type": "text", "text": o.text})
+		}
+		m.Content = append(m.Content, block)
 	}
-	m.Content = []json.RawMessage{block}
 	m.StopReason = &stop
 	m.Usage = antUsageOf(a.usage)
 	b, _ := json.Marshal(m)
@@ -274,7 +367,7 @@ func (d anthropicDialect) body(c *call, a answer) []byte {
 }
 
 func (d anthropicDialect) stream(c *call, a answer) ([]byte, int) {
-	tool, _, stop := d.shape(c, a)
+	out, stop := d.shape(c, a)
 	var buf bytes.Buffer
 	buf.Grow(len(a.text)*2 + 1024)
 	event := func(name string, v any) {
@@ -290,28 +383,33 @@ func (d anthropicDialect) stream(c *call, a answer) ([]byte, int) {
 	m.Usage = antUsageOf(a.usage)
 	m.Usage.OutputTokens = 1
 	event("message_start", map[string]any{"type": "message_start", "message": m})
-	if tool {
-		event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "tool_use", "id": d.toolID(c), "name": c.toolName, "input": map[string]any{}}})
-	} else {
-		event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "text", "text": ""}})
-	}
-	event("ping", map[string]any{"type": "ping"})
-	head := buf.Len()
-	for i, p := range splitPieces(a.text, 4) {
-		var delta map[string]any
-		if tool {
-			delta = map[string]any{"type": "input_json_delta", "partial_json": p}
+	head := 0
+	for k, o := range out {
+		if o.tool {
+			event("content_block_start", map[string]any{"type": "content_block_start", "index": k,
+				"content_block": map[string]any{"type": "tool_use", "id": o.id, "name": o.name, "input": map[string]any{}}})
 		} else {
-			delta = map[string]any{"type": "text_delta", "text": p}
+			event("content_block_start", map[string]any{"type": "content_block_start", "index": k,
+				"content_block": map[string]any{"type": "text", "text": ""}})
 		}
-		event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": delta})
-		if i == 0 {
+		if k == 0 {
+			event("ping", map[string]any{"type": "ping"})
 			head = buf.Len()
 		}
+		for i, p := range splitPieces(o.text, 4) {
+			var delta map[string]any
+			if o.tool {
+				delta = map[string]any{"type": "input_json_delta", "partial_json": p}
+			} else {
+				delta = map[string]any{"type": "text_delta", "text": p}
+			}
+			event("content_block_delta", map[string]any{"type": "content_block_delta", "index": k, "delta": delta})
+			if k == 0 && i == 0 {
+				head = buf.Len()
+			}
+		}
+		event("content_block_stop", map[string]any{"type": "content_block_stop", "index": k})
 	}
-	event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	event("message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 		"usage": map[string]any{"output_tokens": a.usage.output}})

@@ -49,54 +49,74 @@ func (s *Server) automaticCache(c *call, arrival, readable time.Time) int {
 	return cached
 }
 
+// cacheLookback is how many block boundaries before a breakpoint
+// Anthropic's cache checks for a prefix it holds ("approximately 20").
+const cacheLookback = 20
+
 // explicitCache simulates Anthropic's explicit prompt cache: every block
 // marked with cache_control ends a cacheable prefix. It returns the tokens
-// read from the longest marked prefix readable when the call arrived and
-// the tokens written for the marked prefixes beyond it, which become
-// readable from readable.
+// read from the longest prefix readable when the call arrived that ends at
+// a marked block or at one of the cacheLookback block boundaries before
+// one (so a breakpoint that moves to the end of a longer conversation
+// still reads what an earlier one wrote), and the tokens written for the
+// marked prefixes beyond it, which become readable from readable.
 func (s *Server) explicitCache(c *call, arrival, readable time.Time) (read, write int) {
-	type mark struct {
+	type prefix struct {
 		key    uint64
 		tokens int
+		marked bool
 	}
-	marks := make([]mark, 0, len(c.breaks))
+	ps := make([]prefix, 0, len(c.ends))
 	var h maphash.Hash
 	h.SetSeed(s.seed)
 	_, _ = h.WriteString(c.model)
 	_ = h.WriteByte(0)
-	pos := 0
-	for _, b := range c.breaks {
-		if b < pos || b > len(c.prompt) {
+	pos, b, last := 0, 0, -1
+	for _, e := range c.ends {
+		if e < pos || e > len(c.prompt) {
 			continue
 		}
-		_, _ = h.Write(c.prompt[pos:b])
-		pos = b
-		if t := tokens(b); t >= cacheMinTokens {
-			marks = append(marks, mark{h.Sum64(), t})
+		_, _ = h.Write(c.prompt[pos:e])
+		pos = e
+		for b < len(c.breaks) && c.breaks[b] < e {
+			b++
 		}
+		p := prefix{h.Sum64(), tokens(e), b < len(c.breaks) && c.breaks[b] == e}
+		if p.marked && p.tokens >= cacheMinTokens {
+			last = len(ps)
+		}
+		ps = append(ps, p)
 	}
-	if len(marks) == 0 {
+	if last < 0 {
 		return 0, 0
 	}
 
 	s.cacheMu.Lock()
 	defer s.cacheMu.Unlock()
-	hit := -1
-	for i := len(marks) - 1; i >= 0; i-- {
-		if at, ok := s.cache[marks[i].key]; ok && !at.After(arrival) {
+	hit, reach := -1, 0
+	for i := last; i >= 0; i-- {
+		if ps[i].marked {
+			reach = i - cacheLookback
+		}
+		if i < reach || ps[i].tokens < cacheMinTokens {
+			continue
+		}
+		if at, ok := s.cache[ps[i].key]; ok && !at.After(arrival) {
 			hit = i
 			break
 		}
 	}
 	if hit >= 0 {
-		read = marks[hit].tokens
+		read = ps[hit].tokens
 	}
-	if last := marks[len(marks)-1]; hit < len(marks)-1 {
-		write = last.tokens - read
+	if hit < last {
+		write = ps[last].tokens - read
 	}
-	keys := make([]uint64, 0, len(marks))
-	for _, m := range marks[hit+1:] {
-		keys = append(keys, m.key)
+	var keys []uint64
+	for _, p := range ps[hit+1 : last+1] {
+		if p.marked && p.tokens >= cacheMinTokens {
+			keys = append(keys, p.key)
+		}
 	}
 	s.storeLocked(keys, readable)
 	return read, write

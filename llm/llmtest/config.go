@@ -48,6 +48,29 @@ var knownFaults = map[FaultKind]bool{
 
 // Config is everything the server does. The zero value answers every request
 // at once: structured requests with an instance of their schema, others with "ok".
+//
+// # Tool calls
+//
+// A request may offer tools (OpenAI's function tools; Anthropic's tools
+// besides the one a structured answer is given through, see
+// answerToolMarker). The server never calls one of its own accord: a rule
+// with tool_calls answers with calls to tools instead of text, in the
+// provider's wire format (OpenAI: tool_calls and finish_reason
+// "tool_calls"; Anthropic: tool_use blocks and stop_reason "tool_use"),
+// with the rule's reply, if any, as the text before them. Such a rule
+// matches only a request that offers tools and whose last message is not
+// a tool result, so a script of two rules plays a tool loop of two rounds:
+//
+//	rules:
+//	  - tool_calls: [{name: read_file, arguments: {path: README.md}}]
+//	  - json: {verdict: pass}
+//
+// Round 1 (no tool results yet) gets the call to read_file; round 2, which
+// carries its result, falls through to the structured answer. A rule's
+// round, when set, matches only that round of a loop (round N carries the
+// results of N-1 assistant turns of tool calls), for scripts of more
+// rounds. The tools a request offered and the tool results it carried are
+// recorded (Recorded.Tools, Recorded.ToolResults, Message.ToolCalls).
 type Config struct {
 	// Latency delays every answer, counted from the request's arrival;
 	// LatencyJitter adds a random 0..jitter.
@@ -107,9 +130,17 @@ type Rule struct {
 	User string `yaml:"user"`
 	// Times limits the rule to its first N matches; 0 is unlimited.
 	Times int `yaml:"times"`
+	// Round, when set, matches only requests in that round of a tool loop:
+	// round 1 has no assistant turn with tool calls, round N has N-1 (see
+	// Config, Tool calls).
+	Round int `yaml:"round"`
 
-	// Reply is the answer text.
+	// Reply is the answer text (with ToolCalls, the text before the calls).
 	Reply string `yaml:"reply"`
+	// ToolCalls, when set, are the answer: calls to the request's tools. The
+	// rule then matches only requests that offer tools and, without Round,
+	// whose last message is not a tool result (see Config, Tool calls).
+	ToolCalls []ToolCall `yaml:"tool_calls"`
 	// JSON is the structured answer (any value that marshals to JSON).
 	JSON any `yaml:"json"`
 	// Fault makes the matched request fail.
@@ -123,13 +154,28 @@ type Rule struct {
 	Respond func(*Recorded) Reply `yaml:"-"`
 }
 
-// Reply is a computed answer. A Reply with neither Text nor JSON gets the
-// default answer.
+// Reply is a computed answer. A Reply with neither Text, JSON nor ToolCalls
+// gets the default answer. ToolCalls, when set, are the answer (Text the
+// text before them); a reply with tool calls to a request that offers no
+// tools is answered with a 500 that says so.
 type Reply struct {
-	Text    string
-	JSON    any // a Go value, or json.RawMessage
-	Fault   FaultKind
-	Latency time.Duration
+	Text      string
+	JSON      any // a Go value, or json.RawMessage
+	ToolCalls []ToolCall
+	Fault     FaultKind
+	Latency   time.Duration
+}
+
+// ToolCall is a scripted call to a tool. The server gives it an id
+// (call_llmtest_N_I for OpenAI, toolu_llmtest_N_I for Anthropic: request
+// N, call I). The tool need not be one the request offered, as a model
+// may call a tool that does not exist.
+type ToolCall struct {
+	// Name is the tool's name (letters, digits, _ and -).
+	Name string `yaml:"name"`
+	// Arguments is the tool's input: any value that marshals to a JSON
+	// object (a mapping in YAML, json.RawMessage in Go); nil is {}.
+	Arguments any `yaml:"arguments"`
 }
 
 // Faults injects failures into requests that passed the authentication, model
@@ -193,6 +239,20 @@ func (c *Config) problems() []problem {
 		if r.JSON != nil {
 			if _, err := marshalJSON(r.JSON); err != nil {
 				add(fmt.Sprintf("rules[%d].json", i), "cannot be written as JSON: %v", err)
+			}
+		}
+		if r.Round < 0 {
+			add(fmt.Sprintf("rules[%d].round", i), "must not be negative")
+		}
+		if len(r.ToolCalls) > 0 && r.JSON != nil {
+			add(fmt.Sprintf("rules[%d].tool_calls", i), "a rule answers with tool_calls or with json, not both")
+		}
+		for j, tc := range r.ToolCalls {
+			if !toolNameOK(tc.Name) {
+				add(fmt.Sprintf("rules[%d].tool_calls[%d].name", i, j), "%q is not a tool name (1 to 64 letters, digits, _ and -)", tc.Name)
+			}
+			if _, err := toolArguments(tc.Arguments); err != nil {
+				add(fmt.Sprintf("rules[%d].tool_calls[%d].arguments", i, j), "%v", err)
 			}
 		}
 	}
@@ -320,6 +380,44 @@ func marshalJSON(v any) ([]byte, error) {
 		return b, nil
 	}
 	return json.Marshal(normalizeYAML(v))
+}
+
+// toolArguments writes a scripted call's arguments as a JSON object; nil
+// is {}.
+func toolArguments(v any) ([]byte, error) {
+	if v == nil {
+		return []byte(`{}`), nil
+	}
+	b, err := marshalJSON(v)
+	if err != nil {
+		return nil, fmt.Errorf("cannot be written as JSON: %v", err)
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(b, &obj) != nil || obj == nil {
+		return nil, fmt.Errorf("must be a JSON object, not %s", clip(b))
+	}
+	return b, nil
+}
+
+// toolNameOK reports whether name is a tool name both APIs accept.
+func toolNameOK(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for _, r := range name {
+		if !(r == '_' || r == '-' || '0' <= r && r <= '9' || 'a' <= r|0x20 && r|0x20 <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// clip shortens a JSON text for a message.
+func clip(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
 }
 
 // normalizeYAML returns a copy of v in which map[any]any (possible in YAML)

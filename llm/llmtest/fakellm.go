@@ -105,7 +105,9 @@ func FakeLLM(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var reply, jsonOut string
 	matched := false
 	for _, r := range cfg.Rules {
-		if !r.matches(*model, sys, func() string { return prompt }) {
+		// The llm CLI is offered no tools, so every call is round 1 of no
+		// tool loop: rules that script tool calls or later rounds pass.
+		if len(r.ToolCalls) > 0 || r.Round > 1 || !r.matches(*model, sys, func() string { return prompt }) {
 			continue
 		}
 		matched = true

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -49,9 +50,19 @@ type openaiDialect struct{}
 type oaiRequest struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role    string `json:"role"`
-		Content any    `json:"content"`
+		Role       string        `json:"role"`
+		Content    any           `json:"content"`
+		ToolCalls  []oaiToolCall `json:"tool_calls"`
+		ToolCallID string        `json:"tool_call_id"`
 	} `json:"messages"`
+	Tools []struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	} `json:"tools"`
 	Temperature         *float64 `json:"temperature"`
 	MaxTokens           *int     `json:"max_tokens"`
 	MaxCompletionTokens *int     `json:"max_completion_tokens"`
@@ -115,23 +126,82 @@ func (openaiDialect) parse(body []byte, rec *Recorded) (*call, error) {
 	}
 	var prompt bytes.Buffer
 	prompt.Grow(size)
+	// The tools' definitions come first, as the model sees them.
+	for i, t := range req.Tools {
+		if t.Type != "function" {
+			return c, fmt.Errorf("tools[%d].type: %q is not supported (want function)", i, t.Type)
+		}
+		if !toolNameOK(t.Function.Name) {
+			return c, fmt.Errorf("tools[%d].function.name: %q does not match '^[a-zA-Z0-9_-]{1,64}$'", i, t.Function.Name)
+		}
+		rec.Tools = append(rec.Tools, t.Function.Name)
+		prompt.WriteString("tool:")
+		prompt.WriteString(t.Function.Name)
+		prompt.WriteString("\n")
+		prompt.WriteString(t.Function.Description)
+		prompt.WriteString("\n")
+		prompt.Write(t.Function.Parameters)
+		prompt.WriteString("\n\n")
+	}
+	// open holds the calls of the last assistant turn not yet answered:
+	// as at the API, tool turns answer exactly the calls of the assistant
+	// turn before them.
+	var open []string
+	answering := false
+	unanswered := func() error {
+		return fmt.Errorf("an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(open, ", "))
+	}
 	for i, m := range req.Messages {
 		text, err := partsText(m.Content)
 		if err != nil {
 			return c, fmt.Errorf("messages[%d].content: %v", i, err)
 		}
+		if m.Role != "tool" && len(open) > 0 {
+			return c, unanswered()
+		}
+		msg := Message{Role: m.Role, Text: text}
 		switch m.Role {
 		case "system", "developer":
 			system = append(system, text)
-		case "user", "assistant", "tool":
-			rec.Messages = append(rec.Messages, Message{Role: m.Role, Text: text})
+		case "user":
+		case "assistant":
+			for j, tc := range m.ToolCalls {
+				if tc.ID == "" || tc.Type != "function" || tc.Function.Name == "" {
+					return c, fmt.Errorf("messages[%d].tool_calls[%d]: id, type \"function\" and function.name are required", i, j)
+				}
+				msg.ToolCalls = append(msg.ToolCalls, RecordedCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
+				open = append(open, tc.ID)
+			}
+		case "tool":
+			j := slices.Index(open, m.ToolCallID)
+			switch {
+			case !answering:
+				return c, fmt.Errorf("messages[%d]: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'", i)
+			case j < 0:
+				return c, fmt.Errorf("messages[%d].tool_call_id: %q answers no call of the assistant message before it", i, m.ToolCallID)
+			}
+			open = slices.Delete(open, j, j+1)
+			msg.ToolCallID = m.ToolCallID
+			rec.ToolResults++
 		default:
 			return c, fmt.Errorf("messages[%d].role: %q is not a known role", i, m.Role)
 		}
+		if m.Role != "system" && m.Role != "developer" {
+			rec.Messages = append(rec.Messages, msg)
+		}
+		answering = len(msg.ToolCalls) > 0 || m.Role == "tool" && answering
 		prompt.WriteString(m.Role)
 		prompt.WriteString(":\n")
 		prompt.WriteString(text)
+		for _, tc := range msg.ToolCalls {
+			prompt.WriteString("\ncall ")
+			prompt.WriteString(tc.Name)
+			prompt.Write(tc.Arguments)
+		}
 		prompt.WriteString("\n\n")
+	}
+	if len(open) > 0 {
+		return c, unanswered()
 	}
 	rec.System = strings.Join(system, "\n")
 	c.prompt = prompt.Bytes()
@@ -208,14 +278,33 @@ type oaiChoice struct {
 }
 
 type oaiMessage struct {
-	Role    string  `json:"role"`
-	Content string  `json:"content"`
-	Refusal *string `json:"refusal"`
+	Role      string        `json:"role"`
+	Content   *string       `json:"content"`
+	Refusal   *string       `json:"refusal"`
+	ToolCalls []oaiToolCall `json:"tool_calls,omitempty"`
 }
 
 type oaiDelta struct {
-	Role    string  `json:"role,omitempty"`
-	Content *string `json:"content,omitempty"`
+	Role      string        `json:"role,omitempty"`
+	Content   *string       `json:"content,omitempty"`
+	ToolCalls []oaiToolCall `json:"tool_calls,omitempty"`
+}
+
+// oaiToolCall is a tool call in a request, an answer, or (with Index, and
+// the id, type and name only in its first piece) a stream.
+type oaiToolCall struct {
+	Index    *int   `json:"index,omitempty"`
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Function struct {
+		Name      string `json:"name,omitempty"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// oaiCallID is the id of call i of the answer to request id.
+func oaiCallID(id int64, i int) string {
+	return "call_llmtest_" + strconv.FormatInt(id, 10) + "_" + strconv.Itoa(i)
 }
 
 func (openaiDialect) envelope(c *call, object string) oaiCompletion {
@@ -232,7 +321,16 @@ func (d openaiDialect) body(c *call, a answer) []byte {
 	out := d.envelope(c, "chat.completion")
 	finish := a.finish
 	u := oaiUsageOf(a.usage)
-	out.Choices = []oaiChoice{{Message: &oaiMessage{Role: "assistant", Content: a.text}, FinishReason: &finish}}
+	msg := &oaiMessage{Role: "assistant", Content: &a.text}
+	if a.calls != nil && a.text == "" {
+		msg.Content = nil // as the API sends it
+	}
+	for i, tc := range a.calls {
+		oc := oaiToolCall{ID: oaiCallID(c.id, i), Type: "function"}
+		oc.Function.Name, oc.Function.Arguments = tc.name, string(tc.args)
+		msg.ToolCalls = append(msg.ToolCalls, oc)
+	}
+	out.Choices = []oaiChoice{{Message: msg, FinishReason: &finish}}
 	out.Usage = &u
 	b, _ := json.Marshal(out)
 	return b
@@ -252,11 +350,29 @@ func (d openaiDialect) stream(c *call, a answer) ([]byte, int) {
 	chunk.Choices = []oaiChoice{{Delta: &oaiDelta{Role: "assistant", Content: &empty}}}
 	event(chunk)
 	head := buf.Len()
-	for i, p := range splitPieces(a.text, 4) {
+	first := true
+	for _, p := range splitPieces(a.text, 4) {
 		chunk.Choices = []oaiChoice{{Delta: &oaiDelta{Content: &p}}}
 		event(chunk)
-		if i == 0 {
-			head = buf.Len()
+		if first {
+			head, first = buf.Len(), false
+		}
+	}
+	// Each call starts with its id and name, then its arguments follow
+	// in pieces, as the API streams them.
+	for i, tc := range a.calls {
+		start := oaiToolCall{Index: &i, ID: oaiCallID(c.id, i), Type: "function"}
+		start.Function.Name = tc.name
+		chunk.Choices = []oaiChoice{{Delta: &oaiDelta{ToolCalls: []oaiToolCall{start}}}}
+		event(chunk)
+		if first {
+			head, first = buf.Len(), false
+		}
+		for _, p := range splitPieces(string(tc.args), 3) {
+			piece := oaiToolCall{Index: &i}
+			piece.Function.Arguments = p
+			chunk.Choices = []oaiChoice{{Delta: &oaiDelta{ToolCalls: []oaiToolCall{piece}}}}
+			event(chunk)
 		}
 	}
 	finish := a.finish

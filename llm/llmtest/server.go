@@ -3,13 +3,17 @@
 // so that tests and benchmarks of every layer of sot can run without the
 // network.
 //
-// Answers come from scripted rules, or are generated from the request's JSON
-// Schema. Latency (with the time to a streamed answer's first token),
-// faults (429 with Retry-After, 5xx, hangs, truncated or malformed bodies,
-// schema violations), quotas, authentication, unknown models and the
-// providers' prefix caches, which serve a prefix only once an answer to a
-// request holding it has started, are simulated. Every request is recorded
-// for inspection.
+// Answers come from scripted rules (text, JSON, or calls to the tools a
+// request offers, round by round of a tool loop), or are generated from
+// the request's JSON Schema. Latency (with the time to a streamed answer's
+// first token), faults (429 with Retry-After, 5xx, hangs, truncated or
+// malformed bodies, schema violations), quotas, authentication, unknown
+// models and the providers' prefix caches, which serve a prefix only once
+// an answer to a request holding it has started, are simulated. Every
+// request is recorded for inspection, with the tools it offered and the
+// tool results it carried; tool conversations the APIs refuse (a tool
+// result answering no call, a call left unanswered) are refused with a
+// 400, as there.
 package llmtest
 
 import (
@@ -44,10 +48,24 @@ const hangCap = 10 * time.Minute
 // maxBody bounds a request body.
 const maxBody = 64 << 20
 
-// Message is one recorded conversation turn.
+// Message is one recorded conversation turn. Tool results are turns of
+// role "tool" in both wire formats: an Anthropic user turn of tool_result
+// blocks is recorded as one such turn per block (and a user turn for any
+// text after them).
 type Message struct {
 	Role string
 	Text string
+	// ToolCalls are the calls an assistant turn made.
+	ToolCalls []RecordedCall
+	// ToolCallID names the call a "tool" turn answers.
+	ToolCallID string
+}
+
+// RecordedCall is a tool call an assistant turn of a request carried.
+type RecordedCall struct {
+	ID        string
+	Name      string
+	Arguments json.RawMessage // as sent (OpenAI sends a string of JSON; it is kept as its text)
 }
 
 // Recorded is one request the server received.
@@ -62,6 +80,12 @@ type Recorded struct {
 	System string
 	// Messages are the turns after the system prompt, text parts joined with "\n".
 	Messages []Message
+	// Tools names the tools the request offered for the model to call, in
+	// order (Anthropic's tool for a structured answer is not among them:
+	// it is Schema and SchemaName). Empty when it offered none.
+	Tools []string
+	// ToolResults is how many tool results the request carried.
+	ToolResults int
 	// Schema is the requested JSON Schema: OpenAI's response_format schema or
 	// the input_schema of the tool Anthropic was forced to call.
 	Schema     json.RawMessage
@@ -91,6 +115,23 @@ func (r *Recorded) LastUser() string {
 		}
 	}
 	return ""
+}
+
+// Round is the round of a tool loop the request belongs to: one more than
+// the assistant turns with tool calls it carries.
+func (r *Recorded) Round() int {
+	n := 1
+	for _, m := range r.Messages {
+		if len(m.ToolCalls) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// afterToolResult reports whether the request's last turn is a tool result.
+func (r *Recorded) afterToolResult() bool {
+	return len(r.Messages) > 0 && r.Messages[len(r.Messages)-1].Role == "tool"
 }
 
 // Server is a running fake model server. Its methods are safe for concurrent use.
@@ -360,9 +401,11 @@ type call struct {
 	jsonMode bool   // structured output without a schema (OpenAI json_object)
 	toolName string // Anthropic: the forced tool
 	// prompt is what a prefix cache sees; breaks are the ends of the blocks
-	// that carry an Anthropic cache_control breakpoint.
+	// that carry an Anthropic cache_control breakpoint, ends the ends of
+	// all of its blocks (Anthropic's cache looks back over them).
 	prompt []byte
 	breaks []int
+	ends   []int
 }
 
 func (c *call) structured() bool { return c.rec.Schema != nil || c.jsonMode || c.toolName != "" }
@@ -371,8 +414,16 @@ func (c *call) structured() bool { return c.rec.Schema != nil || c.jsonMode || c
 type answer struct {
 	text   string // text, or the JSON text of a structured answer
 	isJSON bool   // text is the structured answer
-	finish string // "stop" or "length"
+	// calls, when set, are tool calls, sent after the text.
+	calls  []toolCall
+	finish string // "stop", "length" or "tool_calls"
 	usage  usage
+}
+
+// toolCall is a tool call of an answer, its arguments a JSON object.
+type toolCall struct {
+	name string
+	args []byte
 }
 
 type usage struct {
@@ -689,6 +740,17 @@ func (r *Rule) matches(model, system string, user func() string) bool {
 	return (r.Model == "" || r.Model == model) && strings.Contains(system, r.System) && (r.User == "" || strings.Contains(user(), r.User))
 }
 
+// inLoop says whether rec meets r's tool-loop conditions: a rule with
+// ToolCalls answers only a request that offers tools and, without Round,
+// only one whose last turn is not a tool result; a rule with Round only
+// that round.
+func (r *Rule) inLoop(rec *Recorded) bool {
+	if len(r.ToolCalls) > 0 && (len(rec.Tools) == 0 || r.Round == 0 && rec.afterToolResult()) {
+		return false
+	}
+	return r.Round == 0 || r.Round == rec.Round()
+}
+
 // match finds the first rule that matches rec and returns its reply.
 func (s *Server) match(cfg *compiled, rec *Recorded) (Reply, bool) {
 	var lastUser string
@@ -700,7 +762,7 @@ func (s *Server) match(cfg *compiled, rec *Recorded) (Reply, bool) {
 				lastUser, userDone = rec.LastUser(), true
 			}
 			return lastUser
-		}) {
+		}) || !r.inLoop(rec) {
 			continue
 		}
 		if r.Times > 0 {
@@ -724,7 +786,7 @@ func (s *Server) match(cfg *compiled, rec *Recorded) (Reply, bool) {
 			}
 			return rep, true
 		}
-		rep := Reply{Text: r.Reply, Fault: r.Fault, Latency: r.Latency}
+		rep := Reply{Text: r.Reply, ToolCalls: r.ToolCalls, Fault: r.Fault, Latency: r.Latency}
 		if cfg.ruleJSON[i] != nil {
 			rep.JSON = json.RawMessage(cfg.ruleJSON[i])
 		}
@@ -743,6 +805,18 @@ func (s *Server) compose(cfg *compiled, c *call, rep Reply, fault FaultKind, arr
 			a.text = string(Violation(c.rec.Schema))
 		} else {
 			a.text = `[]`
+		}
+	case len(rep.ToolCalls) > 0:
+		if len(c.rec.Tools) == 0 {
+			return a, errors.New("a reply with tool calls to a request that offers no tools")
+		}
+		a.text = rep.Text
+		for i, tc := range rep.ToolCalls {
+			args, err := toolArguments(tc.Arguments)
+			if err != nil {
+				return a, fmt.Errorf("reply tool call %d: arguments %w", i, err)
+			}
+			a.calls = append(a.calls, toolCall{name: tc.Name, args: args})
 		}
 	case rep.JSON != nil:
 		b, err := marshalJSON(rep.JSON)
@@ -769,11 +843,20 @@ func (s *Server) compose(cfg *compiled, c *call, rep Reply, fault FaultKind, arr
 		a.text, a.isJSON = sloppy(a.text, cfg.ExtraKey, cfg.WrapJSON), !cfg.WrapJSON
 	}
 	a.finish = "stop"
-	if max := c.rec.MaxTokens; max > 0 && tokens(len(a.text)) > max {
-		a.text = cutRunes(a.text, max*4)
+	out := len(a.text)
+	switch {
+	case a.calls != nil:
+		// Tool calls are sent whole: the output limit is for answers.
+		a.finish = "tool_calls"
+		for _, tc := range a.calls {
+			out += len(tc.name) + len(tc.args)
+		}
+	case c.rec.MaxTokens > 0 && tokens(len(a.text)) > c.rec.MaxTokens:
+		a.text = cutRunes(a.text, c.rec.MaxTokens*4)
 		a.finish = "length"
+		out = len(a.text)
 	}
-	a.usage.output = tokens(len(a.text))
+	a.usage.output = tokens(out)
 	a.usage.input = tokens(len(c.prompt))
 	if cfg.PrefixCache {
 		// The answer starts now: the call reads what was written before it

@@ -605,6 +605,43 @@ func TestPrefixCacheAnthropic(t *testing.T) {
 	}
 }
 
+// TestPrefixCacheAnthropicLookback: a breakpoint reads a prefix an earlier
+// request marked at one of the 20 block boundaries before it, as the
+// breakpoint at the end of a tool loop's conversation moves on each round.
+func TestPrefixCacheAnthropicLookback(t *testing.T) {
+	s := newServer(t, Config{PrefixCache: true})
+	// A conversation of n turns, each a block of its own, marked at its end.
+	turns := func(n int) map[string]any {
+		var msgs []map[string]any
+		for i := range n {
+			role := []string{"user", "assistant"}[i%2]
+			text := longText("turn "+strconv.Itoa(i), 400)
+			block := map[string]any{"type": "text", "text": text}
+			if i == n-1 {
+				block["cache_control"] = map[string]any{"type": "ephemeral"}
+			}
+			msgs = append(msgs, map[string]any{"role": role, "content": []map[string]any{block}})
+		}
+		b := antBody("m", "", "")
+		b["messages"] = msgs
+		return b
+	}
+	first := antCall(t, s, turns(11), nil).ant(t).Usage
+	if first.CacheCreationInputTokens < cacheMinTokens || first.CacheReadInputTokens != 0 {
+		t.Fatalf("first: %+v", first)
+	}
+	// Ten turns on, the first request's breakpoint is within reach.
+	second := antCall(t, s, turns(21), nil).ant(t).Usage
+	if second.CacheReadInputTokens != first.CacheCreationInputTokens || second.CacheCreationInputTokens == 0 {
+		t.Errorf("second: %+v, want to read %d", second, first.CacheCreationInputTokens)
+	}
+	// Thirty turns on from the first (twenty-four from the second), it is not.
+	third := antCall(t, s, turns(45), nil).ant(t).Usage
+	if third.CacheReadInputTokens != 0 {
+		t.Errorf("third: %+v, want no read beyond the lookback", third)
+	}
+}
+
 // A prefix is readable only once its writer's answer has started: a
 // request that arrives before that (sent together with it) misses and
 // writes the prefix too, and one that arrives after it reads it, though
