@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -88,3 +89,74 @@ type refError string
 
 func (e refError) Error() string        { return string(e) }
 func (e refError) Is(target error) bool { return target == ErrBadModelRef }
+
+// SupportsTools reports whether the provider of a model reference can
+// offer the model tools (Request.Tools): the command provider runs a
+// program that has no tool calling, and refuses such a request with
+// ErrBadRequest; openai, anthropic, ollama and the OpenAI-compatible
+// servers of the user's own naming speak the APIs' tool calling. A name
+// of the user's own is judged as MinCachePrefix judges it, as an
+// OpenAI-compatible server; a caller with the configuration resolves it
+// to its type first (config's ProviderType) and asks about
+// "TYPE:model". Whether the model behind an endpoint takes tools is
+// known only when it is called: one that rejects them fails with
+// ErrBadRequest (the endpoint's 400), as any request it cannot take.
+func SupportsTools(ref string) bool {
+	m, err := ParseModel(ref)
+	return err == nil && m.Provider != ProviderCommand
+}
+
+// CheckTools says what is wrong with a request's tools, or returns nil:
+// a name that is not 1 to 64 letters, digits, _ and - (what both APIs
+// accept), two tools of one name, or parameters that are not a JSON
+// object (a JSON Schema of the arguments). Empty parameters are allowed:
+// the tool takes no arguments.
+func CheckTools(tools []Tool) error {
+	for i, t := range tools {
+		if !toolNameOK(t.Name) {
+			return fmt.Errorf("tool %d: the name %q is not 1 to 64 letters, digits, _ and -", i+1, t.Name)
+		}
+		for _, u := range tools[:i] {
+			if u.Name == t.Name {
+				return fmt.Errorf("two tools are named %q", t.Name)
+			}
+		}
+		if len(t.Parameters) > 0 {
+			var schema map[string]json.RawMessage
+			if json.Unmarshal(t.Parameters, &schema) != nil || schema == nil {
+				return fmt.Errorf("tool %q: its parameters are not a JSON Schema object", t.Name)
+			}
+		}
+	}
+	return nil
+}
+
+func toolNameOK(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for _, r := range name {
+		if !(r == '_' || r == '-' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// ToolArguments is the arguments text a model wrote for a tool call as
+// ToolCall.Arguments holds it: the text itself when it is JSON, {} when
+// it is empty, and otherwise (arguments cut off at the output limit, say)
+// the text as a JSON string. A Response must marshal (the journal and the
+// cache store it), so the text that does not parse travels as a string,
+// and the tool, given a string where it wants an object, says so to the
+// model.
+func ToolArguments(text string) json.RawMessage {
+	if strings.TrimSpace(text) == "" {
+		return json.RawMessage(`{}`)
+	}
+	if json.Valid([]byte(text)) {
+		return json.RawMessage(text)
+	}
+	b, _ := json.Marshal(text)
+	return b
+}

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -54,5 +55,57 @@ func TestParseModel(t *testing.T) {
 				t.Errorf("the error suggests an empty part: %s", err)
 			}
 		})
+	}
+}
+
+func TestSupportsTools(t *testing.T) {
+	for ref, want := range map[string]bool{
+		"openai:gpt-4.1":              true,
+		"anthropic:claude-sonnet-4-5": true,
+		"ollama:qwen2.5:7b":           true,
+		"openrouter:some/model":       true, // a name of the user's own: an OpenAI-compatible server
+		"command:llm -m x":            false,
+		"Command:gpt-4o":              false,
+		"gpt-4.1":                     false, // no provider: not a reference
+		"":                            false,
+	} {
+		if got := SupportsTools(ref); got != want {
+			t.Errorf("SupportsTools(%q) = %v, want %v", ref, got, want)
+		}
+	}
+}
+
+func TestCheckTools(t *testing.T) {
+	schema := []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)
+	ok := []Tool{{Name: "read_file", Parameters: schema}, {Name: "git-log"}, {Name: strings.Repeat("x", 64)}}
+	if err := CheckTools(ok); err != nil {
+		t.Errorf("good tools: %v", err)
+	}
+	for name, tools := range map[string][]Tool{
+		"empty name":         {{Name: ""}},
+		"space in the name":  {{Name: "read file"}},
+		"name too long":      {{Name: strings.Repeat("x", 65)}},
+		"not ASCII":          {{Name: "lire_le_fichier_é"}},
+		"two of one name":    {{Name: "grep"}, {Name: "grep"}},
+		"parameters a list":  {{Name: "t", Parameters: []byte(`[]`)}},
+		"parameters no JSON": {{Name: "t", Parameters: []byte(`{`)}},
+	} {
+		if err := CheckTools(tools); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestToolArguments(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"path":"x"}`:  `{"path":"x"}`,
+		" ":             `{}`,
+		"":              `{}`,
+		`{"path":"READ`: `"{\"path\":\"READ"`,
+	} {
+		got := ToolArguments(in)
+		if string(got) != want || !json.Valid(got) {
+			t.Errorf("ToolArguments(%q) = %s, want %s", in, got, want)
+		}
 	}
 }

@@ -6,6 +6,12 @@
 // only when the caller wants the text as it arrives, and returns failures as
 // *llm.Error. The SDK's own retries are off because sot's middleware retries.
 //
+// Request.Tools are offered as tools, before the answer tool of a
+// structured request; the model's calls to them come back as
+// Response.ToolCalls (FinishReason llm.FinishToolCalls). An assistant
+// turn's calls go back as tool_use blocks and the RoleTool messages after
+// it as one user turn of tool_result blocks.
+//
 // Request.Temperature is ignored: the API version the SDK speaks (2026-10-21)
 // no longer takes a sampling temperature.
 package anthropic
@@ -17,6 +23,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -107,7 +114,8 @@ func New(cfg Config) (*Provider, error) {
 	return &Provider{cfg: cfg, svc: sdk.NewMessageService(opts...)}, nil
 }
 
-// toolSpec is the forced tool that carries a structured answer.
+// toolSpec is the tool that carries a structured answer: the only one,
+// forced, or the last of the request's tools.
 type toolSpec struct {
 	name string
 	// wrapped: the schema is not an object, so the tool's input is
@@ -128,7 +136,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 		msg      *sdk.Message
 	)
 	if req.OnDelta != nil || params.MaxTokens > streamAbove {
-		msg, err = p.stream(ctx, req, params, &httpResp)
+		msg, err = p.stream(ctx, req, params, tool, &httpResp)
 	} else {
 		msg, err = p.svc.New(ctx, params, option.WithResponseInto(&httpResp))
 	}
@@ -141,6 +149,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 
 	var text strings.Builder
 	var input json.RawMessage
+	var calls []llm.ToolCall
 	for _, b := range msg.Content {
 		switch b.Type {
 		case "text":
@@ -148,6 +157,8 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 		case "tool_use":
 			if tool != nil && b.Name == tool.name {
 				input = b.Input
+			} else {
+				calls = append(calls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: llm.ToolArguments(string(b.Input))})
 			}
 		}
 	}
@@ -164,6 +175,16 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 		RequestID: httpResp.Header.Get("request-id"),
 		Model:     req.Model,
 		Calls:     1,
+	}
+	// Calls to the caller's tools are this round's answer, unless the
+	// model gave its structured answer beside them: that ends the loop,
+	// and the calls, which would only cost another round, are dropped.
+	if input == nil && calls != nil {
+		resp.ToolCalls = calls
+		if resp.FinishReason != llm.FinishLength {
+			resp.FinishReason = llm.FinishToolCalls
+		}
+		return resp, nil
 	}
 	if input != nil {
 		if tool.wrapped {
@@ -196,9 +217,10 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	return resp, nil
 }
 
-// stream makes a streaming call, passing text to req.OnDelta, and returns the
+// stream makes a streaming call, passing text and the answer tool's input
+// (not the input of calls to other tools) to req.OnDelta, and returns the
 // whole message.
-func (p *Provider) stream(ctx context.Context, req *llm.Request, params sdk.MessageNewParams, httpResp **http.Response) (*sdk.Message, error) {
+func (p *Provider) stream(ctx context.Context, req *llm.Request, params sdk.MessageNewParams, tool *toolSpec, httpResp **http.Response) (*sdk.Message, error) {
 	s := p.svc.NewStreaming(ctx, params, option.WithResponseInto(httpResp))
 	defer s.Close()
 	var msg sdk.Message
@@ -219,7 +241,8 @@ func (p *Provider) stream(ctx context.Context, req *llm.Request, params sdk.Mess
 					req.OnDelta(ev.Delta.Text)
 				}
 			case "input_json_delta":
-				if ev.Delta.PartialJSON != "" {
+				// Accumulate checked the index.
+				if b := msg.Content[ev.Index]; ev.Delta.PartialJSON != "" && tool != nil && b.Name == tool.name {
 					req.OnDelta(ev.Delta.PartialJSON)
 				}
 			}
@@ -256,40 +279,142 @@ func (p *Provider) params(req *llm.Request) (sdk.MessageNewParams, *toolSpec, er
 	// req.Temperature is not sent: API version 2026-10-21, which this SDK
 	// speaks, has no sampling temperature.
 	params.System = systemBlocks(req.System, req.SharedPrefix)
-	for i, m := range req.Messages {
-		block := sdk.NewTextBlock(m.Content)
+	bad := func(format string, args ...any) (sdk.MessageNewParams, *toolSpec, error) {
+		return params, nil, &llm.Error{Provider: p.cfg.Name, Model: req.Model, Kind: llm.ErrBadRequest, Message: fmt.Sprintf(format, args...)}
+	}
+	results := false
+	var last []sdk.ContentBlockParamUnion // the blocks of the last turn
+	for i := 0; i < len(req.Messages); i++ {
+		m := req.Messages[i]
 		switch m.Role {
 		case llm.RoleUser:
-			params.Messages = append(params.Messages, sdk.NewUserMessage(block))
+			last = []sdk.ContentBlockParamUnion{sdk.NewTextBlock(m.Content)}
+			params.Messages = append(params.Messages, sdk.NewUserMessage(last...))
 		case llm.RoleAssistant:
-			params.Messages = append(params.Messages, sdk.NewAssistantMessage(block))
+			last = assistantBlocks(m)
+			params.Messages = append(params.Messages, sdk.NewAssistantMessage(last...))
+		case llm.RoleTool:
+			// The results of one turn's calls, and any user text right
+			// after them, are one user turn: the API wants every
+			// tool_result in the turn after the calls, ahead of any text.
+			var blocks []sdk.ContentBlockParamUnion
+			for ; i < len(req.Messages) && req.Messages[i].Role == llm.RoleTool; i++ {
+				r := req.Messages[i]
+				if r.ToolCallID == "" {
+					return bad("message %d is a tool result without the id of the call it answers", i)
+				}
+				blocks = append(blocks, toolResult(r))
+			}
+			if i < len(req.Messages) && req.Messages[i].Role == llm.RoleUser {
+				blocks = append(blocks, sdk.NewTextBlock(req.Messages[i].Content))
+			} else {
+				i--
+			}
+			params.Messages = append(params.Messages, sdk.NewUserMessage(blocks...))
+			last, results = blocks, true
 		default:
-			return params, nil, &llm.Error{Provider: p.cfg.Name, Model: req.Model, Kind: llm.ErrBadRequest,
-				Message: fmt.Sprintf("message %d has role %q; want user or assistant", i, m.Role)}
+			return bad("message %d has role %q; want user, assistant or tool", i, m.Role)
 		}
 	}
 	if len(params.Messages) == 0 {
-		return params, nil, &llm.Error{Provider: p.cfg.Name, Model: req.Model, Kind: llm.ErrBadRequest,
-			Message: "the request has no messages (the Messages API needs at least one user message)"}
+		return bad("the request has no messages (the Messages API needs at least one user message)")
+	}
+	if results {
+		// A tool loop sends the conversation again each round, longer by
+		// a round's calls and results: a breakpoint at its end lets the
+		// next round read all of it from the cache. The prompt's own
+		// breakpoint (systemBlocks) still covers the tools, which come
+		// before the system prompt in the cache's order.
+		if cc := last[len(last)-1].GetCacheControl(); cc != nil {
+			*cc = sdk.NewCacheControlEphemeralParam()
+		}
+	}
+	if err := llm.CheckTools(req.Tools); err != nil {
+		return bad("%v", err)
+	}
+	for _, t := range req.Tools {
+		schema := json.RawMessage(`{"type":"object"}`) // the API needs one; no parameters is no properties
+		if len(t.Parameters) > 0 {
+			schema = t.Parameters
+		}
+		params.Tools = append(params.Tools, sdk.ToolUnionParam{OfTool: &sdk.ToolParam{
+			Name:        t.Name,
+			Description: sdk.String(t.Description),
+			// As written, the properties in the order the model is to
+			// read them, and the same prefix on every call.
+			InputSchema: param.Override[sdk.ToolInputSchemaParam](schema),
+		}})
 	}
 	if req.Schema == nil {
+		if len(req.Tools) > 0 {
+			params.ToolChoice = sdk.ToolChoiceUnionParam{OfAuto: &sdk.ToolChoiceAutoParam{}}
+		}
 		return params, nil, nil
 	}
 	schema, wrapped, err := toolSchema(req.Schema.JSON)
 	if err != nil {
-		return params, nil, &llm.Error{Provider: p.cfg.Name, Model: req.Model, Kind: llm.ErrBadRequest,
-			Message: "the response schema is not valid JSON"}
+		return bad("the response schema is not valid JSON")
 	}
 	tool := &toolSpec{name: toolName(req.Schema.Name), wrapped: wrapped}
-	params.Tools = []sdk.ToolUnionParam{{OfTool: &sdk.ToolParam{
+	description := "Give your complete answer as the input of this tool. The input must match the schema exactly."
+	if len(req.Tools) > 0 {
+		if slices.ContainsFunc(req.Tools, func(t llm.Tool) bool { return t.Name == tool.name }) {
+			return bad("a tool is named %q, as the structured answer's tool is (from the schema's name); rename one", tool.name)
+		}
+		description = "When you have what you need, give your complete answer as the input of this tool. The input must match the schema exactly."
+	}
+	params.Tools = append(params.Tools, sdk.ToolUnionParam{OfTool: &sdk.ToolParam{
 		Name:        tool.name,
-		Description: sdk.String("Give your complete answer as the input of this tool. The input must match the schema exactly."),
+		Description: sdk.String(description),
 		// The schema goes out byte for byte, so that it is the same prefix on
 		// every call and the prompt cache can match it.
 		InputSchema: param.Override[sdk.ToolInputSchemaParam](schema),
-	}}}
-	params.ToolChoice = sdk.ToolChoiceParamOfTool(tool.name)
+	}})
+	if len(req.Tools) == 0 {
+		params.ToolChoice = sdk.ToolChoiceParamOfTool(tool.name)
+		return params, tool, nil
+	}
+	// With tools of the caller's besides it, the answer tool is not
+	// forced, or no other could be called. "any" makes the model call at
+	// least one tool, so every turn ends either with calls to the
+	// caller's tools or with the answer in its schema; "auto" would let
+	// it end a turn in prose, whose JSON only the schema check could try
+	// to recover. The price: under "any" the model writes no text before
+	// its calls.
+	params.ToolChoice = sdk.ToolChoiceUnionParam{OfAny: &sdk.ToolChoiceAnyParam{}}
 	return params, tool, nil
+}
+
+// assistantBlocks is an assistant turn: its text, then its tool calls.
+// Empty text is left out (the API refuses empty text blocks) unless the
+// turn has nothing else.
+func assistantBlocks(m llm.Message) []sdk.ContentBlockParamUnion {
+	var blocks []sdk.ContentBlockParamUnion
+	if m.Content != "" || len(m.ToolCalls) == 0 {
+		blocks = append(blocks, sdk.NewTextBlock(m.Content))
+	}
+	for _, c := range m.ToolCalls {
+		// The API takes an object as a call's input; arguments that are
+		// none (cut off, from another provider) go back as {}.
+		var input json.RawMessage = []byte(`{}`)
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(c.Arguments, &obj) == nil && obj != nil {
+			input = c.Arguments
+		}
+		blocks = append(blocks, sdk.NewToolUseBlock(c.ID, input, c.Name))
+	}
+	return blocks
+}
+
+// toolResult is the tool_result block of a RoleTool message. An empty
+// result is sent with no content, which the API takes; an empty text
+// block it refuses.
+func toolResult(m llm.Message) sdk.ContentBlockParamUnion {
+	r := sdk.ToolResultBlockParam{ToolUseID: m.ToolCallID}
+	if m.Content != "" {
+		r.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: m.Content}}}
+	}
+	return sdk.ContentBlockParamUnion{OfToolResult: &r}
 }
 
 // systemBlocks splits the system prompt at the shared prefix and marks the
@@ -381,7 +506,7 @@ func normalizeStop(r string) string {
 	case "max_tokens", "model_context_window_exceeded":
 		return llm.FinishLength
 	case "tool_use":
-		return llm.FinishTool
+		return llm.FinishTool // a call to the caller's tools is FinishToolCalls (Complete)
 	case "refusal":
 		return llm.FinishFilter
 	}

@@ -51,7 +51,10 @@
 // long for the system) and a system prompt that cannot be written fail
 // with a kind that is not retried (llm.ErrConfig, or llm.ErrBadRequest for
 // "argument list too long"). A program that exits non-zero fails with
-// llm.ErrUnavailable, which is retried.
+// llm.ErrUnavailable, which is retried. A request that offers tools
+// (Request.Tools) fails with llm.ErrBadRequest before anything runs: the
+// convention has no tool calling (llm.SupportsTools is false for
+// command: references, and callers check it first).
 package command
 
 import (
@@ -164,6 +167,9 @@ func prompt(req *llm.Request) string {
 
 // Complete runs the command once.
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if len(req.Tools) > 0 {
+		return nil, p.fail(req, llm.ErrBadRequest, "the command provider cannot offer a model tools: the program it runs has no tool calling (ask llm.SupportsTools before offering them)", nil)
+	}
 	base, err := p.command(req)
 	if err != nil {
 		return nil, p.fail(req, llm.ErrConfig, err.Error(), err)

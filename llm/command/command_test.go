@@ -475,6 +475,23 @@ func TestCommandFailures(t *testing.T) {
 	}
 }
 
+// TestCommandRefusesTools: a request that offers tools fails as a bad
+// request, not retried, before any program runs (this one does not exist,
+// and would fail as ErrConfig).
+func TestCommandRefusesTools(t *testing.T) {
+	p := New(Config{Program: "sot-no-such-program"})
+	req := &llm.Request{Model: "command:x", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}},
+		Tools: []llm.Tool{{Name: "read_file", Parameters: json.RawMessage(`{"type":"object"}`)}}}
+	_, err := p.Complete(context.Background(), req)
+	var e *llm.Error
+	if !errors.Is(err, llm.ErrBadRequest) || !errors.As(err, &e) || !strings.Contains(err.Error(), "cannot offer a model tools") {
+		t.Errorf("err = %v, want a bad request about tools", err)
+	}
+	if llm.SupportsTools(req.Model) {
+		t.Error("SupportsTools says the command provider takes tools")
+	}
+}
+
 // When the caller's deadline passes first, the error is the caller's, not
 // the command's own timeout.
 func TestCommandCallerDeadline(t *testing.T) {

@@ -6,6 +6,12 @@
 // (including prompt-cache hits) is reported at the end. Failures are returned
 // as *llm.Error; the SDK's own retries are off because sot's middleware
 // retries.
+//
+// Request.Tools are sent as function tools, strict only when their
+// parameters' schema is one strict mode accepts (StrictCompatible), and
+// together with a response schema when the request has one: the model
+// either calls tools (Response.ToolCalls, FinishReason llm.FinishToolCalls)
+// or gives the structured answer.
 package openai
 
 import (
@@ -19,6 +25,7 @@ import (
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/sotlabs/sot/llm"
@@ -118,6 +125,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 		text, refusal strings.Builder
 		finish        string
 		usage         llm.Usage
+		calls         toolCalls
 	)
 	for stream.Next() {
 		chunk := stream.Current()
@@ -140,6 +148,11 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 				}
 			}
 			refusal.WriteString(c.Delta.Refusal)
+			for _, d := range c.Delta.ToolCalls {
+				if err := calls.add(d); err != nil {
+					return nil, p.badResponse(req, httpResp, err.Error())
+				}
+			}
 			if c.FinishReason != "" {
 				finish = c.FinishReason
 			}
@@ -157,11 +170,20 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	resp := &llm.Response{
 		Text:         text.String(),
 		FinishReason: normalizeFinish(finish),
+		ToolCalls:    calls.done(),
 		Usage:        usage,
 		Latency:      time.Since(start),
 		RequestID:    httpResp.Header.Get("x-request-id"),
 		Model:        req.Model,
 		Calls:        1,
+	}
+	if resp.ToolCalls != nil {
+		// Some compatible servers finish a turn of tool calls with
+		// "stop"; a cut-off turn keeps "length".
+		if resp.FinishReason != llm.FinishLength {
+			resp.FinishReason = llm.FinishToolCalls
+		}
+		return resp, nil
 	}
 	if strings.TrimSpace(resp.Text) == "" {
 		switch {
@@ -190,10 +212,16 @@ func (p *Provider) params(req *llm.Request) (sdk.ChatCompletionNewParams, error)
 		case llm.RoleUser:
 			params.Messages = append(params.Messages, sdk.UserMessage(m.Content))
 		case llm.RoleAssistant:
-			params.Messages = append(params.Messages, sdk.AssistantMessage(m.Content))
+			params.Messages = append(params.Messages, assistantMessage(m))
+		case llm.RoleTool:
+			if m.ToolCallID == "" {
+				return params, &llm.Error{Provider: p.cfg.Name, Model: req.Model, Kind: llm.ErrBadRequest,
+					Message: fmt.Sprintf("message %d is a tool result without the id of the call it answers", i)}
+			}
+			params.Messages = append(params.Messages, sdk.ToolMessage(m.Content, m.ToolCallID))
 		default:
 			return params, &llm.Error{Provider: p.cfg.Name, Model: req.Model, Kind: llm.ErrBadRequest,
-				Message: fmt.Sprintf("message %d has role %q; want user or assistant", i, m.Role)}
+				Message: fmt.Sprintf("message %d has role %q; want user, assistant or tool", i, m.Role)}
 		}
 	}
 	if len(params.Messages) == 0 {
@@ -225,7 +253,98 @@ func (p *Provider) params(req *llm.Request) (sdk.ChatCompletionNewParams, error)
 		}
 		params.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}
 	}
+	if err := llm.CheckTools(req.Tools); err != nil {
+		return params, &llm.Error{Provider: p.cfg.Name, Model: req.Model, Kind: llm.ErrBadRequest, Message: err.Error()}
+	}
+	for _, t := range req.Tools {
+		params.Tools = append(params.Tools, sdk.ChatCompletionToolUnionParam{OfFunction: &sdk.ChatCompletionFunctionToolParam{
+			Function: function(t),
+		}})
+	}
 	return params, nil
+}
+
+// function is a tool's definition. The parameters' schema goes out as it
+// was written, its properties in their order (the order the model reads
+// them in), and the same on every call of a run, so that the prompt cache
+// can match it.
+func function(t llm.Tool) shared.FunctionDefinitionParam {
+	return param.Override[shared.FunctionDefinitionParam](struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters,omitempty"`
+		Strict      bool            `json:"strict,omitempty"`
+	}{t.Name, t.Description, t.Parameters, len(t.Parameters) > 0 && StrictCompatible(t.Parameters)})
+}
+
+// assistantMessage is an assistant turn, with the tool calls it made.
+func assistantMessage(m llm.Message) sdk.ChatCompletionMessageParamUnion {
+	if len(m.ToolCalls) == 0 {
+		return sdk.AssistantMessage(m.Content)
+	}
+	var a sdk.ChatCompletionAssistantMessageParam
+	if m.Content != "" {
+		a.Content.OfString = sdk.String(m.Content)
+	}
+	for _, c := range m.ToolCalls {
+		args := string(c.Arguments)
+		if strings.TrimSpace(args) == "" {
+			args = "{}"
+		}
+		a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
+			ID:       c.ID,
+			Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: args},
+		}})
+	}
+	return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}
+}
+
+// maxToolCalls bounds the calls of one answer: a stream that numbers
+// more is not a model's.
+const maxToolCalls = 256
+
+// toolCalls gathers the tool calls of a stream. Each call's id, type and
+// name come in its first piece and its arguments in pieces after, all
+// under the call's index.
+type toolCalls struct {
+	calls []llm.ToolCall
+	args  [][]byte
+	// slot maps a stream index to its call. Some compatible servers number
+	// every call 0: a piece with a new id at an index starts a new call.
+	slot map[int64]int
+}
+
+func (t *toolCalls) add(d sdk.ChatCompletionChunkChoiceDeltaToolCall) error {
+	if t.slot == nil {
+		t.slot = map[int64]int{}
+	}
+	i, ok := t.slot[d.Index]
+	if !ok || d.ID != "" && t.calls[i].ID != "" && d.ID != t.calls[i].ID {
+		if len(t.calls) == maxToolCalls {
+			return fmt.Errorf("the answer holds more than %d tool calls", maxToolCalls)
+		}
+		i = len(t.calls)
+		t.slot[d.Index] = i
+		t.calls = append(t.calls, llm.ToolCall{})
+		t.args = append(t.args, nil)
+	}
+	c := &t.calls[i]
+	if c.ID == "" {
+		c.ID = d.ID
+	}
+	if c.Name == "" {
+		c.Name = d.Function.Name
+	}
+	t.args[i] = append(t.args[i], d.Function.Arguments...)
+	return nil
+}
+
+// done returns the calls, nil when there were none.
+func (t *toolCalls) done() []llm.ToolCall {
+	for i := range t.calls {
+		t.calls[i].Arguments = llm.ToolArguments(string(t.args[i]))
+	}
+	return t.calls
 }
 
 // modelName is the provider's own name from a "provider:model" reference;
@@ -261,7 +380,7 @@ func normalizeFinish(r string) string {
 	case "content_filter":
 		return llm.FinishFilter
 	case "tool_calls", "function_call":
-		return llm.FinishTool
+		return llm.FinishToolCalls
 	}
 	return r
 }
