@@ -197,7 +197,13 @@ func (m *Meter) WorstCost(req *llm.Request) (cost float64, ok bool) {
 	}
 	in := len(req.System) + 16
 	for _, msg := range req.Messages {
-		in += len(msg.Content) + 16 // and the role and framing of the turn
+		in += len(msg.Content) + len(msg.ToolCallID) + 16 // and the role and framing of the turn
+		for _, c := range msg.ToolCalls {
+			in += len(c.ID) + len(c.Name) + len(c.Arguments) + 16
+		}
+	}
+	for _, t := range req.Tools {
+		in += len(t.Name) + len(t.Description) + len(t.Parameters) + 16
 	}
 	if req.Schema != nil {
 		in += len(req.Schema.JSON) + len(req.Schema.Name) + 16

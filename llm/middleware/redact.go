@@ -18,6 +18,9 @@ import (
 // only ever holds the masked text. A structured answer is masked inside
 // its strings and stays valid JSON.
 //
+// The arguments of tool calls are masked as structured answers are, so
+// that a call replayed from the journal is the call that ran.
+//
 // Text streamed to req.OnDelta is masked too. It is passed on a line at a
 // time (or, for a long line, up to the end of a sentence), since a secret
 // may arrive split across pieces and some are only recognised with the
@@ -43,8 +46,17 @@ func Redact(next llm.Provider) llm.Provider {
 	})
 }
 
-// maskResponse masks the secrets in resp's text and structured answer.
+// maskResponse masks the secrets in resp's text, structured answer and
+// tool calls' arguments.
 func maskResponse(resp *llm.Response) {
+	for i := range resp.ToolCalls {
+		c := &resp.ToolCalls[i]
+		if masked, ok := maskJSON(c.Arguments); ok {
+			c.Arguments = masked
+		} else {
+			c.Arguments = llm.ToolArguments(secrets.Mask(string(c.Arguments)))
+		}
+	}
 	if raw := bytes.TrimSpace(resp.JSON); len(raw) > 0 {
 		masked, ok := maskJSON(raw)
 		if !ok {

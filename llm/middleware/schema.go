@@ -77,6 +77,10 @@ func Validate(schema, doc json.RawMessage) error {
 // error of the mended answer (what the model must still change); if the
 // second answer fails too (mended or not) the call fails with a
 // *SchemaError. An invalid answer is never passed on.
+//
+// A round of tool calls (Response.ToolCalls) is not the answer yet: it is
+// passed on unchecked, and the answer the loop ends with is checked when
+// it comes.
 func CheckSchema(next llm.Provider) llm.Provider {
 	return llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		if req.Schema == nil {
@@ -88,6 +92,9 @@ func CheckSchema(next llm.Provider) llm.Provider {
 		resp, err := next.Complete(ctx, req)
 		if err != nil {
 			return nil, err
+		}
+		if len(resp.ToolCalls) > 0 {
+			return resp, nil
 		}
 		problem := check(req.Schema.JSON, resp)
 		if problem == nil {
@@ -114,6 +121,11 @@ func CheckSchema(next llm.Provider) llm.Provider {
 		}
 		second.Usage = second.Usage.Add(resp.Usage)
 		second.Calls = calls(resp) + calls(second)
+		if len(second.ToolCalls) > 0 {
+			// Asked again, the model chose to look first: its calls go
+			// back to the caller's loop.
+			return second, nil
+		}
 		if problem = check(req.Schema.JSON, second); problem != nil {
 			if problem = mend(req, second, problem); problem != nil {
 				reason := problem.Error()
