@@ -35,7 +35,8 @@ const (
 
 func (s State) String() string { return [...]string{"queued", "running", "done", "failed"}[s] }
 
-// Task is one model call.
+// Task is one model call, or, when it has Looks, the rounds of calls in
+// which a model looks at a project before it answers.
 type Task struct {
 	// ID is unique within a Run; Group gathers tasks for display (a specialist).
 	ID      string
@@ -45,6 +46,9 @@ type Task struct {
 	// its personas' (a debate hub's summary, the lead's synthesis):
 	// displays count it apart from the personas' work.
 	Support bool
+	// Looks, when set, offers the model tools: the task is then the rounds
+	// of Converse, and its Result the final answer (see Looks).
+	Looks *Looks
 }
 
 // Event reports a task's new state.
@@ -157,7 +161,7 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 			if first != nil {
 				cctx = middleware.WithAnswerStart(ctx, first.open)
 			}
-			resp, err := p.Complete(cctx, req)
+			resp, err := Converse(cctx, p, req, t.Looks)
 			if first != nil {
 				first.open()
 			}

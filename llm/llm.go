@@ -51,8 +51,8 @@ type ToolCall struct {
 	// answers it carries the same id.
 	ID   string `json:"id"`
 	Name string `json:"name"`
-	// Arguments is the JSON object the model wrote as the tool's input,
-	// as it wrote it (it may not parse).
+	// Arguments is the JSON value the model wrote as the tool's input;
+	// text that does not parse arrives as a JSON string (ToolArguments).
 	Arguments json.RawMessage `json:"arguments"`
 }
 
@@ -175,6 +175,10 @@ type Response struct {
 	Repairs []string `json:"repairs,omitempty"`
 	// Source is where the answer came from; it is not stored.
 	Source Source `json:"-"`
+	// Rounds are the calls of the tool rounds that came before this answer
+	// (see engine.Converse), each by where it came from; Usage and Calls
+	// include theirs. Nil for a call without tools; not stored.
+	Rounds []Source `json:"-"`
 }
 
 // Provider answers requests. Every backend and every middleware implements it.

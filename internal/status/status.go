@@ -298,6 +298,20 @@ func (d *Display) Event(e engine.Event) {
 		}
 		n := countFindings(r.JSON)
 		findings := !d.plain && !e.Task.Support
+		// A task that looked made a call for each round of tool calls too.
+		looked := ""
+		for _, src := range r.Rounds {
+			d.c.Done++
+			switch src {
+			case llm.SourceJournal:
+				d.c.Replayed++
+			case llm.SourceCache:
+				d.c.Cached++
+			}
+		}
+		if k := len(r.Rounds); k > 0 {
+			looked = " after " + plural(k, "round", "rounds") + " of looks"
+		}
 		if findings {
 			g.findings += n
 			g.calls = append(g.calls, callCount{label: callLabel(e.Task), n: n})
@@ -316,15 +330,15 @@ func (d *Display) Event(e engine.Event) {
 			say("answered from the response cache%s", raisedN)
 		default:
 			twice := ""
-			if r.Calls > 1 {
+			if r.Calls > 1+len(r.Rounds) {
 				d.c.AskedTwice++
 				twice = ", asked twice for a valid answer"
 			}
 			took := r.Latency.Round(100 * time.Millisecond)
 			if findings {
-				say("done%s in %s%s", raisedN, took, twice)
+				say("done%s in %s%s%s", raisedN, took, looked, twice)
 			} else {
-				say("done in %s%s", took, twice)
+				say("done in %s%s%s", took, looked, twice)
 			}
 		}
 	case engine.Failed:
