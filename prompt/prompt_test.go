@@ -99,7 +99,7 @@ func TestLayerOrderAndSubstitution(t *testing.T) {
 	for _, l := range c.Layers {
 		order = append(order, l.Name)
 	}
-	want := []string{LayerRules, LayerPreamble, LayerMaterial, LayerFormat, LayerCoordinates, LayerSpecialist, LayerLens, LayerReport, LayerRound}
+	want := []string{LayerRules, LayerPreamble, LayerMaterial, LayerFormat, LayerCoordinates, LayerLooks, LayerSpecialist, LayerLens, LayerReport, LayerRound}
 	if diff := cmp.Diff(want, order); diff != "" {
 		t.Errorf("layer order (-want +got):\n%s", diff)
 	}
@@ -117,9 +117,11 @@ func TestLayerOrderAndSubstitution(t *testing.T) {
 	if !strings.Contains(c.Layer(LayerFormat), "attributed to `"+namePlaceholder+"`") || strings.Contains(c.Layer(LayerFormat), "performance") {
 		t.Errorf("the shared output format should hold the name's placeholder, not the name: %q", c.Layer(LayerFormat))
 	}
-	if report := c.Layer(LayerReport); !strings.Contains(report, "write performance wherever the output format says "+namePlaceholder) ||
-		!strings.Contains(report, filepath.Join("out", "REVIEW-PERFORMANCE-RETROSPECTIVE.md")) {
-		t.Errorf("the specialist's report layer lacks its name or its review file: %q", report)
+	if report := c.Layer(LayerReport); report != "# How to report\n\nYou report as the performance specialist: wherever the output format says "+namePlaceholder+", that is performance.\n\n" {
+		t.Errorf("the specialist's report layer should give its name, and only that: %q", report)
+	}
+	if strings.Contains(c.Text, "REVIEW-PERFORMANCE") || strings.Contains(c.Text, "recorded in") {
+		t.Error("the prompt names the review file: the run writes it, the specialist does not")
 	}
 	if strings.Contains(c.Layer(LayerRules), "## Output Format") {
 		t.Error("the output format belongs after the material, not in the shared rules layer")
@@ -316,7 +318,7 @@ func TestPAWSharedRulesFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(c.Layer(LayerFormat), "**Category**: "+namePlaceholder) || !strings.Contains(c.Layer(LayerReport), "write security wherever") {
+	if !strings.Contains(c.Layer(LayerFormat), "**Category**: "+namePlaceholder) || !strings.Contains(c.Layer(LayerReport), "wherever the output format says "+namePlaceholder+", that is security") {
 		t.Errorf("format layer %q, report layer %q", c.Layer(LayerFormat), c.Layer(LayerReport))
 	}
 }

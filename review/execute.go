@@ -73,6 +73,12 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	defer r.Close()
 	p.runDir = r.Dir
 	st, start := r.Stack, r.Start
+	looks, err := p.openLooker()
+	if err != nil {
+		return nil, err
+	}
+	defer looks.close()
+	p.looks = looks
 
 	res := p.result()
 	var reports []finding.Report
@@ -258,7 +264,7 @@ func (p *Plan) result() *synthesis.Result {
 		res.PerspectiveMap = map[string][]string{}
 		for _, l := range p.lenses.lenses {
 			res.Perspectives = append(res.Perspectives, l.ID)
-			res.PerspectiveMap[l.ID] = res.Specialists
+			res.PerspectiveMap[l.ID] = p.lenses.specialistsUnder(l.ID, res.Specialists)
 		}
 	}
 	res.Skipped = skippedFiles(p.Material.Skipped)
@@ -294,6 +300,7 @@ func (p *Plan) collect(results []engine.Result, res *synthesis.Result) ([]findin
 			continue
 		}
 		rep.Model = r.Task.Request.Model
+		problems = append(problems, p.groundLooks(r.Task.ID, &rep, p.looks)...)
 		for i := range rep.Findings {
 			rep.Findings[i].Model = rep.Model
 			rep.Findings[i].Round = 1
@@ -312,7 +319,7 @@ func (p *Plan) synthesize(ctx context.Context, o *Options, st *stack.Stack, repo
 			ok = append(ok, r)
 		}
 	}
-	so := synthesis.Options{Type: p.Context.Type, Anchor: removedLines{newAnchor(p.Material)}, Seed: p.Seed, Executor: o.executor(st, ""), Model: p.TriageModel,
+	so := synthesis.Options{Type: p.Context.Type, Anchor: removedLines{newAnchor(p.Material)}, Seed: p.Seed, Nonce: p.Nonce, Executor: o.executor(st, ""), Model: p.TriageModel,
 		MaxPromptTokens: p.PromptBudget}
 	if p.Mode == ModeSingleModel {
 		so.Executor = nil // one source has nothing to triage

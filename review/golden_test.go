@@ -53,6 +53,7 @@ import (
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
+	"github.com/sotlabs/sot/prompt"
 	"github.com/sotlabs/sot/review"
 )
 
@@ -301,9 +302,16 @@ var (
 	threadLineRe = regexp.MustCompile(`(?m)^- (T\d+) \[[a-z-]+\], raised by ([a-z/-]+) in round`)
 )
 
+// unfenced is a prompt with the fence's gutter taken off the start of its
+// lines, so that the responder reads the lists the support prompts fence
+// (the findings, the threads) as it reads the rest.
+func unfenced(s string) string {
+	return strings.ReplaceAll(s, "\n"+prompt.Gutter, "\n")
+}
+
 func goldenFinding(claim, severity, file string, line int, category string) map[string]any {
 	return map[string]any{
-		"finding": claim, "severity": severity, "confidence": "HIGH", "category": category,
+		"perspective": "", "finding": claim, "severity": severity, "confidence": "HIGH", "category": category,
 		"grounds": fmt.Sprintf("%s:%d shows the code the claim is about", file, line), "file": file, "start_line": line, "end_line": 0,
 		"section": "", "warrant": "Because the line does what the claim says.", "rebuttal_conditions": "A caller that checks first would make this wrong.",
 		"suggested_verification": "Write a test that exercises the line.",
@@ -344,7 +352,8 @@ func (r *responder) respond(rec *llmtest.Recorded) llmtest.Reply {
 		// Every cluster is an agreement, its merged claim the first
 		// member's claim; the narrative cites every finding listed.
 		clusters := []map[string]any{}
-		for _, c := range clusterRe.FindAllStringSubmatch(rec.LastUser(), -1) {
+		user := unfenced(rec.LastUser())
+		for _, c := range clusterRe.FindAllStringSubmatch(user, -1) {
 			var members []string
 			var positions []map[string]any
 			merged := ""
@@ -360,14 +369,14 @@ func (r *responder) respond(rec *llmtest.Recorded) llmtest.Reply {
 				"positions": positions, "decision_axis": ""})
 		}
 		var ids []string
-		for _, mm := range memberRe.FindAllStringSubmatch(rec.LastUser(), -1) {
+		for _, mm := range memberRe.FindAllStringSubmatch(user, -1) {
 			ids = append(ids, mm[1])
 		}
 		return llmtest.Reply{JSON: map[string]any{"clusters": clusters, "narrative": "The reviewers agree that Login trusts its token " + cite(ids) + "."}}
 
 	case "round_summary":
 		threads := []map[string]any{}
-		for _, m := range summaryRe.FindAllStringSubmatch(rec.LastUser(), -1) {
+		for _, m := range summaryRe.FindAllStringSubmatch(unfenced(rec.LastUser()), -1) {
 			kind := "factual"
 			if strings.HasPrefix(m[2], "correctness") {
 				kind = "trade-off"

@@ -188,7 +188,7 @@ func TestNeutralBaselineLensApplies(t *testing.T) {
 	}
 	m := changeMaterial(t, files{"app.go": "package app\n\nfunc add(a, b int) int { return a + b }\n"},
 		files{"app.go": "package app\n\nfunc add(a, b int) int {\n\tif a < 0 {\n\t\treturn b\n\t}\n\treturn a + b\n}\n"})
-	lp, _, err := planLenses(lib, "auto", 2, m, m.Analyze)
+	lp, _, err := planLenses(lib, "auto", 2, lib.List(persona.Specialist), m, m.Analyze)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,6 +84,9 @@ type Options struct {
 	// MaxPromptTokens overrides the prompt budget derived from the models'
 	// context windows.
 	MaxPromptTokens int
+	// NoTools keeps every specialist to the material, as if review.tools
+	// were off: no specialist looks at the project with tools.
+	NoTools bool
 }
 
 func (o *Options) executor(st llm.Provider, fallback string) engine.Executor {
@@ -118,6 +121,13 @@ type Plan struct {
 	PromptBudget       int
 	Warnings           []string
 
+	// lookRounds and lookTokens are the limits of a specialist's looks at
+	// the project (review.tool_rounds, review.tool_tokens); 0 rounds means
+	// no specialist looks.
+	lookRounds, lookTokens int
+	// toolsFor says which specialists' models can call tools.
+	toolsFor map[string]bool
+
 	// signals are the material's, computed once (see startSignals).
 	signals func() material.Signals
 	// counts are the files' fenced token counts, when they are counted
@@ -128,7 +138,9 @@ type Plan struct {
 	// each later round's output per specialist and lens, and the debate.
 	fileReports []finding.Report
 	// runDir is the run's directory while Execute runs.
-	runDir     *run.Dir
+	runDir *run.Dir
+	// looks answers the specialists' tool calls while Execute runs.
+	looks      *looker
 	roundNotes map[[2]string]map[int]string
 	debate     *debate
 }
@@ -154,6 +166,8 @@ type taskInfo struct {
 	specialist, lens string
 	chunk            int
 	prompt           prompt.Composed // for Estimate
+	// looks is set when the specialist may look at the project with tools.
+	looks bool
 }
 
 // Early outcomes that end a review before any model call.
@@ -446,7 +460,7 @@ func (p *Plan) roster(o *Options, def string) error {
 		specs, p.SelectionRationale = picked, rationale
 	}
 	p.Specialists = specs
-	lp, warns, err := planLenses(o.Library, c.Perspectives, c.PerspectiveCap, p.Material, p.signals)
+	lp, warns, err := planLenses(o.Library, c.Perspectives, c.PerspectiveCap, specs, p.Material, p.signals)
 	if err != nil {
 		return &FieldError{Field: "perspectives", Msg: err.Error()}
 	}
@@ -454,7 +468,7 @@ func (p *Plan) roster(o *Options, def string) error {
 	p.Warnings = append(p.Warnings, warns...)
 	ms, _ := ParseModels(c.SpecialistModels)
 	models, warns := assignModels(specs, ms, def, o.Config)
-	if err := checkReviewFiles(specs, lp.lenses); err != nil {
+	if err := checkRunFiles(specs, lp); err != nil {
 		return err
 	}
 	p.Models = models
@@ -616,6 +630,18 @@ func (p *Plan) schedule(o *Options) error {
 			budget = min(budget, llm.ContextWindow(m)-outputReserve)
 		}
 	}
+	if cfg := o.Config; cfg != nil && cfg.Review.Tools && !o.NoTools && p.Context.Type != prompt.TypeFreeform {
+		p.lookRounds, p.lookTokens = cfg.Review.ToolRounds, cfg.Review.ToolTokens
+		p.toolsFor = map[string]bool{}
+		for id, m := range p.Models {
+			p.toolsFor[id] = canCallTools(cfg, m)
+		}
+		if o.MaxPromptTokens == 0 {
+			// What the tools show is sent too: the material leaves room
+			// for it in the models' context windows.
+			budget = max(budget-p.lookTokens, budget/2)
+		}
+	}
 	p.PromptBudget = budget
 	p.RunID = p.runID(o)
 	p.OutputDir = p.Context.OutputDir
@@ -727,18 +753,12 @@ func chunkNote(i, n int) string {
 
 // reviewInstructions is the user message of every specialist call.
 const reviewInstructions = `Review the material now. Apply your cognitive strategy step by step, within your domain.
-Answer with one JSON object that matches the schema:
-- "findings": every finding that meets the bar, in the Toulmin format of the rules (finding, severity, confidence, category, grounds, warrant, rebuttal_conditions, suggested_verification), with "file", "start_line" and "end_line" set to the location the grounds cite (use the new-file line numbers printed in the material; 0 when there is none) and "section" for a document section;
-- "examined": what you examined and how; if you report no findings, say specifically why nothing qualified.
-Report nothing you cannot ground in the material.`
+Answer with one JSON object that matches the schema, filling its fields in the order the output format gives: first "examined" (what you examined and how; with no findings, why nothing qualified), then "findings", each with its reasoning (grounds, location, warrant, rebuttal conditions, verification) before its severity and confidence. Use the new-file line numbers printed in the material, and 0 where there is none.
+Report nothing you cannot ground in the material or in what a tool showed you.`
 
 // buildTasks composes the tasks of every chunk, the chunks at once (each
 // prompt copies its chunk's material), in the order of the chunks.
 func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
-	lenses := p.lenses.lenses
-	if len(lenses) == 0 {
-		lenses = []*persona.Persona{nil}
-	}
 	type chunkTasks struct {
 		tasks    []*engine.Task
 		infos    []taskInfo
@@ -748,7 +768,7 @@ func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 	built := make([]chunkTasks, len(p.Chunks))
 	parallel.For(len(p.Chunks), func(k int) {
 		b := &built[k]
-		b.tasks, b.infos, b.warnings, b.err = p.chunkTasks(p.Chunks[k], rules, lenses)
+		b.tasks, b.infos, b.warnings, b.err = p.chunkTasks(p.Chunks[k], rules)
 	})
 	p.taskInfo = map[string]taskInfo{}
 	p.Tasks = nil
@@ -766,8 +786,8 @@ func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 }
 
 // chunkTasks composes the tasks of one chunk: one for each specialist and
-// lens.
-func (p *Plan) chunkTasks(ch material.Chunk, rules *persona.Persona, lenses []*persona.Persona) ([]*engine.Task, []taskInfo, []string, error) {
+// each lens it runs under (see lensPlan.runs).
+func (p *Plan) chunkTasks(ch material.Chunk, rules *persona.Persona) ([]*engine.Task, []taskInfo, []string, error) {
 	n := len(p.Chunks)
 	run := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Material: ch.Text(), MaterialTokens: ch.Tokens,
 		Nonce: p.Nonce, Coordinates: p.Context.Coordinates, OutputDir: projectPath(p.top, p.OutputDir), Extra: p.extraCoordinates()}
@@ -775,8 +795,9 @@ func (p *Plan) chunkTasks(ch material.Chunk, rules *persona.Persona, lenses []*p
 	var infos []taskInfo
 	var warnings []string
 	for _, s := range p.Specialists {
-		for _, l := range lenses {
-			c, err := run.Compose(s, prompt.Options{Lens: l, Round: chunkNote(ch.Index, n), MaxTokens: p.PromptBudget})
+		for _, l := range p.lenses.runs(s.ID) {
+			looks := p.lookRounds > 0 && p.toolsFor[s.ID]
+			c, err := run.Compose(s, prompt.Options{Lens: l, Round: chunkNote(ch.Index, n), MaxTokens: p.PromptBudget, Tools: looks})
 			if err != nil {
 				return nil, nil, nil, fmt.Errorf("compose the prompt of %s: %w", s.ID, err)
 			}
@@ -802,7 +823,7 @@ func (p *Plan) chunkTasks(ch material.Chunk, rules *persona.Persona, lenses []*p
 			if n > 1 {
 				chunk = ch.Index
 			}
-			infos = append(infos, taskInfo{s.ID, lensID, chunk, c})
+			infos = append(infos, taskInfo{s.ID, lensID, chunk, c, looks})
 		}
 	}
 	return tasks, infos, warnings, nil
@@ -859,6 +880,9 @@ func (p *Plan) runID(o *Options) string {
 		id.Add("max-prompt-tokens", fmt.Sprint(o.MaxPromptTokens))
 	}
 	id.Add("triage", p.TriageModel)
+	if p.lookRounds > 0 {
+		id.Add("looks", fmt.Sprint(p.lookRounds), fmt.Sprint(p.lookTokens))
+	}
 	return id.String()
 }
 

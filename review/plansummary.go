@@ -26,9 +26,15 @@ type PlanSummary struct {
 	SynthesisCalls     int                     `json:"synthesis_calls"`
 	// DebateCallsMax bounds the calls a debate adds after the first round
 	// (the hub's summaries, later rounds and continuations); 0 in parallel mode.
-	DebateCallsMax int          `json:"debate_calls_max"`
-	Estimate       PlanEstimate `json:"estimate"`
-	Warnings       []string     `json:"warnings,omitempty"`
+	DebateCallsMax int `json:"debate_calls_max"`
+	// LookCallsMax bounds the calls specialists' looks at the project add
+	// (each tool round is a call, and one more when a model asks past its
+	// rounds); 0 when no specialist looks.
+	LookCallsMax int `json:"look_calls_max"`
+	// LookTokens bounds the tool results one specialist call is sent.
+	LookTokens int          `json:"look_tokens,omitempty"`
+	Estimate   PlanEstimate `json:"estimate"`
+	Warnings   []string     `json:"warnings,omitempty"`
 }
 
 // PlannedSpecialist is one specialist of the plan with its model and the
@@ -55,8 +61,12 @@ func (p *Plan) Summary(est Estimate) PlanSummary {
 		Type: p.Context.Type, Coordinates: p.Context.Coordinates, Files: []string{}, Skipped: skippedFiles(p.Material.Skipped),
 		Chunks: len(p.Chunks), SelectionRationale: p.SelectionRationale, SynthesisModel: p.TriageModel,
 		SpecialistCalls: len(p.Tasks), SynthesisCalls: 1, DebateCallsMax: p.DebateCallsMax(), Warnings: p.Warnings,
+		LookCallsMax: p.LookCallsMax(),
 		Estimate: PlanEstimate{InputTokens: est.InputTokens, CachedInputTokens: est.CachedTokens,
 			OutputTokensPerCall: est.OutputPerCall, CostUSD: est.Cost, Unpriced: est.Unpriced},
+	}
+	if s.LookCallsMax > 0 {
+		s.LookTokens = p.lookTokens
 	}
 	for _, f := range p.Material.Files {
 		s.Files = append(s.Files, f.Path)
@@ -84,6 +94,19 @@ func (p *Plan) DebateCallsMax() int {
 		return 0
 	}
 	return (maxRounds-1)*(1+len(p.Tasks)) + continuationCallLimit + maxExtraExchanges
+}
+
+// LookCallsMax is the most calls the specialists' looks can add: per task
+// that looks, one for each round of tool calls and one more for a model
+// that asks past its rounds. Estimate prices none of them.
+func (p *Plan) LookCallsMax() int {
+	n := 0
+	for _, t := range p.Tasks {
+		if p.taskInfo[t.ID].looks {
+			n += p.lookRounds + 1
+		}
+	}
+	return n
 }
 
 // Debates reports whether the review runs as a debate: debate mode was asked

@@ -43,7 +43,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 	for _, s := range leakedSecrets {
 		quoted.WriteString(s + " ")
 	}
-	finding := map[string]any{"finding": "hard-coded credentials: " + quoted.String(), "severity": "must-fix", "confidence": "HIGH",
+	finding := map[string]any{"perspective": "", "finding": "hard-coded credentials: " + quoted.String(), "severity": "must-fix", "confidence": "HIGH",
 		"category": "security", "grounds": "config.go line 4 holds " + quoted.String(), "file": "config.go", "start_line": 4, "end_line": 0,
 		"section": "", "warrant": "keys in source leak", "rebuttal_conditions": "unless revoked", "suggested_verification": "grep for " + quoted.String()}
 	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{

@@ -3,6 +3,7 @@ package review
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -246,75 +247,78 @@ func uniq(s []string) []string {
 
 // lensPlan is which lenses apply, to whom, and why.
 type lensPlan struct {
-	mode      string // auto, guided or none
-	lenses    []*persona.Persona
+	mode      string             // auto, guided or none
+	lenses    []*persona.Persona // every lens some specialist runs under
 	rationale string
 	skipped   []string
+	// per holds, under auto, the lenses each specialist runs under, by
+	// specialist id: one run each, the baseline lens first (nil when there
+	// is no baseline lens: an unlensed run). nil under guided and none,
+	// where every specialist runs under every lens in lenses (once, with
+	// no lens, when lenses is empty).
+	per map[string][]*persona.Persona
 }
 
-// planLenses applies the perspectives field: none, auto (by the change's
-// signals), or a list; perspective_cap bounds the lenses per specialist.
-// A list keeps its order, so the cap keeps the lenses named first; auto
-// ranks the qualifying lenses by relevance to the change (see autoLenses)
-// and the cap keeps the most relevant. Lenses dropped by the cap are
-// recorded as skipped "over the perspective cap"; under auto, lenses that
-// did not qualify are recorded as below the relevance threshold. Unknown
-// names in a list come back as warnings and are skipped. signals returns
-// the material's signals; only auto reads them.
-func planLenses(lib *persona.Library, spec string, capN int, m *material.Material, signals func() material.Signals) (lensPlan, []string, error) {
+// runs returns the lenses one specialist runs under, one run each; a nil
+// lens is a run without one.
+func (lp lensPlan) runs(specialist string) []*persona.Persona {
+	if lp.per != nil {
+		if ls, ok := lp.per[specialist]; ok {
+			return ls
+		}
+		return []*persona.Persona{nil}
+	}
+	if len(lp.lenses) == 0 {
+		return []*persona.Persona{nil}
+	}
+	return lp.lenses
+}
+
+// specialistsUnder lists, in roster order, the specialists of roster that
+// run under the lens id.
+func (lp lensPlan) specialistsUnder(id string, roster []string) []string {
+	var out []string
+	for _, s := range roster {
+		if containsLens(lp.runs(s), id) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// planLenses applies the perspectives field to the roster specs: none,
+// auto (per specialist, by the change's signals and the fit table), or a
+// list; perspective_cap bounds the lenses per specialist.
+//
+// A list applies to every specialist and keeps its order, so the cap keeps
+// the lenses named first; lenses dropped by the cap are recorded as
+// skipped "over the perspective cap". Unknown names in a list come back as
+// warnings and are skipped. Under auto see autoPlan. signals returns the
+// material's signals; only auto reads them.
+func planLenses(lib *persona.Library, spec string, capN int, specs []*persona.Persona, m *material.Material, signals func() material.Signals) (lensPlan, []string, error) {
 	all, auto, warnings, err := lib.ResolveLenses(spec)
 	if err != nil {
 		return lensPlan{}, nil, err
 	}
-	lp := lensPlan{mode: "guided"}
 	if strings.EqualFold(strings.TrimSpace(spec), "none") {
 		return lensPlan{mode: "none"}, warnings, nil
 	}
-	chosen := all
 	if auto {
-		lp.mode = "auto"
-		chosen, lp.rationale = autoLenses(all, m, signals())
+		return autoPlan(all, capN, specs, m, signals()), warnings, nil
 	}
-	if len(chosen) > capN {
-		reason := fmt.Sprintf(": over the perspective cap of %d", capN)
-		if auto {
-			reason += ", less relevant to this change than the lenses kept"
+	lp := lensPlan{mode: "guided", lenses: all}
+	if len(all) > capN {
+		for _, l := range all[capN:] {
+			lp.skipped = append(lp.skipped, fmt.Sprintf("%s: over the perspective cap of %d", l.ID, capN))
 		}
-		var kept []string
-		for _, l := range chosen[:capN] {
-			kept = append(kept, l.ID)
-		}
-		for _, l := range chosen[capN:] {
-			lp.skipped = append(lp.skipped, l.ID+reason)
-		}
-		chosen = chosen[:capN]
-		if auto {
-			lp.rationale += fmt.Sprintf("; the perspective cap of %d keeps %s", capN, strings.Join(kept, ", "))
-		}
+		lp.lenses = all[:capN]
 	}
-	if auto {
-		for _, l := range all {
-			if !containsLens(chosen, l.ID) && !containsSkipped(lp.skipped, l.ID) {
-				lp.skipped = append(lp.skipped, l.ID+": below the relevance threshold for this change")
-			}
-		}
-	}
-	lp.lenses = chosen
 	return lp, warnings, nil
 }
 
 func containsLens(ls []*persona.Persona, id string) bool {
 	for _, l := range ls {
-		if l.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
-func containsSkipped(s []string, id string) bool {
-	for _, v := range s {
-		if strings.HasPrefix(v, id+":") {
+		if l != nil && l.ID == id {
 			return true
 		}
 	}
@@ -338,58 +342,320 @@ var lensCategories = map[string][]string{
 		material.CategoryDataHandling, material.CategoryDeletion},
 }
 
-// autoLenses picks lenses from the change's signals: adversarial lenses for
-// trust boundaries, external interfaces and data handling; temporal lenses
-// for operational, dependency, configuration and long-lived changes, and
-// for plans (artifacts and freeform material); the baseline lens when
-// nothing qualifies.
+// Fit levels of the fit table.
+const (
+	fitsNot  = 0 // the lens's question has no answer in the specialist's domain
+	fits     = 1 // the lens shapes the specialist's method within its domain
+	fitsBest = 2 // the lens asks the specialist's own question from its angle
+)
+
+// lensFit is one row of the fit table: whether a lens is for a specialist,
+// and why, in one line.
+type lensFit struct {
+	lens, specialist string
+	fit              int
+	why              string
+}
+
+// lensFits is the fit table of the built-in lenses and specialists. A lens
+// shapes a specialist's method within the specialist's own domain; it
+// never moves the specialist into another's (shared rule 6). So a lens is
+// for a specialist only when its question has an answer inside that
+// specialist's Domain Boundary; otherwise the question belongs to a
+// colleague, who gets the lens instead. The baseline lens is not in the
+// table: it frames every specialist's own run.
 //
-// The qualifying lenses come back most relevant first. A lens type's
-// relevance is the strength of its categories' signals
-// (material.Signals.Strength: the files that carry them, a file whose only
-// evidence is a passing mention counting half); a plan without temporal
-// signals gives temporal lenses one point per document. Ties go to the
-// adversarial type, then lenses sort by name.
-func autoLenses(all []*persona.Persona, m *material.Material, sig material.Signals) ([]*persona.Persona, string) {
-	byType := map[string][]*persona.Persona{}
-	for _, l := range all {
-		t := l.LensType() // PAW's "neutral" reads as baseline
-		if t == "" {
-			t = lensBaseline
+// A lens the table does not name is read as the built-in lens of its type
+// (an adversarial lens as red-team; a temporal one fits where premortem or
+// retrospective does), and a specialist the table does not name fits every
+// lens the change calls for (the table cannot know its domain).
+var lensFits = []lensFit{
+	// red-team: a motivated adversary who controls some inputs.
+	{"red-team", "security", fitsBest, "attackers are its domain: the lens turns its attack trees into attempts to exploit the change"},
+	{"red-team", "architecture", fits, "trust boundaries as a structural question are its domain: an adversary shows where the structure lets untrusted input reach trusted modules"},
+	{"red-team", "testing", fits, "whether security controls are tested is its domain: an adversary asks which control could go with no test failing"},
+	{"red-team", "correctness", fitsNot, "it owns logic errors with no attacker benefit; once an attacker gains, the finding is security's"},
+	{"red-team", "edge-cases", fitsNot, "its inputs are accidental, environmental or from well-behaved systems having a bad day; deliberate malicious input is security's"},
+	{"red-team", "performance", fitsNot, "it estimates organic load; exhaustion an attacker triggers on purpose is security's"},
+	{"red-team", "assumptions", fitsNot, "a belief about who is trusted becomes security's once an attacker could exploit it, so it hands such beliefs over"},
+	{"red-team", "maintainability", fitsNot, "it asks whether a failure is visible and explicable to the next engineer, a question with no adversary in it"},
+	{"red-team", "release-manager", fitsNot, "rollout order and rollback have no adversary; secrets and privilege in manifests are security's"},
+
+	// premortem: an incident six months on, traced back to this change.
+	{"premortem", "correctness", fitsBest, "the incident is a wrong result traced back to a requirement the code missed or contradicted"},
+	{"premortem", "edge-cases", fitsBest, "an incident's trigger is the rare input, interruption or timing its checklist enumerates"},
+	{"premortem", "release-manager", fitsBest, "an incident in a rollout, a mixed-version window or a rollback that could not undo is its domain"},
+	{"premortem", "testing", fitsBest, "the lens asks why the tests missed the failure, which is its own question"},
+	{"premortem", "assumptions", fitsBest, "a post-incident review asks which belief turned out false, which is its method"},
+	{"premortem", "security", fits, "a breach traced back to the change: which path was taken and why nothing noticed"},
+	{"premortem", "performance", fits, "an outage under a load nobody multiplied the change's cost by"},
+	{"premortem", "maintainability", fits, "its method narrates an incident already; the lens adds what signal would have revealed it earlier"},
+	{"premortem", "architecture", fitsNot, "structural costs accumulate rather than break at once; the retrospective asks its question"},
+
+	// retrospective: the change a year on, under maintenance and growth.
+	{"retrospective", "architecture", fitsBest, "coupling, misplaced abstractions and the cost of reversing a structural choice are what a year of change exposes"},
+	{"retrospective", "maintainability", fitsBest, "the cost for the next person to change and debug the code compounds over a year"},
+	{"retrospective", "performance", fitsBest, "its estimate at ten times today's scale is the growth a year brings"},
+	{"retrospective", "assumptions", fits, "estimates, defaults and beliefs about vendors and callers drift over a year"},
+	{"retrospective", "release-manager", fits, "flags never removed, compatibility shims and irreversible migrations still constrain releases a year on"},
+	{"retrospective", "testing", fits, "test doubles and fixtures drift from the code they stand for; a year on, which tests still guard the behaviour"},
+	{"retrospective", "correctness", fitsNot, "it holds the code to its specification as written at merge, which a year does not change"},
+	{"retrospective", "edge-cases", fitsNot, "boundary inputs and timings fail on the day they arrive, which is the premortem's question"},
+	{"retrospective", "security", fitsNot, "its exposures exist on the day of merge, which its own run and red-team examine"},
+}
+
+// fitOf looks up how well lens l fits the specialist spec, and why.
+func fitOf(l *persona.Persona, spec string) (int, string) {
+	row := func(lens string) (lensFit, bool) {
+		for _, f := range lensFits {
+			if f.lens == lens && f.specialist == spec {
+				return f, true
+			}
 		}
-		byType[t] = append(byType[t], l)
+		return lensFit{}, false
 	}
-	type qualified struct {
-		typ       string
-		relevance float64
-		why       string
+	if f, ok := row(l.ID); ok {
+		return f.fit, f.why
 	}
-	var qs []qualified
+	known := slices.ContainsFunc(lensFits, func(f lensFit) bool { return f.specialist == spec })
+	if !known {
+		return fits, "the fit table does not know its domain, so it takes every lens the change calls for"
+	}
+	switch l.LensType() {
+	case lensAdversarial:
+		if f, ok := row("red-team"); ok {
+			return f.fit, "as red-team: " + f.why
+		}
+	case lensTemporal:
+		p, _ := row("premortem")
+		r, _ := row("retrospective")
+		if r.fit > p.fit {
+			p = r
+		}
+		return p.fit, "as " + p.lens + ": " + p.why
+	}
+	return fitsNot, "a lens of no type the fit table knows"
+}
+
+// typeRelevance is a lens type the change calls for: how strongly, and why.
+type typeRelevance struct {
+	typ       string
+	relevance float64
+	why       string
+}
+
+// relevantTypes returns the lens types the change calls for, most relevant
+// first: adversarial lenses for trust boundaries, external interfaces and
+// data handling; temporal lenses for operational, dependency,
+// configuration and long-lived changes, and for plans (artifacts and
+// freeform material). A type's relevance is the strength of its
+// categories' signals (material.Signals.Strength: the files that carry
+// them, a file whose only evidence is a passing mention counting half); a
+// plan without temporal signals gives temporal lenses one point per
+// document. Ties go to the adversarial type.
+func relevantTypes(m *material.Material, sig material.Signals) []typeRelevance {
+	var qs []typeRelevance
 	if hit := anyOf(sig, lensCategories[lensAdversarial]...); hit != "" {
-		qs = append(qs, qualified{lensAdversarial, sig.Strength(lensCategories[lensAdversarial]...), "adversarial lenses because " + sig.Reasons[hit]})
+		qs = append(qs, typeRelevance{lensAdversarial, sig.Strength(lensCategories[lensAdversarial]...), "adversarial lenses because " + sig.Reasons[hit]})
 	}
 	if hit := anyOf(sig, lensCategories[lensTemporal]...); hit != "" {
-		qs = append(qs, qualified{lensTemporal, sig.Strength(lensCategories[lensTemporal]...), "temporal lenses because " + sig.Reasons[hit]})
+		qs = append(qs, typeRelevance{lensTemporal, sig.Strength(lensCategories[lensTemporal]...), "temporal lenses because " + sig.Reasons[hit]})
 	} else if m.Type != material.TypeDiff {
-		qs = append(qs, qualified{lensTemporal, float64(len(m.Files)), "temporal lenses because the material is a plan whose consequences come later"})
+		qs = append(qs, typeRelevance{lensTemporal, float64(len(m.Files)), "temporal lenses because the material is a plan whose consequences come later"})
 	}
 	// Stable: the adversarial type, appended first, wins ties.
 	sort.SliceStable(qs, func(i, j int) bool { return qs[i].relevance > qs[j].relevance })
-	var chosen []*persona.Persona
+	return qs
+}
+
+// autoPlan chooses the lenses of each specialist (PAW's perspective
+// auto-selection, per specialist):
+//
+//   - the change decides which lens types are relevant (relevantTypes);
+//   - the fit table decides which of their lenses are for each specialist
+//     (lensFits): a lens shapes a specialist's method within its domain,
+//     so red-team goes to security, not to edge-cases, whose inputs are
+//     accidental;
+//   - each specialist keeps its own run, under the baseline lens (the
+//     seed's "built-in baseline perspective"), and takes the lenses that
+//     fit it, most relevant to the change first, then best fitting, then
+//     by name, up to perspective_cap runs in all. A cap of 1 leaves one
+//     run: the most relevant lens that fits, or the baseline where none
+//     does. So the default cap of 2 is the own run and the best lens, and
+//     only a cap the user sets to 1 gives up the own run.
+func autoPlan(all []*persona.Persona, capN int, specs []*persona.Persona, m *material.Material, sig material.Signals) lensPlan {
+	lp := lensPlan{mode: "auto"}
+	own := baselineOf(all)
+	types := relevantTypes(m, sig)
+	rank := map[string]int{}
 	var why []string
-	for _, q := range qs {
-		ls := append([]*persona.Persona(nil), byType[q.typ]...)
+	var candidates []*persona.Persona
+	for i, q := range types {
+		rank[q.typ] = i
+		var ls []*persona.Persona
+		for _, l := range all {
+			if typeOf(l) == q.typ {
+				ls = append(ls, l)
+			}
+		}
 		if len(ls) == 0 {
 			continue
 		}
 		sort.Slice(ls, func(i, j int) bool { return ls[i].ID < ls[j].ID })
-		chosen = append(chosen, ls...)
+		candidates = append(candidates, ls...)
 		why = append(why, fmt.Sprintf("%s (relevance %g)", q.why, q.relevance))
 	}
-	if len(chosen) == 0 {
-		return byType[lensBaseline], "no perspective met the relevance threshold, so the baseline lens applies"
+	lp.per = map[string][]*persona.Persona{}
+	used := map[string][]string{}   // lens -> specialists that run under it
+	capped := map[string][]string{} // lens -> specialists it fits, dropped by the cap
+	fitted := map[string]bool{}     // lenses that fit some specialist
+	for _, s := range specs {
+		id := s.ID
+		type option struct {
+			l   *persona.Persona
+			fit int
+		}
+		var opts []option
+		for _, l := range candidates {
+			if fit, _ := fitOf(l, id); fit > fitsNot {
+				opts = append(opts, option{l, fit})
+				fitted[l.ID] = true
+			}
+		}
+		sort.SliceStable(opts, func(i, j int) bool {
+			a, b := opts[i], opts[j]
+			if ra, rb := rank[typeOf(a.l)], rank[typeOf(b.l)]; ra != rb {
+				return ra < rb
+			}
+			if a.fit != b.fit {
+				return a.fit > b.fit
+			}
+			return a.l.ID < b.l.ID
+		})
+		var runs []*persona.Persona
+		room := capN - 1 // the own run takes one
+		if capN <= 1 && len(opts) > 0 {
+			room = 1 // a cap of 1 gives the own run up for the best lens
+		} else {
+			runs = append(runs, own)
+		}
+		for i, o := range opts {
+			if i < room {
+				runs = append(runs, o.l)
+				used[o.l.ID] = append(used[o.l.ID], id)
+			} else {
+				capped[o.l.ID] = append(capped[o.l.ID], id)
+			}
+		}
+		if own != nil && len(runs) > 0 && runs[0] == own {
+			used[own.ID] = append(used[own.ID], id)
+		}
+		lp.per[id] = runs
 	}
-	return chosen, strings.Join(why, "; ")
+	// The lenses applied: the baseline, then the others, most relevant first.
+	if own != nil && len(used[own.ID]) > 0 {
+		lp.lenses = append(lp.lenses, own)
+	}
+	for _, l := range candidates {
+		if len(used[l.ID]) > 0 {
+			lp.lenses = append(lp.lenses, l)
+		}
+	}
+	// What was not applied, or not to everyone it fits.
+	for _, l := range all {
+		switch {
+		case l == own:
+			if len(used[l.ID]) == 0 {
+				lp.skipped = append(lp.skipped, fmt.Sprintf("%s: over the perspective cap of %d, which leaves each specialist one run, under the most relevant lens that fits it", l.ID, capN))
+			}
+		case typeOf(l) == lensBaseline:
+			lp.skipped = append(lp.skipped, fmt.Sprintf("%s: %s is the baseline lens of the specialists' own runs", l.ID, own.ID))
+		case !slices.Contains(candidates, l):
+			lp.skipped = append(lp.skipped, l.ID+": below the relevance threshold for this change")
+		case !fitted[l.ID]:
+			lp.skipped = append(lp.skipped, l.ID+": it fits the domain of none of the specialists")
+		case len(capped[l.ID]) > 0:
+			lp.skipped = append(lp.skipped, fmt.Sprintf("%s: over the perspective cap of %d for %s, where lenses more relevant to this change or closer to the domain were kept", l.ID, capN, joinAnd(capped[l.ID])))
+		}
+	}
+	// Why.
+	switch {
+	case len(why) == 0:
+		lp.rationale = "no perspective met the relevance threshold, so every specialist runs under the baseline lens only"
+		if own == nil {
+			lp.rationale = "no perspective met the relevance threshold, so every specialist runs without a lens"
+		}
+	default:
+		lp.rationale = strings.Join(why, "; ")
+		var applied []string
+		for _, l := range lp.lenses {
+			if l != own {
+				applied = append(applied, fmt.Sprintf("%s for %s", l.ID, strings.Join(used[l.ID], ", ")))
+			}
+		}
+		lp.rationale += "; each lens goes to the specialists whose domain it fits"
+		if len(applied) > 0 {
+			lp.rationale += " (" + strings.Join(applied, "; ") + ")"
+		} else {
+			lp.rationale += ", and it fits none of these"
+		}
+		switch {
+		case capN <= 1:
+			lp.rationale += "; the perspective cap of 1 leaves each specialist one run, under the most relevant lens that fits it"
+			if own != nil {
+				lp.rationale += " or the " + own.ID + " lens where none does"
+			}
+		case own != nil:
+			lp.rationale += fmt.Sprintf("; each specialist keeps its own run under the %s lens, and the perspective cap of %d allows it %s more", own.ID, capN, plural(capN-1, "lens", "lenses"))
+		default:
+			lp.rationale += fmt.Sprintf("; each specialist keeps its own run without a lens, and the perspective cap of %d allows it %s more", capN, plural(capN-1, "lens", "lenses"))
+		}
+	}
+	return lp
+}
+
+// typeOf is a lens's type; a lens that declares none is a baseline one
+// (PAW's "neutral" reads as baseline too).
+func typeOf(l *persona.Persona) string {
+	if t := l.LensType(); t != "" {
+		return t
+	}
+	return lensBaseline
+}
+
+// baselineOf returns the lens that frames each specialist's own run: the
+// baseline lens named "baseline", or else the first by name of that type;
+// nil when there is none.
+func baselineOf(all []*persona.Persona) *persona.Persona {
+	var out *persona.Persona
+	for _, l := range all {
+		if typeOf(l) != lensBaseline {
+			continue
+		}
+		if l.ID == lensBaseline {
+			return l
+		}
+		if out == nil || l.ID < out.ID {
+			out = l
+		}
+	}
+	return out
+}
+
+// joinAnd joins names as a sentence lists them: "a", "a and b", "a, b
+// and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func anyOf(sig material.Signals, cats ...string) string {
@@ -433,33 +699,33 @@ func assignModels(specs []*persona.Persona, ms ModelSpec, def string, cfg *confi
 // to the same file: REVIEW-{SPECIALIST}-{LENS}.md joins names that may hold
 // dashes themselves, so security under red-team and security-red under team
 // both make REVIEW-SECURITY-RED-TEAM.md, and one would overwrite the other.
+// Every specialist is taken to run under every lens (once without one when
+// lenses is empty); checkRunFiles checks the runs a lens plan gives each.
 func checkReviewFiles(specs, lenses []*persona.Persona) error {
+	return checkRunFiles(specs, lensPlan{lenses: lenses})
+}
+
+// checkRunFiles is checkReviewFiles for the runs lp gives each specialist.
+func checkRunFiles(specs []*persona.Persona, lp lensPlan) error {
 	owner := map[string]string{}
-	add := func(spec, lens string) error {
-		f, err := persona.ReviewFile("", spec, lens)
-		if err != nil {
-			return &FieldError{Field: "specialists", Msg: err.Error()}
-		}
-		who := spec
-		if lens != "" {
-			who += " under the " + lens + " lens"
-		}
-		if prev, ok := owner[f]; ok && prev != who {
-			return &FieldError{Field: "specialists", Msg: fmt.Sprintf("%s and %s would both write %s; rename one of the persona files or leave one out", prev, who, f)}
-		}
-		owner[f] = who
-		return nil
-	}
 	for _, s := range specs {
-		if len(lenses) == 0 {
-			if err := add(s.ID, ""); err != nil {
-				return err
+		for _, l := range lp.runs(s.ID) {
+			lens := ""
+			if l != nil {
+				lens = l.ID
 			}
-		}
-		for _, l := range lenses {
-			if err := add(s.ID, l.ID); err != nil {
-				return err
+			f, err := persona.ReviewFile("", s.ID, lens)
+			if err != nil {
+				return &FieldError{Field: "specialists", Msg: err.Error()}
 			}
+			who := s.ID
+			if lens != "" {
+				who += " under the " + lens + " lens"
+			}
+			if prev, ok := owner[f]; ok && prev != who {
+				return &FieldError{Field: "specialists", Msg: fmt.Sprintf("%s and %s would both write %s; rename one of the persona files or leave one out", prev, who, f)}
+			}
+			owner[f] = who
 		}
 	}
 	return nil

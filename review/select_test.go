@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,98 +224,286 @@ func TestMinRelevance(t *testing.T) {
 	}
 }
 
-func TestAutoLenses(t *testing.T) {
-	lib, _ := builtins(t)
-	gomod := "module x\n\ngo 1.22\n"
+// lensMaterial returns the material of a test case: a document when
+// artifact is set, the change from before to after otherwise.
+func lensMaterial(t *testing.T, before, after files, artifact string) *material.Material {
+	t.Helper()
+	if artifact == "" {
+		return changeMaterial(t, before, after)
+	}
+	p := filepath.Join(t.TempDir(), "design.md")
+	if err := os.WriteFile(p, []byte(artifact), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := material.Artifacts([]string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Lens changes of the tests below.
+var (
+	gomod = "module x\n\ngo 1.22\n"
 	// A dependency bump whose module path mentions a security word (a weak
 	// trust signal) plus a Dockerfile: temporal signals dominate.
-	bump := files{"go.mod": "module x\n\ngo 1.22\n\nrequire github.com/golang-jwt/jwt/v5 v5.2.1\n", "Dockerfile": "FROM golang:1.23\nRUN go build ./...\n"}
+	bump     = files{"go.mod": "module x\n\ngo 1.22\n\nrequire github.com/golang-jwt/jwt/v5 v5.2.1\n", "Dockerfile": "FROM golang:1.23\nRUN go build ./...\n"}
+	addOnly  = files{"app.go": "package app\n\nfunc add(a, b int) int { return a + b }\n"}
+	addGuard = files{"app.go": "package app\n\nfunc add(a, b int) int {\n\tif a < 0 {\n\t\treturn b\n\t}\n\treturn a + b\n}\n"}
+)
+
+// checkSkipped asserts that skipped holds an entry starting with each of
+// want, and that every lens is applied, skipped, or both (applied to some
+// specialists and over the cap for others).
+func checkSkipped(t *testing.T, lib *persona.Library, lp lensPlan, want []string) {
+	t.Helper()
+	for _, w := range want {
+		if !slices.ContainsFunc(lp.skipped, func(s string) bool { return strings.HasPrefix(s, w) }) {
+			t.Errorf("skipped %q lacks %q", lp.skipped, w)
+		}
+	}
+	for _, l := range lib.List(persona.Lens) {
+		applied := containsLens(lp.lenses, l.ID)
+		skipped := slices.ContainsFunc(lp.skipped, func(s string) bool { return strings.HasPrefix(s, l.ID+": ") })
+		if !applied && !skipped {
+			t.Errorf("lens %s is neither applied nor skipped: %v, %q", l.ID, ids(lp.lenses), lp.skipped)
+		}
+	}
+}
+
+// runsOf renders the plan's runs of every built-in specialist, one string
+// each: "security: baseline, red-team".
+func runsOf(lp lensPlan, specs []*persona.Persona) map[string]string {
+	out := map[string]string{}
+	for _, s := range specs {
+		var names []string
+		for _, l := range lp.runs(s.ID) {
+			if l == nil {
+				names = append(names, "(none)")
+				continue
+			}
+			names = append(names, l.ID)
+		}
+		out[s.ID] = strings.Join(names, ", ")
+	}
+	return out
+}
+
+// TestAutoLensesPerSpecialist: under auto each specialist takes the lenses
+// that fit its domain (the fit table) among those the change calls for,
+// most relevant first, and keeps its own run under the baseline lens
+// unless the cap is 1. red-team goes to security, architecture and
+// testing; never to edge-cases, whose inputs are accidental, nor to any
+// other specialist whose domain has no adversary in it.
+func TestAutoLensesPerSpecialist(t *testing.T) {
+	lib, specs := builtins(t)
+	all := func(lenses string) map[string]string {
+		out := map[string]string{}
+		for _, s := range specs {
+			out[s.ID] = lenses
+		}
+		return out
+	}
+	with := func(base map[string]string, over map[string]string) map[string]string {
+		for k, v := range over {
+			base[k] = v
+		}
+		return base
+	}
 	tests := []struct {
 		name      string
 		before    files
 		after     files
-		artifact  string // review this document instead of a diff
+		artifact  string
 		capN      int
+		runs      map[string]string
 		lenses    []string
-		skipped   []string // prefixes of skipped entries
+		skipped   []string
 		rationale []string
 	}{
 		{name: "http handler", after: files{"api/lookup.go": handler}, capN: 2,
-			lenses:    []string{"red-team"},
-			skipped:   []string{"baseline: below", "premortem: below", "retrospective: below"},
-			rationale: []string{"adversarial lenses because trust-boundary: api/lookup.go"}},
-		{name: "auth code", before: files{"auth/check.go": "package auth\n"}, after: files{"auth/check.go": "package auth\n\nfunc Allowed(role string) bool {\n\treturn role == \"admin\"\n}\n"}, capN: 2,
-			lenses: []string{"red-team"}},
+			runs:   with(all("baseline"), map[string]string{"security": "baseline, red-team", "architecture": "baseline, red-team", "testing": "baseline, red-team"}),
+			lenses: []string{"baseline", "red-team"}, skipped: []string{"premortem: below", "retrospective: below"},
+			rationale: []string{"red-team for architecture, security, testing", "each specialist keeps its own run under the baseline lens"}},
+		{name: "http handler, cap 1", after: files{"api/lookup.go": handler}, capN: 1,
+			runs:   with(all("baseline"), map[string]string{"security": "red-team", "architecture": "red-team", "testing": "red-team"}),
+			lenses: []string{"baseline", "red-team"}},
+		// The default cap: the own run and the one lens that fits best.
 		{name: "go.mod bump", before: files{"go.mod": gomod}, after: files{"go.mod": "module x\n\ngo 1.23\n"}, capN: 2,
-			lenses: []string{"premortem", "retrospective"}, rationale: []string{"temporal lenses because dependencies: go.mod changed"}},
-		{name: "dockerfile", after: files{"Dockerfile": "FROM alpine:3.20\nCMD [\"/app\"]\n"}, capN: 2,
-			lenses: []string{"premortem", "retrospective"}},
-		{name: "ci workflow", after: files{".github/workflows/ci.yml": "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: go test ./...\n"}, capN: 2,
-			lenses: []string{"premortem", "retrospective"}},
-		{name: "nothing qualifies", before: files{"app.go": "package app\n\nfunc add(a, b int) int { return a + b }\n"}, after: files{"app.go": "package app\n\nfunc add(a, b int) int {\n\tif a < 0 {\n\t\treturn b\n\t}\n\treturn a + b\n}\n"}, capN: 2,
-			lenses: []string{"baseline"}, rationale: []string{"no perspective met the relevance threshold"}},
-		// The cap keeps the most relevant: the temporal lens, not red-team.
-		{name: "cap keeps temporal", before: files{"go.mod": gomod}, after: bump, capN: 1,
-			lenses:    []string{"premortem"},
-			skipped:   []string{"red-team: over the perspective cap of 1", "retrospective: over the perspective cap of 1", "baseline: below"},
-			rationale: []string{"the perspective cap of 1 keeps premortem"}},
-		{name: "cap 2 keeps both temporal", before: files{"go.mod": gomod}, after: bump, capN: 2,
-			lenses: []string{"premortem", "retrospective"}, skipped: []string{"red-team: over the perspective cap of 2"}},
-		{name: "no cap: most relevant first", before: files{"go.mod": gomod}, after: bump, capN: 3,
-			lenses: []string{"premortem", "retrospective", "red-team"}},
-		// Two handlers outweigh one dependency bump.
-		{name: "cap keeps adversarial", before: files{"go.mod": gomod},
-			after: files{"go.mod": "module x\n\ngo 1.23\n", "api/lookup.go": handler, "api/find.go": strings.ReplaceAll(handler, "Lookup", "Find")}, capN: 1,
-			lenses: []string{"red-team"}, skipped: []string{"premortem: over the perspective cap of 1", "retrospective: over the perspective cap of 1"}},
-		// Equal relevance: adversarial first, then by name.
-		{name: "tie", before: files{"go.mod": gomod}, after: files{"go.mod": "module x\n\ngo 1.23\n", "api/lookup.go": handler}, capN: 3,
-			lenses: []string{"red-team", "premortem", "retrospective"}},
+			runs: with(all("baseline, premortem"), map[string]string{
+				"architecture": "baseline, retrospective", "maintainability": "baseline, retrospective", "performance": "baseline, retrospective"}),
+			lenses:  []string{"baseline", "premortem", "retrospective"},
+			skipped: []string{"red-team: below", "premortem: over the perspective cap of 2 for maintainability and performance,", "retrospective: over the perspective cap of 2 for assumptions, release-manager and testing,"}},
+		{name: "go.mod bump, cap 3", before: files{"go.mod": gomod}, after: files{"go.mod": "module x\n\ngo 1.23\n"}, capN: 3,
+			runs: map[string]string{
+				"architecture": "baseline, retrospective", "assumptions": "baseline, premortem, retrospective", "correctness": "baseline, premortem",
+				"edge-cases": "baseline, premortem", "maintainability": "baseline, retrospective, premortem", "performance": "baseline, retrospective, premortem",
+				"release-manager": "baseline, premortem, retrospective", "security": "baseline, premortem", "testing": "baseline, premortem, retrospective"},
+			lenses: []string{"baseline", "premortem", "retrospective"}},
+		// Temporal signals outweigh the weak trust signal: each specialist's
+		// one run is its best temporal lens; red-team is over the cap for
+		// the three it fits.
+		{name: "dependency bump, cap 1", before: files{"go.mod": gomod}, after: bump, capN: 1,
+			runs:    with(all("premortem"), map[string]string{"architecture": "retrospective", "maintainability": "retrospective", "performance": "retrospective"}),
+			lenses:  []string{"premortem", "retrospective"},
+			skipped: []string{"baseline: over the perspective cap of 1", "red-team: over the perspective cap of 1 for architecture, security and testing,"}},
+		{name: "dependency bump, cap 3", before: files{"go.mod": gomod}, after: bump, capN: 3,
+			runs: map[string]string{
+				"architecture": "baseline, retrospective, red-team", "assumptions": "baseline, premortem, retrospective", "correctness": "baseline, premortem",
+				"edge-cases": "baseline, premortem", "maintainability": "baseline, retrospective, premortem", "performance": "baseline, retrospective, premortem",
+				"release-manager": "baseline, premortem, retrospective", "security": "baseline, premortem, red-team", "testing": "baseline, premortem, retrospective"},
+			lenses:  []string{"baseline", "premortem", "retrospective", "red-team"},
+			skipped: []string{"red-team: over the perspective cap of 3 for testing,"}},
+		{name: "nothing qualifies", before: addOnly, after: addGuard, capN: 2, runs: all("baseline"), lenses: []string{"baseline"}},
+		{name: "nothing qualifies, cap 1", before: addOnly, after: addGuard, capN: 1, runs: all("baseline"), lenses: []string{"baseline"}},
 		{name: "design document", artifact: "# Plan\n\nWe will move the queue to a new cluster next quarter.\n", capN: 2,
-			lenses: []string{"premortem", "retrospective"}, rationale: []string{"a plan whose consequences come later"}},
+			runs: with(all("baseline, premortem"), map[string]string{
+				"architecture": "baseline, retrospective", "maintainability": "baseline, retrospective", "performance": "baseline, retrospective"}),
+			lenses: []string{"baseline", "premortem", "retrospective"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var m *material.Material
-			if tt.artifact != "" {
-				p := filepath.Join(t.TempDir(), "design.md")
-				if err := os.WriteFile(p, []byte(tt.artifact), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				var err error
-				if m, err = material.Artifacts([]string{p}); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				m = changeMaterial(t, tt.before, tt.after)
-			}
-			lp, warnings, err := planLenses(lib, "auto", tt.capN, m, m.Analyze)
+			m := lensMaterial(t, tt.before, tt.after, tt.artifact)
+			lp, warnings, err := planLenses(lib, "auto", tt.capN, specs, m, m.Analyze)
 			if err != nil || len(warnings) > 0 {
 				t.Fatalf("planLenses: %v %v", err, warnings)
 			}
-			if lp.mode != "auto" {
-				t.Errorf("mode %q", lp.mode)
+			if diff := cmp.Diff(tt.runs, runsOf(lp, specs)); diff != "" {
+				t.Errorf("runs (-want +got):\n%s\nrationale: %s\nskipped: %q", diff, lp.rationale, lp.skipped)
 			}
 			if diff := cmp.Diff(tt.lenses, ids(lp.lenses)); diff != "" {
-				t.Errorf("lenses (-want +got):\n%s\nrationale: %s\nskipped: %q", diff, lp.rationale, lp.skipped)
+				t.Errorf("lenses (-want +got):\n%s", diff)
 			}
-			for _, want := range tt.skipped {
-				found := false
-				for _, s := range lp.skipped {
-					found = found || strings.HasPrefix(s, want)
-				}
-				if !found {
-					t.Errorf("skipped %q lacks %q", lp.skipped, want)
-				}
-			}
-			if len(lp.lenses)+len(lp.skipped) != len(lib.List(persona.Lens)) {
-				t.Errorf("every lens is either applied or skipped: %v, %q", ids(lp.lenses), lp.skipped)
-			}
+			checkSkipped(t, lib, lp, tt.skipped)
 			for _, want := range tt.rationale {
 				if !strings.Contains(lp.rationale, want) {
 					t.Errorf("rationale %q lacks %q", lp.rationale, want)
 				}
 			}
+			// Nobody runs under a lens the fit table keeps from it, and
+			// every specialist runs at least once and at most cap times.
+			for _, s := range specs {
+				runs := lp.runs(s.ID)
+				if len(runs) == 0 || len(runs) > tt.capN {
+					t.Errorf("%s runs %d times under a cap of %d", s.ID, len(runs), tt.capN)
+				}
+				for _, l := range runs {
+					if l == nil || typeOf(l) == lensBaseline {
+						continue
+					}
+					if fit, why := fitOf(l, s.ID); fit == fitsNot {
+						t.Errorf("%s runs under %s, which is not for it: %s", s.ID, l.ID, why)
+					}
+				}
+			}
+			for _, l := range lp.lenses {
+				if got := lp.specialistsUnder(l.ID, ids(specs)); len(got) == 0 {
+					t.Errorf("lens %s is applied to nobody", l.ID)
+				}
+			}
 		})
+	}
+}
+
+// The fit table covers every built-in lens but the baseline with every
+// built-in specialist, once, each row with a one-line reason.
+func TestLensFitTable(t *testing.T) {
+	lib, specs := builtins(t)
+	seen := map[[2]string]int{}
+	for _, f := range lensFits {
+		seen[[2]string{f.lens, f.specialist}]++
+		if f.why == "" || strings.ContainsAny(f.why, "\n") {
+			t.Errorf("%s/%s: the reason must be one line: %q", f.lens, f.specialist, f.why)
+		}
+		if f.fit < fitsNot || f.fit > fitsBest {
+			t.Errorf("%s/%s: fit %d", f.lens, f.specialist, f.fit)
+		}
+	}
+	for _, l := range lib.List(persona.Lens) {
+		if typeOf(l) == lensBaseline {
+			continue
+		}
+		best := 0
+		for _, s := range specs {
+			k := [2]string{l.ID, s.ID}
+			if seen[k] != 1 {
+				t.Errorf("the fit table has %d rows for %s and %s, want 1", seen[k], l.ID, s.ID)
+			}
+			if fit, _ := fitOf(l, s.ID); fit == fitsBest {
+				best++
+			}
+		}
+		if best == 0 {
+			t.Errorf("%s is the best lens of no specialist", l.ID)
+		}
+	}
+	for k, n := range seen {
+		if _, ok := lib.Get(persona.Lens, k[0]); !ok || n != 1 {
+			t.Errorf("row %v: lens known %v, %d rows", k, ok, n)
+		}
+		if _, ok := lib.Get(persona.Specialist, k[1]); !ok {
+			t.Errorf("row %v names no built-in specialist", k)
+		}
+	}
+	// The cases issue 25 names.
+	redTeam, _ := lib.Get(persona.Lens, "red-team")
+	for _, s := range []string{"edge-cases", "correctness", "performance"} {
+		if fit, _ := fitOf(redTeam, s); fit != fitsNot {
+			t.Errorf("red-team fits %s; its domain has no adversary", s)
+		}
+	}
+	if fit, _ := fitOf(redTeam, "security"); fit != fitsBest {
+		t.Error("red-team must be security's best lens")
+	}
+}
+
+// A lens the table does not name is read as the built-in lens of its type,
+// and a specialist it does not name takes every lens the change calls for.
+func TestAutoLensesCustom(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, body string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	abuse, err := persona.ReadSource("builtin:lenses/red-team.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(".sot/lenses/abuse.md", strings.NewReplacer("name: red-team", "name: abuse", "**Perspective**: red-team", "**Perspective**: abuse").Replace(string(abuse)))
+	docs, err := persona.ReadSource("builtin:specialists/maintainability.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(".sot/personas/api-docs.md", strings.Replace(string(docs), "name: maintainability", "name: api-docs", 1))
+	lib, err := persona.Discover(persona.Dirs{Project: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := lib.Get(persona.Lens, "abuse"); !ok {
+		t.Fatalf("the project's lens was not found: %v", lib.Problems)
+	}
+	var specs []*persona.Persona
+	for _, id := range []string{"security", "edge-cases", "api-docs"} {
+		s, ok := lib.Get(persona.Specialist, id)
+		if !ok {
+			t.Fatalf("no specialist %s: %v", id, lib.Problems)
+		}
+		specs = append(specs, s)
+	}
+	m := changeMaterial(t, nil, files{"api/lookup.go": handler})
+	lp, _, err := planLenses(lib, "auto", 3, specs, m, m.Analyze)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"security": "baseline, abuse, red-team", "edge-cases": "baseline", "api-docs": "baseline, abuse, red-team"}
+	if diff := cmp.Diff(want, runsOf(lp, specs)); diff != "" {
+		t.Errorf("runs (-want +got):\n%s\n%s", diff, lp.rationale)
 	}
 }
 
@@ -338,12 +527,12 @@ func TestPlanLensesList(t *testing.T) {
 		{name: "cap keeps the first named", spec: "retrospective,premortem,red-team", capN: 1, mode: "guided",
 			lenses: []string{"retrospective"}, skipped: []string{"premortem: over the perspective cap of 1", "red-team: over the perspective cap of 1"}},
 	}
-	if _, _, err := planLenses(lib, "nosuch, other", 2, m, m.Analyze); !errors.Is(err, persona.ErrNoSuchPerspective) || !strings.Contains(err.Error(), "nosuch, other") {
+	if _, _, err := planLenses(lib, "nosuch, other", 2, nil, m, m.Analyze); !errors.Is(err, persona.ErrNoSuchPerspective) || !strings.Contains(err.Error(), "nosuch, other") {
 		t.Errorf("a list of only unknown names: %v; want ErrNoSuchPerspective naming them", err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lp, warnings, err := planLenses(lib, tt.spec, tt.capN, m, m.Analyze)
+			lp, warnings, err := planLenses(lib, tt.spec, tt.capN, nil, m, m.Analyze)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -366,7 +555,7 @@ func TestPlanLensesList(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := planLenses(lib, "premortem,../x", 2, m, m.Analyze); err == nil {
+	if _, _, err := planLenses(lib, "premortem,../x", 2, nil, m, m.Analyze); err == nil {
 		t.Error("a lens name that is a path must be refused")
 	}
 }
@@ -434,5 +623,52 @@ func TestAssignModelsPool(t *testing.T) {
 				t.Errorf("models (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A lens shapes a specialist's method within its own domain: no built-in
+// overlay or novelty constraint tells a specialist to become someone else
+// (issue 25: red-team told every specialist "switch sides: you are an
+// adversary"), and each one that shifts the frame keeps the specialist in
+// its domain and anchors findings in the material.
+func TestLensOverlaysKeepTheDomain(t *testing.T) {
+	lib, _ := builtins(t)
+	banned := []string{"switch sides", "you are an adversary", "you are an attacker", "play the attacker"}
+	for _, l := range lib.List(persona.Lens) {
+		overlay, novelty := l.Section("Overlay Template"), l.Section("Novelty Constraint")
+		text := strings.ToLower(overlay + "\n" + novelty)
+		for _, b := range banned {
+			if strings.Contains(text, b) {
+				t.Errorf("%s orders the specialist out of its role: %q", l.ID, b)
+			}
+		}
+		if o := strings.ToLower(overlay); !strings.Contains(o, "your own domain") && !strings.Contains(o, "your domain") {
+			t.Errorf("%s: the overlay does not keep the specialist in its own domain:\n%s", l.ID, overlay)
+		}
+		if !strings.Contains(novelty, "cite") && !strings.Contains(novelty, "anchor") {
+			t.Errorf("%s: the novelty constraint does not anchor findings in the material:\n%s", l.ID, novelty)
+		}
+	}
+}
+
+// Two runs that would write one REVIEW file are refused, among the runs a
+// lens plan gives each specialist: security under red-team and
+// security-red under team both make REVIEW-SECURITY-RED-TEAM.md; runs the
+// plan does not make do not collide.
+func TestCheckRunFiles(t *testing.T) {
+	spec := func(id string) *persona.Persona { return &persona.Persona{ID: id, Kind: persona.Specialist} }
+	lens := func(id string) *persona.Persona { return &persona.Persona{ID: id, Kind: persona.Lens} }
+	sec, secRed := spec("security"), spec("security-red")
+	redTeam, team := lens("red-team"), lens("team")
+	clash := lensPlan{per: map[string][]*persona.Persona{"security": {nil, redTeam}, "security-red": {team}}}
+	if err := checkRunFiles([]*persona.Persona{sec, secRed}, clash); err == nil || !strings.Contains(err.Error(), "REVIEW-SECURITY-RED-TEAM.md") {
+		t.Errorf("err = %v; want the clash on REVIEW-SECURITY-RED-TEAM.md", err)
+	}
+	apart := lensPlan{per: map[string][]*persona.Persona{"security": {nil, redTeam}, "security-red": {nil}}}
+	if err := checkRunFiles([]*persona.Persona{sec, secRed}, apart); err != nil {
+		t.Errorf("err = %v; security-red never runs under team", err)
+	}
+	if err := checkReviewFiles([]*persona.Persona{sec, secRed}, []*persona.Persona{redTeam, team}); err == nil {
+		t.Error("every specialist under every lens: the clash must be refused")
 	}
 }

@@ -201,7 +201,7 @@ func (hostileModel) respond(rec *llmtest.Recorded) llmtest.Reply {
 		spec = m[1]
 	}
 	finding := func() map[string]any {
-		return map[string]any{"finding": evil(spec + " claims"), "severity": "should-fix", "confidence": "HIGH", "category": evil("category"),
+		return map[string]any{"perspective": "", "finding": evil(spec + " claims"), "severity": "should-fix", "confidence": "HIGH", "category": evil("category"),
 			"grounds": evil(spec + " grounds"), "file": hostileNames[0], "start_line": 4, "end_line": 0, "section": evil("section"),
 			"warrant": evil(spec + " warrant"), "rebuttal_conditions": evil("rebuttal"), "suggested_verification": evil("verification")}
 	}

@@ -16,7 +16,7 @@ import (
 
 // finding is the assumptions specialist's answer: one must-fix finding.
 var finding = json.RawMessage(`{"examined": "docs/design.md", "findings": [{
-	"finding": "The plan assumes the queue never loses messages but names no delivery guarantee.",
+	"perspective": "", "finding": "The plan assumes the queue never loses messages but names no delivery guarantee.",
 	"severity": "must-fix", "confidence": "HIGH", "category": "unstated assumption",
 	"grounds": "docs/design.md:3 says workers read from the queue; nothing states at-least-once delivery",
 	"file": "docs/design.md", "start_line": 3, "end_line": 3, "section": "Design",

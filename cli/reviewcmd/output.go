@@ -71,6 +71,9 @@ func printPlan(f *cmdutil.Factory, w io.Writer, p *review.Plan, est review.Estim
 	if n := p.DebateCallsMax(); n > 0 {
 		calls += fmt.Sprintf(" + up to %d debate call(s) after the first round (not in the estimate below)", n)
 	}
+	if n := p.LookCallsMax(); n > 0 {
+		calls += fmt.Sprintf(" + up to %d call(s) of specialists looking at the project with tools (not in the estimate below; --no-tools for none)", n)
+	}
 	cmdutil.Fprintf(tw, "Calls\t%s\n", calls)
 	cmdutil.Fprintf(tw, "Input tokens\t~%d (~%d of them cacheable as a shared prefix)\n", est.InputTokens, est.CachedTokens)
 	cost := fmt.Sprintf("~$%.4f (assuming %d output tokens a call)", est.Cost, est.OutputPerCall)

@@ -43,6 +43,7 @@ type Options struct {
 	ShowPrompt      string
 	Seed            int64
 	MaxPromptTokens int
+	NoTools         bool
 	Fresh           bool
 	Resolve         string
 	FollowSymlinks  bool
@@ -145,6 +146,7 @@ the same command again to continue).`,
 	fl.StringVar(&o.ShowPrompt, "show-prompt", "", "with --dry-run, also print the composed prompt of this specialist")
 	fl.Int64Var(&o.Seed, "seed", 0, "fix the randomized order of the synthesis inputs (default: derived from the run)")
 	fl.IntVar(&o.MaxPromptTokens, "max-prompt-tokens", 0, "prompt budget per call; larger material is split into chunks (default: from the models' context windows)")
+	fl.BoolVar(&o.NoTools, "no-tools", false, "keep specialists to the material: no read-only looks at the project (read, grep, list, git log, git show) even where their model can call tools (config: review.tools)")
 	fl.BoolVar(&o.Fresh, "fresh", false, "start the run afresh instead of replaying its journal (the response cache still answers; add --no-cache to call the models again)")
 	fl.StringVar(&o.Resolve, "resolve", "", "walk the findings of a finished review (its directory or run id) and record accept, dismiss or defer for each")
 	return cmd
@@ -358,7 +360,7 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	ro := &review.Options{Options: scenario.Options{FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), Config: cfg, Getenv: f.Getenv, Fresh: o.Fresh, Formats: without(o.Formats, o.Stdout), Version: version.Get().Version}, Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts, Exclude: redirectTarget(f.IO.Out), Paths: o.Paths, Content: o.Input, In: f.IO.In, Trusted: func(path string) bool { return f.Trust().TrustedFile(path, f.WorkDir()).Trusted }, Library: lib, MaxPromptTokens: o.MaxPromptTokens}
+	ro := &review.Options{Options: scenario.Options{FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), Config: cfg, Getenv: f.Getenv, Fresh: o.Fresh, Formats: without(o.Formats, o.Stdout), Version: version.Get().Version}, Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts, Exclude: redirectTarget(f.IO.Out), Paths: o.Paths, Content: o.Input, In: f.IO.In, Trusted: func(path string) bool { return f.Trust().TrustedFile(path, f.WorkDir()).Trusted }, Library: lib, MaxPromptTokens: o.MaxPromptTokens, NoTools: o.NoTools}
 	if o.Seed != 0 {
 		seed := o.Seed
 		ro.Seed = &seed

@@ -269,6 +269,7 @@ const specialistFinding = `rules:
           warrant: "A second region needs a code change."
           rebuttal_conditions: "There is only one region."
           suggested_verification: "Read the region from the environment."
+          perspective: ""
   - system: "triage lead"
     json: {clusters: [], narrative: ""}
 `

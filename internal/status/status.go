@@ -301,7 +301,12 @@ func (d *Display) Event(e engine.Event) {
 		// A task that looked made a call for each round of tool calls too.
 		looked := ""
 		for _, src := range r.Rounds {
+			// A round was a call not counted among those planned.
 			d.c.Done++
+			d.queued++
+			if d.expected > 0 {
+				d.expected++
+			}
 			switch src {
 			case llm.SourceJournal:
 				d.c.Replayed++

@@ -141,6 +141,9 @@ type Finding struct {
 	Chunk int    `json:"chunk,omitempty"`
 	// Round is the debate round that produced it (1 for the first sweep).
 	Round int `json:"round,omitempty"`
+	// Looked is set when the finding cites a file outside the material
+	// that the specialist's tools showed it.
+	Looked bool `json:"looked,omitempty"`
 }
 
 // Source names who made the finding: "security" or "security/premortem".

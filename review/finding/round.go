@@ -17,48 +17,38 @@ const (
 )
 
 // RoundSchema is the answer of a specialist in debate rounds 2 and later:
-// positions on existing threads, and new findings (which open new threads).
-var RoundSchema = roundSchema()
+// what it checked, positions on existing threads, and new findings (which
+// open new threads). As in ReportSchema, what reasons comes before what
+// decides: "examined" first, the positions (which say what is already
+// raised) before new findings, and in a position the argument before the
+// stance and the revised severity.
+var RoundSchema = compact(`{
+  "type": "object",
+  "properties": {
+    "examined": ` + examinedSchema + `,
+    "positions": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "thread_id": {"type": "string", "description": "The thread you respond to, e.g. T3."},
+          "argument": {"type": "string", "description": "Your reasoning and the evidence (file:line) behind the stance."},
+          "stance": {"type": "string", "enum": ["` + StanceMaintain + `", "` + StanceRevise + `", "` + StanceConcede + `", "` + StanceAgree + `", "` + StanceDisagree + `"],
+            "description": "On your own thread: maintain, revise or concede. On another's: agree or disagree."},
+          "revised_severity": {"type": "string", "enum": ["unchanged", "must-fix", "should-fix", "consider"]}
+        },
+        "required": ["thread_id", "argument", "stance", "revised_severity"],
+        "additionalProperties": false
+      }
+    },
+    "findings": {"type": "array", "items": ` + findingSchema + `}
+  },
+  "required": ["examined", "positions", "findings"],
+  "additionalProperties": false
+}`)
 
 // RoundSchemaName names RoundSchema to providers.
 const RoundSchemaName = "debate_round"
-
-func roundSchema() json.RawMessage {
-	var report map[string]any
-	if err := json.Unmarshal(ReportSchema, &report); err != nil {
-		panic(err)
-	}
-	props := report["properties"].(map[string]any)
-	schema := map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"positions": map[string]any{
-				"type": "array",
-				"items": map[string]any{
-					"type": "object",
-					"properties": map[string]any{
-						"thread_id": map[string]any{"type": "string", "description": "The thread you respond to, e.g. T3."},
-						"stance": map[string]any{"type": "string", "enum": []string{StanceMaintain, StanceRevise, StanceConcede, StanceAgree, StanceDisagree},
-							"description": "On your own thread: maintain, revise or concede. On another's: agree or disagree."},
-						"argument":         map[string]any{"type": "string", "description": "Your reasoning and the evidence (file:line) behind the stance."},
-						"revised_severity": map[string]any{"type": "string", "enum": []string{"unchanged", "must-fix", "should-fix", "consider"}},
-					},
-					"required":             []string{"thread_id", "stance", "argument", "revised_severity"},
-					"additionalProperties": false,
-				},
-			},
-			"findings": props["findings"],
-			"examined": props["examined"],
-		},
-		"required":             []string{"positions", "findings", "examined"},
-		"additionalProperties": false,
-	}
-	b, err := json.Marshal(schema)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
 
 // Position is one specialist's stance on one thread in one round.
 type Position struct {

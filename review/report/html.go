@@ -42,6 +42,7 @@ var reviewTemplate = template.Must(template.New("review.html").Funcs(template.Fu
 		return orNone(string(k))
 	},
 	"tierClass": func(g synthesis.Grounding) string { return "tier-" + classWord(string(g)) },
+	"looked":    func(it htmlItem) bool { return it.Grounding == synthesis.Contextual && looked(it.Item) },
 	"sevClass":  func(s finding.Severity) string { return "sev-" + classWord(string(s)) },
 	"stateClass": func(s string) string {
 		return "state-" + classWord(s)

@@ -246,6 +246,9 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 			"grounding":  string(it.Grounding),
 			"sources":    nonNil(it.SourceIDs()),
 		}
+		if it.Grounding == synthesis.Contextual && looked(it.Item) {
+			props["read_by_tool"] = true
+		}
 		if l := it.LeadSource(); l != nil && l.ID != "" {
 			props["lead"] = l.ID
 		}

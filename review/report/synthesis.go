@@ -336,7 +336,7 @@ func (w *mdWriter) item(it *synthesis.Item) {
 	}
 	w.bullet("", "Severity", sev)
 	w.bullet("", "Confidence", orNone(string(it.Confidence)))
-	w.bullet("", "Grounding", orNone(string(it.Grounding)))
+	w.bullet("", "Grounding", groundingOf(it))
 	if it.Grounding == synthesis.Inferential {
 		w.chain(it.Chain)
 	}
@@ -603,7 +603,7 @@ func (w *mdWriter) observations() {
 		w.blank()
 		w.bullet("", "Stated severity", string(it.Severity))
 		w.bullet("", "Confidence", orNone(string(it.Confidence)))
-		w.bullet("", "Grounding", orNone(string(it.Grounding)))
+		w.bullet("", "Grounding", groundingOf(it))
 		w.bullet("", "Location", locOrNone(it.Location))
 		srcs := make([]string, len(it.Sources))
 		for j, f := range it.Sources {
@@ -750,4 +750,20 @@ func heading(id, text, fallback string) string {
 		return fallback
 	}
 	return title
+}
+
+// groundingOf writes an item's grounding tier; a contextual item that a
+// specialist's tools read (not the material) says so.
+func groundingOf(it *synthesis.Item) string {
+	g := orNone(string(it.Grounding))
+	if it.Grounding == synthesis.Contextual && looked(it) {
+		g += " (read by a tool)"
+	}
+	return g
+}
+
+// looked reports whether a source of the item cites a file its
+// specialist's tools showed it.
+func looked(it *synthesis.Item) bool {
+	return slices.ContainsFunc(it.Sources, func(f finding.Finding) bool { return f.Looked })
 }

@@ -31,6 +31,11 @@ type Options struct {
 	// Decide, when set, is asked to decide each trade-off (interactive
 	// runs); it returns nil to fall back to the priority hierarchy.
 	Decide func(ctx context.Context, d *Dispute, item *Item) (*Decision, error)
+	// Nonce is the run's nonce, which fences the findings in the triage
+	// lead's prompt. A caller without a run leaves it empty: the findings
+	// then follow the same statement that they are data, unfenced, each
+	// of their texts flattened to one line after a label of the prompt's.
+	Nonce string
 }
 
 // Outcome of Synthesize: the parts of a Result that synthesis fills.

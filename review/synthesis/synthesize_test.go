@@ -13,6 +13,7 @@ import (
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/middleware"
 	"github.com/sotlabs/sot/llm/openai"
+	"github.com/sotlabs/sot/prompt"
 	"github.com/sotlabs/sot/review/finding"
 )
 
@@ -708,7 +709,7 @@ func TestTriageBatchesOverTheBudget(t *testing.T) {
 			t.Errorf("a batch of %d tokens over the budget of %d", n, budget)
 		}
 		for _, l := range strings.Split(r.LastUser(), "\n") {
-			if strings.HasPrefix(l, "### Cluster ") {
+			if l = strings.TrimPrefix(l, prompt.Gutter); strings.HasPrefix(l, "### Cluster ") {
 				if seen[l] {
 					t.Errorf("%s sent twice", l)
 				}
