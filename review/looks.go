@@ -58,8 +58,11 @@ type looker struct {
 	calls map[string]int             // task id -> tool calls run
 }
 
-// looks returns the Looks of one task.
+// looks returns the Looks of one task; nil for a nil looker.
 func (l *looker) looks(taskID string) *engine.Looks {
+	if l == nil {
+		return nil
+	}
 	return &engine.Looks{Tools: toolSpecs, MaxRounds: l.rounds, MaxResultTokens: l.tokens,
 		Run: func(ctx context.Context, c llm.ToolCall) (string, error) {
 			res, err := l.tools.Call(ctx, c.Name, c.Arguments)
@@ -109,18 +112,27 @@ func (p *Plan) openLooker() (*looker, error) {
 	if !slices.ContainsFunc(p.Tasks, func(t *engine.Task) bool { return p.taskInfo[t.ID].looks }) {
 		return nil, nil
 	}
-	t, err := tools.Open(p.top, tools.Limits{})
+	l, err := newLooker(p.top, p.Nonce, p.lookRounds, p.lookTokens)
 	if err != nil {
-		return nil, fmt.Errorf("specialists' tools: %w", err)
+		return nil, err
 	}
-	l := &looker{tools: t, nonce: p.Nonce, rounds: p.lookRounds, tokens: p.lookTokens,
-		shown: map[string]map[string]bool{}, calls: map[string]int{}}
 	for _, task := range p.Tasks {
 		if p.taskInfo[task.ID].looks {
 			task.Looks = l.looks(task.ID)
 		}
 	}
 	return l, nil
+}
+
+// newLooker opens the project at top for looks within the limits given;
+// what they return is fenced with nonce.
+func newLooker(top, nonce string, rounds, tokens int) (*looker, error) {
+	t, err := tools.Open(top, tools.Limits{})
+	if err != nil {
+		return nil, fmt.Errorf("specialists' tools: %w", err)
+	}
+	return &looker{tools: t, nonce: nonce, rounds: rounds, tokens: tokens,
+		shown: map[string]map[string]bool{}, calls: map[string]int{}}, nil
 }
 
 // close releases the project.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/internal/secrets"
@@ -41,6 +42,12 @@ type ModerateOptions struct {
 	// exchanges' times (nil: time.Now).
 	NewExecutor engine.NewExecutor
 	Now         func() time.Time
+	// Config, when set, decides whether a challenged specialist may look
+	// at the project with tools (review.tools and its limits) and whether
+	// its model can call them; nil, or NoTools, keeps it to what it is
+	// shown.
+	Config  *config.Config
+	NoTools bool
 }
 
 // ModeratorSkip says why moderator mode does not apply to a run, or "".
@@ -211,7 +218,7 @@ func (m *moderator) specialistIn(s string) (string, string) {
 
 // system composes a specialist's prompt for moderator mode: its persona,
 // the shared rules, the preamble, the coordinates and the synthesis.
-func (m *moderator) system(spec *persona.Persona, focus string, extra string) (string, error) {
+func (m *moderator) system(spec *persona.Persona, focus, extra string, tools bool) (string, error) {
 	c := m.r.rec.Context
 	material := "The material itself is not repeated here; the review's synthesis follows as context.\n\n" + m.synth
 	if extra != "" {
@@ -219,7 +226,7 @@ func (m *moderator) system(spec *persona.Persona, focus string, extra string) (s
 	}
 	run := &prompt.Run{Type: c.Type, Framing: c.Framing, SharedRules: m.o.Library.SharedRules(), Material: material,
 		Nonce: m.r.state.Nonce, Coordinates: c.Coordinates, OutputDir: m.r.Dir}
-	comp, err := run.Compose(spec, prompt.Options{Round: "Moderator mode: the user now talks to you directly. " + focus})
+	comp, err := run.Compose(spec, prompt.Options{Round: "Moderator mode: the user now talks to you directly. " + focus, Tools: tools})
 	if err != nil {
 		return "", err
 	}
@@ -228,10 +235,25 @@ func (m *moderator) system(spec *persona.Persona, focus string, extra string) (s
 
 // complete makes one call of moderator mode through the engine, as every
 // call of a run is made.
-func (m *moderator) complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+func (m *moderator) complete(ctx context.Context, req *llm.Request, looks ...*engine.Looks) (*llm.Response, error) {
 	x := m.o.NewExecutor.Make(m.st, engine.Hooks{Now: m.o.Now}, "")
-	r := x.Execute(ctx, []*engine.Task{{ID: req.Label, Group: "moderator", Request: req}})[0]
+	t := &engine.Task{ID: req.Label, Group: "moderator", Request: req}
+	if len(looks) > 0 {
+		t.Looks = looks[0]
+	}
+	r := x.Execute(ctx, []*engine.Task{t})[0]
 	return r.Resp, r.Err
+}
+
+// looks opens the project for a challenged specialist's tools, when the
+// user's configuration allows them and its model can call them; nil
+// otherwise. The caller closes it.
+func (m *moderator) looks(specialist, label string) (*looker, error) {
+	cfg := m.o.Config
+	if cfg == nil || m.o.NoTools || !cfg.Review.Tools || m.r.rec.Context.Type == prompt.TypeFreeform || !canCallTools(cfg, m.modelOf(specialist)) {
+		return nil, nil
+	}
+	return newLooker(m.r.top, m.r.state.Nonce, cfg.Review.ToolRounds, cfg.Review.ToolTokens)
 }
 
 // stream asks for a plain-text answer and prints it as it arrives.
@@ -258,7 +280,7 @@ func (m *moderator) stream(ctx context.Context, req *llm.Request) (string, error
 // terminal holds no "\n", but a file name pasted into it may hold a
 // carriage return or a Unicode line separator.
 func (m *moderator) summon(ctx context.Context, name, question string) error {
-	sys, err := m.system(m.specs[name], "Answer the user's question in character, applying your cognitive strategy. Cite evidence; say what you are unsure of.", "")
+	sys, err := m.system(m.specs[name], "Answer the user's question in character, applying your cognitive strategy. Cite evidence; say what you are unsure of.", "", false)
 	if err != nil {
 		return err
 	}
@@ -328,7 +350,12 @@ func (m *moderator) challenge(ctx context.Context, id, argument string) error {
 	if code != "" {
 		focus += " The code your finding cites is at the start of the material: check the user's argument against it."
 	}
-	sys, err := m.system(spec, focus, code)
+	looks, err := m.looks(f.Specialist, "moderate/challenge/"+f.ID)
+	if err != nil {
+		return err
+	}
+	defer looks.close()
+	sys, err := m.system(spec, focus, code, looks != nil)
 	if err != nil {
 		return err
 	}
@@ -341,7 +368,7 @@ func (m *moderator) challenge(ctx context.Context, id, argument string) error {
 		Schema:   &llm.Schema{Name: "challenge_answer", JSON: challengeSchema}, Label: fmt.Sprintf("moderate/challenge/%s/%d", f.ID, m.n+1)}
 	var a challengeAnswer
 	for attempt := 1; ; attempt++ {
-		resp, err := m.complete(ctx, req)
+		resp, err := m.complete(ctx, req, looks.looks(req.Label))
 		if err != nil {
 			return err
 		}
@@ -446,7 +473,7 @@ func (m *moderator) deeper(ctx context.Context, area, name string) error {
 	if spec == nil {
 		return fmt.Errorf("no specialist %q in this review; choose from %s", name, strings.Join(m.names, ", "))
 	}
-	sys, err := m.system(spec, "The user asks for a deeper analysis of one area. Apply your whole method to it and report what you find, with evidence.", extra)
+	sys, err := m.system(spec, "The user asks for a deeper analysis of one area. Apply your whole method to it and report what you find, with evidence.", extra, false)
 	if err != nil {
 		return err
 	}

@@ -123,3 +123,57 @@ func TestCitedCodeOnlyFromTheMaterial(t *testing.T) {
 		t.Errorf("a reviewed file that is gone: %q, want the reason it cannot be shown", got)
 	}
 }
+
+// A challenged specialist may look at the project with tools when the
+// user's configuration allows it: its first call offers them, the grep it
+// asks for is answered fenced, and it answers in the next round. With
+// NoTools it answers from what it is shown.
+func TestChallengedSpecialistLooks(t *testing.T) {
+	for _, noTools := range []bool{false, true} {
+		repo := benchRepo(t, 1, 30)
+		script := func(rec *llmtest.Recorded) llmtest.Reply {
+			if rec.SchemaName == "challenge_answer" && len(rec.Tools) > 0 && rec.ToolResults == 0 {
+				return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "grep", Arguments: map[string]any{"pattern": "Handle0_1\\(", "glob": "**/*.go"}}}}
+			}
+			return moderatorScript(rec)
+		}
+		srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: script}}})
+		t.Cleanup(srv.Close)
+		o := benchOptions(t, repo, srv, "openai:gpt-4.1")
+		o.Context.Specialists, o.Context.Perspectives = "security", "none"
+		out := runReview(t, o)
+		t.Chdir(repo)
+		run, err := LoadRun(out.Plan.OutputDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var answers strings.Builder
+		err = run.Moderate(context.Background(), ModerateOptions{Library: o.Library, NewStack: o.NewStack, Config: o.Config, NoTools: noTools,
+			In: strings.NewReader("challenge security.1 the caller bounds v first\ndone\n"), Out: &answers, Force: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(answers.String(), "security defends security.1") {
+			t.Fatalf("no tools %v: the challenge was not answered:\n%s", noTools, answers.String())
+		}
+		var challenges []llmtest.Recorded
+		for _, r := range srv.Requests() {
+			if r.SchemaName == "challenge_answer" {
+				challenges = append(challenges, r)
+			}
+		}
+		if noTools {
+			if len(challenges) != 1 || len(challenges[0].Tools) > 0 {
+				t.Errorf("with NoTools: %d challenge calls, the first offering %v; want one call and no tools", len(challenges), challenges[0].Tools)
+			}
+			continue
+		}
+		if len(challenges) != 2 || len(challenges[0].Tools) == 0 || challenges[1].ToolResults != 1 {
+			t.Fatalf("%d challenge calls; want a round with tools, then one carrying the grep's result", len(challenges))
+		}
+		last := challenges[1].Messages[len(challenges[1].Messages)-1].Text
+		if !strings.Contains(last, "<<<BEGIN MATERIAL "+out.Plan.Nonce) || !strings.Contains(last, "func Handle0_1") {
+			t.Errorf("the grep's result is not fenced material:\n%s", last)
+		}
+	}
+}

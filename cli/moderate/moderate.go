@@ -19,7 +19,8 @@ type Options struct {
 	// Run is the finished review: its output directory or its run id.
 	Run string
 	// Force enters moderator mode even where it would be skipped.
-	Force bool
+	Force   bool
+	NoTools bool
 }
 
 // NewCmd returns "sot moderate".
@@ -53,6 +54,7 @@ consider-tier findings (--force enters anyway).`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.Force, "force", false, "enter moderator mode even when it would be skipped")
+	cmd.Flags().BoolVar(&o.NoTools, "no-tools", false, "a challenged specialist answers from what it is shown, without looking at the project with tools (config: review.tools)")
 	return cmd
 }
 
@@ -73,7 +75,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	err = run.Moderate(ctx, review.ModerateOptions{
 		Library: lib, In: f.IO.In, Out: f.IO.Out, Force: o.Force,
-		NewStack: f.NewStack(cfg, cmdutil.StackOptions{}),
+		NewStack: f.NewStack(cfg, cmdutil.StackOptions{}), Config: cfg, NoTools: o.NoTools,
 	})
 	if errors.As(err, new(*review.FieldError)) {
 		return cmdutil.AsUsage(err)

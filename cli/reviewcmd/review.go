@@ -297,7 +297,7 @@ func offerModerator(ctx context.Context, f *cmdutil.Factory, ro *review.Options,
 	if err != nil || choice != "yes" {
 		return
 	}
-	if err := run.Moderate(ctx, review.ModerateOptions{Library: ro.Library, NewStack: ro.NewStack, In: f.IO.In, Out: f.IO.Out}); err != nil {
+	if err := run.Moderate(ctx, review.ModerateOptions{Library: ro.Library, NewStack: ro.NewStack, In: f.IO.In, Out: f.IO.Out, Config: ro.Config, NoTools: ro.NoTools}); err != nil {
 		cmdutil.Say(f.IO.ErrOut, "moderator mode: "+err.Error())
 	}
 }
