@@ -102,10 +102,6 @@ type Run struct {
 	// short of it.
 	MaterialTokens int
 	Coordinates    string // what is reviewed: a diff range, paths, a description; quoted in the prompt
-	// OutputDir is where the review files go. It is no longer sent: a
-	// specialist answers, the run writes its file. Callers may stop
-	// setting it.
-	OutputDir string
 	// Extra holds further coordinates (e.g. "Files skipped"), printed sorted
 	// by key. The caller quotes the names in a value (see Quote); line
 	// breaks left in a value are escaped.

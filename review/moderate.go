@@ -225,7 +225,7 @@ func (m *moderator) system(spec *persona.Persona, focus, extra string, tools boo
 		material = extra + "\n\n" + material
 	}
 	run := &prompt.Run{Type: c.Type, Framing: c.Framing, SharedRules: m.o.Library.SharedRules(), Material: material,
-		Nonce: m.r.state.Nonce, Coordinates: c.Coordinates, OutputDir: m.r.Dir}
+		Nonce: m.r.state.Nonce, Coordinates: c.Coordinates}
 	comp, err := run.Compose(spec, prompt.Options{Round: "Moderator mode: the user now talks to you directly. " + focus, Tools: tools})
 	if err != nil {
 		return "", err

@@ -680,7 +680,7 @@ func (p *Plan) schedule(o *Options) error {
 	p.Warnings = p.Warnings[:warnings]
 	// Otherwise the chunks are cut by tokens: the prompt without material,
 	// for the largest specialist and lens, leaves the room for material.
-	probe := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Nonce: strings.Repeat("0", 24), Coordinates: p.Context.Coordinates, OutputDir: "x"}
+	probe := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Nonce: strings.Repeat("0", 24), Coordinates: p.Context.Coordinates}
 	var probes []prompt.Composed
 	overheadBytes := 0
 	for _, s := range p.Specialists {
@@ -790,7 +790,7 @@ func (p *Plan) buildTasks(o *Options, rules *persona.Persona) error {
 func (p *Plan) chunkTasks(ch material.Chunk, rules *persona.Persona) ([]*engine.Task, []taskInfo, []string, error) {
 	n := len(p.Chunks)
 	run := &prompt.Run{Type: p.Context.Type, Framing: p.Context.Framing, SharedRules: rules, Material: ch.Text(), MaterialTokens: ch.Tokens,
-		Nonce: p.Nonce, Coordinates: p.Context.Coordinates, OutputDir: projectPath(p.top, p.OutputDir), Extra: p.extraCoordinates()}
+		Nonce: p.Nonce, Coordinates: p.Context.Coordinates, Extra: p.extraCoordinates()}
 	var tasks []*engine.Task
 	var infos []taskInfo
 	var warnings []string
@@ -961,18 +961,6 @@ func projectRoot(dir string) string {
 // can be.
 func DefaultOutputDir(dir, runID string) string {
 	return project.FromWorkDir(filepath.Join(projectRoot(dir), ".sot", "reviews", runID))
-}
-
-// projectPath names path for a prompt: relative to the project top when it
-// lies inside it, so that the same review sends the same prompts from any
-// directory of the project; otherwise as given.
-func projectPath(top, path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		if rel, ok := project.Within(top, abs); ok {
-			return filepath.ToSlash(rel)
-		}
-	}
-	return path
 }
 
 // ownOutputs lists, as absolute paths, what a review must not review of its
