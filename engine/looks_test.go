@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,13 +66,21 @@ func TestConverseRunsToolRounds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var ran []string
-			resp, err := Converse(context.Background(), p, lookRequest(model), fileLooks(map[string]string{"main.go": "x := 1 / 0"}, &ran))
+			var ran, deltas []string
+			req := lookRequest(model)
+			req.OnDelta = func(s string) { deltas = append(deltas, s) }
+			resp, err := Converse(context.Background(), p, req, fileLooks(map[string]string{"main.go": "x := 1 / 0"}, &ran))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(string(resp.JSON), "divides by zero") {
 				t.Errorf("answer %s, want round 2's verdict", resp.JSON)
+			}
+			// The round of calls says its answer began (the engine lets the
+			// calls that share its prompt prefix go then): its text does,
+			// or, for calls without text, one empty delta.
+			if len(deltas) < 2 || deltas[0] != "Let " || slices.Contains(deltas, "") {
+				t.Errorf("deltas %q; want the text before the calls, then the answer's, and no empty delta", deltas)
 			}
 			if strings.Join(ran, ",") != "main.go" {
 				t.Errorf("tools ran %v, want main.go once", ran)
@@ -96,35 +105,54 @@ func TestConverseRunsToolRounds(t *testing.T) {
 
 // A model that keeps calling tools is told its looks are spent, gets one
 // more round, and then fails with ErrLookedTooLong: nothing loops forever.
+// Each round of calls without text says its answer began with one empty
+// delta.
 func TestConverseStopsAModelThatKeepsLooking(t *testing.T) {
-	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
-		{Round: 1, ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: map[string]any{"path": "a.go"}}}},
-		{Round: 2, ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: map[string]any{"path": "b.go"}}}},
-		{Round: 3, ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: map[string]any{"path": "c.go"}}}},
-		{Round: 4, ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: map[string]any{"path": "d.go"}}}},
-	}})
-	defer srv.Close()
-	p, err := openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-looks-0123456789"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ran []string
-	l := fileLooks(map[string]string{}, &ran)
-	l.MaxRounds = 2
-	_, err = Converse(context.Background(), p, lookRequest("openai:gpt-4.1"), l)
-	if !errors.Is(err, ErrLookedTooLong) {
-		t.Fatalf("err = %v, want ErrLookedTooLong", err)
-	}
-	if strings.Join(ran, ",") != "a.go,b.go" {
-		t.Errorf("tools ran %v, want the first two rounds' only", ran)
-	}
-	reqs := srv.Requests()
-	if len(reqs) != 4 {
-		t.Fatalf("%d requests, want 4 (2 rounds answered, 1 told its looks are spent, 1 more)", len(reqs))
-	}
-	last := reqs[3].Messages[len(reqs[3].Messages)-1]
-	if !strings.Contains(last.Text, "looks for this review are spent") {
-		t.Errorf("the round past the limit was answered %q, want the note that the looks are spent", last.Text)
+	for _, name := range []string{"openai", "anthropic"} {
+		t.Run(name, func(t *testing.T) {
+			srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
+				{Round: 1, ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: map[string]any{"path": "a.go"}}}},
+				{Round: 2, ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: map[string]any{"path": "b.go"}}}},
+				{Round: 3, ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: map[string]any{"path": "c.go"}}}},
+				{Round: 4, ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: map[string]any{"path": "d.go"}}}},
+			}})
+			defer srv.Close()
+			var p llm.Provider
+			var err error
+			model := "openai:gpt-4.1"
+			if name == "openai" {
+				p, err = openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-looks-0123456789"})
+			} else {
+				model = "anthropic:claude-sonnet-4-5"
+				p, err = anthropic.New(anthropic.Config{BaseURL: srv.AnthropicBaseURL(), APIKey: "sk-ant-looks-0123456789"})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ran, deltas []string
+			l := fileLooks(map[string]string{}, &ran)
+			l.MaxRounds = 2
+			req := lookRequest(model)
+			req.OnDelta = func(s string) { deltas = append(deltas, s) }
+			_, err = Converse(context.Background(), p, req, l)
+			if !errors.Is(err, ErrLookedTooLong) {
+				t.Fatalf("err = %v, want ErrLookedTooLong", err)
+			}
+			if strings.Join(ran, ",") != "a.go,b.go" {
+				t.Errorf("tools ran %v, want the first two rounds' only", ran)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 4 {
+				t.Fatalf("%d requests, want 4 (2 rounds answered, 1 told its looks are spent, 1 more)", len(reqs))
+			}
+			last := reqs[3].Messages[len(reqs[3].Messages)-1]
+			if !strings.Contains(last.Text, "looks for this review are spent") {
+				t.Errorf("the round past the limit was answered %q, want the note that the looks are spent", last.Text)
+			}
+			if len(deltas) != 4 || strings.Join(deltas, "") != "" {
+				t.Errorf("deltas %q, want one empty delta for each of the 4 rounds", deltas)
+			}
+		})
 	}
 }
 

@@ -94,7 +94,9 @@ type Request struct {
 	// It is for logs, journals and metering; it never changes the answer.
 	Label string `json:"label,omitempty"`
 	// OnDelta, when set, receives the answer text as it streams in. A retried
-	// call may deliver the beginning of an answer twice.
+	// call may deliver the beginning of an answer twice. An answer of tool
+	// calls, which has no text, delivers one "" as its calls begin, so
+	// that a caller can tell the answer has started.
 	OnDelta func(text string) `json:"-"`
 	// OnStart, when set, is called each time an attempt of the call is let
 	// through the provider's concurrency and rate limits, just before it is

@@ -224,7 +224,7 @@ func (p *Provider) stream(ctx context.Context, req *llm.Request, params sdk.Mess
 	s := p.svc.NewStreaming(ctx, params, option.WithResponseInto(httpResp))
 	defer s.Close()
 	var msg sdk.Message
-	stopped := false
+	stopped, callsBegun := false, false
 	for s.Next() {
 		ev := s.Current()
 		if err := msg.Accumulate(ev); err != nil {
@@ -238,12 +238,19 @@ func (p *Provider) stream(ctx context.Context, req *llm.Request, params sdk.Mess
 			switch ev.Delta.Type {
 			case "text_delta":
 				if ev.Delta.Text != "" {
+					callsBegun = true // the answer has begun already
 					req.OnDelta(ev.Delta.Text)
 				}
 			case "input_json_delta":
 				// Accumulate checked the index.
-				if b := msg.Content[ev.Index]; ev.Delta.PartialJSON != "" && tool != nil && b.Name == tool.name {
+				b := msg.Content[ev.Index]
+				switch {
+				case ev.Delta.PartialJSON != "" && tool != nil && b.Name == tool.name:
 					req.OnDelta(ev.Delta.PartialJSON)
+				case !callsBegun:
+					// A round of calls has no text: say the answer has begun.
+					callsBegun = true
+					req.OnDelta("")
 				}
 			}
 		case "message_stop":

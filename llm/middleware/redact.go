@@ -150,6 +150,14 @@ type streamMask struct {
 func (s *streamMask) write(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if text == "" {
+		// The start of an answer of tool calls (see llm.Request.OnDelta):
+		// passed on at once, when no text is held back.
+		if s.pending == "" {
+			s.out("")
+		}
+		return
+	}
 	s.pending += text
 	cut := strings.LastIndexByte(s.pending, '\n') + 1
 	if cut == 0 && len(s.pending) > streamLine {

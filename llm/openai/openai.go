@@ -126,6 +126,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 		finish        string
 		usage         llm.Usage
 		calls         toolCalls
+		callsBegun    bool
 	)
 	for stream.Next() {
 		chunk := stream.Current()
@@ -148,6 +149,11 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 				}
 			}
 			refusal.WriteString(c.Delta.Refusal)
+			if len(c.Delta.ToolCalls) > 0 && text.Len() == 0 && !callsBegun && req.OnDelta != nil {
+				// A round of calls has no text: say the answer has begun.
+				callsBegun = true
+				req.OnDelta("")
+			}
 			for _, d := range c.Delta.ToolCalls {
 				if err := calls.add(d); err != nil {
 					return nil, p.badResponse(req, httpResp, err.Error())
