@@ -36,6 +36,7 @@ type Options struct {
 	MaxTokens int
 	Layers    bool
 	JSON      bool
+	NoTools   bool
 }
 
 // NewCmd returns "sot prompt".
@@ -52,9 +53,12 @@ numbers, secrets masked, credential files left out, split into chunks when it
 exceeds the budget (this shows the first chunk).
 
 The layers come in this order: the shared rules, the context preamble for the
-review type, the material under review (fenced as data), the specialist, the
-lens overlay (when a lens is given), the output format, and the review
-coordinates. --layers prints the layers and their token counts instead.
+review type, the material under review (fenced as data), the output format and
+the review coordinates, which every specialist shares; then what the
+specialist can look at (its read-only tools when its model can call them, or
+what to do without them; --no-tools shows the latter), the specialist, the
+lens overlay with its novelty constraint (when a lens is given), and how it
+reports. --layers prints the layers and their token counts instead.
 
 Only the fence's nonce differs from the review's: it is derived from the run,
 and this preview makes no run.`,
@@ -77,6 +81,7 @@ and this preview makes no run.`,
 	fl.StringVar(&o.OutputDir, "output-dir", "", "the output directory the coordinates name (default: the review's)")
 	fl.IntVar(&o.MaxTokens, "max-prompt-tokens", 0, "prompt budget in tokens (default: from the model's context window)")
 	fl.BoolVar(&o.Layers, "layers", false, "list the layers and their sizes instead of the text")
+	fl.BoolVar(&o.NoTools, "no-tools", false, "the prompt of a specialist without tools, as sot review --no-tools sends it")
 	fl.BoolVar(&o.JSON, "json", false, "print the prompt and its layers as JSON")
 	return cmd
 }
@@ -97,7 +102,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return cmdutil.UsageError("--framing applies only to --type freeform")
 	}
 	ro := review.Options{Options: scenario.Options{Dir: f.WorkDir(), Getenv: f.Getenv}, Context: review.Context{Type: o.Type, Framing: o.Framing, Coordinates: o.Coordinates, OutputDir: o.OutputDir,
-		Specialists: o.Specialist, Perspectives: "none", Interactive: persona.InteractiveFalse}, In: f.IO.In, MaxPromptTokens: o.MaxTokens}
+		Specialists: o.Specialist, Perspectives: "none", Interactive: persona.InteractiveFalse}, In: f.IO.In, MaxPromptTokens: o.MaxTokens, NoTools: o.NoTools}
 	if o.Lens != "" {
 		ro.Context.Perspectives = o.Lens
 	}
