@@ -43,7 +43,19 @@ type Debate struct {
 	// debater gets (sot debate --graph); past it, the nodes most relevant
 	// to the passage. 0 takes the default (12,000).
 	GraphBudget int `yaml:"graph_budget" json:"graph_budget,omitempty"`
+	// TurnWords is about how many words a debater's turn has: seed 003's
+	// prototype asks for two or three sentences. It also bounds the tokens
+	// a turn may take (four a word, at least 256), so a runaway turn is not
+	// fed to every later one. 0 takes the default (DefaultTurnWords).
+	TurnWords int `yaml:"turn_words" json:"turn_words"`
 }
+
+// The length of a debater's turn, in words (Debate.TurnWords).
+const (
+	DefaultTurnWords = 60
+	MinTurnWords     = 1
+	MaxTurnWords     = 400
+)
 
 // DefaultDebate is the seed's temperatures and sot's thresholds.
 func DefaultDebate() Debate {
@@ -60,6 +72,7 @@ func DefaultDebate() Debate {
 		DuplicateSimilarity: 0.5,
 		MinObserverDistance: 0.6,
 		Regenerations:       2,
+		TurnWords:           DefaultTurnWords,
 	}
 }
 
@@ -83,6 +96,9 @@ func (s Debate) WithDefaults() Debate {
 	pick(&s.MinObserverDistance, d.MinObserverDistance)
 	if s.Regenerations == 0 {
 		s.Regenerations = d.Regenerations
+	}
+	if s.TurnWords == 0 {
+		s.TurnWords = d.TurnWords
 	}
 	return s
 }
@@ -110,6 +126,9 @@ func (s Debate) Validate() error {
 	}
 	if s.Regenerations < 0 || s.Regenerations > 10 {
 		return fmt.Errorf("debate.regenerations: %d; allow 0 to 10", s.Regenerations)
+	}
+	if s.TurnWords != 0 && (s.TurnWords < MinTurnWords || s.TurnWords > MaxTurnWords) {
+		return fmt.Errorf("debate.turn_words: %d; give %d to %d words a turn, or 0 for the default (%d)", s.TurnWords, MinTurnWords, MaxTurnWords, DefaultTurnWords)
 	}
 	return nil
 }

@@ -120,6 +120,8 @@ var policies = map[string]rule{
 	"debate.min_observer_distance": {FractionDown, whyCalls},
 	"debate.regenerations":         {CountDown, whyCalls},
 	"debate.graph_budget":          {LimitDown, whySent},
+	// Every turn is quoted in every later prompt of its debate.
+	"debate.turn_words": {CountDown, whyLonger},
 
 	// Each look is a call, and its results are sent.
 	"review.tools":       {OffOnly, whyCalls},
@@ -138,6 +140,9 @@ const (
 	whyTime  = "would let a call run longer than your limit"
 	whyCalls = "would make more calls than your settings allow"
 	whySent  = "would send more of the material than your limit"
+	// A longer turn is paid for in its answer and again in every later
+	// prompt that quotes it.
+	whyLonger = "would make the debaters' turns longer than your setting"
 )
 
 // DefaultGraphBudget is what debate.graph_budget: 0 stands for, the
@@ -250,6 +255,8 @@ func baseNumber(base *Config, parts []string) float64 {
 			return float64(base.Debate.GraphBudget)
 		}
 		return DefaultGraphBudget
+	case key == "debate.turn_words":
+		return float64(base.Debate.WithDefaults().TurnWords)
 	case key == "debate.duplicate_similarity", key == "debate.min_observer_distance", key == "debate.regenerations":
 		// Zero takes the default.
 		d := base.Debate.WithDefaults()

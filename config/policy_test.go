@@ -18,7 +18,7 @@ budget: {max_calls: 10, max_tokens: 1000, max_cost: 2}
 providers:
   openai: {concurrency: 2, rpm: 60, timeout: 2s}
 ask: {max_sources: 5, debate_phase: false, enable_sot: false, min_agents_for_sot: 3}
-debate: {graph_budget: 1000, regenerations: 2, duplicate_similarity: 0.5, min_observer_distance: 0.6}
+debate: {graph_budget: 1000, regenerations: 2, duplicate_similarity: 0.5, min_observer_distance: 0.6, turn_words: 5}
 review: {tools: false, tool_rounds: 5, tool_tokens: 5}
 `
 

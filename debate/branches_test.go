@@ -159,9 +159,12 @@ func TestDuplicateQuestionsMerged(t *testing.T) {
 // other branches are synthesized and merged back, the final merge covers
 // them, and the run ends partial.
 func TestFailedBranch(t *testing.T) {
-	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
-		{User: branchQuestions[1].Question + "\n\n# The branch debate so far\n\n## Turn 1", Fault: llmtest.Fault500},
-		{Respond: responder}}})
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
+		if strings.Contains(unfenced(rec.LastUser()), branchQuestions[1].Question+"\n\n# The branch debate so far\n\n## Turn 1") {
+			return llmtest.Reply{Fault: llmtest.Fault500}
+		}
+		return responder(rec)
+	}}}})
 	defer srv.Close()
 	o := testOptions(t, testProject(t), srv.OpenAIBaseURL(), nil)
 	o.Rounds = 1

@@ -92,6 +92,13 @@ func remainderCost(prices llm.PriceTable, model string, out int) float64 {
 	return price.Cost(llm.Usage{OutputTokens: out})
 }
 
+// turnEmbedded is a turn's size, typical and largest, at the plan's turn
+// length.
+func (p *Plan) turnEmbedded() embedded {
+	w := p.turnWords()
+	return embedded{turnTypicalTokens(w), turnMaxTokens(w)}
+}
+
 // count is the tokens of a request as sent.
 func count(r *llm.Request) int {
 	n := tokens.Count(r.System)
@@ -115,7 +122,10 @@ func (p *Plan) planned() []planned {
 	if c.graph != "" && shared > 0 {
 		turnShared, turnPrefix = tokens.Count(c.passage+c.graph), "passage and graph"
 	}
-	turn := embedded{typicalTurnTokens, maxTurnTokens}
+	turn := p.turnEmbedded()
+	// fence is what fencing the embedded texts adds to a prompt whose base
+	// was counted with none (the fence statement and its markers).
+	fence := tokens.Count(c.fenced(turnsData, ""))
 	nd := len(p.Debaters)
 	turns := func(n int) []embedded {
 		e := make([]embedded, n)
@@ -131,8 +141,12 @@ func (p *Plan) planned() []planned {
 		if p.Turns == Simultaneous {
 			before = slot / nd * nd
 		}
-		out = append(out, planned{base: count(c.turnRequest("", d, slot+1, slot/nd+1, nil)), embeds: turns(before),
-			outTypical: typicalTurnTokens, outMax: maxTurnTokens, shared: turnShared, prefix: turnPrefix, times: 1, extraMax: graphMax})
+		base := count(c.turnRequest("", d, slot+1, slot/nd+1, nil))
+		if before > 0 {
+			base += fence
+		}
+		out = append(out, planned{base: base, embeds: turns(before),
+			outTypical: turn.typical, outMax: turn.max, shared: turnShared, prefix: turnPrefix, times: 1, extraMax: graphMax})
 	}
 	// Each turn's summary, and the phase summary.
 	out = append(out, planned{base: count(c.turnSummaryRequest("", &Turn{Name: p.Debaters[0].DisplayName()})), embeds: turns(1),
@@ -148,7 +162,11 @@ func (p *Plan) planned() []planned {
 		for i := range e {
 			e[i] = observer
 		}
-		out = append(out, planned{base: count(c.generateRequest("", nil, nil, 0)), embeds: e,
+		base := count(c.generateRequest("", nil, nil, 0))
+		if len(e) > 0 {
+			base += fence
+		}
+		out = append(out, planned{base: base, embeds: e,
 			outTypical: typicalObserverTokens, outMax: maxObserverTokens, structured: true, shared: shared, times: 1, extra: p.Settings.Regenerations})
 	}
 	// The observers' questions, each reading the main debate.
@@ -157,7 +175,7 @@ func (p *Plan) planned() []planned {
 	if len(p.Observers) > 0 {
 		ob = p.Observers[0]
 	} else if p.ObserverSpec.Generate > 0 {
-		ob = &Observer{}
+		ob = &Observer{Origin: "generated"}
 	}
 	for i := range b {
 		if len(p.Observers) > i {
@@ -182,7 +200,7 @@ func (p *Plan) planned() []planned {
 			before = slot / nd * nd
 		}
 		out = append(out, planned{base: count(c.branchTurnRequest("", d, q, slot+1, slot/nd+1, nil)), embeds: append(turns(before), question),
-			outTypical: typicalTurnTokens, outMax: maxTurnTokens, shared: turnShared, prefix: turnPrefix, times: b, extraMax: graphMax})
+			outTypical: turn.typical, outMax: turn.max, shared: turnShared, prefix: turnPrefix, times: b, extraMax: graphMax})
 	}
 	out = append(out, planned{base: count(c.turnSummaryRequest("", &Turn{Name: p.Debaters[0].DisplayName()})), embeds: turns(1),
 		outTypical: typicalSummaryTokens, outMax: maxSummaryTokens, times: b * nd * p.BranchRounds})

@@ -11,28 +11,30 @@ import (
 )
 
 // observerSchema is a generated observer, as seed 003's generation loop
-// asks for it.
+// asks for it. The conviction comes first and the name that sums it up
+// after it: a model commits to what it writes first, and the bias is the
+// design, the name its label.
 var observerSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "name": {"type": "string", "pattern": "\\S", "description": "A short title for the observer, such as \"The Cartographer of Silences\"."},
     "bias": {"type": "string", "pattern": "\\S", "description": "One or two sentences: the conviction the observer reads through."},
     "focus": {"type": "string", "pattern": "\\S", "description": "The specific things in a text the observer attends to."},
     "blind_spots": {"type": "array", "items": {"type": "string", "pattern": "\\S"}, "minItems": 3, "maxItems": 3, "description": "Exactly three things the observer systematically misses."},
-    "example_questions": {"type": "array", "items": {"type": "string", "pattern": "\\S"}, "minItems": 2, "maxItems": 3, "description": "Good branch questions this observer would ask about a debate over this passage, each specific to it."},
+    "name": {"type": "string", "pattern": "\\S", "description": "A short title for the observer that sums up its bias, such as \"The Cartographer of Silences\"."},
+    "example_questions": {"type": "array", "items": {"type": "string", "pattern": "\\S"}, "minItems": 2, "maxItems": 3, "description": "Good branch questions this observer would ask about a debate over this passage, each specific to it; a question that names a debater names one of this debate's."},
     "anti_examples": {"type": "array", "items": {"type": "string", "pattern": "\\S"}, "minItems": 2, "maxItems": 2, "description": "Generic questions this observer must never ask, because any observer could ask them of any text."}
   },
-  "required": ["name", "bias", "focus", "blind_spots", "example_questions", "anti_examples"],
+  "required": ["bias", "focus", "blind_spots", "name", "example_questions", "anti_examples"],
   "additionalProperties": false
 }`)
 
 const observerSchemaName = "debate_observer"
 
 type observerAnswer struct {
-	Name             string   `json:"name"`
 	Bias             string   `json:"bias"`
 	Focus            string   `json:"focus"`
 	BlindSpots       []string `json:"blind_spots"`
+	Name             string   `json:"name"`
 	ExampleQuestions []string `json:"example_questions"`
 	AntiExamples     []string `json:"anti_examples"`
 }
@@ -41,22 +43,41 @@ const generateTask = `# Your task
 
 You design an observer for a dialectical debate over the passage above. Debaters with fixed stances will argue about what the passage means; an observer then reads their transcript and, from one strong bias, names the question they failed to ask. An observer is useful when its bias is specific and its blind spots are honest: it sees what a general reader passes over, and it admits what it will miss.
 
-Answer with one JSON object with these fields:
-- name: a short title for the observer;
+Answer with one JSON object with these fields, in this order:
 - bias: one or two sentences on the conviction it reads through;
 - focus: the specific things in a text it attends to;
 - blind_spots: exactly three things it systematically misses;
-- example_questions: two or three branch questions it would ask about a debate over this passage, each specific to this passage;
+- name: a short title for the observer that sums up its bias;
+- example_questions: two or three branch questions it would ask about a debate over this passage, each specific to this passage; where one names a debater, it names one of the debaters listed below, by that name;
 - anti_examples: two generic questions it must never ask, because any observer could ask them of any text.`
 
-// observerBlock lists observers for a later prompt: they were written by
-// a model, so they go in as data.
+// debatersSection names the run's debaters and their stances for the
+// observer's designer, so that an example question that names a debater
+// names one of this debate's.
+func (c *composer) debatersSection() string {
+	if len(c.debaters) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\n# The debaters\n\n")
+	for _, d := range c.debaters {
+		fmt.Fprintf(&b, "- %s", prompt.Inline(d.DisplayName()))
+		if st := strings.TrimSpace(d.Meta.Stance); st != "" {
+			fmt.Fprintf(&b, ": %s", prompt.Inline(st))
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// observerBlock lists observers for a later prompt, each as a numbered
+// item; a model wrote them, so the prompt fences them.
 func observerBlock(obs []*Observer) string {
 	var b strings.Builder
 	for i, o := range obs {
-		fmt.Fprintf(&b, "%d. %s\n   Bias: %s\n   Focus: %s\n   Blind spots: %s\n", i+1, o.Name, oneLine(o.Bias), oneLine(o.Focus), strings.Join(lines(o.BlindSpots), "; "))
+		fmt.Fprintf(&b, "%d. %s\n   Bias: %s\n   Focus: %s\n   Blind spots: %s\n", i+1, oneLine(o.Name), oneLine(o.Bias), oneLine(o.Focus), strings.Join(lines(o.BlindSpots), "; "))
 	}
-	return prompt.Block(strings.TrimRight(b.String(), "\n"))
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // generateRequest asks for the next observer: the first freely, each next
@@ -64,21 +85,26 @@ func observerBlock(obs []*Observer) string {
 // on a regeneration, are the attempts discarded for this observer.
 func (c *composer) generateRequest(label string, before []*Observer, tooClose []Attempt, floor float64) *llm.Request {
 	var u strings.Builder
-	if len(before) == 0 {
+	if len(before) == 0 && len(tooClose) == 0 {
 		u.WriteString("Design the first observer for this passage. Choose freely the angle that would find the most in it.")
 	} else {
-		fmt.Fprintf(&u, "# Observers already designed\n\n%s\n\nDesign one more observer that is as different as possible from every observer above: a different conviction, a different focus and a different vocabulary. Do not reuse their key terms.", observerBlock(before))
-	}
-	if len(tooClose) > 0 {
-		u.WriteString("\n\n# Attempts already discarded\n\nThese designs came out too close to an earlier observer, judged by the words their bias and focus share (a distance below " + fmt.Sprintf("%.2f", floor) + " is too close):\n\n")
-		var b strings.Builder
-		for _, a := range tooClose {
-			fmt.Fprintf(&b, "- %s (bias: %s; focus: %s) was %.2f from %s\n", a.Name, oneLine(a.Bias), oneLine(a.Focus), a.Distance, a.CloseTo)
+		var d strings.Builder
+		d.WriteString(observerBlock(before))
+		what := observersData
+		if len(tooClose) > 0 {
+			what = attemptsData
+			d.WriteString("\n\n# Attempts already discarded\n\n")
+			for _, a := range tooClose {
+				fmt.Fprintf(&d, "- %s (bias: %s; focus: %s) was %.2f from %s\n", oneLine(a.Name), oneLine(a.Bias), oneLine(a.Focus), a.Distance, oneLine(a.CloseTo))
+			}
 		}
-		u.WriteString(prompt.Block(strings.TrimRight(b.String(), "\n")))
-		u.WriteString("\n\nChange the conviction itself, not only its wording.")
+		u.WriteString("# Observers already designed\n\n" + c.fenced(what, strings.TrimRight(d.String(), "\n")))
+		u.WriteString("\n\nDesign one more observer that is as different as possible from every observer above: a different conviction, a different focus and a different vocabulary. Do not reuse their key terms.")
+		if len(tooClose) > 0 {
+			fmt.Fprintf(&u, "\n\nThe attempts listed as discarded came out too close to an earlier observer, judged by the words their bias and focus share (a distance below %.2f is too close). Change the conviction itself, not only its wording.", floor)
+		}
 	}
-	return c.request(label, generateTask, u.String(), c.temps.Generation, maxObserverTokens, &llm.Schema{Name: observerSchemaName, JSON: observerSchema})
+	return c.request(label, generateTask+c.debatersSection(), u.String(), c.temps.Generation, maxObserverTokens, &llm.Schema{Name: observerSchemaName, JSON: observerSchema})
 }
 
 // chain generates observers one after another, each seeing every earlier

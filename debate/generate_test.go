@@ -38,20 +38,23 @@ var generatedQuestions = map[string]string{
 	"The Listener for Omissions":   "Which silence in the poem carries the most weight?",
 }
 
-var listedObserver = regexp.MustCompile(`(?m)^> \d+\. `)
+var listedObserver = regexp.MustCompile(`(?m)^\d+\. `)
 
 // generating answers observer generation by how many observers the
 // request lists and whether it carries discarded attempts.
 func generating(r *llmtest.Recorded) llmtest.Reply {
 	if r.SchemaName != observerSchemaName {
 		if r.SchemaName == questionSchemaName {
-			m := youAre.FindStringSubmatch(r.System)
+			m := youAre.FindStringSubmatch(unfenced(r.System))
+			if m == nil {
+				return llmtest.Reply{Fault: llmtest.Fault500}
+			}
 			q := map[string]any{"question": generatedQuestions[m[1]], "missing": "No turn asks.", "why": "Its bias.", "debate_summary": "The debaters disagree about Death."}
 			return llmtest.Reply{JSON: q}
 		}
 		return responder(r)
 	}
-	u := r.LastUser()
+	u := unfenced(r.LastUser())
 	switch n, again := len(listedObserver.FindAllString(u, -1)), strings.Contains(u, "# Attempts already discarded"); {
 	case n == 0:
 		return llmtest.Reply{JSON: obsCartographer}
@@ -134,7 +137,7 @@ func TestGeneratedEnsembleWithRegeneration(t *testing.T) {
 	if u := gens[2].LastUser(); !strings.Contains(u, "The Listener for Omissions (bias:") || !strings.Contains(u, "from The Cartographer of Silences") || !strings.Contains(u, "as different as possible") {
 		t.Errorf("the regeneration: %q", u)
 	}
-	if u := gens[3].LastUser(); !strings.Contains(u, "> 2. The Land Surveyor") || strings.Contains(u, "Listener") {
+	if u := unfenced(gens[3].LastUser()); !strings.Contains(u, "\n2. The Land Surveyor") || strings.Contains(u, "Listener") {
 		t.Errorf("the third generation: %q", u)
 	}
 	// Diversity and ensemble.json.

@@ -471,7 +471,7 @@ func (p *Plan) graphPlanned() []planned {
 	turns := func(n int) []embedded {
 		e := make([]embedded, n)
 		for i := range e {
-			e[i] = embedded{typicalTurnTokens, maxTurnTokens}
+			e[i] = p.turnEmbedded()
 		}
 		return e
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
+	"github.com/sotlabs/sot/prompt"
 )
 
 // testPassage is the first three stanzas of Emily Dickinson's "Because I
@@ -106,13 +107,20 @@ func questionReply(name string) map[string]any {
 
 var youAre = regexp.MustCompile(`(?m)^# You are (.+)$`)
 
+// unfenced is a prompt with the fence's gutter taken off the start of its
+// lines, so that the responder reads the turns the prompts fence as it
+// reads the rest.
+func unfenced(s string) string {
+	return strings.ReplaceAll(s, "\n"+prompt.Gutter, "\n")
+}
+
 // responder answers each kind of call from what its prompt holds.
 func responder(rec *llmtest.Recorded) llmtest.Reply {
-	user := rec.LastUser()
+	user := unfenced(rec.LastUser())
 	switch {
 	case rec.SchemaName == questionSchemaName:
 		name := ""
-		if m := youAre.FindStringSubmatch(rec.System); m != nil {
+		if m := youAre.FindStringSubmatch(unfenced(rec.System)); m != nil {
 			name = m[1]
 		}
 		return llmtest.Reply{JSON: questionReply(name)}

@@ -43,6 +43,13 @@ type Attempt struct {
 	Distance float64 `json:"distance"`
 }
 
+// modelWritten reports whether a model wrote the observer: generated in
+// this run, or read from an ensemble file (which a run writes from the
+// observers it generated). Its prompt carries it as data.
+func (o *Observer) modelWritten() bool {
+	return o.Origin == "generated" || strings.HasPrefix(o.Origin, "ensemble ")
+}
+
 // observerOf is the observer a persona file describes.
 func observerOf(p *persona.Persona) *Observer {
 	m := p.Meta

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/engine/scenario"
@@ -329,6 +330,11 @@ func (p *Plan) runID() string {
 	id := run.NewID("sot-debate-v1")
 	id.Add(p.Passage.Text, p.Model, p.Turns, fmt.Sprint(p.Rounds, p.BranchRounds), fmt.Sprintf("%+v", idSettings{
 		p.Settings.Temperatures, p.Settings.DuplicateSimilarity, p.Settings.MinObserverDistance, p.Settings.Regenerations}))
+	// The turn length shapes every turn; the default's is the id the
+	// debate had before the length was a setting.
+	if w := p.turnWords(); w != config.DefaultTurnWords {
+		id.Add("turn_words", fmt.Sprint(w))
+	}
 	for _, d := range p.Debaters {
 		id.Add("debater", d.ID, d.Digest)
 	}

@@ -13,29 +13,33 @@ import (
 // fit. A provider without structured output (the command provider) gets
 // the schema in its instructions, so the same check holds it to it.
 
-// questionSchema is an observer's branch question.
+// questionSchema is an observer's branch question. The fields that reason
+// come before the one that decides: where the debate stands, what it
+// lacks and why the observer sees it, then the question (a model commits
+// to what it writes first).
 var questionSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "question": {"type": "string", "pattern": "\\S", "description": "The branch question: one or two sentences ending in a question mark, about a specific moment of the passage."},
+    "debate_summary": {"type": "string", "pattern": "\\S", "description": "Two or three neutral sentences on where the main debate stands (the positions taken and the main disagreement), for debaters who will take up the question without reading the transcript."},
     "missing": {"type": "string", "pattern": "\\S", "description": "What the transcript lacks: the turns or claims that pass over it."},
     "why": {"type": "string", "pattern": "\\S", "description": "Why this perspective sees it when the debaters' stances do not."},
-    "debate_summary": {"type": "string", "pattern": "\\S", "description": "Two or three neutral sentences on where the main debate stands (the positions taken and the main disagreement), for debaters who will take up the question without reading the transcript."}
+    "question": {"type": "string", "pattern": "\\S", "description": "The branch question that follows from what is missing: one or two sentences ending in a question mark, about a specific moment of the passage."}
   },
-  "required": ["question", "missing", "why", "debate_summary"],
+  "required": ["debate_summary", "missing", "why", "question"],
   "additionalProperties": false
 }`)
 
 const questionSchemaName = "branch_question"
 
 type questionAnswer struct {
-	Question      string `json:"question"`
+	DebateSummary string `json:"debate_summary"`
 	Missing       string `json:"missing"`
 	Why           string `json:"why"`
-	DebateSummary string `json:"debate_summary"`
+	Question      string `json:"question"`
 }
 
-// synthesisSchema is a branch debate's resolution.
+// synthesisSchema is a branch debate's resolution: the positions first,
+// then what they settled and left open, then the summary that concludes.
 var synthesisSchema = json.RawMessage(`{
   "type": "object",
   "properties": {

@@ -15,8 +15,8 @@ func DefaultSettings() Settings { return config.DefaultDebate() }
 // The longest answer each kind of call may give, in tokens. They bound the
 // plan's worst case (Plan.Bound) and keep a runaway answer from being fed
 // to every later turn.
+// A turn's is turnMaxTokens of its length (Settings.TurnWords).
 const (
-	maxTurnTokens     = 1024
 	maxSummaryTokens  = 64
 	maxPhaseTokens    = 320
 	maxObserverTokens = 1024
@@ -27,8 +27,8 @@ const (
 )
 
 // The answer lengths a typical run sees, for the dry run's estimate.
+// A turn's is turnTypicalTokens of its length.
 const (
-	typicalTurnTokens     = 380
 	typicalSummaryTokens  = 24
 	typicalPhaseTokens    = 110
 	typicalObserverTokens = 320
