@@ -383,3 +383,34 @@ func TestDebateSettings(t *testing.T) {
 		t.Errorf("a lower regenerations: %+v, %v", cfg.Debate, err)
 	}
 }
+
+// A debater's turn is about debate.turn_words words: 60 by default (the
+// seed's two or three sentences), 0 the default too, outside its range
+// refused with its key. A project may shorten turns, not lengthen them,
+// even when the user's file writes 0 for the default.
+func TestDebateTurnWords(t *testing.T) {
+	if d := Defaults(); d.Debate.TurnWords != DefaultTurnWords || DefaultTurnWords != 60 {
+		t.Errorf("default turn_words %d", d.Debate.TurnWords)
+	}
+	if w := (Debate{}).WithDefaults().TurnWords; w != DefaultTurnWords {
+		t.Errorf("0 stands for %d", w)
+	}
+	for _, bad := range []int{-5, MaxTurnWords + 1} {
+		c := Defaults()
+		c.Debate.TurnWords = bad
+		if err := c.Validate(Sources{}); err == nil || !strings.Contains(err.Error(), "debate.turn_words") {
+			t.Errorf("turn_words %d: Validate = %v", bad, err)
+		}
+	}
+	for _, user := range []string{"", "debate: {turn_words: 0}\n"} {
+		l, _ := loader(t, user, "debate: {turn_words: 300}\n")
+		cfg, _, err := l.Load()
+		if err != nil || cfg.Debate.WithDefaults().TurnWords != DefaultTurnWords {
+			t.Errorf("user %q: a project lengthened turns to %d (%v)", user, cfg.Debate.TurnWords, err)
+		}
+		l, _ = loader(t, user, "debate: {turn_words: 30}\n")
+		if cfg, _, err = l.Load(); err != nil || cfg.Debate.TurnWords != 30 {
+			t.Errorf("user %q: a project could not shorten turns: %d (%v)", user, cfg.Debate.TurnWords, err)
+		}
+	}
+}

@@ -315,7 +315,14 @@ func observerFields(ob *Observer) string {
 		fmt.Fprintf(&b, "What you systematically miss (do not ask from these): %s\n", strings.Join(bs, "; "))
 	}
 	if len(ob.ExampleQuestions) > 0 {
-		b.WriteString("\nQuestions of the kind you ask (about other debates; imitate their specificity, not their content):\n")
+		// A persona's examples are about imaginary debates; a generated
+		// observer's were written for this passage before its debate took
+		// place.
+		about := "about other debates; imitate their specificity, not their content"
+		if ob.modelWritten() {
+			about = "written for this passage before the debate took place; imitate their specificity, and ask from what this transcript lacks"
+		}
+		fmt.Fprintf(&b, "\nQuestions of the kind you ask (%s):\n", about)
 		for _, q := range ob.ExampleQuestions {
 			fmt.Fprintf(&b, "- %s\n", prompt.Inline(q))
 		}
