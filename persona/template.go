@@ -108,7 +108,13 @@ color: "#64748b"
 ---
 # %s
 
-<<TODO: how this role reasons over a set of documents, what it looks for first, and what it tends to miss>>
+<<TODO: how this role reasons over a set of documents, what it looks for first, and what it tends to miss; this part is for the people who choose roles>>
+
+## Method
+
+1. <<TODO: the first thing a model reading from this role does with the sources, as an instruction (sot ask sends the steps of this section, not the text above)>>
+2. <<TODO: the next step; keep the method to 2 or 3 steps, about 50 tokens in all>>
+3. <<TODO: a third step, or delete this line>>
 `, title), nil
 	case Debater:
 		return fmt.Sprintf(`---

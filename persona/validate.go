@@ -42,6 +42,10 @@ func (p *Persona) LensType() string {
 
 var colorPattern = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 
+// methodHint says what a role's "## Method" holds, for the warnings
+// about one that is missing or empty.
+const methodHint = "2 or 3 numbered steps (about 50 tokens in all) that say how the role reads the sources, such as \"1. Take the sources in date order and ...\""
+
 // OverlayWords bounds the length of a lens's Overlay Template.
 const (
 	OverlayMinWords = 50
@@ -141,6 +145,15 @@ func (p *Persona) validate() []Problem {
 		}
 		if p.Meta.Color != "" && !colorPattern.MatchString(p.Meta.Color) {
 			add(fmLine("color"), false, "color must look like #3b82f6, not %q", p.Meta.Color)
+		}
+		// sot ask sends a role's method to the model that reads from it;
+		// without one, the model gets only the prompt prefix and the
+		// description, a label rather than a way of working.
+		if h, line, ok := p.Heading("Method"); !ok {
+			at, where := p.anchor()
+			add(at, true, "the role has no \"## Method\", so sot ask sends only its prompt_prefix and description; add the section %s, with %s", where, methodHint)
+		} else if strings.TrimSpace(p.Sections[h]) == "" {
+			add(line, true, "section \"## %s\" is empty, so sot ask sends only the role's prompt_prefix and description; write below the heading %s", h, methodHint)
 		}
 	case Debater:
 		needField("name", p.Meta.Name)

@@ -169,7 +169,7 @@ the whole comparison); 130 interrupted.`,
 	fl.StringVar(&o.OutputDir, "output-dir", "", "the run's directory (default .sot/answers/<run-id>); with --compare, where comparison.json and compare.html go (default .sot/answers/compare-<id>)")
 	fl.StringSliceVar(&o.Formats, "format", nil, "also write html: answer.html, a report to open in a browser (with --compare, compare.html); pairs: conflict-pairs.ndjson, every pair the lexical detector classified, one JSON line each (ANSWER.md and answer.json are always written). A format not asked for again is removed from the directory")
 	fl.StringVar(&o.Stdout, "stdout", "", "also print the answer: markdown, json or html (with --compare: html, the comparison's page)")
-	fl.BoolVar(&o.DryRun, "dry-run", false, "show the plan (classification, sources, roles, calls) and call no model")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "show the plan (classification, sources, roles, the sources each cross-source role reads together, calls) and call no model; with --stdout json, print it as JSON")
 	fl.BoolVar(&o.Fresh, "fresh", false, "start afresh instead of replaying the run's journal")
 	return cmd
 }
@@ -185,6 +185,9 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return err
 	}
 	o.Stdout = scenario.FormatName(o.Stdout)
+	if o.DryRun && !o.Compare && o.Stdout != "" && o.Stdout != "json" {
+		return cmdutil.UsageError("--stdout %s with --dry-run: a dry run writes no answer; use --stdout json for the plan as JSON", o.Stdout)
+	}
 	for i, fm := range o.Formats {
 		o.Formats[i] = scenario.FormatName(fm)
 	}
@@ -267,7 +270,13 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	printPlan(human, plan)
 	if o.DryRun {
-		return plan.CheckPrices(ao) // as the run would refuse it
+		if err := plan.CheckPrices(ao); err != nil {
+			return err // as the run would refuse it
+		}
+		if o.Stdout == "json" {
+			return printPlanJSON(f.IO.Out, plan)
+		}
+		return nil
 	}
 	// The answers are not review findings: the display counts the calls
 	// as the run's journal records them, as sot review and sot debate do.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -191,5 +192,112 @@ func TestAskExitCodes(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != sent {
 		t.Errorf("usage errors sent %d request(s)", n-sent)
+	}
+}
+
+// A dry run shows which sources each cross-source role reads together,
+// and which of them it was given, both on the terminal and in the plan's
+// JSON; it sends no request, and a dry run's --stdout can only be json.
+func TestAskDryRunShowsSpans(t *testing.T) {
+	const temporal = "How did the plan for the billing migration change across the quarters?"
+	srv := llmtest.NewServer(llmtest.Config{})
+	defer srv.Close()
+
+	t.Run("human", func(t *testing.T) {
+		f, _, out, errOut := newProject(t, srv)
+		if err := Run(context.Background(), f, &Options{Question: temporal, DryRun: true}); err != nil {
+			t.Fatalf("exit %d: %v\n%s", cmdutil.Code(err), err, errOut)
+		}
+		for _, want := range []string{
+			"sot: 2 cross-source reading(s), each of its sources together in one reading:\n",
+			"  - historian reads 2 source(s): Q3 planning (added; also read as analyst); Q4 board update (the historian reads across time: ",
+			"  - synthesizer reads 3 source(s): Q3 planning (added; also read as analyst); Q4 board update (added; also read as historian); Q3 retro (the synthesizer reads across sources",
+			"sot: 3 reading(s),",
+		} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("the plan does not show %q:\n%s", want, out)
+			}
+		}
+	})
+
+	t.Run("json", func(t *testing.T) {
+		f, _, out, errOut := newProject(t, srv)
+		if err := Run(context.Background(), f, &Options{Question: temporal, DryRun: true, Stdout: "json"}); err != nil {
+			t.Fatalf("exit %d: %v\n%s", cmdutil.Code(err), err, errOut)
+		}
+		if !strings.Contains(errOut.String(), "  - historian reads 2 source(s)") {
+			t.Errorf("the human plan does not go to stderr:\n%s", errOut)
+		}
+		var doc struct {
+			Sources []struct{ ID, Title, Role string }
+			Spans   []struct {
+				Role, Rule, Across string
+				Members            []struct {
+					Title, Role string
+					Own         bool
+				}
+			}
+			Readings []struct {
+				ID, Role string
+				Sources  []string
+			}
+			CallsMax int `json:"calls_max"`
+		}
+		if err := json.Unmarshal([]byte(out.String()), &doc); err != nil {
+			t.Fatalf("stdout is not the plan's JSON alone: %v\n%s", err, out)
+		}
+		type member struct {
+			title, role string
+			own         bool
+		}
+		want := map[string][]member{
+			"historian":   {{"Q3 planning", "analyst", false}, {"Q4 board update", "", true}},
+			"synthesizer": {{"Q3 planning", "analyst", false}, {"Q4 board update", "historian", false}, {"Q3 retro", "", true}},
+		}
+		if len(doc.Spans) != len(want) {
+			t.Fatalf("%d spans, want %d: %+v", len(doc.Spans), len(want), doc.Spans)
+		}
+		for _, sp := range doc.Spans {
+			var got []member
+			for _, m := range sp.Members {
+				got = append(got, member{m.Title, m.Role, m.Own})
+			}
+			if !slices.Equal(got, want[sp.Role]) {
+				t.Errorf("the %s's span holds %+v, want %+v", sp.Role, got, want[sp.Role])
+			}
+		}
+		// Each span is one reading of all its sources, by its role.
+		read := map[string]int{}
+		for _, r := range doc.Readings {
+			read[r.Role] = len(r.Sources)
+		}
+		if read["historian"] != 2 || read["synthesizer"] != 3 || read["analyst"] != 1 || len(doc.Readings) != 3 {
+			t.Errorf("readings %+v; want the analyst's source alone and each span in one reading", doc.Readings)
+		}
+		if doc.CallsMax != 5 {
+			t.Errorf("calls_max %d, want 5 (3 readings and the reduce step with its retry)", doc.CallsMax)
+		}
+	})
+
+	t.Run("no roles, no spans", func(t *testing.T) {
+		f, _, out, errOut := newProject(t, srv)
+		if err := Run(context.Background(), f, &Options{Question: temporal, DryRun: true, NoSoT: true, Stdout: "json"}); err != nil {
+			t.Fatalf("exit %d: %v\n%s", cmdutil.Code(err), err, errOut)
+		}
+		if strings.Contains(errOut.String(), "cross-source") || strings.Contains(out.String(), `"spans"`) {
+			t.Errorf("a control run shows spans:\n%s\n%s", errOut, out)
+		}
+	})
+
+	t.Run("markdown refused", func(t *testing.T) {
+		f, _, _, _ := newProject(t, srv)
+		err := Run(context.Background(), f, &Options{Question: temporal, DryRun: true, Stdout: "markdown"})
+		if code := cmdutil.Code(err); code != cmdutil.ExitUsage || !strings.Contains(err.Error(), "use --stdout json for the plan") {
+			t.Errorf("--dry-run --stdout markdown: exit %d, %v; want a usage error", code, err)
+		}
+	})
+
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("a dry run sent %d request(s)", n)
 	}
 }
