@@ -213,6 +213,10 @@ type Options struct {
 	Round string
 	// MaxTokens is the budget for the whole system prompt; 0 means none.
 	MaxTokens int
+	// Prose leaves out the output format, for a call that is answered in
+	// prose rather than with the structured answer the format describes
+	// (moderator mode's questions); the prompt then shares no prefix.
+	Prose bool
 	// Tools says the call offers the specialist read-only tools over the
 	// project (read, grep, list, git log and show). The prompt says what
 	// the specialist can look at either way (see looksWith and
@@ -436,7 +440,7 @@ func (r *Run) build(spec *persona.Persona, o Options, overlay string) (Composed,
 	shared := !spec.Meta.SharedRulesIncluded
 	format := false
 	for _, l := range layers {
-		if !shared && (l.Name == LayerRules || l.Name == LayerFormat) {
+		if !shared && (l.Name == LayerRules || l.Name == LayerFormat) || o.Prose && l.Name == LayerFormat {
 			continue
 		}
 		format = format || l.Name == LayerFormat
@@ -444,7 +448,7 @@ func (r *Run) build(spec *persona.Persona, o Options, overlay string) (Composed,
 		b.WriteString(prefix[l.Start:l.End])
 		c.Layers = append(c.Layers, Layer{Name: l.Name, Start: start, End: b.Len(), tokens: l.tokens})
 	}
-	if shared {
+	if shared && !o.Prose {
 		c.SharedPrefix = b.Len()
 	}
 	add := func(name, heading, text string) {

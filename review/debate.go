@@ -415,7 +415,13 @@ func (d *debate) round(ctx context.Context, r int, s *roundSummary) ([]finding.R
 		req.Messages = []llm.Message{{Role: llm.RoleUser, Content: roundInstructions}}
 		req.Schema = &llm.Schema{Name: finding.RoundSchemaName, JSON: finding.RoundSchema}
 		req.Label = fmt.Sprintf("%s/round-%d", db.task.ID, r)
-		tasks = append(tasks, &engine.Task{ID: req.Label, Group: db.specialist, Request: req})
+		task := &engine.Task{ID: req.Label, Group: db.specialist, Request: req}
+		if db.task.Looks != nil {
+			// The round's prompt is the first round's, which says the
+			// specialist may look: so it may, within the same limits.
+			task.Looks = d.p.looks.looks(req.Label)
+		}
+		tasks = append(tasks, task)
 	}
 	results := d.x.Execute(ctx, tasks)
 	var newReports []finding.Report
@@ -431,6 +437,9 @@ func (d *debate) round(ctx context.Context, r int, s *roundSummary) ([]finding.R
 		}
 		a, problems, err := finding.RoundFromJSON(rr.Resp.JSON, db.specialist, db.lens, db.chunk, r, db.next)
 		d.res.Notes = append(d.res.Notes, problems...)
+		if err == nil {
+			d.res.Notes = append(d.res.Notes, d.p.groundLooks(tasks[i].ID, &a.Report, d.p.looks)...)
+		}
 		if err != nil {
 			d.res.Missing = append(d.res.Missing, synthesis.Missing{Specialist: db.specialist, Lens: db.lens, Chunk: db.chunk, Files: d.p.chunkFiles(db.chunk), Error: fmt.Sprintf("round %d: %v", r, err)})
 			continue

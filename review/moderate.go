@@ -218,7 +218,7 @@ func (m *moderator) specialistIn(s string) (string, string) {
 
 // system composes a specialist's prompt for moderator mode: its persona,
 // the shared rules, the preamble, the coordinates and the synthesis.
-func (m *moderator) system(spec *persona.Persona, focus, extra string, tools bool) (string, error) {
+func (m *moderator) system(spec *persona.Persona, focus, extra string, tools, prose bool) (string, error) {
 	c := m.r.rec.Context
 	material := "The material itself is not repeated here; the review's synthesis follows as context.\n\n" + m.synth
 	if extra != "" {
@@ -226,7 +226,7 @@ func (m *moderator) system(spec *persona.Persona, focus, extra string, tools boo
 	}
 	run := &prompt.Run{Type: c.Type, Framing: c.Framing, SharedRules: m.o.Library.SharedRules(), Material: material,
 		Nonce: m.r.state.Nonce, Coordinates: c.Coordinates}
-	comp, err := run.Compose(spec, prompt.Options{Round: "Moderator mode: the user now talks to you directly. " + focus, Tools: tools})
+	comp, err := run.Compose(spec, prompt.Options{Round: "Moderator mode: the user now talks to you directly. " + focus, Tools: tools, Prose: prose})
 	if err != nil {
 		return "", err
 	}
@@ -280,7 +280,7 @@ func (m *moderator) stream(ctx context.Context, req *llm.Request) (string, error
 // terminal holds no "\n", but a file name pasted into it may hold a
 // carriage return or a Unicode line separator.
 func (m *moderator) summon(ctx context.Context, name, question string) error {
-	sys, err := m.system(m.specs[name], "Answer the user's question in character, applying your cognitive strategy. Cite evidence; say what you are unsure of.", "", false)
+	sys, err := m.system(m.specs[name], "Answer the user's question in character, applying your cognitive strategy. Cite evidence; say what you are unsure of.", "", false, true)
 	if err != nil {
 		return err
 	}
@@ -355,7 +355,7 @@ func (m *moderator) challenge(ctx context.Context, id, argument string) error {
 		return err
 	}
 	defer looks.close()
-	sys, err := m.system(spec, focus, code, looks != nil)
+	sys, err := m.system(spec, focus, code, looks != nil, false)
 	if err != nil {
 		return err
 	}
@@ -473,7 +473,7 @@ func (m *moderator) deeper(ctx context.Context, area, name string) error {
 	if spec == nil {
 		return fmt.Errorf("no specialist %q in this review; choose from %s", name, strings.Join(m.names, ", "))
 	}
-	sys, err := m.system(spec, "The user asks for a deeper analysis of one area. Apply your whole method to it and report what you find, with evidence.", extra, false)
+	sys, err := m.system(spec, "The user asks for a deeper analysis of one area. Apply your whole method to it and report what you find, with evidence.", extra, false, true)
 	if err != nil {
 		return err
 	}
