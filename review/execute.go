@@ -289,6 +289,9 @@ func (p *Plan) collect(results []engine.Result, res *synthesis.Result) ([]findin
 			if errors.Is(r.Err, llm.ErrBudget) {
 				stopped, msg = r.Err, "not run: "+msg
 			}
+			if r.Task.Looks != nil && errors.Is(r.Err, llm.ErrBadRequest) {
+				msg += " (the call offered the model tools; if " + r.Task.Request.Model + " cannot call them, run again with --no-tools or set review.tools: false)"
+			}
 			res.Missing = append(res.Missing, synthesis.Missing{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Files: p.chunkFiles(info.chunk), Error: msg, Budget: stopped != nil && stopped == r.Err})
 			reports = append(reports, finding.Report{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Model: r.Task.Request.Model, Error: msg})
 			continue

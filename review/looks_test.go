@@ -249,3 +249,36 @@ func TestNoToolsKeepsSpecialistsToTheMaterial(t *testing.T) {
 		}
 	}
 }
+
+// A model whose endpoint refuses tools fails its specialist's call with a
+// message that says how to review without them.
+func TestToolsRefusedSaysWhatToDo(t *testing.T) {
+	goldenEnv(t)
+	lookRepo(t)
+	l := &looker{}
+	srv := llmtest.NewServer(llmtest.Config{Seed: 1, Rules: []llmtest.Rule{{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
+		if len(rec.Tools) > 0 && strings.Contains(rec.System, "# You are the security specialist") {
+			return llmtest.Reply{Fault: llmtest.Fault400}
+		}
+		return l.respond(rec)
+	}}}})
+	defer srv.Close()
+	ctx := context.Background()
+	o := lookOptions(t, srv.OpenAIBaseURL())
+	plan, err := review.Prepare(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := review.Execute(ctx, plan, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	for _, m := range out.Result.Missing {
+		missing = append(missing, m.Specialist+": "+m.Error)
+	}
+	got := strings.Join(missing, "\n")
+	if !strings.Contains(got, "security: ") || !strings.Contains(got, "run again with --no-tools or set review.tools: false") {
+		t.Errorf("missing parts %q; want security's, saying how to review without tools", got)
+	}
+}

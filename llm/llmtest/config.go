@@ -27,6 +27,10 @@ const (
 	Fault503 FaultKind = "503"
 	// Fault401 answers 401 with the provider's authentication error.
 	Fault401 FaultKind = "401"
+	// Fault400 answers 400 with the provider's invalid-request error, as
+	// an endpoint does for a request it cannot serve (tools offered to a
+	// model that has no tool calling, say).
+	Fault400 FaultKind = "400"
 	// FaultHang never answers: it waits until the client goes away, the server
 	// closes, or ten minutes pass (then it answers 504).
 	FaultHang FaultKind = "hang"
@@ -42,7 +46,7 @@ const (
 
 // knownFaults is every FaultKind the server understands ("" counts as none).
 var knownFaults = map[FaultKind]bool{
-	"": true, Fault429: true, Fault500: true, Fault503: true, Fault401: true,
+	"": true, Fault429: true, Fault500: true, Fault503: true, Fault401: true, Fault400: true,
 	FaultHang: true, FaultTruncate: true, FaultInvalidJSON: true, FaultSchemaViolation: true,
 }
 

@@ -552,6 +552,9 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, provider stri
 		case Fault401:
 			fail(http.StatusUnauthorized, errAuth, "", fault)
 			return
+		case Fault400:
+			fail(http.StatusBadRequest, errInvalid, "this model does not support tools", fault)
+			return
 		}
 	}
 	if fault == FaultHang {
