@@ -542,3 +542,9 @@ func isRequirementsFile(p string) bool {
 	base := strings.ToLower(path.Base(p))
 	return strings.HasSuffix(base, ".txt") && (strings.HasPrefix(base, "requirements") || strings.HasPrefix(base, "constraints"))
 }
+
+// IsSecretName reports whether a slash path names a file that usually
+// holds credentials, by its name or by its name and directory: a file the
+// material leaves out, which any other look into a project (package
+// tools) must refuse too.
+func IsSecretName(p string) bool { return isSecretName(p) }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sotlabs/sot/internal/secrets"
+	"github.com/sotlabs/sot/material"
 )
 
 // readFile returns lines start to end (1-based, inclusive; 0 for the
@@ -21,7 +22,7 @@ func (t *Tools) readFile(p string, start, end int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if isSecretName(c) {
+	if material.IsSecretName(c) {
 		return Result{}, errSecret(c)
 	}
 	f, err := t.root.Open(c)
@@ -169,7 +170,7 @@ func (t *Tools) grep(pattern, glob string) (Result, error) {
 		if !d.Type().IsRegular() || !matchGlob(glob, p) {
 			return nil
 		}
-		if isSecretName(p) {
+		if material.IsSecretName(p) {
 			skipped++
 			return nil
 		}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/sotlabs/sot/material"
 )
 
 // gitHardening are git's global options for every look: the repository's
@@ -126,7 +128,7 @@ func (t *Tools) gitShow(ctx context.Context, p, rev string, start, end int) (Res
 	if c == "." {
 		return Result{}, fmt.Errorf("name a file to show at %s", rev)
 	}
-	if isSecretName(c) {
+	if material.IsSecretName(c) {
 		return Result{}, errSecret(c)
 	}
 	if _, err := t.runGit(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}"); err != nil {
