@@ -27,6 +27,24 @@ func lookRequest(model string) *llm.Request {
 		Schema:   &llm.Schema{Name: "verdict", JSON: json.RawMessage(`{"type":"object","properties":{"verdict":{"type":"string"}},"required":["verdict"],"additionalProperties":false}`)}}
 }
 
+// lookProvider is the provider name ("openai" or "anthropic") against
+// srv, and a model it serves.
+func lookProvider(t *testing.T, name string, srv *llmtest.Server) (llm.Provider, string) {
+	t.Helper()
+	if name == "anthropic" {
+		p, err := anthropic.New(anthropic.Config{BaseURL: srv.AnthropicBaseURL(), APIKey: "sk-ant-looks-0123456789"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, "anthropic:claude-sonnet-4-5"
+	}
+	p, err := openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-looks-0123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, "openai:gpt-4.1"
+}
+
 // fileLooks answers read_file from a map, and counts what it ran.
 func fileLooks(files map[string]string, ran *[]string) *Looks {
 	return &Looks{Tools: lookTools, Run: func(_ context.Context, c llm.ToolCall) (string, error) {
@@ -54,18 +72,7 @@ func TestConverseRunsToolRounds(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := llmtest.NewServer(cfg)
 			defer srv.Close()
-			var p llm.Provider
-			var err error
-			model := "openai:gpt-4.1"
-			if name == "openai" {
-				p, err = openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-looks-0123456789"})
-			} else {
-				model = "anthropic:claude-sonnet-4-5"
-				p, err = anthropic.New(anthropic.Config{BaseURL: srv.AnthropicBaseURL(), APIKey: "sk-ant-looks-0123456789"})
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, model := lookProvider(t, name, srv)
 			var ran, deltas []string
 			req := lookRequest(model)
 			req.OnDelta = func(s string) { deltas = append(deltas, s) }
@@ -117,24 +124,13 @@ func TestConverseStopsAModelThatKeepsLooking(t *testing.T) {
 				{Round: 4, ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: map[string]any{"path": "d.go"}}}},
 			}})
 			defer srv.Close()
-			var p llm.Provider
-			var err error
-			model := "openai:gpt-4.1"
-			if name == "openai" {
-				p, err = openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-looks-0123456789"})
-			} else {
-				model = "anthropic:claude-sonnet-4-5"
-				p, err = anthropic.New(anthropic.Config{BaseURL: srv.AnthropicBaseURL(), APIKey: "sk-ant-looks-0123456789"})
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, model := lookProvider(t, name, srv)
 			var ran, deltas []string
 			l := fileLooks(map[string]string{}, &ran)
 			l.MaxRounds = 2
 			req := lookRequest(model)
 			req.OnDelta = func(s string) { deltas = append(deltas, s) }
-			_, err = Converse(context.Background(), p, req, l)
+			_, err := Converse(context.Background(), p, req, l)
 			if !errors.Is(err, ErrLookedTooLong) {
 				t.Fatalf("err = %v, want ErrLookedTooLong", err)
 			}

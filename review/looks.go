@@ -55,7 +55,6 @@ type looker struct {
 
 	mu    sync.Mutex
 	shown map[string]map[string]bool // task id -> project files shown
-	calls map[string]int             // task id -> tool calls run
 }
 
 // looks returns the Looks of one task; nil for a nil looker.
@@ -75,7 +74,6 @@ func (l *looker) looks(taskID string) *engine.Looks {
 			}
 			l.mu.Lock()
 			defer l.mu.Unlock()
-			l.calls[taskID]++
 			if l.shown[taskID] == nil {
 				l.shown[taskID] = map[string]bool{}
 			}
@@ -94,16 +92,6 @@ func (l *looker) showed(taskID, file string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.shown[taskID][file]
-}
-
-// lookCalls is how many tool calls a task's model made.
-func (l *looker) lookCalls(taskID string) int {
-	if l == nil {
-		return 0
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.calls[taskID]
 }
 
 // openLooker opens the project for the run's looks, when the plan gives
@@ -132,7 +120,7 @@ func newLooker(top, nonce string, rounds, tokens int) (*looker, error) {
 		return nil, fmt.Errorf("specialists' tools: %w", err)
 	}
 	return &looker{tools: t, nonce: nonce, rounds: rounds, tokens: tokens,
-		shown: map[string]map[string]bool{}, calls: map[string]int{}}, nil
+		shown: map[string]map[string]bool{}}, nil
 }
 
 // close releases the project.
