@@ -33,6 +33,13 @@ type Looks struct {
 	// four bytes a token; 0 means 16,000. A call past it is answered with
 	// the same note.
 	MaxResultTokens int
+	// Without, when set, is asked for the request to send instead when
+	// the endpoint refuses the tools (it answers the first round with
+	// llm.ErrBadRequest, as a model without tool calling does): the same
+	// task composed for a model that cannot look. It is given the
+	// refusal, so the caller can say the task went without. Nil: the
+	// refusal is the task's error.
+	Without func(refusal error) (*llm.Request, error)
 }
 
 // Default limits of Looks.
@@ -79,6 +86,13 @@ func Converse(ctx context.Context, p llm.Provider, req *llm.Request, l *Looks) (
 		r.Messages = msgs
 		r.Tools = l.Tools
 		resp, err := p.Complete(ctx, r)
+		if err != nil && len(sources) == 0 && l.Without != nil && errors.Is(err, llm.ErrBadRequest) {
+			alt, aerr := l.Without(err)
+			if aerr != nil {
+				return nil, errors.Join(err, aerr)
+			}
+			return p.Complete(ctx, alt)
+		}
 		if err != nil {
 			return nil, err
 		}

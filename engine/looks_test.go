@@ -193,3 +193,41 @@ func TestConverseReplaysRoundsFromTheJournal(t *testing.T) {
 		t.Errorf("resumed answer from %q, rounds %v; want every round from the journal", again.Source, again.Rounds)
 	}
 }
+
+// An endpoint that refuses the tools on the first round (a model without
+// tool calling answers 400) gets the request Without gives instead, and
+// Without is told why; without Without, the refusal is the error.
+func TestConverseSendsTheRequestWithoutToolsWhenRefused(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
+		if len(rec.Tools) > 0 {
+			return llmtest.Reply{Fault: llmtest.Fault400}
+		}
+		return llmtest.Reply{JSON: map[string]any{"verdict": "answered alone"}}
+	}}}})
+	defer srv.Close()
+	p, model := lookProvider(t, "openai", srv)
+	var ran []string
+	l := fileLooks(nil, &ran)
+	if _, err := Converse(context.Background(), p, lookRequest(model), l); !errors.Is(err, llm.ErrBadRequest) {
+		t.Fatalf("without Without, error %v; want the refusal", err)
+	}
+	var told error
+	l.Without = func(refusal error) (*llm.Request, error) {
+		told = refusal
+		req := lookRequest(model)
+		req.System = "You review, and cannot look."
+		return req, nil
+	}
+	resp, err := Converse(context.Background(), p, lookRequest(model), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(resp.JSON), "answered alone") || !errors.Is(told, llm.ErrBadRequest) {
+		t.Errorf("answer %s, Without told %v; want the single-shot answer, told of the 400", resp.JSON, told)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1]
+	if len(last.Tools) != 0 || last.System != "You review, and cannot look." {
+		t.Errorf("the request sent instead offered %v with system %q", last.Tools, last.System)
+	}
+}

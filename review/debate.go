@@ -410,16 +410,22 @@ func (d *debate) round(ctx context.Context, r int, s *roundSummary) ([]finding.R
 	var tasks []*engine.Task
 	for _, db := range d.debaters {
 		text := d.render(db, r, s, d.live(), "")
-		req := db.task.Request.Clone()
+		// A specialist whose endpoint refused its tools debates from the
+		// prompt it was sent instead, and is offered none.
+		base, refused := db.task.Request, d.p.looks.refusedTools(db.task.ID)
+		if refused.single != nil {
+			base = refused.single
+		}
+		req := base.Clone()
 		req.System += "# Debate round " + fmt.Sprint(r) + "\n\n" + text + "\n"
 		req.Messages = []llm.Message{{Role: llm.RoleUser, Content: roundInstructions}}
 		req.Schema = &llm.Schema{Name: finding.RoundSchemaName, JSON: finding.RoundSchema}
 		req.Label = fmt.Sprintf("%s/round-%d", db.task.ID, r)
 		task := &engine.Task{ID: req.Label, Group: db.specialist, Request: req}
-		if db.task.Looks != nil {
+		if db.task.Looks != nil && refused.single == nil {
 			// The round's prompt is the first round's, which says the
 			// specialist may look: so it may, within the same limits.
-			task.Looks = d.p.looks.looks(req.Label)
+			task.Looks = d.p.looks.looks(req.Label, nil)
 		}
 		tasks = append(tasks, task)
 	}

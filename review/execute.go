@@ -290,7 +290,7 @@ func (p *Plan) collect(results []engine.Result, res *synthesis.Result) ([]findin
 				stopped, msg = r.Err, "not run: "+msg
 			}
 			if r.Task.Looks != nil && errors.Is(r.Err, llm.ErrBadRequest) {
-				msg += " (the call offered the model tools; if " + r.Task.Request.Model + " cannot call them, run again with --no-tools or set review.tools: false)"
+				msg += " (the call offered the model tools, and was sent again without them when refused; if " + r.Task.Request.Model + " cannot call tools, run again with --no-tools or set review.tools: false)"
 			}
 			res.Missing = append(res.Missing, synthesis.Missing{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Files: p.chunkFiles(info.chunk), Error: msg, Budget: stopped != nil && stopped == r.Err})
 			reports = append(reports, finding.Report{Specialist: info.specialist, Lens: info.lens, Chunk: info.chunk, Model: r.Task.Request.Model, Error: msg})
@@ -303,6 +303,9 @@ func (p *Plan) collect(results []engine.Result, res *synthesis.Result) ([]findin
 			continue
 		}
 		rep.Model = r.Task.Request.Model
+		if ref := p.looks.refusedTools(r.Task.ID); ref.err != nil {
+			problems = append(problems, refusedNote(info.specialist, rep.Model, ref.err))
+		}
 		problems = append(problems, p.groundLooks(r.Task.ID, &rep, p.looks)...)
 		for i := range rep.Findings {
 			rep.Findings[i].Model = rep.Model

@@ -53,16 +53,40 @@ type looker struct {
 	rounds int
 	tokens int
 
-	mu    sync.Mutex
-	shown map[string]map[string]bool // task id -> project files shown
+	mu      sync.Mutex
+	shown   map[string]map[string]bool // task id -> project files shown
+	refused map[string]refusal         // task id -> the endpoint refused its tools
 }
 
-// looks returns the Looks of one task; nil for a nil looker.
-func (l *looker) looks(taskID string) *engine.Looks {
+// refusal records a task whose endpoint refused the tools it was offered,
+// and the request it was sent instead.
+type refusal struct {
+	err    error
+	single *llm.Request
+}
+
+// looks returns the Looks of one task; nil for a nil looker. single
+// composes the task's request for a model that cannot look, sent instead
+// when the endpoint refuses the tools (a model without tool calling); nil
+// leaves the refusal the task's error.
+func (l *looker) looks(taskID string, single func() (*llm.Request, error)) *engine.Looks {
 	if l == nil {
 		return nil
 	}
-	return &engine.Looks{Tools: toolSpecs, MaxRounds: l.rounds, MaxResultTokens: l.tokens,
+	var without func(error) (*llm.Request, error)
+	if single != nil {
+		without = func(refused error) (*llm.Request, error) {
+			req, err := single()
+			if err != nil {
+				return nil, err
+			}
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.refused[taskID] = refusal{err: refused, single: req}
+			return req, nil
+		}
+	}
+	return &engine.Looks{Tools: toolSpecs, MaxRounds: l.rounds, MaxResultTokens: l.tokens, Without: without,
 		Run: func(ctx context.Context, c llm.ToolCall) (string, error) {
 			res, err := l.tools.Call(ctx, c.Name, c.Arguments)
 			if err != nil {
@@ -94,6 +118,25 @@ func (l *looker) showed(taskID, file string) bool {
 	return l.shown[taskID][file]
 }
 
+// refusedTools returns, for a task whose endpoint refused the tools it
+// was offered, the refusal and the single-shot request sent instead; a
+// zero refusal otherwise.
+func (l *looker) refusedTools(taskID string) refusal {
+	if l == nil {
+		return refusal{}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.refused[taskID]
+}
+
+// refusedNote says that a specialist reviewed without the tools its
+// endpoint refused.
+func refusedNote(specialist, model string, err error) string {
+	return fmt.Sprintf("%s: %s refused the tools it was offered (%s), so the specialist reviewed the material alone, told it could not look; set review.tools: false or pass --no-tools to skip the refused first call",
+		specialist, model, llm.Redact(err.Error()))
+}
+
 // openLooker opens the project for the run's looks, when the plan gives
 // any task looks, and attaches them to those tasks. The caller closes it.
 func (p *Plan) openLooker() (*looker, error) {
@@ -105,9 +148,20 @@ func (p *Plan) openLooker() (*looker, error) {
 		return nil, err
 	}
 	for _, task := range p.Tasks {
-		if p.taskInfo[task.ID].looks {
-			task.Looks = l.looks(task.ID)
+		info := p.taskInfo[task.ID]
+		if !info.looks {
+			continue
 		}
+		base := task.Request
+		task.Looks = l.looks(task.ID, func() (*llm.Request, error) {
+			c, err := info.single()
+			if err != nil {
+				return nil, err
+			}
+			req := base.Clone()
+			req.System, req.SharedPrefix = c.Text, c.SharedPrefix
+			return req, nil
+		})
 	}
 	return l, nil
 }
@@ -120,7 +174,7 @@ func newLooker(top, nonce string, rounds, tokens int) (*looker, error) {
 		return nil, fmt.Errorf("specialists' tools: %w", err)
 	}
 	return &looker{tools: t, nonce: nonce, rounds: rounds, tokens: tokens,
-		shown: map[string]map[string]bool{}}, nil
+		shown: map[string]map[string]bool{}, refused: map[string]refusal{}}, nil
 }
 
 // close releases the project.

@@ -257,35 +257,74 @@ func TestNoToolsKeepsSpecialistsToTheMaterial(t *testing.T) {
 	}
 }
 
-// A model whose endpoint refuses tools fails its specialist's call with a
-// message that says how to review without them.
-func TestToolsRefusedSaysWhatToDo(t *testing.T) {
-	goldenEnv(t)
-	lookRepo(t)
-	l := &looker{}
-	srv := llmtest.NewServer(llmtest.Config{Seed: 1, Rules: []llmtest.Rule{{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
-		if len(rec.Tools) > 0 && strings.Contains(rec.System, "# You are the security specialist") {
-			return llmtest.Reply{Fault: llmtest.Fault400}
-		}
-		return l.respond(rec)
-	}}}})
-	defer srv.Close()
-	ctx := context.Background()
-	o := lookOptions(t, srv.OpenAIBaseURL())
-	plan, err := review.Prepare(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := review.Execute(ctx, plan, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var missing []string
-	for _, m := range out.Result.Missing {
-		missing = append(missing, m.Specialist+": "+m.Error)
-	}
-	got := strings.Join(missing, "\n")
-	if !strings.Contains(got, "security: ") || !strings.Contains(got, "run again with --no-tools or set review.tools: false") {
-		t.Errorf("missing parts %q; want security's, saying how to review without tools", got)
+// A model whose endpoint refuses tools (one without tool calling) is sent
+// its single-shot prompt instead: the specialist still reviews, told it
+// cannot look, and the synthesis says so. When the endpoint refuses that
+// too, the part is missing with a message that says how to review without
+// tools.
+func TestToolsRefusedReviewsWithout(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		always bool // the endpoint refuses security's calls with or without tools
+	}{{"falls back", false}, {"refused again", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			goldenEnv(t)
+			lookRepo(t)
+			l := &looker{}
+			srv := llmtest.NewServer(llmtest.Config{Seed: 1, Rules: []llmtest.Rule{{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
+				if (len(rec.Tools) > 0 || tc.always) && strings.Contains(rec.System, "# You are the security specialist") {
+					return llmtest.Reply{Fault: llmtest.Fault400}
+				}
+				return l.respond(rec)
+			}}}})
+			defer srv.Close()
+			ctx := context.Background()
+			o := lookOptions(t, srv.OpenAIBaseURL())
+			plan, err := review.Prepare(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := review.Execute(ctx, plan, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var missing []string
+			for _, m := range out.Result.Missing {
+				missing = append(missing, m.Specialist+": "+m.Error)
+			}
+			got := strings.Join(missing, "\n")
+			if tc.always {
+				if !strings.Contains(got, "security: ") || !strings.Contains(got, "run again with --no-tools or set review.tools: false") {
+					t.Errorf("missing parts %q; want security's, saying how to review without tools", got)
+				}
+				return
+			}
+			if got != "" {
+				t.Errorf("missing parts %q; want none: security reviews without its tools", got)
+			}
+			var single *llmtest.Recorded
+			for _, rec := range srv.Requests() {
+				if strings.Contains(rec.System, "# You are the security specialist") && len(rec.Tools) == 0 {
+					single = &rec
+				}
+			}
+			if single == nil {
+				t.Fatal("security was never sent a request without tools")
+			}
+			if strings.Contains(single.System, "read-only tools") || !strings.Contains(single.System, "you cannot open files") {
+				t.Error("the request sent without tools still tells security it may look, or not that it cannot")
+			}
+			notes := strings.Join(out.Result.Notes, "\n")
+			if !strings.Contains(notes, "security: openai:gpt-4.1 refused the tools it was offered") {
+				t.Errorf("notes %q; want one saying security reviewed without its refused tools", notes)
+			}
+			found := false
+			for _, r := range out.Reports {
+				found = found || (r.Specialist == "security" && r.Error == "")
+			}
+			if !found {
+				t.Error("no report from security")
+			}
+		})
 	}
 }

@@ -368,7 +368,21 @@ func (m *moderator) challenge(ctx context.Context, id, argument string) error {
 		Schema:   &llm.Schema{Name: "challenge_answer", JSON: challengeSchema}, Label: fmt.Sprintf("moderate/challenge/%s/%d", f.ID, m.n+1)}
 	var a challengeAnswer
 	for attempt := 1; ; attempt++ {
-		resp, err := m.complete(ctx, req, looks.looks(req.Label))
+		sent := req
+		resp, err := m.complete(ctx, req, looks.looks(req.Label, func() (*llm.Request, error) {
+			sys, err := m.system(spec, focus, code, false, false)
+			if err != nil {
+				return nil, err
+			}
+			r := sent.Clone()
+			r.System = sys
+			return r, nil
+		}))
+		if ref := looks.refusedTools(req.Label); ref.err != nil && looks != nil {
+			// Asked again, the specialist is sent its single-shot prompt.
+			fmt.Fprintf(m.o.Out, "(%s)\n", refusedNote(f.Specialist, req.Model, ref.err))
+			req, looks = ref.single, nil
+		}
 		if err != nil {
 			return err
 		}

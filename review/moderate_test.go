@@ -177,3 +177,43 @@ func TestChallengedSpecialistLooks(t *testing.T) {
 		}
 	}
 }
+
+// A challenged specialist whose endpoint refuses tools is asked again
+// with the prompt of one that cannot look, and the user is told.
+func TestChallengedSpecialistWithoutToolCalling(t *testing.T) {
+	repo := benchRepo(t, 1, 30)
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
+		if rec.SchemaName == "challenge_answer" && len(rec.Tools) > 0 {
+			return llmtest.Reply{Fault: llmtest.Fault400}
+		}
+		return moderatorScript(rec)
+	}}}})
+	t.Cleanup(srv.Close)
+	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
+	o.Context.Specialists, o.Context.Perspectives, o.NoTools = "security", "none", true
+	out := runReview(t, o)
+	t.Chdir(repo)
+	run, err := LoadRun(out.Plan.OutputDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answers strings.Builder
+	err = run.Moderate(context.Background(), ModerateOptions{Library: o.Library, NewStack: o.NewStack, Config: o.Config,
+		In: strings.NewReader("challenge security.1 the caller bounds v first\ndone\n"), Out: &answers, Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := answers.String()
+	if !strings.Contains(said, "security defends security.1") || !strings.Contains(said, "refused the tools it was offered") {
+		t.Fatalf("the challenge was not answered without tools, or the user was not told:\n%s", said)
+	}
+	var last llmtest.Recorded
+	for _, r := range srv.Requests() {
+		if r.SchemaName == "challenge_answer" {
+			last = r
+		}
+	}
+	if len(last.Tools) > 0 || !strings.Contains(last.System, "you cannot open files") {
+		t.Errorf("the answered challenge offered %v, or did not say the specialist cannot look", last.Tools)
+	}
+}

@@ -168,6 +168,9 @@ type taskInfo struct {
 	prompt           prompt.Composed // for Estimate
 	// looks is set when the specialist may look at the project with tools.
 	looks bool
+	// single composes the prompt of a task with looks for a model that
+	// cannot call tools, sent when its endpoint refuses them.
+	single func() (prompt.Composed, error)
 }
 
 // Early outcomes that end a review before any model call.
@@ -823,7 +826,12 @@ func (p *Plan) chunkTasks(ch material.Chunk, rules *persona.Persona) ([]*engine.
 			if n > 1 {
 				chunk = ch.Index
 			}
-			infos = append(infos, taskInfo{s.ID, lensID, chunk, c, looks})
+			info := taskInfo{specialist: s.ID, lens: lensID, chunk: chunk, prompt: c, looks: looks}
+			if looks {
+				opts := prompt.Options{Lens: l, Round: chunkNote(ch.Index, n), MaxTokens: p.PromptBudget}
+				info.single = func() (prompt.Composed, error) { return run.Compose(s, opts) }
+			}
+			infos = append(infos, info)
 		}
 	}
 	return tasks, infos, warnings, nil
