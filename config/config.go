@@ -43,6 +43,46 @@ type Config struct {
 	Debate Debate `yaml:"debate" json:"debate"`
 	// Review configures sot review: how far specialists may look.
 	Review Review `yaml:"review" json:"review"`
+	// Executor says where runs make their model calls: in this process,
+	// or on Temporal workers. Only the user may set it.
+	Executor Executor `yaml:"executor" json:"executor"`
+}
+
+// Executors a run may use.
+const (
+	ExecutorLocal    = "local"
+	ExecutorTemporal = "temporal"
+)
+
+// Executor says where runs make their model calls (see docs/scale-out.md).
+type Executor struct {
+	// Kind is "local" (the default: this process) or "temporal".
+	Kind string `yaml:"kind" json:"kind,omitempty"`
+	// Address is the Temporal frontend, host:port (default
+	// 127.0.0.1:7233, a dev server).
+	Address string `yaml:"address" json:"address,omitempty"`
+	// Namespace defaults to "default".
+	Namespace string `yaml:"namespace" json:"namespace,omitempty"`
+	// TaskQueue is the queue workers take sot's work from (default "sot").
+	TaskQueue string `yaml:"task_queue" json:"task_queue,omitempty"`
+	// Blobs is the directory where requests and answers are kept for the
+	// workers; every worker and client of a queue must share it (default:
+	// sot/blobs in the user cache directory, for workers on this machine).
+	Blobs string `yaml:"blobs" json:"blobs,omitempty"`
+	// APIKeyEnv names the variable holding a Temporal Cloud API key.
+	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
+	// TLS connects over TLS, with a client certificate when Cert and Key
+	// are set (Temporal Cloud's mTLS). An API key implies TLS.
+	TLS ExecutorTLS `yaml:"tls" json:"tls,omitempty"`
+}
+
+// ExecutorTLS are the TLS settings of the connection to Temporal.
+type ExecutorTLS struct {
+	Enabled    bool   `yaml:"enabled" json:"enabled,omitempty"`
+	Cert       string `yaml:"cert" json:"cert,omitempty"`
+	Key        string `yaml:"key" json:"key,omitempty"`
+	CA         string `yaml:"ca" json:"ca,omitempty"`
+	ServerName string `yaml:"server_name" json:"server_name,omitempty"`
 }
 
 // Ask configures sot ask: the corpus it reads and the steps of its society

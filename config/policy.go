@@ -88,6 +88,8 @@ var policies = map[string]rule{
 	"budget.max_cost":         {LimitDown, whyLimit},
 	"cache.disabled":          {OffOnly, whyNoCache},
 	"cache.dir":               {UserOnly, whyCache},
+	"executor.*":              {UserOnly, whyExecutor},
+	"executor.tls.*":          {UserOnly, whyExecutor},
 
 	"ask.corpus":                          {InsideProject, whyCorpus},
 	"ask.max_sources":                     {CountDown, whyCalls},
@@ -139,7 +141,10 @@ type rule struct {
 const (
 	whyTime  = "would let a call run longer than your limit"
 	whyCalls = "would make more calls than your settings allow"
-	whySent  = "would send more of the material than your limit"
+	// whyExecutor: where calls run decides where the material and the
+	// answers go, and which machine's keys pay.
+	whyExecutor = "would choose where your runs' material, answers and calls are sent"
+	whySent     = "would send more of the material than your limit"
 	// A longer turn is paid for in its answer and again in every later
 	// prompt that quotes it.
 	whyLonger = "would make the debaters' turns longer than your setting"

@@ -44,13 +44,24 @@ var shapeSamples = map[string]any{
 
 // userOnlySamples are values only the user may set.
 var userOnlySamples = map[string]any{
-	"providers.*.type":        "command",
-	"providers.*.program":     "./.sot/x.sh",
-	"providers.*.env":         []any{"AWS_SECRET_ACCESS_KEY"},
-	"providers.*.base_url":    "http://evil.example",
-	"providers.*.api_key":     "sk-project-key-123456",
-	"providers.*.api_key_env": "AWS_SECRET_ACCESS_KEY",
-	"cache.dir":               "/tmp/elsewhere",
+	"executor.kind":            "temporal",
+	"executor.address":         "temporal.evil.example:7233",
+	"executor.namespace":       "theirs",
+	"executor.task_queue":      "their-workers",
+	"executor.blobs":           "/tmp/shared",
+	"executor.api_key_env":     "OPENAI_API_KEY",
+	"executor.tls.enabled":     false,
+	"executor.tls.cert":        "/etc/ssl/x.pem",
+	"executor.tls.key":         "/etc/ssl/x.key",
+	"executor.tls.ca":          "/etc/ssl/ca.pem",
+	"executor.tls.server_name": "evil.example",
+	"providers.*.type":         "command",
+	"providers.*.program":      "./.sot/x.sh",
+	"providers.*.env":          []any{"AWS_SECRET_ACCESS_KEY"},
+	"providers.*.base_url":     "http://evil.example",
+	"providers.*.api_key":      "sk-project-key-123456",
+	"providers.*.api_key_env":  "AWS_SECRET_ACCESS_KEY",
+	"cache.dir":                "/tmp/elsewhere",
 }
 
 // samples gives, for a key pattern and its policy, a value the project

@@ -18,6 +18,7 @@ package scenario
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -133,6 +134,9 @@ func Begin(o *Options, spec Spec) (*Run, error) {
 		return nil, err
 	}
 	id := spec.State.RunID
+	if a, ok := st.Backend.(attacher); ok {
+		a.Attach(spec.What + " " + id)
+	}
 	switch {
 	case old == id && spec.Other != "":
 		o.Warnf("%s held a run.json that sot did not write for you (it may have come with the repository, or sot's key in the user cache directory was replaced); its files were removed and the run starts afresh", spec.OutputDir)
@@ -140,6 +144,16 @@ func Begin(o *Options, spec Spec) (*Run, error) {
 		o.Warnf("%s held run %s, %s; its files were removed and run %s writes there now", spec.OutputDir, old, spec.Other, id)
 	}
 	return &Run{Dir: d, Journal: j, Stack: st, Start: start, o: o, outputDir: spec.OutputDir}, nil
+}
+
+// attacher is a stack backend that serves one run at a time, named by
+// its scenario and id (engine/temporal.Remote: the run's workflow).
+type attacher interface{ Attach(run string) }
+
+// finisher is a stack backend told when its run is finished, so that what
+// it holds open for the run can end (the run's workflow).
+type finisher interface {
+	Finish(ctx context.Context) error
 }
 
 // CheckPrices refuses, as Begin does before anything is touched, models
@@ -257,7 +271,17 @@ func (r *Run) Finish(written []string) error {
 	if err := r.Journal.Ready(); err != nil {
 		return err
 	}
-	return r.Dir.RecordWritten(written)
+	if err := r.Dir.RecordWritten(written); err != nil {
+		return err
+	}
+	if f, ok := r.Stack.Backend.(finisher); ok {
+		// Every answer is journaled: the run's workflow may end. A
+		// failure to say so leaves it to end when it has been idle.
+		if err := f.Finish(context.Background()); err != nil {
+			r.o.Warnf("could not tell the run's workflow that the run is finished (%v); it ends by itself once idle", err)
+		}
+	}
+	return nil
 }
 
 // Interrupted is the error of a run that ctx stopped: it says how to

@@ -40,6 +40,11 @@ type Options struct {
 	// Note tells the user something worth knowing once, in sot's own
 	// voice ("sot: note: ..."): a model with no known price. Nil logs it.
 	Note func(string)
+	// Backend, when set, answers every call in place of the configured
+	// providers: a durable executor's remote calls (engine/temporal.Remote),
+	// made by workers with their own keys, retries and limits. The meter,
+	// masking, schema check, cache and journal stay in this stack.
+	Backend llm.Provider
 }
 
 // Stack is a ready provider and the parts a run reports on.
@@ -48,6 +53,8 @@ type Stack struct {
 	Meter   *middleware.Meter
 	Cache   *middleware.Cache   // nil when caching is off
 	Journal *middleware.Journal // nil without JournalPath
+	// Backend is Options.Backend: nil when the configured providers answer.
+	Backend llm.Provider
 
 	retries retryCounter
 }
@@ -150,13 +157,17 @@ func New(cfg *config.Config, opts Options) (*Stack, error) {
 	if err := budget.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Stack{Meter: middleware.NewMeter(budget, llm.DefaultPrices().Merge(cfg.Prices), opts.Logger)}
+	s := &Stack{Meter: middleware.NewMeter(budget, llm.DefaultPrices().Merge(cfg.Prices), opts.Logger), Backend: opts.Backend}
 	s.Meter.Note = opts.Note
-	router := llm.Router{}
-	for _, name := range cfg.ProviderNames() {
-		router[name] = backend(cfg, name, opts, s.retries.count)
+	var answers llm.Provider = opts.Backend
+	if answers == nil {
+		router := llm.Router{}
+		for _, name := range cfg.ProviderNames() {
+			router[name] = backend(cfg, name, opts, s.retries.count)
+		}
+		answers = router
 	}
-	var p llm.Provider = s.Meter.Wrap(router)
+	var p llm.Provider = s.Meter.Wrap(answers)
 	// Answers are masked below the schema check, which then validates what
 	// is passed on, and below the cache and the journal, which never hold
 	// a secret a model quoted back.
@@ -278,11 +289,15 @@ func apiKey(pc config.Provider, getenv func(string) string) string {
 // MissingKey reports, without a request, whether the provider of model
 // needs an API key it does not have: an OpenAI or Anthropic provider at its
 // public endpoint with no key. The error wraps llm.ErrMissingKey and names
-// the variable to set.
+// the variable to set. Under the temporal executor the workers make the
+// calls with their own keys, so none is missing here.
 func MissingKey(cfg *config.Config, getenv func(string) string, model string) error {
 	ref, err := cfg.ResolveModel(model)
 	if err != nil {
 		return err
+	}
+	if cfg.Executor.Kind == config.ExecutorTemporal {
+		return nil
 	}
 	pc := cfg.Providers[ref.Provider]
 	switch cfg.ProviderType(ref.Provider) {

@@ -1,0 +1,116 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/sotlabs/sot/blob"
+	"github.com/sotlabs/sot/llm"
+)
+
+// Activities are what a worker runs: model calls through its own
+// provider stack, where its keys are.
+type Activities struct {
+	// Provider answers the calls: the worker's stack (its providers, keys,
+	// retries and limits).
+	Provider llm.Provider
+	// Blobs holds the requests and answers, shared with the clients.
+	Blobs Store
+	// Identity names the worker in the outcomes of its calls.
+	Identity string
+}
+
+// Store is the blob store as the activities and the client use it: bytes by
+// reference, and the answers kept by call key.
+type Store interface {
+	blob.Store
+	Keep(ctx context.Context, name string, data []byte) error
+	Kept(ctx context.Context, name string) ([]byte, error)
+}
+
+// keptName is the name an answer is kept under.
+func keptName(key string) string { return "answer-" + key }
+
+// Call runs one model call. An answer kept by an earlier attempt (its
+// worker died before it could report it) is returned as it is, and costs
+// nothing again. The activity heartbeats while the model answers, so a
+// worker that dies is noticed within the heartbeat timeout and the call
+// given to another. A call the model's provider refused or failed (after
+// the worker's own retries) is an outcome, not an error: Temporal does not
+// run it again.
+func (a *Activities) Call(ctx context.Context, in CallInput) (CallOutput, error) {
+	worker := a.Identity
+	if kept, err := a.Blobs.Kept(ctx, keptName(in.Key)); err == nil {
+		ref, err := a.Blobs.Put(ctx, kept)
+		if err != nil {
+			return CallOutput{}, err
+		}
+		var resp llm.Response
+		if err := json.Unmarshal(kept, &resp); err != nil {
+			return CallOutput{}, fmt.Errorf("a kept answer does not read: %w", err)
+		}
+		return CallOutput{Response: ref, Usage: resp.Usage, Worker: worker, Reused: true}, nil
+	} else if !errors.Is(err, blob.ErrNotFound) {
+		return CallOutput{}, err
+	}
+	data, err := a.Blobs.Get(ctx, in.Request)
+	if err != nil {
+		return CallOutput{}, err
+	}
+	var req llm.Request
+	if err := json.Unmarshal(data, &req); err != nil {
+		return CallOutput{}, fmt.Errorf("the request does not read: %w", err)
+	}
+	if req.Key() != in.Key {
+		return CallOutput{}, fmt.Errorf("the request's key is %s, not the %s it was sent under", req.Key(), in.Key)
+	}
+	var streamed atomic.Int64
+	req.OnDelta = func(s string) {
+		activity.RecordHeartbeat(ctx, streamed.Add(int64(len(s))))
+	}
+	// A model that has not begun to answer still has a live worker.
+	beat, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		every := activity.GetInfo(ctx).HeartbeatTimeout / 3
+		if every <= 0 {
+			every = 10 * time.Second
+		}
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-beat.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, streamed.Load())
+			}
+		}
+	}()
+	resp, err := a.Provider.Complete(ctx, &req)
+	stop()
+	if err != nil {
+		if ctx.Err() != nil {
+			return CallOutput{}, ctx.Err()
+		}
+		return CallOutput{Err: callError(err), Worker: worker}, nil
+	}
+	out, err := json.Marshal(resp)
+	if err != nil {
+		return CallOutput{}, err
+	}
+	ref, err := a.Blobs.Put(ctx, out)
+	if err != nil {
+		return CallOutput{}, err
+	}
+	if err := a.Blobs.Keep(ctx, keptName(in.Key), out); err != nil {
+		return CallOutput{}, err
+	}
+	return CallOutput{Response: ref, Usage: resp.Usage, Worker: worker}, nil
+}

@@ -1,0 +1,196 @@
+package temporal
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/sotlabs/sot/llm"
+)
+
+// Remote is the llm.Provider that sends each call to the run's workflow,
+// where a worker makes it. A sot process puts it in place of its
+// providers, under its own journal, cache, meter and schema check (see
+// stack.Options.Backend), so a run on Temporal journals, budgets and
+// reports exactly as a local one does.
+type Remote struct {
+	client client.Client
+	blobs  Store
+	queue  string
+	input  RunInput
+	// id tells this process's calls from an earlier process's.
+	id string
+
+	mu         sync.Mutex
+	workflowID string
+	started    bool
+	// OnStart, when set, is told the workflow id when the run's workflow
+	// is first started or joined.
+	OnStart func(workflowID string)
+}
+
+// NewRemote sends calls to workflows on queue through c; in carries the
+// run's budget.
+func NewRemote(c client.Client, blobs Store, queue string, in RunInput) *Remote {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return &Remote{client: c, blobs: blobs, queue: queue, input: in, id: hex.EncodeToString(b[:])}
+}
+
+// WorkflowPrefix starts the id of every workflow sot starts.
+const WorkflowPrefix = "sot-"
+
+// Attach names the run the calls belong to: its workflow id is made of
+// it, so the same run started again joins the same workflow and is
+// answered the calls it had sent.
+func (r *Remote) Attach(run string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.input.Run = run
+	r.workflowID = WorkflowPrefix + strings.Map(func(c rune) rune {
+		if c == ' ' || c == '/' {
+			return '-'
+		}
+		return c
+	}, run)
+	r.started = false
+}
+
+// WorkflowID is the id of the run's workflow ("" before Attach).
+func (r *Remote) WorkflowID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.workflowID
+}
+
+// start starts the run's workflow, or joins it when it runs already.
+func (r *Remote) start(ctx context.Context) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.workflowID == "" {
+		r.input.Run = "calls " + r.id
+		r.workflowID = WorkflowPrefix + "calls-" + r.id
+	}
+	if r.started {
+		return r.workflowID, nil
+	}
+	_, err := r.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: r.workflowID, TaskQueue: r.queue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	}, WorkflowName, r.input)
+	if err != nil {
+		return "", &llm.Error{Provider: "temporal", Kind: llm.ErrUnavailable, Message: "cannot start the run's workflow: " + err.Error(), Err: err}
+	}
+	r.started = true
+	if r.OnStart != nil {
+		r.OnStart(r.workflowID)
+	}
+	return r.workflowID, nil
+}
+
+// maxAttempts bounds how many times one call is sent under fresh update
+// ids after earlier processes' attempts failed.
+const maxAttempts = 8
+
+// Complete sends req to the run's workflow and waits for its answer.
+// The Update's id is the call's journal key and an attempt number: a call
+// an earlier process sent (and was stopped before it was answered) is
+// answered once, from that first Update, and a call that failed for an
+// earlier process is sent afresh.
+func (r *Remote) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	data, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := r.blobs.Put(ctx, data)
+	if err != nil {
+		return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: err.Error(), Err: err}
+	}
+	if req.OnStart != nil {
+		req.OnStart()
+	}
+	key := req.Key()
+	in := CallInput{Request: ref, Key: key, Model: req.Model, Label: req.Label, Client: r.id}
+	restarted := false
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		wid, err := r.start(ctx)
+		if err != nil {
+			return nil, err
+		}
+		h, err := r.client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: wid, UpdateID: fmt.Sprintf("%s-%d", key, attempt),
+			UpdateName: UpdateCall, Args: []any{in}, WaitForStage: client.WorkflowUpdateStageCompleted})
+		var out CallOutput
+		if err == nil {
+			err = h.Get(ctx, &out)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			var nf *serviceerror.NotFound
+			if errors.As(err, &nf) && !restarted {
+				// The workflow ended (idle, or finished by an earlier
+				// process): start a new one for the rest of the run.
+				r.mu.Lock()
+				r.started, restarted = false, true
+				r.mu.Unlock()
+				attempt--
+				continue
+			}
+			return nil, refused(req, err)
+		}
+		if out.Err != nil {
+			if out.Client != r.id {
+				continue // an earlier process's failure: send it afresh
+			}
+			return nil, out.Err.err()
+		}
+		body, err := r.blobs.Get(ctx, out.Response)
+		if err != nil {
+			return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: "the answer is not in the blob store the client shares with the workers: " + err.Error(), Err: err}
+		}
+		var resp llm.Response
+		if err := json.Unmarshal(body, &resp); err != nil {
+			return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrBadResponse, Message: err.Error(), Err: err}
+		}
+		if req.OnDelta != nil {
+			// The answer arrives whole: it began, and here it is.
+			req.OnDelta(resp.Text)
+		}
+		return &resp, nil
+	}
+	return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: fmt.Sprintf("the call failed for %d earlier attempts", maxAttempts)}
+}
+
+// refused is the llm error of an Update the workflow refused or could not
+// take.
+func refused(req *llm.Request, err error) error {
+	msg := err.Error()
+	kind := llm.ErrUnavailable
+	if strings.Contains(msg, budgetRefusal) {
+		kind = llm.ErrBudget
+	}
+	return &llm.Error{Provider: "temporal", Model: req.Model, Kind: kind, Message: msg, Err: err}
+}
+
+// Finish tells the run's workflow that the run is over, so it ends once
+// the calls under way are answered. A run that never called is left alone.
+func (r *Remote) Finish(ctx context.Context) error {
+	r.mu.Lock()
+	wid, started := r.workflowID, r.started
+	r.mu.Unlock()
+	if !started {
+		return nil
+	}
+	return r.client.SignalWorkflow(ctx, wid, "", SignalDone, nil)
+}

@@ -1,0 +1,106 @@
+package temporal
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	sdktemporal "go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Defaults of RunInput.
+const (
+	DefaultHeartbeat = 30 * time.Second
+	DefaultIdle      = time.Hour
+)
+
+// ErrBudget is how the workflow refuses a call past the run's budget; the
+// client reads it as llm.ErrBudget.
+const budgetRefusal = "budget exhausted"
+
+// RunWorkflow is the workflow of one sot run. It answers Updates named
+// UpdateCall, each one model call run as an activity, until it is
+// signalled SignalDone, is cancelled, or has had no call for in.Idle; it
+// then waits for the calls under way and returns its Status. Before each
+// call is accepted the validator checks the run's budget, so a refused
+// call leaves no trace in the history.
+func RunWorkflow(ctx workflow.Context, in RunInput) (Status, error) {
+	st := Status{Run: in.Run}
+	heartbeat, idle := in.Heartbeat, in.Idle
+	if heartbeat <= 0 {
+		heartbeat = DefaultHeartbeat
+	}
+	if idle <= 0 {
+		idle = DefaultIdle
+	}
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (Status, error) { return st, nil }); err != nil {
+		return st, err
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		// A model call may stream for a long time; the heartbeat, not
+		// this, is what notices a dead worker.
+		StartToCloseTimeout: 2 * time.Hour,
+		HeartbeatTimeout:    heartbeat,
+		RetryPolicy: &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
+			MaximumInterval: 30 * time.Second, MaximumAttempts: 10},
+	})
+	call := func(ctx workflow.Context, c CallInput) (CallOutput, error) {
+		st.Calls++
+		st.InFlight++
+		defer func() { st.InFlight-- }()
+		var out CallOutput
+		if err := workflow.ExecuteActivity(actx, ActivityCall, c).Get(ctx, &out); err != nil {
+			st.Failed++
+			msg := "no worker could finish the call: " + err.Error()
+			var canceled *sdktemporal.CanceledError
+			if errors.As(err, &canceled) {
+				msg = "the run's workflow was cancelled"
+			}
+			return CallOutput{Client: c.Client, Err: &CallError{Kind: "unavailable", Model: c.Model, Message: msg}}, nil
+		}
+		out.Client = c.Client
+		if out.Err != nil {
+			st.Failed++
+		}
+		st.Usage = st.Usage.Add(out.Usage)
+		return out, nil
+	}
+	validate := func(ctx workflow.Context, c CallInput) error {
+		switch {
+		case st.Done:
+			return errors.New("the run's workflow has finished")
+		case in.MaxCalls > 0 && st.Calls >= in.MaxCalls:
+			return fmt.Errorf("%s: %d calls of %d", budgetRefusal, st.Calls, in.MaxCalls)
+		case in.MaxTokens > 0 && st.Usage.Total() >= in.MaxTokens:
+			return fmt.Errorf("%s: %d tokens of %d", budgetRefusal, st.Usage.Total(), in.MaxTokens)
+		}
+		return nil
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateCall, call, workflow.UpdateHandlerOptions{Validator: validate,
+		Description: "one model call of the run, identified by its journal key"}); err != nil {
+		return st, err
+	}
+	done := workflow.GetSignalChannel(ctx, SignalDone)
+	for !st.Done {
+		seen := st.Calls
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(done, func(c workflow.ReceiveChannel, _ bool) {
+			c.Receive(ctx, nil)
+			st.Done = true
+		})
+		timer := workflow.NewTimer(ctx, idle)
+		sel.AddFuture(timer, func(workflow.Future) {})
+		sel.Select(ctx)
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		if !st.Done && st.Calls == seen && st.InFlight == 0 {
+			st.Done = true // idle: the client went away
+		}
+	}
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return st, err
+	}
+	return st, nil
+}

@@ -1,0 +1,90 @@
+// Package temporaltest starts a real Temporal dev server for tests: the
+// `temporal` CLI's `server start-dev`, on loopback, with SQLite in a
+// temporary directory. A test without the CLI skips, saying how to get it,
+// unless SOT_REQUIRE_TEMPORAL=1 (as .ci/run sets, having built it), which
+// makes it fail instead.
+package temporaltest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+)
+
+// EnvRequire makes a missing CLI fail the test instead of skipping it.
+const EnvRequire = "SOT_REQUIRE_TEMPORAL"
+
+// Binary is the temporal CLI: $SOT_TEMPORAL_CLI, or `temporal` on PATH.
+func Binary() (string, error) {
+	if b := os.Getenv("SOT_TEMPORAL_CLI"); b != "" {
+		return b, nil
+	}
+	return exec.LookPath("temporal")
+}
+
+// Start starts a dev server for t and returns its address; it stops with
+// the test.
+func Start(t testing.TB) string {
+	t.Helper()
+	bin, err := Binary()
+	if err != nil {
+		if os.Getenv(EnvRequire) == "1" {
+			t.Fatalf("the temporal CLI is not on PATH, and %s is set (.ci/run builds it)", EnvRequire)
+		}
+		t.Skip("the temporal CLI is not on PATH: go install github.com/temporalio/cli/cmd/temporal@v1.5.1, or set SOT_TEMPORAL_CLI")
+	}
+	port, http, metrics := freePort(t), freePort(t), freePort(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--http-port", strconv.Itoa(http), "--metrics-port", strconv.Itoa(metrics), "--headless",
+		"--db-filename", filepath.Join(dir, "temporal.db"), "--log-level", "error")
+	log, err := os.Create(filepath.Join(dir, "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("start the temporal dev server: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+		log.Close()
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		c, err := client.Dial(client.Options{HostPort: addr})
+		if err == nil {
+			_, err = c.CheckHealth(context.Background(), &client.CheckHealthRequest{})
+			c.Close()
+			if err == nil {
+				return addr
+			}
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(filepath.Join(dir, "server.log"))
+			t.Fatalf("the temporal dev server did not come up at %s: %v\n%s", addr, err, b)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
