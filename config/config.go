@@ -69,6 +69,9 @@ type Executor struct {
 	// workers; every worker and client of a queue must share it (default:
 	// sot/blobs in the user cache directory, for workers on this machine).
 	Blobs string `yaml:"blobs" json:"blobs,omitempty"`
+	// Heartbeat is how long a worker making a call may go unheard before
+	// the call is given to another worker (default 30s).
+	Heartbeat Duration `yaml:"heartbeat" json:"heartbeat,omitempty"`
 	// APIKeyEnv names the variable holding a Temporal Cloud API key.
 	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
 	// TLS connects over TLS, with a client certificate when Cert and Key

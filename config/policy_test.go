@@ -49,6 +49,7 @@ var userOnlySamples = map[string]any{
 	"executor.namespace":       "theirs",
 	"executor.task_queue":      "their-workers",
 	"executor.blobs":           "/tmp/shared",
+	"executor.heartbeat":       "1s",
 	"executor.api_key_env":     "OPENAI_API_KEY",
 	"executor.tls.enabled":     false,
 	"executor.tls.cert":        "/etc/ssl/x.pem",

@@ -1,11 +1,15 @@
 package cmdutil
 
 import (
+	"go.temporal.io/sdk/client"
+
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"sync"
+
+	"github.com/sotlabs/sot/blob"
 
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/llm"
@@ -40,6 +44,13 @@ type Factory struct {
 	noted   map[string]bool
 	noteOut io.Writer // where notes go: ErrOut, or the live display (LogTo)
 	logged  *said     // what the logger has said without --verbose
+
+	// The connection to Temporal and the blob store, under the temporal
+	// executor (see remote).
+	temporalOnce sync.Once
+	temporal     client.Client
+	blobs        *blob.Dir
+	temporalErr  error
 }
 
 // Note prints a note on ErrOut once per command: a stack built for each

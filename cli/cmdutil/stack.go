@@ -3,8 +3,10 @@ package cmdutil
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/temporal"
 	"github.com/sotlabs/sot/llm/stack"
 )
 
@@ -18,10 +20,54 @@ type StackOptions struct {
 // stack, journaling to the path it is given. The stack logs through the
 // factory's Logger as it is when the stack is built (a live display may
 // have taken it over by then), and notes once per command.
+//
+// Under the temporal executor (executor.kind, --executor) the stack's
+// calls go to the run's workflow, where `sot worker` processes make them.
 func (f *Factory) NewStack(cfg *config.Config, so StackOptions) func(journal string) (*stack.Stack, error) {
 	return func(journal string) (*stack.Stack, error) {
-		return stack.New(cfg, stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, Note: f.Note, NoCache: so.NoCache})
+		opts := stack.Options{JournalPath: journal, Getenv: f.Getenv, Logger: f.Logger, Note: f.Note, NoCache: so.NoCache}
+		switch cfg.Executor.Kind {
+		case "", config.ExecutorLocal:
+		case config.ExecutorTemporal:
+			r, err := f.remote(cfg)
+			if err != nil {
+				return nil, err
+			}
+			opts.Backend = r
+		default:
+			return nil, AsUsage(fmt.Errorf("executor %q is not one sot knows: use local or temporal", cfg.Executor.Kind))
+		}
+		return stack.New(cfg, opts)
 	}
+}
+
+// remote returns a provider that sends calls to Temporal workers, over
+// the factory's one connection.
+func (f *Factory) remote(cfg *config.Config) (*temporal.Remote, error) {
+	f.temporalOnce.Do(func() {
+		e := temporal.Settings(cfg.Executor)
+		c, err := temporal.Dial(e, f.Getenv, f.Logger)
+		if err != nil {
+			f.temporalErr = err
+			return
+		}
+		blobs, err := temporal.OpenBlobs(e)
+		if err != nil {
+			c.Close()
+			f.temporalErr = err
+			return
+		}
+		f.temporal, f.blobs = c, blobs
+	})
+	if f.temporalErr != nil {
+		return nil, f.temporalErr
+	}
+	e := temporal.Settings(cfg.Executor)
+	r := temporal.NewRemote(f.temporal, f.blobs, e.TaskQueue, temporal.RunInput{MaxCalls: cfg.Budget.MaxCalls, MaxTokens: cfg.Budget.MaxTokens, Heartbeat: time.Duration(e.Heartbeat)})
+	r.OnStart = func(id string) {
+		f.Note(fmt.Sprintf("calls run on Temporal: workflow %s, task queue %s at %s (Ctrl-C detaches; the same command joins it again)", id, e.TaskQueue, e.Address))
+	}
+	return r, nil
 }
 
 // MissingKey refuses, once and before any call, a run whose models include

@@ -27,6 +27,7 @@ import (
 	"github.com/sotlabs/sot/cli/sources"
 	"github.com/sotlabs/sot/cli/trust"
 	"github.com/sotlabs/sot/cli/version"
+	"github.com/sotlabs/sot/cli/worker"
 	"github.com/sotlabs/sot/llm"
 )
 
@@ -40,6 +41,7 @@ type globalFlags struct {
 	maxCost     float64
 	noCache     bool
 	verbose     bool
+	executor    string
 }
 
 // NewCmd returns the root command.
@@ -77,6 +79,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 	pf.Float64Var(&g.maxCost, "max-cost", 0, "stop after spending this many US dollars (0 = no limit)")
 	pf.BoolVar(&g.noCache, "no-cache", false, "do not read or write the response cache")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "log diagnostics (retries, timings) to stderr")
+	pf.StringVar(&g.executor, "executor", "", "where model calls run: local (this process) or temporal (sot worker processes; see docs/scale-out.md)")
 
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.AsUsage(fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
@@ -96,6 +99,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 		runs.NewCmd(f),
 		conflicts.NewCmd(f),
 		graphcmd.NewCmd(f),
+		worker.NewCmd(f),
 	)
 	return cmd
 }
@@ -123,6 +127,7 @@ func (g *globalFlags) apply(cmd *cobra.Command, f *cmdutil.Factory) error {
 	set("max-tokens", "budget.max_tokens", strconv.Itoa(g.maxTokens))
 	set("max-cost", "budget.max_cost", strconv.FormatFloat(g.maxCost, 'f', -1, 64))
 	set("no-cache", "cache.disabled", strconv.FormatBool(g.noCache))
+	set("executor", "executor.kind", g.executor)
 	if fl.Changed("config") {
 		f.Loader.File = g.configFile
 	}

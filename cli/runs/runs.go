@@ -4,17 +4,20 @@
 package runs
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
 	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/debate"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/engine/temporal"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/review"
@@ -28,6 +31,12 @@ type Options struct {
 	JSON    bool
 	// Resume prints, for each run, the command that resumes it.
 	Resume bool
+	// Temporal lists sot's workflows on the configured Temporal service
+	// instead (with All, those that ended too); Cancel cancels one.
+	Temporal, All bool
+	Cancel        string
+	// Dial connects to Temporal (the configuration's executor section).
+	Dial func() (client.Client, error)
 }
 
 // NewCmd returns "sot runs".
@@ -50,10 +59,20 @@ the calls that had not finished); running (a process holds its lock); not
 yours (its run.json does not carry your signature, so it is never resumed).
 
 --resume prints the command that resumes each run (or re-renders
-a finished one without a call), rebuilt from its record.`,
+a finished one without a call), rebuilt from its record.
+
+--temporal lists instead the workflows of runs started with --executor
+temporal, on the Temporal service your configuration names: their id,
+state, when they started, and (while a worker answers) their calls, calls
+in flight, failures and tokens; --all adds those that ended. --cancel ID
+cancels one: its calls under way stop, and the command that started it
+ends with a partial result (run it again to continue). See
+docs/scale-out.md.`,
 		Example: `  sot runs
   sot runs --resume        # and the command that continues each run
-  sot runs --json | jq '.[] | select(.state == "interrupted")'`,
+  sot runs --json | jq '.[] | select(.state == "interrupted")'
+  sot runs --temporal                    # workflows of runs on Temporal
+  sot runs --cancel sot-a-review-r1a2b3c`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.WorkDir = f.WorkDir()
@@ -62,11 +81,24 @@ a finished one without a call), rebuilt from its record.`,
 				return err
 			}
 			o.Prices = llm.DefaultPrices().Merge(cfg.Prices)
+			o.Dial = func() (client.Client, error) { return temporal.Dial(cfg.Executor, f.Getenv, f.Logger) }
+			if o.Temporal || o.Cancel != "" {
+				return Workflows(cmd.Context(), o)
+			}
+			if o.All {
+				return cmdutil.UsageError("--all goes with --temporal")
+			}
 			return Run(o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the runs as JSON")
 	cmd.Flags().BoolVar(&o.Resume, "resume", false, "print the command that resumes each run")
+	cmd.Flags().BoolVar(&o.Temporal, "temporal", false, "list the workflows of runs on Temporal instead (see docs/scale-out.md)")
+	cmd.Flags().BoolVar(&o.All, "all", false, "with --temporal: the workflows that ended too")
+	cmd.Flags().StringVar(&o.Cancel, "cancel", "", "cancel the workflow `ID` of a run on Temporal")
+	cmd.MarkFlagsMutuallyExclusive("cancel", "temporal")
+	cmd.MarkFlagsMutuallyExclusive("cancel", "resume")
+	cmd.MarkFlagsMutuallyExclusive("temporal", "resume")
 	return cmd
 }
 
@@ -126,6 +158,51 @@ func Run(o *Options) error {
 		}
 	}
 	return nil
+}
+
+// Workflows lists sot's workflows on Temporal, or cancels one.
+func Workflows(ctx context.Context, o *Options) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c, err := o.Dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if o.Cancel != "" {
+		if err := temporal.Cancel(ctx, c, o.Cancel); err != nil {
+			return err
+		}
+		cmdutil.Fprintf(o.IO.Out, "sot: cancelled %s; the command that started it ends with a partial result, and run again continues in a new workflow\n", o.Cancel)
+		return nil
+	}
+	list, err := temporal.List(ctx, c, o.All)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		enc := json.NewEncoder(o.IO.Out)
+		enc.SetIndent("", "  ")
+		if list == nil {
+			list = []temporal.Workflow{}
+		}
+		return enc.Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(o.IO.Out, "sot: no workflows of sot runs on Temporal (--all adds those that ended)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKFLOW\tSTARTED\tSTATE\tCALLS\tIN FLIGHT\tFAILED\tTOKENS")
+	for _, w := range list {
+		calls, flight, failed, tokens := "-", "-", "-", "-"
+		if w.Queried {
+			calls, flight, failed, tokens = fmt.Sprint(w.Run.Calls), fmt.Sprint(w.Run.InFlight), fmt.Sprint(w.Run.Failed), fmt.Sprint(w.Run.Usage.Total())
+		}
+		cmdutil.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", w.ID, w.Started.Local().Format("2006-01-02 15:04"), w.Status, calls, flight, failed, tokens)
+	}
+	return tw.Flush()
 }
 
 // oneLine cuts s to n runes on one line.

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	sdktemporal "go.temporal.io/sdk/temporal"
 
 	"github.com/sotlabs/sot/blob"
 	"github.com/sotlabs/sot/llm"
@@ -34,8 +36,12 @@ type Store interface {
 	Kept(ctx context.Context, name string) ([]byte, error)
 }
 
-// keptName is the name an answer is kept under.
-func keptName(key string) string { return "answer-" + key }
+// keptName is the name the answer to a request is kept under: the hash
+// of the request as sent, so an answer is only ever given to the request
+// it answers.
+func keptName(request blob.Ref) string {
+	return "answer-" + strings.TrimPrefix(string(request), "sha256:")
+}
 
 // Call runs one model call. An answer kept by an earlier attempt (its
 // worker died before it could report it) is returned as it is, and costs
@@ -46,7 +52,8 @@ func keptName(key string) string { return "answer-" + key }
 // run it again.
 func (a *Activities) Call(ctx context.Context, in CallInput) (CallOutput, error) {
 	worker := a.Identity
-	if kept, err := a.Blobs.Kept(ctx, keptName(in.Key)); err == nil {
+	kept, err := a.Blobs.Kept(ctx, keptName(in.Request))
+	if err == nil {
 		ref, err := a.Blobs.Put(ctx, kept)
 		if err != nil {
 			return CallOutput{}, err
@@ -56,19 +63,21 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (CallOutput, error)
 			return CallOutput{}, fmt.Errorf("a kept answer does not read: %w", err)
 		}
 		return CallOutput{Response: ref, Usage: resp.Usage, Worker: worker, Reused: true}, nil
-	} else if !errors.Is(err, blob.ErrNotFound) {
+	}
+	if !errors.Is(err, blob.ErrNotFound) {
 		return CallOutput{}, err
 	}
 	data, err := a.Blobs.Get(ctx, in.Request)
+	if errors.Is(err, blob.ErrNotFound) {
+		return CallOutput{}, sdktemporal.NewNonRetryableApplicationError(
+			"the request is not in this worker's blob store: every worker and client of a task queue must share executor.blobs ("+err.Error()+")", "no_blob", err)
+	}
 	if err != nil {
 		return CallOutput{}, err
 	}
 	var req llm.Request
 	if err := json.Unmarshal(data, &req); err != nil {
-		return CallOutput{}, fmt.Errorf("the request does not read: %w", err)
-	}
-	if req.Key() != in.Key {
-		return CallOutput{}, fmt.Errorf("the request's key is %s, not the %s it was sent under", req.Key(), in.Key)
+		return CallOutput{}, sdktemporal.NewNonRetryableApplicationError("the request does not read: "+err.Error(), "bad_request", err)
 	}
 	var streamed atomic.Int64
 	req.OnDelta = func(s string) {
@@ -109,7 +118,7 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (CallOutput, error)
 	if err != nil {
 		return CallOutput{}, err
 	}
-	if err := a.Blobs.Keep(ctx, keptName(in.Key), out); err != nil {
+	if err := a.Blobs.Keep(ctx, keptName(in.Request), out); err != nil {
 		return CallOutput{}, err
 	}
 	return CallOutput{Response: ref, Usage: resp.Usage, Worker: worker}, nil

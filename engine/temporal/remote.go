@@ -139,13 +139,20 @@ func (r *Remote) Complete(ctx context.Context, req *llm.Request) (*llm.Response,
 			}
 			var nf *serviceerror.NotFound
 			if errors.As(err, &nf) && !restarted {
-				// The workflow ended (idle, or finished by an earlier
-				// process): start a new one for the rest of the run.
-				r.mu.Lock()
-				r.started, restarted = false, true
-				r.mu.Unlock()
-				attempt--
-				continue
+				status, derr := r.status(ctx, wid)
+				if derr == nil && status == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+					// The workflow ended (idle, or finished by an
+					// earlier process): start a new one for the rest.
+					r.mu.Lock()
+					r.started, restarted = false, true
+					r.mu.Unlock()
+					attempt--
+					continue
+				}
+				if derr == nil {
+					return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable,
+						Message: fmt.Sprintf("the run's workflow %s was %s, so no more calls are made; run the same command again to continue in a new workflow", wid, statusWord(status))}
+				}
 			}
 			return nil, refused(req, err)
 		}
@@ -193,4 +200,32 @@ func (r *Remote) Finish(ctx context.Context) error {
 		return nil
 	}
 	return r.client.SignalWorkflow(ctx, wid, "", SignalDone, nil)
+}
+
+// status is the state of workflow wid's latest run.
+func (r *Remote) status(ctx context.Context, wid string) (enumspb.WorkflowExecutionStatus, error) {
+	d, err := r.client.DescribeWorkflowExecution(ctx, wid, "")
+	if err != nil {
+		return 0, err
+	}
+	return d.GetWorkflowExecutionInfo().GetStatus(), nil
+}
+
+// statusWord says how a workflow ended, in a sentence.
+func statusWord(s enumspb.WorkflowExecutionStatus) string {
+	switch s {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
+		return "cancelled"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED:
+		return "terminated"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:
+		return "timed out"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:
+		return "failed"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		return "running"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		return "completed"
+	}
+	return strings.ToLower(strings.TrimPrefix(s.String(), "WorkflowExecutionStatus"))
 }

@@ -10,7 +10,7 @@
 //     checks the run's budget before it schedules a call.
 //   - Activities.Call runs one call through the worker's provider stack,
 //     heartbeating while the model answers; its answer is kept in the blob
-//     store under the call's key, so an activity retried after its worker
+//     store under the request's hash, so an activity retried after its worker
 //     died, with the call already answered, pays nothing again.
 //   - Remote is the llm.Provider a sot process puts at the bottom of its
 //     stack: its journal, cache, meter and schema check stay where they

@@ -3,7 +3,11 @@ package temporal
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +15,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/sotlabs/sot/blob"
 	"github.com/sotlabs/sot/internal/temporaltest"
@@ -25,6 +30,7 @@ type env struct {
 	srv   *llmtest.Server
 	blobs *blob.Dir
 	queue string
+	addr  string
 }
 
 func newEnv(t *testing.T, workers int, rules ...llmtest.Rule) *env {
@@ -42,7 +48,7 @@ func newEnv(t *testing.T, workers int, rules ...llmtest.Rule) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { blobs.Close() })
-	e := &env{c: c, srv: srv, blobs: blobs, queue: "sot-" + strings.ReplaceAll(t.Name(), "/", "-")}
+	e := &env{c: c, srv: srv, blobs: blobs, addr: addr, queue: "sot-" + strings.ReplaceAll(t.Name(), "/", "-")}
 	for i := range workers {
 		p, err := openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-worker-0123456789"})
 		if err != nil {
@@ -144,5 +150,92 @@ func TestRemoteBudgetAndErrors(t *testing.T) {
 	}
 	if n := len(e.srv.Requests()); n != 2 {
 		t.Errorf("the model saw %d calls, want 2", n)
+	}
+}
+
+var update = flag.Bool("update", false, "write testdata/run-history.json from a run on a dev server")
+
+// TestReplayCommittedHistory replays the history of a run recorded by an
+// earlier version of the workflow (testdata/run-history.json, six calls,
+// one refused by the budget... see recordHistory): a change to RunWorkflow
+// that would break the runs already under way fails here.
+func TestReplayCommittedHistory(t *testing.T) {
+	if *update {
+		recordHistory(t)
+	}
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: WorkflowName})
+	if err := r.ReplayWorkflowHistoryFromJSONFile(nil, filepath.Join("testdata", "run-history.json")); err != nil {
+		t.Fatalf("the committed history no longer replays: %v", err)
+	}
+}
+
+// recordHistory runs calls through a workflow on a dev server, one of them
+// past the budget and one failed by the model, and writes its history.
+func recordHistory(t *testing.T) {
+	e := newEnv(t, 2, llmtest.Rule{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
+		if strings.Contains(rec.Messages[len(rec.Messages)-1].Text, "bad") {
+			return llmtest.Reply{Fault: llmtest.Fault400}
+		}
+		return llmtest.Reply{Text: "fine"}
+	}})
+	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 4})
+	r.Attach("review history")
+	ctx := context.Background()
+	for _, q := range []string{"one", "two", "bad", "three", "past the budget"} {
+		_, _ = r.Complete(ctx, ask("openai:gpt-4.1", q))
+	}
+	if err := r.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.GetWorkflow(ctx, r.WorkflowID(), "").Get(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := temporaltest.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "workflow", "show", "--workflow-id", r.WorkflowID(), "--address", e.addr, "--output", "json").Output()
+	if err != nil {
+		t.Fatalf("temporal workflow show: %v", err)
+	}
+	if err := os.MkdirAll("testdata", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", "run-history.json"), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A workflow cancelled from outside (temporal workflow cancel) stops the
+// run's calls with a message that says how to continue; one that ended
+// because it was idle is started again, and the call goes through.
+func TestRemoteAfterTheWorkflowEnds(t *testing.T) {
+	e := newEnv(t, 1, llmtest.Rule{Reply: "fine"})
+	ctx := context.Background()
+	r := NewRemote(e.c, e.blobs, e.queue, RunInput{})
+	r.Attach("debate cancelled")
+	if _, err := r.Complete(ctx, ask("openai:gpt-4.1", "first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.CancelWorkflow(ctx, r.WorkflowID(), ""); err != nil {
+		t.Fatal(err)
+	}
+	_ = e.c.GetWorkflow(ctx, r.WorkflowID(), "").Get(ctx, nil)
+	_, err := r.Complete(ctx, ask("openai:gpt-4.1", "second"))
+	if err == nil || !strings.Contains(err.Error(), "was cancelled") || !strings.Contains(err.Error(), "run the same command again") {
+		t.Errorf("a call after the workflow was cancelled: %v", err)
+	}
+
+	idle := NewRemote(e.c, e.blobs, e.queue, RunInput{Idle: time.Second})
+	idle.Attach("ask idle")
+	if _, err := idle.Complete(ctx, ask("openai:gpt-4.1", "one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.GetWorkflow(ctx, idle.WorkflowID(), "").Get(ctx, nil); err != nil {
+		t.Fatalf("the idle workflow: %v", err)
+	}
+	if _, err := idle.Complete(ctx, ask("openai:gpt-4.1", "two")); err != nil {
+		t.Errorf("a call after the workflow ended idle: %v", err)
 	}
 }

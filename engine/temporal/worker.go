@@ -19,5 +19,9 @@ func NewWorker(c client.Client, queue string, acts *Activities, opts worker.Opti
 // test environment) under the names clients use.
 func Register(r worker.Registry, acts *Activities) {
 	r.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: WorkflowName})
-	r.RegisterActivityWithOptions(acts.Call, activity.RegisterOptions{Name: ActivityCall})
+	r.RegisterActivityWithOptions(acts.Call, activityOptions())
 }
+
+// activityOptions register the call activity under the name the workflow
+// schedules.
+func activityOptions() activity.RegisterOptions { return activity.RegisterOptions{Name: ActivityCall} }

@@ -57,7 +57,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (Status, error) {
 			if errors.As(err, &canceled) {
 				msg = "the run's workflow was cancelled"
 			}
-			return CallOutput{Client: c.Client, Err: &CallError{Kind: "unavailable", Model: c.Model, Message: msg}}, nil
+			return CallOutput{Client: c.Client, Err: &CallError{Kind: "unavailable", Provider: "temporal", Model: c.Model, Message: msg}}, nil
 		}
 		out.Client = c.Client
 		if out.Err != nil {

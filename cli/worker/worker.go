@@ -1,0 +1,126 @@
+// Package worker implements "sot worker": a process that takes sot's
+// workflows and model calls from a Temporal task queue and makes the calls
+// with this machine's keys.
+package worker
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/sotlabs/sot/cli/cmdutil"
+	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/temporal"
+	"github.com/sotlabs/sot/llm/stack"
+)
+
+// Options are the inputs of "sot worker".
+type Options struct {
+	Queue       string
+	Identity    string
+	Concurrency int
+}
+
+// NewCmd returns "sot worker".
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &Options{}
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Make the model calls of runs started with --executor temporal",
+		Long: `Join a Temporal task queue and make the model calls of the runs that
+sot review, sot ask and sot debate start with --executor temporal (or
+executor: {kind: temporal} in your configuration).
+
+A worker calls the models with this machine's keys, retries and limits, as
+its own configuration gives them; the run's budget is the starting
+command's, kept by the run's workflow. Start as many workers as you like,
+on as many machines: each call goes to one of them, and a call whose worker
+dies goes to another, without being paid for twice once it was answered.
+Every worker and client of a queue must share the blob store
+(executor.blobs): a directory on one machine, or a shared volume.
+
+The connection comes from the executor section of your configuration
+(address, namespace, task_queue, TLS and API key for Temporal Cloud); see
+docs/scale-out.md. Ctrl-C stops the worker; the calls it was making go to
+another worker.`,
+		Example: `  temporal server start-dev &      # a dev server on 127.0.0.1:7233
+  sot worker &                     # on every machine with keys
+  sot review --executor temporal   # anywhere that reaches the server`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return Run(cmd.Context(), f, o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Queue, "task-queue", "", "the task queue to take work from (default: executor.task_queue, or sot)")
+	fl.StringVar(&o.Identity, "identity", "", "this worker's name in Temporal and in the runs' records (default: host and process id)")
+	fl.IntVar(&o.Concurrency, "concurrency", 0, "model calls this worker makes at once (default: the configuration's concurrency)")
+	return cmd
+}
+
+// Run runs the worker until ctx is done.
+func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
+	cfg, _, err := f.Config()
+	if err != nil {
+		return err
+	}
+	e := temporal.Settings(cfg.Executor)
+	if o.Queue != "" {
+		e.TaskQueue = o.Queue
+	}
+	if o.Identity == "" {
+		host, _ := os.Hostname()
+		o.Identity = fmt.Sprintf("%s@%d", host, os.Getpid())
+	}
+	c, err := temporal.Dial(e, f.Getenv, f.Logger)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	blobs, err := temporal.OpenBlobs(e)
+	if err != nil {
+		return err
+	}
+	defer blobs.Close()
+	// The worker's stack makes calls for runs whose budgets their
+	// workflows keep: it has none of its own, and it never sends a call
+	// on to Temporal again.
+	wcfg := *cfg
+	wcfg.Budget = config.Budget{}
+	wcfg.Executor = config.Executor{}
+	stack.RegisterKeys(&wcfg, f.Getenv)
+	st, err := stack.New(&wcfg, stack.Options{Getenv: f.Getenv, Logger: f.Logger, Note: f.Note})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	conc := o.Concurrency
+	if conc <= 0 {
+		conc = cfg.Concurrency
+	}
+	if conc <= 0 {
+		conc = 20
+	}
+	w := temporal.NewWorker(c, e.TaskQueue, &temporal.Activities{Provider: st, Blobs: blobs, Identity: o.Identity},
+		sdkworker.Options{Identity: o.Identity, MaxConcurrentActivityExecutionSize: conc})
+	fmt.Fprintf(f.IO.ErrOut, "sot worker %s: taking work from task queue %s at %s (namespace %s); Ctrl-C stops it\n", o.Identity, e.TaskQueue, e.Address, e.Namespace)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	stop := make(chan any)
+	go func() {
+		<-ctx.Done()
+		close(stop)
+	}()
+	if err := w.Run(stop); err != nil {
+		return fmt.Errorf("the worker stopped: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sotlabs/sot/internal/temporaltest"
+	"github.com/sotlabs/sot/llm/llmtest"
+)
+
+// A review with --executor temporal against a real dev server: two `sot
+// worker` processes make its calls, one is killed with SIGKILL while calls
+// are under way, and the other finishes the review. Its synthesis is the
+// local run's; the model was asked every call the local run made, and
+// only calls the killed worker had in flight were asked twice.
+func TestReviewOnTemporalSurvivesAKilledWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	addr := temporaltest.Start(t)
+	repo := gitRepo(t)
+	args := []string{"review", "--seed", "42", "--perspectives", "none", "--no-cache"}
+
+	local := llmtest.NewServer(llmtest.Config{Latency: 50 * time.Millisecond})
+	defer local.Close()
+	if out, err := sotCmd(repo, local, append(args, "--output-dir", "out-local")...).CombinedOutput(); err != nil {
+		t.Fatalf("local run: %v\n%s", err, out)
+	}
+	want := requestKeys(local)
+
+	// The workers' and the client's configuration: the dev server, a
+	// queue of the test's own, a blob store they share, and a heartbeat
+	// short enough to notice the dead worker quickly.
+	cfgDir := filepath.Join(repo, ".config", "sot")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	conf := fmt.Sprintf("executor:\n  address: %s\n  task_queue: e2e\n  blobs: %s\n  heartbeat: 2s\n", addr, filepath.Join(repo, ".cache", "blobs"))
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer(llmtest.Config{Latency: 400 * time.Millisecond})
+	defer srv.Close()
+	var workers []*exec.Cmd
+	var logs []*bytes.Buffer
+	for i := range 2 {
+		w := sotCmd(repo, srv, "worker", "--identity", fmt.Sprint("w", i), "--concurrency", "3")
+		var log bytes.Buffer
+		w.Stdout, w.Stderr = &log, &log
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		workers, logs = append(workers, w), append(logs, &log)
+		t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+	}
+	client := sotCmd(repo, srv, append(args, "--executor", "temporal", "--output-dir", "out-temporal")...)
+	var out bytes.Buffer
+	client.Stdout, client.Stderr = &out, &out
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(srv.Requests()) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no call reached the model in a minute:\n%s\nworker 0:\n%s", out.String(), logs[0].String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := workers[0].Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killedAt := len(srv.Requests())
+	done := make(chan error, 1)
+	go func() { done <- client.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the review on Temporal: %v\n%s\nworker 1:\n%s", err, out.String(), logs[1].String())
+		}
+	case <-time.After(3 * time.Minute):
+		_ = client.Process.Kill()
+		t.Fatalf("the review on Temporal did not finish:\n%s", out.String())
+	}
+	if !bytes.Contains(out.Bytes(), []byte("workflow sot-a-review-")) {
+		t.Errorf("the client did not say which workflow runs its calls:\n%s", out.String())
+	}
+	if a, b := synthesis(t, filepath.Join(repo, "out-local")), synthesis(t, filepath.Join(repo, "out-temporal")); a != b {
+		t.Errorf("the synthesis on Temporal differs from the local run's:\n--- local\n%s\n--- temporal\n%s", a, b)
+	}
+	got := requestKeys(srv)
+	again := 0
+	for k, n := range got {
+		if want[k] == 0 {
+			t.Errorf("the model was asked a call the local run never made")
+		}
+		again += n - 1
+	}
+	for k := range want {
+		if got[k] == 0 {
+			t.Errorf("a call of the local run was never made on Temporal")
+		}
+	}
+	// Only a call in flight on the killed worker (at most its
+	// concurrency, 3) is sent again; every answered call is paid once.
+	if again > 3 || len(srv.Requests())-again < len(want) {
+		t.Errorf("%d calls were sent twice (the worker was killed after %d requests); want at most the 3 it could have had in flight", again, killedAt)
+	}
+}
+
+// requestKeys counts the requests a fake model saw, by what they asked.
+func requestKeys(s *llmtest.Server) map[string]int {
+	n := map[string]int{}
+	for _, r := range s.Requests() {
+		k := r.System
+		for _, m := range r.Messages {
+			k += "\x00" + m.Text
+		}
+		n[k]++
+	}
+	return n
+}
+
+// Ctrl-C detaches a run on Temporal: the calls it had sent finish on the
+// worker, and the same command, run again, joins the workflow and is
+// answered them without asking the model again. sot runs --temporal lists
+// the workflow, and --cancel refuses an id that is not sot's.
+func TestReviewOnTemporalDetachesAndJoins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	addr := temporaltest.Start(t)
+	repo := gitRepo(t)
+	cfgDir := filepath.Join(repo, ".config", "sot")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	conf := fmt.Sprintf("executor:\n  kind: temporal\n  address: %s\n  task_queue: detach\n  blobs: %s\n", addr, filepath.Join(repo, ".cache", "blobs"))
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer(llmtest.Config{Latency: 600 * time.Millisecond})
+	defer srv.Close()
+	w := sotCmd(repo, srv, "worker", "--concurrency", "20")
+	var wlog bytes.Buffer
+	w.Stdout, w.Stderr = &wlog, &wlog
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+
+	args := []string{"review", "--seed", "7", "--perspectives", "none", "--no-cache", "--output-dir", "out"}
+	first := sotCmd(repo, srv, args...)
+	var out1 bytes.Buffer
+	first.Stdout, first.Stderr = &out1, &out1
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(srv.Requests()) < 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no call reached the model:\n%s\n%s", out1.String(), wlog.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = first.Process.Signal(os.Interrupt)
+	if err := first.Wait(); err == nil {
+		t.Fatalf("the interrupted run exited 0:\n%s", out1.String())
+	}
+	sent := len(srv.Requests())
+
+	second := sotCmd(repo, srv, args...)
+	if out, err := second.CombinedOutput(); err != nil {
+		t.Fatalf("the run again: %v\n%s", err, out)
+	}
+	again := 0
+	for _, n := range requestKeys(srv) {
+		again += n - 1
+	}
+	if again != 0 {
+		t.Errorf("%d calls were asked twice (the first process had sent %d before Ctrl-C); the second run should be answered them by the workflow", again, sent)
+	}
+
+	list, err := sotCmd(repo, srv, "runs", "--temporal", "--all", "--json").CombinedOutput()
+	if err != nil || !bytes.Contains(list, []byte(`"workflow_id": "sot-a-review-`)) {
+		t.Errorf("sot runs --temporal --all: %v\n%s", err, list)
+	}
+	if out, err := sotCmd(repo, srv, "runs", "--cancel", "payments-nightly").CombinedOutput(); err == nil || !bytes.Contains(out, []byte("not the id of a sot workflow")) {
+		t.Errorf("sot runs --cancel of another workflow: %v\n%s", err, out)
+	}
+}
