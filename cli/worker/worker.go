@@ -89,12 +89,13 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	defer blobs.Close()
 	// The worker's stack makes calls for runs whose budgets their
 	// workflows keep: it has none of its own, and it never sends a call
-	// on to Temporal again.
+	// on to Temporal again. Nor does it cache: the starting command's
+	// stack has the response cache (or, with --no-cache, not).
 	wcfg := *cfg
 	wcfg.Budget = config.Budget{}
 	wcfg.Executor = config.Executor{}
 	stack.RegisterKeys(&wcfg, f.Getenv)
-	st, err := stack.New(&wcfg, stack.Options{Getenv: f.Getenv, Logger: f.Logger, Note: f.Note})
+	st, err := stack.New(&wcfg, stack.Options{Getenv: f.Getenv, Logger: f.Logger, Note: f.Note, NoCache: true})
 	if err != nil {
 		return err
 	}

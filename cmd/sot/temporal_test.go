@@ -6,9 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/sotlabs/sot/internal/temporaltest"
 	"github.com/sotlabs/sot/llm/llmtest"
@@ -192,5 +197,133 @@ func TestReviewOnTemporalDetachesAndJoins(t *testing.T) {
 	}
 	if out, err := sotCmd(repo, srv, "runs", "--cancel", "payments-nightly").CombinedOutput(); err == nil || !bytes.Contains(out, []byte("not the id of a sot workflow")) {
 		t.Errorf("sot runs --cancel of another workflow: %v\n%s", err, out)
+	}
+}
+
+var durationLine = regexp.MustCompile(`(?m)^- Duration: .*$`)
+
+// fromScript writes files of a testscript's archive into dir.
+func fromScript(t *testing.T, dir, script string, names ...string) {
+	t.Helper()
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "script", script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		if !slices.Contains(names, f.Name) && !slices.ContainsFunc(names, func(n string) bool { return strings.HasSuffix(n, "/") && strings.HasPrefix(f.Name, n) }) {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// temporalConfig writes the user's configuration of a test: the dev server
+// at addr, a queue of its own and a blob store in the repository's cache.
+func temporalConfig(t *testing.T, repo, addr, queue string) {
+	t.Helper()
+	cfgDir := filepath.Join(repo, ".config", "sot")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	conf := fmt.Sprintf("executor:\n  address: %s\n  task_queue: %s\n  blobs: %s\n  heartbeat: 2s\n", addr, queue, filepath.Join(repo, ".cache", "blobs"))
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startWorker starts a `sot worker` for the test.
+func startWorker(t *testing.T, repo string, srv *llmtest.Server, args ...string) *bytes.Buffer {
+	t.Helper()
+	w := sotCmd(repo, srv, append([]string{"worker"}, args...)...)
+	var log bytes.Buffer
+	w.Stdout, w.Stderr = &log, &log
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+	return &log
+}
+
+// A debate with branches on Temporal writes the local run's dialectic log
+// and debate.json, and the model is asked each of its calls once.
+func TestDebateOnTemporalMatchesLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	addr := temporaltest.Start(t)
+	repo := gitRepo(t)
+	fromScript(t, repo, "debate.txtar", "answers.yaml", "poem.txt")
+	cfg, err := llmtest.LoadConfig(filepath.Join(repo, "answers.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"debate", "--rounds", "1", "--branch-rounds", "1", "--no-cache", "poem.txt"}
+	local := llmtest.NewServer(cfg)
+	defer local.Close()
+	if out, err := sotCmd(repo, local, append(args, "--output-dir", "out-local")...).CombinedOutput(); err != nil {
+		t.Fatalf("local debate: %v\n%s", err, out)
+	}
+	temporalConfig(t, repo, addr, "debate")
+	srv := llmtest.NewServer(cfg)
+	defer srv.Close()
+	wlog := startWorker(t, repo, srv)
+	if out, err := sotCmd(repo, srv, append(args, "--executor", "temporal", "--output-dir", "out-temporal")...).CombinedOutput(); err != nil {
+		t.Fatalf("debate on Temporal: %v\n%s\nworker:\n%s", err, out, wlog.String())
+	}
+	for _, name := range []string{"dialectic-log.md", "branch-2.md"} {
+		a, _ := os.ReadFile(filepath.Join(repo, "out-local", name))
+		b, _ := os.ReadFile(filepath.Join(repo, "out-temporal", name))
+		// The wall time is the one line that may differ.
+		a, b = durationLine.ReplaceAll(a, nil), durationLine.ReplaceAll(b, nil)
+		if len(a) == 0 || string(a) != string(b) {
+			t.Errorf("%s on Temporal differs from the local run's (%d and %d bytes)", name, len(a), len(b))
+		}
+	}
+	want, got := requestKeys(local), requestKeys(srv)
+	if len(got) != len(want) || len(srv.Requests()) != len(local.Requests()) {
+		t.Errorf("the model was asked %d calls (%d distinct) on Temporal, %d (%d distinct) locally", len(srv.Requests()), len(got), len(local.Requests()), len(want))
+	}
+}
+
+// A question over a corpus on Temporal writes the local run's answer, and
+// the model is asked each of its calls once.
+func TestAskOnTemporalMatchesLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	addr := temporaltest.Start(t)
+	repo := gitRepo(t)
+	fromScript(t, repo, "ask.txtar", "answers.yaml", ".sot/corpus/")
+	cfg, err := llmtest.LoadConfig(filepath.Join(repo, "answers.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"ask", "--no-cache", "What did we decide about the billing migration?"}
+	local := llmtest.NewServer(cfg)
+	defer local.Close()
+	if out, err := sotCmd(repo, local, append(args, "--output-dir", "out-local")...).CombinedOutput(); err != nil {
+		t.Fatalf("local ask: %v\n%s", err, out)
+	}
+	temporalConfig(t, repo, addr, "ask")
+	srv := llmtest.NewServer(cfg)
+	defer srv.Close()
+	startWorker(t, repo, srv)
+	startWorker(t, repo, srv)
+	if out, err := sotCmd(repo, srv, append(args, "--executor", "temporal", "--output-dir", "out-temporal")...).CombinedOutput(); err != nil {
+		t.Fatalf("ask on Temporal: %v\n%s", err, out)
+	}
+	a, _ := os.ReadFile(filepath.Join(repo, "out-local", "ANSWER.md"))
+	b, _ := os.ReadFile(filepath.Join(repo, "out-temporal", "ANSWER.md"))
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("ANSWER.md on Temporal differs from the local run's (%d and %d bytes)", len(a), len(b))
+	}
+	if n, m := len(srv.Requests()), len(local.Requests()); n != m || m == 0 {
+		t.Errorf("the model was asked %d calls on Temporal, %d locally", n, m)
 	}
 }

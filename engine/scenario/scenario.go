@@ -135,7 +135,7 @@ func Begin(o *Options, spec Spec) (*Run, error) {
 	}
 	id := spec.State.RunID
 	if a, ok := st.Backend.(attacher); ok {
-		a.Attach(spec.What + " " + id)
+		a.Attach(spec.What+" "+id, j.Recorded)
 	}
 	switch {
 	case old == id && spec.Other != "":
@@ -147,8 +147,11 @@ func Begin(o *Options, spec Spec) (*Run, error) {
 }
 
 // attacher is a stack backend that serves one run at a time, named by
-// its scenario and id (engine/temporal.Remote: the run's workflow).
-type attacher interface{ Attach(run string) }
+// its scenario and id (engine/temporal.Remote: the run's workflow), told
+// how many answers of each request the run's journal held.
+type attacher interface {
+	Attach(run string, recorded func(key string) int)
+}
 
 // finisher is a stack backend told when its run is finished, so that what
 // it holds open for the run can end (the run's workflow).

@@ -38,9 +38,9 @@ type Store interface {
 
 // keptName is the name the answer to a request is kept under: the hash
 // of the request as sent, so an answer is only ever given to the request
-// it answers.
-func keptName(request blob.Ref) string {
-	return "answer-" + strings.TrimPrefix(string(request), "sha256:")
+// it answers, and which of the run's identical calls it answers.
+func keptName(request blob.Ref, occurrence int) string {
+	return fmt.Sprintf("answer-%s-%d", strings.TrimPrefix(string(request), "sha256:"), occurrence)
 }
 
 // Call runs one model call. An answer kept by an earlier attempt (its
@@ -52,7 +52,7 @@ func keptName(request blob.Ref) string {
 // run it again.
 func (a *Activities) Call(ctx context.Context, in CallInput) (CallOutput, error) {
 	worker := a.Identity
-	kept, err := a.Blobs.Kept(ctx, keptName(in.Request))
+	kept, err := a.Blobs.Kept(ctx, keptName(in.Request, in.Occurrence))
 	if err == nil {
 		ref, err := a.Blobs.Put(ctx, kept)
 		if err != nil {
@@ -118,7 +118,7 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (CallOutput, error)
 	if err != nil {
 		return CallOutput{}, err
 	}
-	if err := a.Blobs.Keep(ctx, keptName(in.Request), out); err != nil {
+	if err := a.Blobs.Keep(ctx, keptName(in.Request, in.Occurrence), out); err != nil {
 		return CallOutput{}, err
 	}
 	return CallOutput{Response: ref, Usage: resp.Usage, Worker: worker}, nil

@@ -33,6 +33,9 @@ type Remote struct {
 	mu         sync.Mutex
 	workflowID string
 	started    bool
+	// recorded and sent number a run's identical calls (see Complete).
+	recorded func(key string) int
+	sent     map[string]int
 	// OnStart, when set, is told the workflow id when the run's workflow
 	// is first started or joined.
 	OnStart func(workflowID string)
@@ -51,11 +54,13 @@ const WorkflowPrefix = "sot-"
 
 // Attach names the run the calls belong to: its workflow id is made of
 // it, so the same run started again joins the same workflow and is
-// answered the calls it had sent.
-func (r *Remote) Attach(run string) {
+// answered the calls it had sent. recorded (nil: none) says how many
+// answers of a request the run's journal held when this process began.
+func (r *Remote) Attach(run string, recorded func(key string) int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.input.Run = run
+	r.recorded, r.sent = recorded, map[string]int{}
 	r.workflowID = WorkflowPrefix + strings.Map(func(c rune) rune {
 		if c == ' ' || c == '/' {
 			return '-'
@@ -103,10 +108,12 @@ func (r *Remote) start(ctx context.Context) (string, error) {
 const maxAttempts = 8
 
 // Complete sends req to the run's workflow and waits for its answer.
-// The Update's id is the call's journal key and an attempt number: a call
-// an earlier process sent (and was stopped before it was answered) is
-// answered once, from that first Update, and a call that failed for an
-// earlier process is sent afresh.
+// The Update's id is the call's journal key, its occurrence in the run
+// (a run may ask the same thing twice, and each gets its own answer, as
+// from the journal), and an attempt number: a call an earlier process sent
+// (and was stopped before it was answered) is answered once, from that
+// first Update, and a call that failed for an earlier process is sent
+// afresh.
 func (r *Remote) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	data, err := json.Marshal(req)
 	if err != nil {
@@ -120,14 +127,24 @@ func (r *Remote) Complete(ctx context.Context, req *llm.Request) (*llm.Response,
 		req.OnStart()
 	}
 	key := req.Key()
-	in := CallInput{Request: ref, Key: key, Model: req.Model, Label: req.Label, Client: r.id}
+	r.mu.Lock()
+	if r.sent == nil {
+		r.sent = map[string]int{}
+	}
+	r.sent[key]++
+	occurrence := r.sent[key]
+	if r.recorded != nil {
+		occurrence += r.recorded(key)
+	}
+	r.mu.Unlock()
+	in := CallInput{Request: ref, Key: key, Occurrence: occurrence, Model: req.Model, Label: req.Label, Client: r.id}
 	restarted := false
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
 		wid, err := r.start(ctx)
 		if err != nil {
 			return nil, err
 		}
-		h, err := r.client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: wid, UpdateID: fmt.Sprintf("%s-%d", key, attempt),
+		h, err := r.client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: wid, UpdateID: fmt.Sprintf("%s-%d-%d", key, occurrence, attempt),
 			UpdateName: UpdateCall, Args: []any{in}, WaitForStage: client.WorkflowUpdateStageCompleted})
 		var out CallOutput
 		if err == nil {

@@ -57,10 +57,12 @@ type RunInput struct {
 type CallInput struct {
 	// Request is the llm.Request, as JSON in the blob store.
 	Request blob.Ref `json:"request"`
-	// Key is the request's journal key (llm.Request.Key).
-	Key   string `json:"key"`
-	Model string `json:"model"`
-	Label string `json:"label,omitempty"`
+	// Key is the request's journal key (llm.Request.Key), and Occurrence
+	// which of the run's calls of that key this is (from 1).
+	Key        string `json:"key"`
+	Occurrence int    `json:"occurrence,omitempty"`
+	Model      string `json:"model"`
+	Label      string `json:"label,omitempty"`
 	// Client identifies the sot process that sent the call, so that it
 	// can tell a failure of its own from one an earlier process met.
 	Client string `json:"client"`

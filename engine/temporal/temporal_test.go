@@ -77,7 +77,7 @@ func TestRemoteCallsRunOnWorkersOnce(t *testing.T) {
 	r := NewRemote(e.c, e.blobs, e.queue, in)
 	var started string
 	r.OnStart = func(id string) { started = id }
-	r.Attach("review abc123")
+	r.Attach("review abc123", nil)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := make([]error, 6)
@@ -106,7 +106,7 @@ func TestRemoteCallsRunOnWorkersOnce(t *testing.T) {
 		t.Fatalf("the model saw %d calls, want 6", n)
 	}
 	again := NewRemote(e.c, e.blobs, e.queue, in)
-	again.Attach("review abc123")
+	again.Attach("review abc123", nil)
 	for i := range 6 {
 		if _, err := again.Complete(ctx, ask("openai:gpt-4.1", fmt.Sprint("question ", i))); err != nil {
 			t.Fatal(err)
@@ -137,7 +137,7 @@ func TestRemoteBudgetAndErrors(t *testing.T) {
 		return llmtest.Reply{Text: "fine"}
 	}})
 	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 2})
-	r.Attach("ask budget")
+	r.Attach("ask budget", nil)
 	ctx := context.Background()
 	if _, err := r.Complete(ctx, ask("openai:gpt-4.1", "bad request")); !errors.Is(err, llm.ErrBadRequest) {
 		t.Errorf("a 400 from the model: %v, want llm.ErrBadRequest", err)
@@ -180,7 +180,7 @@ func recordHistory(t *testing.T) {
 		return llmtest.Reply{Text: "fine"}
 	}})
 	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 4})
-	r.Attach("review history")
+	r.Attach("review history", nil)
 	ctx := context.Background()
 	for _, q := range []string{"one", "two", "bad", "three", "past the budget"} {
 		_, _ = r.Complete(ctx, ask("openai:gpt-4.1", q))
@@ -214,7 +214,7 @@ func TestRemoteAfterTheWorkflowEnds(t *testing.T) {
 	e := newEnv(t, 1, llmtest.Rule{Reply: "fine"})
 	ctx := context.Background()
 	r := NewRemote(e.c, e.blobs, e.queue, RunInput{})
-	r.Attach("debate cancelled")
+	r.Attach("debate cancelled", nil)
 	if _, err := r.Complete(ctx, ask("openai:gpt-4.1", "first")); err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestRemoteAfterTheWorkflowEnds(t *testing.T) {
 	}
 
 	idle := NewRemote(e.c, e.blobs, e.queue, RunInput{Idle: time.Second})
-	idle.Attach("ask idle")
+	idle.Attach("ask idle", nil)
 	if _, err := idle.Complete(ctx, ask("openai:gpt-4.1", "one")); err != nil {
 		t.Fatal(err)
 	}
@@ -237,5 +237,32 @@ func TestRemoteAfterTheWorkflowEnds(t *testing.T) {
 	}
 	if _, err := idle.Complete(ctx, ask("openai:gpt-4.1", "two")); err != nil {
 		t.Errorf("a call after the workflow ended idle: %v", err)
+	}
+}
+
+// A run that asks the same thing twice gets two answers, as from its
+// journal; a later process whose journal held the first answer sends its
+// next call of that request as the run's second, and is answered it
+// from the workflow without asking the model again.
+func TestRemoteNumbersIdenticalCalls(t *testing.T) {
+	e := newEnv(t, 1, llmtest.Rule{Reply: "sampled"})
+	ctx := context.Background()
+	r := NewRemote(e.c, e.blobs, e.queue, RunInput{})
+	r.Attach("debate twice", nil)
+	for range 2 {
+		if _, err := r.Complete(ctx, ask("openai:gpt-4.1", "same")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(e.srv.Requests()); n != 2 {
+		t.Fatalf("two identical calls reached the model %d times, want 2", n)
+	}
+	later := NewRemote(e.c, e.blobs, e.queue, RunInput{})
+	later.Attach("debate twice", func(string) int { return 1 })
+	if _, err := later.Complete(ctx, ask("openai:gpt-4.1", "same")); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.srv.Requests()); n != 2 {
+		t.Errorf("the run's second call, sent again by a later process, reached the model: %d requests", n)
 	}
 }

@@ -53,6 +53,9 @@ type Journal struct {
 	mu      sync.Mutex
 	f       *os.File
 	pending map[string][]entry // answers not yet replayed, by request key
+	// recorded counts the answers of each request key the file held when
+	// it was opened.
+	recorded map[string]int
 	loaded  int
 	written int
 	replays int
@@ -151,6 +154,10 @@ func (j *Journal) load() (int64, error) {
 	}
 	return readRecords(j.f, j.path, size, loadBatch, func(rec *record) {
 		j.pending[rec.Key] = append(j.pending[rec.Key], entry{rec.Response, rec.Model, rec.FromCache})
+		if j.recorded == nil {
+			j.recorded = map[string]int{}
+		}
+		j.recorded[rec.Key]++
 		j.loaded++
 	})
 }
@@ -171,6 +178,19 @@ func (j *Journal) Stats() (loaded, written, replayed int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.loaded, j.written, j.replays
+}
+
+// Recorded is how many answers to requests of key the journal held when
+// it was opened, replayed or not: the first call of key this process
+// sends past them is the run's Recorded(key)+1st. A durable executor
+// numbers a run's identical calls so, across processes.
+func (j *Journal) Recorded(key string) int {
+	if j == nil {
+		return 0
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.recorded[key]
 }
 
 // take returns a recorded answer for key, if one is left.
