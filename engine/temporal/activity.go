@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,11 +37,15 @@ type Store interface {
 	Kept(ctx context.Context, name string) ([]byte, error)
 }
 
-// keptName is the name the answer to a request is kept under: the hash
-// of the request as sent, so an answer is only ever given to the request
-// it answers, and which of the run's identical calls it answers.
-func keptName(request blob.Ref, occurrence int) string {
-	return fmt.Sprintf("answer-%s-%d", strings.TrimPrefix(string(request), "sha256:"), occurrence)
+// keptName is the name the answer to a request is kept under: the run's
+// workflow (answers are kept for the retries of one run, not as a cache
+// across runs, which the starting command's own cache is, or is not with
+// --no-cache), the hash of the request as sent (an answer is only ever
+// given to the request it answers), and which of the run's identical
+// calls it answers.
+func keptName(workflowID string, request blob.Ref, occurrence int) string {
+	run := sha256.Sum256([]byte(workflowID))
+	return fmt.Sprintf("answer-%x-%s-%d", run[:8], strings.TrimPrefix(string(request), "sha256:"), occurrence)
 }
 
 // Call runs one model call. An answer kept by an earlier attempt (its
@@ -52,7 +57,7 @@ func keptName(request blob.Ref, occurrence int) string {
 // run it again.
 func (a *Activities) Call(ctx context.Context, in CallInput) (CallOutput, error) {
 	worker := a.Identity
-	kept, err := a.Blobs.Kept(ctx, keptName(in.Request, in.Occurrence))
+	kept, err := a.Blobs.Kept(ctx, keptName(activity.GetInfo(ctx).WorkflowExecution.ID, in.Request, in.Occurrence))
 	if err == nil {
 		ref, err := a.Blobs.Put(ctx, kept)
 		if err != nil {
@@ -118,7 +123,7 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (CallOutput, error)
 	if err != nil {
 		return CallOutput{}, err
 	}
-	if err := a.Blobs.Keep(ctx, keptName(in.Request, in.Occurrence), out); err != nil {
+	if err := a.Blobs.Keep(ctx, keptName(activity.GetInfo(ctx).WorkflowExecution.ID, in.Request, in.Occurrence), out); err != nil {
 		return CallOutput{}, err
 	}
 	return CallOutput{Response: ref, Usage: resp.Usage, Worker: worker}, nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -103,6 +104,10 @@ func (r *Remote) start(ctx context.Context) (string, error) {
 	return r.workflowID, nil
 }
 
+// maxWaits bounds how many times a call refused while the workflow
+// continues as new is sent again (every 100 ms).
+const maxWaits = 600
+
 // maxAttempts bounds how many times one call is sent under fresh update
 // ids after earlier processes' attempts failed.
 const maxAttempts = 8
@@ -138,7 +143,7 @@ func (r *Remote) Complete(ctx context.Context, req *llm.Request) (*llm.Response,
 	}
 	r.mu.Unlock()
 	in := CallInput{Request: ref, Key: key, Occurrence: occurrence, Model: req.Model, Label: req.Label, Client: r.id}
-	restarted := false
+	restarted, waits := false, 0
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
 		wid, err := r.start(ctx)
 		if err != nil {
@@ -170,6 +175,17 @@ func (r *Remote) Complete(ctx context.Context, req *llm.Request) (*llm.Response,
 					return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable,
 						Message: fmt.Sprintf("the run's workflow %s was %s, so no more calls are made; run the same command again to continue in a new workflow", wid, statusWord(status))}
 				}
+			}
+			if strings.Contains(err.Error(), continuingRefusal) && waits < maxWaits {
+				// The workflow is moving to a new run: send it there.
+				waits++
+				attempt--
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-time.After(100 * time.Millisecond):
+				}
+				continue
 			}
 			return nil, refused(req, err)
 		}

@@ -51,6 +51,8 @@ type RunInput struct {
 	// Idle ends the workflow after this long without a call (default 1h):
 	// a client that went away and never came back does not leave it open.
 	Idle time.Duration `json:"idle,omitempty"`
+	// Carried is the status a workflow continued as new goes on from.
+	Carried *Status `json:"carried,omitempty"`
 }
 
 // CallInput is one model call, as the Update carries it.

@@ -35,7 +35,13 @@ type env struct {
 
 func newEnv(t *testing.T, workers int, rules ...llmtest.Rule) *env {
 	t.Helper()
-	addr := temporaltest.Start(t)
+	return newEnvWith(t, nil, workers, rules...)
+}
+
+// newEnvWith is newEnv on a server with more dynamic settings.
+func newEnvWith(t *testing.T, dynamic []string, workers int, rules ...llmtest.Rule) *env {
+	t.Helper()
+	addr := temporaltest.Start(t, dynamic...)
 	c, err := client.Dial(client.Options{HostPort: addr})
 	if err != nil {
 		t.Fatal(err)
@@ -264,5 +270,124 @@ func TestRemoteNumbersIdenticalCalls(t *testing.T) {
 	}
 	if n := len(e.srv.Requests()); n != 2 {
 		t.Errorf("the run's second call, sent again by a later process, reached the model: %d requests", n)
+	}
+	// Answers are kept for one run's retries, not as a cache across runs.
+	other := NewRemote(e.c, e.blobs, e.queue, RunInput{})
+	other.Attach("debate another", nil)
+	if _, err := other.Complete(ctx, ask("openai:gpt-4.1", "same")); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.srv.Requests()); n != 3 {
+		t.Errorf("another run's same call was answered from the first run's kept answer: %d requests, want 3", n)
+	}
+}
+
+// BenchmarkRemoteCall: what a call costs on Temporal over the same call
+// made in this process, against a model that answers at once: the
+// Update, the activity on a worker, the blob store both ways. Reported
+// per call, sequential and 16 at a time.
+func BenchmarkRemoteCall(b *testing.B) {
+	addr := temporaltest.Start(b)
+	c, err := client.Dial(client.Options{HostPort: addr})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Reply: "ok"}}})
+	defer srv.Close()
+	blobs, err := blob.OpenDir(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer blobs.Close()
+	p, err := openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-bench-0123456789"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := NewWorker(c, "bench", &Activities{Provider: p, Blobs: blobs, Identity: "bench"}, worker.Options{})
+	if err := w.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer w.Stop()
+	ctx := context.Background()
+	const n = 200
+	run := func(prov llm.Provider, parallel int, tag string) time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, parallel)
+		for i := range n {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				if _, err := prov.Complete(ctx, ask("openai:gpt-4.1", fmt.Sprint(tag, " ", i))); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	var figures []string
+	for i := 0; b.Loop(); i++ {
+		for _, par := range []int{1, 16} {
+			r := NewRemote(c, blobs, "bench", RunInput{})
+			r.Attach(fmt.Sprintf("bench %d-%d", i, par), nil)
+			local := run(p, par, fmt.Sprint("local", i, par))
+			remote := run(r, par, fmt.Sprint("remote", i, par))
+			_ = r.Finish(ctx)
+			over := float64(remote-local) / n / float64(time.Millisecond)
+			b.ReportMetric(over, fmt.Sprintf("overhead-ms/call@%d", par))
+			figures = append(figures, fmt.Sprintf("%d at a time: local %.2f ms/call, Temporal %.2f ms/call, overhead %.2f ms/call",
+				par, float64(local)/n/float64(time.Millisecond), float64(remote)/n/float64(time.Millisecond), over))
+		}
+	}
+	b.Log(strings.Join(figures, "; "))
+}
+
+// A run whose history grows past what Temporal suggests continues as new,
+// again and again, carrying its counts: every call is answered, each once,
+// and calls refused while the workflow moves are sent to the new run.
+func TestRunContinuesAsNew(t *testing.T) {
+	e := newEnvWith(t, []string{"limit.historyCount.suggestContinueAsNew=40"}, 2, llmtest.Rule{Reply: "fine"})
+	ctx := context.Background()
+	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 1000})
+	r.Attach("ask long", nil)
+	var wg sync.WaitGroup
+	errs := make([]error, 60)
+	for i := range errs {
+		wg.Go(func() {
+			_, errs[i] = r.Complete(ctx, ask("openai:gpt-4.1", fmt.Sprint("source ", i)))
+		})
+		if i%4 == 3 {
+			wg.Wait()
+		}
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(e.srv.Requests()); n != 60 {
+		t.Errorf("the model saw %d calls, want 60", n)
+	}
+	d, err := e.c.DescribeWorkflowExecution(ctx, r.WorkflowID(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := d.GetWorkflowExecutionInfo()
+	if info.GetFirstRunId() == info.GetExecution().GetRunId() {
+		t.Error("the workflow never continued as new")
+	}
+	v, err := e.c.QueryWorkflow(ctx, r.WorkflowID(), "", QueryStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st Status
+	if err := v.Get(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Calls != 60 {
+		t.Errorf("the last run counts %d calls; want the run's 60, carried across", st.Calls)
 	}
 }

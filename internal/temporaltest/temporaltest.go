@@ -1,6 +1,6 @@
 // Package temporaltest starts a real Temporal dev server for tests: the
-// `temporal` CLI's `server start-dev`, on loopback, with SQLite in a
-// temporary directory. A test without the CLI skips, saying how to get it,
+// `temporal` CLI's `server start-dev`, on loopback, with SQLite in
+// memory. A test without the CLI skips, saying how to get it,
 // unless SOT_REQUIRE_TEMPORAL=1 (as .ci/run sets, having built it), which
 // makes it fail instead.
 package temporaltest
@@ -31,8 +31,9 @@ func Binary() (string, error) {
 }
 
 // Start starts a dev server for t and returns its address; it stops with
-// the test.
-func Start(t testing.TB) string {
+// the test. dynamic are more of the server's dynamic settings, KEY=VALUE
+// ("limit.historyCount.suggestContinueAsNew=60").
+func Start(t testing.TB, dynamic ...string) string {
 	t.Helper()
 	bin, err := Binary()
 	if err != nil {
@@ -44,9 +45,17 @@ func Start(t testing.TB) string {
 	port, http, metrics := freePort(t), freePort(t), freePort(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
+	args := []string{"server", "start-dev", "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--http-port", strconv.Itoa(http), "--metrics-port", strconv.Itoa(metrics), "--headless",
-		"--db-filename", filepath.Join(dir, "temporal.db"), "--log-level", "error")
+		// Eager activities: a call is handed to the worker that
+		// scheduled it without a round through the queue (45 against
+		// 95 ms a call; see BenchmarkRemoteCall and docs/scale-out.md).
+		"--dynamic-config-value", "system.enableActivityEagerExecution=true",
+		"--log-level", "error"}
+	for _, d := range dynamic {
+		args = append(args, "--dynamic-config-value", d)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	log, err := os.Create(filepath.Join(dir, "server.log"))
 	if err != nil {
 		t.Fatal(err)
