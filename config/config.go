@@ -72,6 +72,11 @@ type Executor struct {
 	// Heartbeat is how long a worker making a call may go unheard before
 	// the call is given to another worker (default 30s).
 	Heartbeat Duration `yaml:"heartbeat" json:"heartbeat,omitempty"`
+	// MaxInFlight is how many calls a run keeps open on its workflow at
+	// once (default 10, the Temporal server's default limit of Updates
+	// in flight on one workflow, history.maxInFlightUpdates; raise both
+	// together).
+	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight,omitempty"`
 	// APIKeyEnv names the variable holding a Temporal Cloud API key.
 	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
 	// TLS connects over TLS, with a client certificate when Cert and Key

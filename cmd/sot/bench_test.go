@@ -529,7 +529,7 @@ const askTemporalSources = 1_000
 // same model (first token at 40 ms, whole answer at 200 ms). Reported: the
 // wall time of each, and the calls.
 func BenchmarkSotAskTemporal(b *testing.B) {
-	addr := temporaltest.Start(b)
+	addr := temporaltest.Start(b, "history.maxInFlightUpdates=64")
 	srv := newBenchServer(b)
 	top := project(b, 1_000)
 	all := fmt.Sprint("--max-sources=", askTemporalSources)
@@ -538,7 +538,7 @@ func BenchmarkSotAskTemporal(b *testing.B) {
 	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
 		b.Fatal(err)
 	}
-	conf := fmt.Sprintf("executor:\n  address: %s\n  blobs: %s\n", addr, filepath.Join(top, ".cache", "blobs"))
+	conf := fmt.Sprintf("executor:\n  address: %s\n  blobs: %s\n  max_in_flight: 64\n", addr, filepath.Join(top, ".cache", "blobs"))
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(conf), 0o600); err != nil {
 		b.Fatal(err)
 	}

@@ -19,6 +19,7 @@ package scenario
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -135,7 +136,7 @@ func Begin(o *Options, spec Spec) (*Run, error) {
 	}
 	id := spec.State.RunID
 	if a, ok := st.Backend.(attacher); ok {
-		a.Attach(spec.What+" "+id, j.Recorded)
+		a.Attach(runName(spec, d, o.Fresh), j.Recorded)
 	}
 	switch {
 	case old == id && spec.Other != "":
@@ -144,6 +145,21 @@ func Begin(o *Options, spec Spec) (*Run, error) {
 		o.Warnf("%s held run %s, %s; its files were removed and run %s writes there now", spec.OutputDir, old, spec.Other, id)
 	}
 	return &Run{Dir: d, Journal: j, Stack: st, Start: start, o: o, outputDir: spec.OutputDir}, nil
+}
+
+// runName names one run for a backend that serves runs (the workflow of
+// a run on Temporal): the work and its id, and a hash of the run's
+// directory and when the run began, so that the same work in another
+// directory, or begun afresh (--fresh), is another run, as its journal is.
+func runName(spec Spec, d *run.Dir, fresh bool) string {
+	created := spec.State.Created
+	if !fresh {
+		if s := d.State(nil); s.RunID == spec.State.RunID && s.Authentic && !s.Created.IsZero() {
+			created = s.Created // resumed: the run began then
+		}
+	}
+	sum := sha256.Sum256([]byte(d.Path() + "\x00" + created.UTC().Format(time.RFC3339Nano)))
+	return fmt.Sprintf("%s %s %x", spec.What, spec.State.RunID, sum[:4])
 }
 
 // attacher is a stack backend that serves one run at a time, named by

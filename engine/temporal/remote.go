@@ -30,6 +30,8 @@ type Remote struct {
 	input  RunInput
 	// id tells this process's calls from an earlier process's.
 	id string
+	// slots bounds the Updates this process keeps open on the workflow.
+	slots chan struct{}
 
 	mu         sync.Mutex
 	workflowID string
@@ -42,12 +44,22 @@ type Remote struct {
 	OnStart func(workflowID string)
 }
 
+// DefaultMaxInFlight is the Temporal server's default limit of Updates in
+// flight on one workflow (history.maxInFlightUpdates).
+const DefaultMaxInFlight = 10
+
 // NewRemote sends calls to workflows on queue through c; in carries the
-// run's budget.
-func NewRemote(c client.Client, blobs Store, queue string, in RunInput) *Remote {
+// run's budget. At most maxInFlight calls (0: DefaultMaxInFlight) are open
+// on the workflow at once: a server refuses Updates past its limit
+// (history.maxInFlightUpdates), and a call it keeps refusing would time
+// out, so this must not exceed the server's setting.
+func NewRemote(c client.Client, blobs Store, queue string, in RunInput, maxInFlight int) *Remote {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return &Remote{client: c, blobs: blobs, queue: queue, input: in, id: hex.EncodeToString(b[:])}
+	if maxInFlight <= 0 {
+		maxInFlight = DefaultMaxInFlight
+	}
+	return &Remote{client: c, blobs: blobs, queue: queue, input: in, id: hex.EncodeToString(b[:]), slots: make(chan struct{}, maxInFlight)}
 }
 
 // WorkflowPrefix starts the id of every workflow sot starts.
@@ -128,6 +140,12 @@ func (r *Remote) Complete(ctx context.Context, req *llm.Request) (*llm.Response,
 	if err != nil {
 		return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: err.Error(), Err: err}
 	}
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-r.slots }()
 	if req.OnStart != nil {
 		req.OnStart()
 	}

@@ -80,7 +80,7 @@ func ask(model, text string) *llm.Request {
 func TestRemoteCallsRunOnWorkersOnce(t *testing.T) {
 	e := newEnv(t, 2, llmtest.Rule{Reply: "answered"})
 	in := RunInput{Heartbeat: 5 * time.Second}
-	r := NewRemote(e.c, e.blobs, e.queue, in)
+	r := NewRemote(e.c, e.blobs, e.queue, in, 0)
 	var started string
 	r.OnStart = func(id string) { started = id }
 	r.Attach("review abc123", nil)
@@ -111,7 +111,7 @@ func TestRemoteCallsRunOnWorkersOnce(t *testing.T) {
 	if n := len(e.srv.Requests()); n != 6 {
 		t.Fatalf("the model saw %d calls, want 6", n)
 	}
-	again := NewRemote(e.c, e.blobs, e.queue, in)
+	again := NewRemote(e.c, e.blobs, e.queue, in, 0)
 	again.Attach("review abc123", nil)
 	for i := range 6 {
 		if _, err := again.Complete(ctx, ask("openai:gpt-4.1", fmt.Sprint("question ", i))); err != nil {
@@ -142,7 +142,7 @@ func TestRemoteBudgetAndErrors(t *testing.T) {
 		}
 		return llmtest.Reply{Text: "fine"}
 	}})
-	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 2})
+	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 2}, 0)
 	r.Attach("ask budget", nil)
 	ctx := context.Background()
 	if _, err := r.Complete(ctx, ask("openai:gpt-4.1", "bad request")); !errors.Is(err, llm.ErrBadRequest) {
@@ -185,7 +185,7 @@ func recordHistory(t *testing.T) {
 		}
 		return llmtest.Reply{Text: "fine"}
 	}})
-	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 4})
+	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 4}, 0)
 	r.Attach("review history", nil)
 	ctx := context.Background()
 	for _, q := range []string{"one", "two", "bad", "three", "past the budget"} {
@@ -219,7 +219,7 @@ func recordHistory(t *testing.T) {
 func TestRemoteAfterTheWorkflowEnds(t *testing.T) {
 	e := newEnv(t, 1, llmtest.Rule{Reply: "fine"})
 	ctx := context.Background()
-	r := NewRemote(e.c, e.blobs, e.queue, RunInput{})
+	r := NewRemote(e.c, e.blobs, e.queue, RunInput{}, 0)
 	r.Attach("debate cancelled", nil)
 	if _, err := r.Complete(ctx, ask("openai:gpt-4.1", "first")); err != nil {
 		t.Fatal(err)
@@ -233,7 +233,7 @@ func TestRemoteAfterTheWorkflowEnds(t *testing.T) {
 		t.Errorf("a call after the workflow was cancelled: %v", err)
 	}
 
-	idle := NewRemote(e.c, e.blobs, e.queue, RunInput{Idle: time.Second})
+	idle := NewRemote(e.c, e.blobs, e.queue, RunInput{Idle: time.Second}, 0)
 	idle.Attach("ask idle", nil)
 	if _, err := idle.Complete(ctx, ask("openai:gpt-4.1", "one")); err != nil {
 		t.Fatal(err)
@@ -253,7 +253,7 @@ func TestRemoteAfterTheWorkflowEnds(t *testing.T) {
 func TestRemoteNumbersIdenticalCalls(t *testing.T) {
 	e := newEnv(t, 1, llmtest.Rule{Reply: "sampled"})
 	ctx := context.Background()
-	r := NewRemote(e.c, e.blobs, e.queue, RunInput{})
+	r := NewRemote(e.c, e.blobs, e.queue, RunInput{}, 0)
 	r.Attach("debate twice", nil)
 	for range 2 {
 		if _, err := r.Complete(ctx, ask("openai:gpt-4.1", "same")); err != nil {
@@ -263,7 +263,7 @@ func TestRemoteNumbersIdenticalCalls(t *testing.T) {
 	if n := len(e.srv.Requests()); n != 2 {
 		t.Fatalf("two identical calls reached the model %d times, want 2", n)
 	}
-	later := NewRemote(e.c, e.blobs, e.queue, RunInput{})
+	later := NewRemote(e.c, e.blobs, e.queue, RunInput{}, 0)
 	later.Attach("debate twice", func(string) int { return 1 })
 	if _, err := later.Complete(ctx, ask("openai:gpt-4.1", "same")); err != nil {
 		t.Fatal(err)
@@ -272,7 +272,7 @@ func TestRemoteNumbersIdenticalCalls(t *testing.T) {
 		t.Errorf("the run's second call, sent again by a later process, reached the model: %d requests", n)
 	}
 	// Answers are kept for one run's retries, not as a cache across runs.
-	other := NewRemote(e.c, e.blobs, e.queue, RunInput{})
+	other := NewRemote(e.c, e.blobs, e.queue, RunInput{}, 0)
 	other.Attach("debate another", nil)
 	if _, err := other.Complete(ctx, ask("openai:gpt-4.1", "same")); err != nil {
 		t.Fatal(err)
@@ -287,7 +287,7 @@ func TestRemoteNumbersIdenticalCalls(t *testing.T) {
 // Update, the activity on a worker, the blob store both ways. Reported
 // per call, sequential and 16 at a time.
 func BenchmarkRemoteCall(b *testing.B) {
-	addr := temporaltest.Start(b)
+	addr := temporaltest.Start(b, "history.maxInFlightUpdates=64")
 	c, err := client.Dial(client.Options{HostPort: addr})
 	if err != nil {
 		b.Fatal(err)
@@ -330,7 +330,7 @@ func BenchmarkRemoteCall(b *testing.B) {
 	var figures []string
 	for i := 0; b.Loop(); i++ {
 		for _, par := range []int{1, 16} {
-			r := NewRemote(c, blobs, "bench", RunInput{})
+			r := NewRemote(c, blobs, "bench", RunInput{}, 16)
 			r.Attach(fmt.Sprintf("bench %d-%d", i, par), nil)
 			local := run(p, par, fmt.Sprint("local", i, par))
 			remote := run(r, par, fmt.Sprint("remote", i, par))
@@ -350,7 +350,7 @@ func BenchmarkRemoteCall(b *testing.B) {
 func TestRunContinuesAsNew(t *testing.T) {
 	e := newEnvWith(t, []string{"limit.historyCount.suggestContinueAsNew=40"}, 2, llmtest.Rule{Reply: "fine"})
 	ctx := context.Background()
-	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 1000})
+	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 1000}, 0)
 	r.Attach("ask long", nil)
 	var wg sync.WaitGroup
 	errs := make([]error, 60)
@@ -389,5 +389,30 @@ func TestRunContinuesAsNew(t *testing.T) {
 	}
 	if st.Calls != 60 {
 		t.Errorf("the last run counts %d calls; want the run's 60, carried across", st.Calls)
+	}
+}
+
+// A run that sends far more calls at once than the server keeps Updates in
+// flight on one workflow (10 by default) has them all answered: the client
+// holds the rest back instead of having them refused until they time out.
+func TestRemoteManyCallsAtOnce(t *testing.T) {
+	e := newEnv(t, 1, llmtest.Rule{Reply: "ok"})
+	r := NewRemote(e.c, e.blobs, e.queue, RunInput{}, 0)
+	r.Attach("ask wide", nil)
+	var wg sync.WaitGroup
+	errs := make([]error, 150)
+	for i := range errs {
+		wg.Go(func() {
+			_, errs[i] = r.Complete(context.Background(), ask("openai:gpt-4.1", fmt.Sprint("source ", i)))
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(e.srv.Requests()); n != 150 {
+		t.Errorf("the model saw %d calls, want 150", n)
 	}
 }
