@@ -2,11 +2,13 @@ package cmdutil
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/internal/shell"
 )
@@ -28,9 +30,17 @@ func Interruptible(ctx context.Context, journal string, run func(context.Context
 	}
 	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := run(sigCtx)
-	if sigCtx.Err() != nil && ctx.Err() == nil {
-		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; the calls that finished are kept in %s. Resume with: %s", journal, ResumeCommand())}
+	// A part of the run may stop it as Ctrl-C does, saying why (a run on
+	// Temporal whose workflow was cancelled): see engine.Stop.
+	runCtx, cancel := context.WithCancelCause(sigCtx)
+	defer cancel(nil)
+	err := run(engine.WithStop(runCtx, cancel))
+	if runCtx.Err() != nil && ctx.Err() == nil {
+		why := "interrupted"
+		if cause := context.Cause(runCtx); sigCtx.Err() == nil && cause != nil && !errors.Is(cause, context.Canceled) {
+			why = "stopped: " + cause.Error()
+		}
+		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("%s; the calls that finished are kept in %s. Resume with: %s", why, journal, ResumeCommand())}
 	}
 	return err
 }

@@ -66,7 +66,7 @@ temporal, on the Temporal service your configuration names: their id,
 state, when they started, and (while a worker answers) their calls, calls
 in flight, failures and tokens; --all adds those that ended. --cancel ID
 cancels one: its calls under way stop, and the command that started it
-ends with a partial result (run it again to continue). See
+stops as Ctrl-C stops it, saying how to resume (exit 130). See
 docs/scale-out.md.`,
 		Example: `  sot runs
   sot runs --resume        # and the command that continues each run
@@ -174,7 +174,7 @@ func Workflows(ctx context.Context, o *Options) error {
 		if err := temporal.Cancel(ctx, c, o.Cancel); err != nil {
 			return err
 		}
-		cmdutil.Fprintf(o.IO.Out, "sot: cancelled %s; the command that started it ends with a partial result, and run again continues in a new workflow\n", o.Cancel)
+		cmdutil.Fprintf(o.IO.Out, "sot: cancelled %s; the command that started it stops as Ctrl-C stops it, and run again continues in a new workflow\n", o.Cancel)
 		return nil
 	}
 	list, err := temporal.List(ctx, c, o.All)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -325,5 +326,56 @@ func TestAskOnTemporalMatchesLocal(t *testing.T) {
 	}
 	if n, m := len(srv.Requests()), len(local.Requests()); n != m || m == 0 {
 		t.Errorf("the model was asked %d calls on Temporal, %d locally", n, m)
+	}
+}
+
+// A run whose workflow is cancelled (sot runs --cancel) stops as Ctrl-C
+// stops it: exit 130, saying why and which command resumes it; that
+// command then finishes the run in a new workflow.
+func TestReviewOnTemporalCancelled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	addr := temporaltest.Start(t)
+	repo := gitRepo(t)
+	temporalConfig(t, repo, addr, "cancel")
+	srv := llmtest.NewServer(llmtest.Config{Latency: 3 * time.Second})
+	defer srv.Close()
+	startWorker(t, repo, srv)
+	args := []string{"review", "--seed", "3", "--perspectives", "none", "--no-cache", "--executor", "temporal", "--output-dir", "out"}
+	client := sotCmd(repo, srv, args...)
+	var out bytes.Buffer
+	client.Stdout, client.Stderr = &out, &out
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(srv.Requests()) < 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no call reached the model:\n%s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	list, err := sotCmd(repo, srv, "runs", "--temporal", "--json", "--executor", "temporal").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := regexp.MustCompile(`"workflow_id": "(sot-[^"]+)"`).FindSubmatch(list)
+	if id == nil {
+		t.Fatalf("sot runs --temporal lists no running workflow:\n%s", list)
+	}
+	if out, err := sotCmd(repo, srv, "runs", "--cancel", string(id[1])).CombinedOutput(); err != nil {
+		t.Fatalf("sot runs --cancel: %v\n%s", err, out)
+	}
+	err = client.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("the cancelled run exited %v, want 130:\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "was cancelled") || !strings.Contains(out.String(), "Resume with: sot review") {
+		t.Errorf("the cancelled run does not say why or how to resume:\n%s", out.String())
+	}
+	if out, err := sotCmd(repo, srv, args...).CombinedOutput(); err != nil {
+		t.Fatalf("the resumed run: %v\n%s", err, out)
 	}
 }

@@ -54,8 +54,8 @@ func List(ctx context.Context, c client.Client, all bool) ([]Workflow, error) {
 }
 
 // Cancel cancels the workflow id, which must be one of sot's: its calls
-// under way are cancelled, and the command that started it ends with a
-// partial result.
+// under way are cancelled, and the command that started it stops as
+// Ctrl-C stops it (engine.Stop).
 func Cancel(ctx context.Context, c client.Client, id string) error {
 	if !strings.HasPrefix(id, WorkflowPrefix) {
 		return fmt.Errorf("%q is not the id of a sot workflow (they begin with %q; sot runs --temporal lists them)", id, WorkflowPrefix)

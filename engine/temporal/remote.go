@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
+	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/llm"
 )
 
@@ -190,8 +191,7 @@ func (r *Remote) Complete(ctx context.Context, req *llm.Request) (*llm.Response,
 					continue
 				}
 				if derr == nil {
-					return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable,
-						Message: fmt.Sprintf("the run's workflow %s was %s, so no more calls are made; run the same command again to continue in a new workflow", wid, statusWord(status))}
+					return nil, r.ended(ctx, req, fmt.Errorf("the run's workflow %s was %s, so no more calls are made; run the same command again to continue in a new workflow", wid, statusWord(status)))
 				}
 			}
 			if strings.Contains(err.Error(), continuingRefusal) && waits < maxWaits {
@@ -210,6 +210,9 @@ func (r *Remote) Complete(ctx context.Context, req *llm.Request) (*llm.Response,
 		if out.Err != nil {
 			if out.Client != r.id {
 				continue // an earlier process's failure: send it afresh
+			}
+			if out.Err.Kind == kindCancelled {
+				return nil, r.ended(ctx, req, fmt.Errorf("the run's workflow %s was cancelled, so no more calls are made; run the same command again to continue in a new workflow", wid))
 			}
 			return nil, out.Err.err()
 		}
@@ -279,4 +282,12 @@ func statusWord(s enumspb.WorkflowExecutionStatus) string {
 		return "completed"
 	}
 	return strings.ToLower(strings.TrimPrefix(s.String(), "WorkflowExecutionStatus"))
+}
+
+// ended stops the run, as Ctrl-C does, when its workflow was ended from
+// outside (sot runs --cancel, temporal workflow cancel): the front end then
+// says why and how to resume. The call fails with why.
+func (r *Remote) ended(ctx context.Context, req *llm.Request, why error) error {
+	engine.Stop(ctx, why)
+	return &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: why.Error(), Err: why}
 }

@@ -111,6 +111,9 @@ var kinds = map[string]error{
 	"bad_response": llm.ErrBadResponse, "schema": llm.ErrSchema, "unknown_provider": llm.ErrUnknownProvider,
 }
 
+// kindCancelled is the kind of a call the workflow's cancellation stopped.
+const kindCancelled = "cancelled"
+
 // callError carries err across the queue.
 func callError(err error) *CallError {
 	ce := &CallError{Kind: "unavailable", Message: llm.Redact(err.Error())}

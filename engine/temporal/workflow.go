@@ -65,12 +65,12 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (Status, error) {
 		var out CallOutput
 		if err := workflow.ExecuteActivity(actx, ActivityCall, c).Get(ctx, &out); err != nil {
 			st.Failed++
-			msg := "no worker could finish the call: " + err.Error()
+			kind, msg := "unavailable", "no worker could finish the call: "+err.Error()
 			var canceled *sdktemporal.CanceledError
 			if errors.As(err, &canceled) {
-				msg = "the run's workflow was cancelled"
+				kind, msg = kindCancelled, "the run's workflow was cancelled"
 			}
-			return CallOutput{Client: c.Client, Err: &CallError{Kind: "unavailable", Provider: "temporal", Model: c.Model, Message: msg}}, nil
+			return CallOutput{Client: c.Client, Err: &CallError{Kind: kind, Provider: "temporal", Model: c.Model, Message: msg}}, nil
 		}
 		out.Client = c.Client
 		if out.Err != nil {

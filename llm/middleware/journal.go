@@ -56,9 +56,9 @@ type Journal struct {
 	// recorded counts the answers of each request key the file held when
 	// it was opened.
 	recorded map[string]int
-	loaded  int
-	written int
-	replays int
+	loaded   int
+	written  int
+	replays  int
 	// paid is the usage, per model, of the replayed answers a provider was
 	// paid for when they were first made (cache answers excluded).
 	paid      map[string]llm.Usage
