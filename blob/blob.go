@@ -3,7 +3,8 @@
 // under the hash of its bytes, and only that reference crosses a queue
 // whose messages are small (a Temporal payload is at most 2 MB).
 //
-// Dir is the store of one machine, or of machines that share a volume.
+// Dir is the store of one machine, or of machines that share a volume; S3
+// is a bucket of an S3-compatible service, for machines far apart.
 package blob
 
 import (

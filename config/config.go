@@ -65,9 +65,10 @@ type Executor struct {
 	Namespace string `yaml:"namespace" json:"namespace,omitempty"`
 	// TaskQueue is the queue workers take sot's work from (default "sot").
 	TaskQueue string `yaml:"task_queue" json:"task_queue,omitempty"`
-	// Blobs is the directory where requests and answers are kept for the
-	// workers; every worker and client of a queue must share it (default:
-	// sot/blobs in the user cache directory, for workers on this machine).
+	// Blobs is where requests and answers are kept for the workers: a
+	// directory every worker and client of a queue shares (default:
+	// sot/blobs in the user cache directory, for workers on this machine),
+	// or an S3-compatible bucket, s3://BUCKET[/PREFIX][?endpoint=...].
 	Blobs string `yaml:"blobs" json:"blobs,omitempty"`
 	// Heartbeat is how long a worker making a call may go unheard before
 	// the call is given to another worker (default 30s).

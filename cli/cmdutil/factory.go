@@ -9,9 +9,8 @@ import (
 	"os"
 	"sync"
 
-	"github.com/sotlabs/sot/blob"
-
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/temporal"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/persona"
 )
@@ -49,7 +48,7 @@ type Factory struct {
 	// executor (see remote).
 	temporalOnce sync.Once
 	temporal     client.Client
-	blobs        *blob.Dir
+	blobs        temporal.Blobs
 	temporalErr  error
 }
 

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -51,7 +52,7 @@ func (f *Factory) remote(cfg *config.Config) (*temporal.Remote, error) {
 			f.temporalErr = err
 			return
 		}
-		blobs, err := temporal.OpenBlobs(e)
+		blobs, err := temporal.OpenBlobs(context.Background(), e, f.Getenv)
 		if err != nil {
 			c.Close()
 			f.temporalErr = err

@@ -65,6 +65,9 @@ another worker.`,
 
 // Run runs the worker until ctx is done.
 func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	cfg, _, err := f.Config()
 	if err != nil {
 		return err
@@ -82,7 +85,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return err
 	}
 	defer c.Close()
-	blobs, err := temporal.OpenBlobs(e)
+	blobs, err := temporal.OpenBlobs(ctx, e, f.Getenv)
 	if err != nil {
 		return err
 	}
@@ -110,9 +113,6 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	w := temporal.NewWorker(c, e.TaskQueue, &temporal.Activities{Provider: st, Blobs: blobs, Identity: o.Identity},
 		sdkworker.Options{Identity: o.Identity, MaxConcurrentActivityExecutionSize: conc})
 	fmt.Fprintf(f.IO.ErrOut, "sot worker %s: taking work from task queue %s at %s (namespace %s); Ctrl-C stops it\n", o.Identity, e.TaskQueue, e.Address, e.Namespace)
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	stop := make(chan any)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/sotlabs/sot/internal/temporaltest"
@@ -228,11 +231,17 @@ func fromScript(t *testing.T, dir, script string, names ...string) {
 // at addr, a queue of its own and a blob store in the repository's cache.
 func temporalConfig(t *testing.T, repo, addr, queue string) {
 	t.Helper()
+	temporalConfigBlobs(t, repo, addr, queue, filepath.Join(repo, ".cache", "blobs"))
+}
+
+// temporalConfigBlobs is temporalConfig with the blob store given.
+func temporalConfigBlobs(t *testing.T, repo, addr, queue, blobs string) {
+	t.Helper()
 	cfgDir := filepath.Join(repo, ".config", "sot")
 	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	conf := fmt.Sprintf("executor:\n  address: %s\n  task_queue: %s\n  blobs: %s\n  heartbeat: 2s\n", addr, queue, filepath.Join(repo, ".cache", "blobs"))
+	conf := fmt.Sprintf("executor:\n  address: %s\n  task_queue: %s\n  blobs: %s\n  heartbeat: 2s\n", addr, queue, blobs)
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -292,8 +301,9 @@ func TestDebateOnTemporalMatchesLocal(t *testing.T) {
 	}
 }
 
-// A question over a corpus on Temporal writes the local run's answer, and
-// the model is asked each of its calls once.
+// A question over a corpus on Temporal, its requests and answers kept in
+// an S3-compatible bucket (served over HTTP on loopback), writes the local
+// run's answer, and the model is asked each of its calls once.
 func TestAskOnTemporalMatchesLocal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
@@ -311,7 +321,15 @@ func TestAskOnTemporalMatchesLocal(t *testing.T) {
 	if out, err := sotCmd(repo, local, append(args, "--output-dir", "out-local")...).CombinedOutput(); err != nil {
 		t.Fatalf("local ask: %v\n%s", err, out)
 	}
-	temporalConfig(t, repo, addr, "ask")
+	bucket := s3mem.New()
+	if err := bucket.CreateBucket("sot-blobs"); err != nil {
+		t.Fatal(err)
+	}
+	s3 := httptest.NewServer(gofakes3.New(bucket).Server())
+	defer s3.Close()
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "example-secret-0123456789")
+	temporalConfigBlobs(t, repo, addr, "ask", "s3://sot-blobs/runs?tls=false&region=us-east-1&endpoint="+strings.TrimPrefix(s3.URL, "http://"))
 	srv := llmtest.NewServer(cfg)
 	defer srv.Close()
 	startWorker(t, repo, srv)
@@ -326,6 +344,9 @@ func TestAskOnTemporalMatchesLocal(t *testing.T) {
 	}
 	if n, m := len(srv.Requests()), len(local.Requests()); n != m || m == 0 {
 		t.Errorf("the model was asked %d calls on Temporal, %d locally", n, m)
+	}
+	if objects, _ := bucket.ListBucket("sot-blobs", &gofakes3.Prefix{}, gofakes3.ListBucketPage{}); objects == nil || len(objects.Contents) == 0 {
+		t.Error("nothing went through the bucket")
 	}
 }
 

@@ -1,12 +1,14 @@
 package temporal
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
@@ -79,10 +81,21 @@ func Dial(e config.Executor, getenv func(string) string, logger *slog.Logger) (c
 	return c, nil
 }
 
-// OpenBlobs opens the blob store e names (default: sot/blobs in the user
-// cache directory).
-func OpenBlobs(e config.Executor) (*blob.Dir, error) {
+// Blobs is a blob store a process opened, to close when it is done.
+type Blobs interface {
+	Store
+	Close() error
+}
+
+// OpenBlobs opens the blob store e names: a directory (default: sot/blobs
+// in the user cache directory, for workers on this machine) or an
+// S3-compatible bucket, s3://BUCKET[/PREFIX][?endpoint=HOST:PORT&region=R&tls=false],
+// whose keys getenv reads (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).
+func OpenBlobs(ctx context.Context, e config.Executor, getenv func(string) string) (Blobs, error) {
 	dir := e.Blobs
+	if strings.HasPrefix(dir, "s3://") {
+		return blob.OpenS3(ctx, dir, getenv)
+	}
 	if dir == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {
