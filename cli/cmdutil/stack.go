@@ -8,6 +8,7 @@ import (
 
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine/temporal"
+	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 )
 
@@ -64,7 +65,8 @@ func (f *Factory) remote(cfg *config.Config) (*temporal.Remote, error) {
 		return nil, f.temporalErr
 	}
 	e := temporal.Settings(cfg.Executor)
-	r := temporal.NewRemote(f.temporal, f.blobs, e.TaskQueue, temporal.RunInput{MaxCalls: cfg.Budget.MaxCalls, MaxTokens: cfg.Budget.MaxTokens, Heartbeat: time.Duration(e.Heartbeat)}, e.MaxInFlight)
+	r := temporal.NewRemote(f.temporal, f.blobs, e.TaskQueue, temporal.RunInput{MaxCalls: cfg.Budget.MaxCalls, MaxTokens: cfg.Budget.MaxTokens,
+		MaxCost: cfg.Budget.MaxCost, Prices: llm.DefaultPrices().Merge(cfg.Prices), Heartbeat: time.Duration(e.Heartbeat)}, e.MaxInFlight)
 	r.OnStart = func(id string) {
 		f.Note(fmt.Sprintf("calls run on Temporal: workflow %s, task queue %s at %s (Ctrl-C detaches; the same command joins it again)", id, e.TaskQueue, e.Address))
 	}

@@ -194,13 +194,14 @@ func Workflows(ctx context.Context, o *Options) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKFLOW\tSTARTED\tSTATE\tCALLS\tIN FLIGHT\tFAILED\tTOKENS")
+	fmt.Fprintln(tw, "WORKFLOW\tSTARTED\tSTATE\tCALLS\tIN FLIGHT\tFAILED\tTOKENS\tCOST")
 	for _, w := range list {
-		calls, flight, failed, tokens := "-", "-", "-", "-"
+		calls, flight, failed, tokens, cost := "-", "-", "-", "-", "-"
 		if w.Queried {
 			calls, flight, failed, tokens = fmt.Sprint(w.Run.Calls), fmt.Sprint(w.Run.InFlight), fmt.Sprint(w.Run.Failed), fmt.Sprint(w.Run.Usage.Total())
+			cost = fmt.Sprintf("$%.4f", w.Run.CostUSD)
 		}
-		cmdutil.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", w.ID, w.Started.Local().Format("2006-01-02 15:04"), w.Status, calls, flight, failed, tokens)
+		cmdutil.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", w.ID, w.Started.Local().Format("2006-01-02 15:04"), w.Status, calls, flight, failed, tokens, cost)
 	}
 	return tw.Flush()
 }

@@ -45,6 +45,10 @@ type RunInput struct {
 	// call is scheduled; 0 is no limit.
 	MaxCalls  int `json:"max_calls,omitempty"`
 	MaxTokens int `json:"max_tokens,omitempty"`
+	// MaxCost is the run's budget in US dollars, its calls priced by
+	// Prices (the starting command's table); 0 is no limit.
+	MaxCost float64        `json:"max_cost,omitempty"`
+	Prices  llm.PriceTable `json:"prices,omitempty"`
 	// Heartbeat is how long a worker may be silent before its call is
 	// given to another (default 30s).
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
@@ -100,7 +104,9 @@ type Status struct {
 	InFlight int       `json:"in_flight"`
 	Failed   int       `json:"failed"`
 	Usage    llm.Usage `json:"usage"`
-	Done     bool      `json:"done"`
+	// CostUSD prices Usage by RunInput.Prices.
+	CostUSD float64 `json:"cost_usd"`
+	Done    bool    `json:"done"`
 }
 
 // kinds maps the llm error kinds to the names they cross the queue by.

@@ -77,6 +77,9 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (Status, error) {
 			st.Failed++
 		}
 		st.Usage = st.Usage.Add(out.Usage)
+		if price, ok := in.Prices.Lookup(c.Model); ok {
+			st.CostUSD += price.Cost(out.Usage)
+		}
 		wake.SendAsync(true)
 		return out, nil
 	}
@@ -90,6 +93,8 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (Status, error) {
 			return fmt.Errorf("%s: %d calls of %d", budgetRefusal, st.Calls, in.MaxCalls)
 		case in.MaxTokens > 0 && st.Usage.Total() >= in.MaxTokens:
 			return fmt.Errorf("%s: %d tokens of %d", budgetRefusal, st.Usage.Total(), in.MaxTokens)
+		case in.MaxCost > 0 && st.CostUSD >= in.MaxCost:
+			return fmt.Errorf("%s: $%.4f of $%.4f", budgetRefusal, st.CostUSD, in.MaxCost)
 		}
 		return nil
 	}

@@ -55,3 +55,32 @@ func TestRunWorkflowBudgetAndIdle(t *testing.T) {
 		t.Errorf("%d activities, status %+v; want 2 calls, 200 tokens, done", calls, st)
 	}
 }
+
+// A cost budget: calls are priced by the run's table as they end, and a
+// call once the budget is spent is refused before it is scheduled.
+func TestRunWorkflowCostBudget(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterActivityWithOptions(func(ctx context.Context, in CallInput) (CallOutput, error) {
+		return CallOutput{Response: "sha256:00", Usage: llm.Usage{InputTokens: 1_000_000}}, nil
+	}, activityOptions())
+	var outcomes []string
+	for i, id := range []string{"k1", "k2", "k3"} {
+		env.RegisterDelayedCallback(func() {
+			env.UpdateWorkflow(UpdateCall, id, &testsuite.TestUpdateCallback{
+				OnReject:   func(err error) { outcomes = append(outcomes, id+" refused: "+err.Error()) },
+				OnComplete: func(any, error) { outcomes = append(outcomes, id+" answered") },
+			}, CallInput{Request: "sha256:00", Key: id, Model: "openai:gpt-4.1", Client: "c1"})
+		}, time.Duration(i+1)*time.Second)
+	}
+	prices := llm.PriceTable{"openai:gpt-4.1": {Input: 2, Output: 8}}
+	env.ExecuteWorkflow(RunWorkflow, RunInput{Run: "review cost", MaxCost: 3.5, Prices: prices, Idle: time.Minute})
+	var st Status
+	if err := env.GetWorkflowResult(&st); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(outcomes, "; ")
+	if got != "k1 answered; k2 answered; k3 refused: budget exhausted: $4.0000 of $3.5000" || st.CostUSD != 4 {
+		t.Errorf("outcomes %q, cost %v; want two calls at $2 each, the third refused", got, st.CostUSD)
+	}
+}

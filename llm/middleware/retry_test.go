@@ -3,6 +3,7 @@ package middleware
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -114,19 +115,35 @@ func TestLimitBoundsConcurrency(t *testing.T) {
 	}
 }
 
+// The limit spaces the calls it lets through: four calls at 1,200 rpm
+// start over at least three gaps of 50 ms. The starts are stamped as the
+// limit lets each call go (OnStart), not as the server receives them,
+// which a loaded machine may bunch together or spread.
 func TestLimitSpacesRequestsPerMinute(t *testing.T) {
-	p, srv := backend(t, llmtest.Config{})
+	p, _ := backend(t, llmtest.Config{})
 	l := Limit(p, 0, 1200) // one every 50ms
+	var mu sync.Mutex
+	var starts []time.Time
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Add(1)
-		go func() { defer wg.Done(); complete(t, l, ask(i)) }()
+		go func() {
+			defer wg.Done()
+			req := ask(i)
+			req.OnStart = func() {
+				mu.Lock()
+				starts = append(starts, time.Now())
+				mu.Unlock()
+			}
+			complete(t, l, req)
+		}()
 	}
 	wg.Wait()
-	recs := srv.Requests()
-	for i := 1; i < len(recs); i++ {
-		if gap := recs[i].Time.Sub(recs[i-1].Time); gap < 40*time.Millisecond {
-			t.Errorf("requests %d and %d arrived %s apart; 1200 rpm spaces them 50ms", i-1, i, gap)
-		}
+	slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
+	if len(starts) != 4 {
+		t.Fatalf("%d starts, want 4", len(starts))
+	}
+	if span := starts[3].Sub(starts[0]); span < 145*time.Millisecond {
+		t.Errorf("four calls started within %s; 1200 rpm spaces them 50ms apart (150ms from first to last)", span)
 	}
 }
