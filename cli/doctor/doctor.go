@@ -8,14 +8,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/temporal"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 )
@@ -85,7 +89,19 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	st, err := stack.New(cfg, stack.Options{NoCache: true, Retries: 1, Timeout: opts.Timeout, Getenv: opts.Getenv})
+	sopts := stack.Options{NoCache: true, Retries: 1, Timeout: opts.Timeout, Getenv: opts.Getenv}
+	if cfg.Executor.Kind == config.ExecutorTemporal {
+		// Under the temporal executor the workers make the calls, with
+		// their keys: check that they are there, then send the checks
+		// through them, as a run would.
+		remote, done, err := executorCheck(ctx, opts, cfg)
+		if err != nil {
+			return err
+		}
+		defer done()
+		sopts.Backend = remote
+	}
+	st, err := stack.New(cfg, sopts)
 	if err != nil {
 		return cmdutil.AsUsage(err)
 	}
@@ -242,4 +258,53 @@ func print(opts *Options, checks []Check) error {
 		}
 	}
 	return nil
+}
+
+// executorCheck checks the temporal executor: the service answers, the
+// blob store takes and returns a payload, and a worker takes work from the
+// task queue. It prints what it found and returns the provider that sends
+// the model checks to the workers, and what ends its workflow.
+func executorCheck(ctx context.Context, opts *Options, cfg *config.Config) (llm.Provider, func(), error) {
+	e := temporal.Settings(cfg.Executor)
+	fail := func(what string, err error, fix string) (llm.Provider, func(), error) {
+		cmdutil.Fprintf(opts.IO.ErrOut, "executor: temporal at %s: %s: %v\n  fix: %s\n", e.Address, what, err, fix)
+		return nil, nil, &cmdutil.ExitError{Code: cmdutil.ExitFailure}
+	}
+	c, err := temporal.Dial(e, opts.Getenv, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return fail("cannot connect", err, "start a server (temporal server start-dev) or set executor.address, executor.namespace and, for Temporal Cloud, executor.api_key_env")
+	}
+	blobs, err := temporal.OpenBlobs(ctx, e, opts.Getenv)
+	if err != nil {
+		c.Close()
+		return fail("blob store", err, "set executor.blobs to a directory or bucket every worker shares")
+	}
+	closeAll := func() { blobs.Close(); c.Close() }
+	probe := []byte("sot doctor " + time.Now().UTC().Format(time.RFC3339Nano))
+	if ref, err := blobs.Put(ctx, probe); err != nil {
+		closeAll()
+		return fail("blob store", err, "make executor.blobs writable")
+	} else if _, err := blobs.Get(ctx, ref); err != nil {
+		closeAll()
+		return fail("blob store", err, "make executor.blobs readable")
+	}
+	tq, err := c.DescribeTaskQueue(ctx, e.TaskQueue, enumspb.TASK_QUEUE_TYPE_ACTIVITY)
+	if err != nil {
+		closeAll()
+		return fail("task queue "+e.TaskQueue, err, "check executor.namespace and executor.task_queue")
+	}
+	if len(tq.GetPollers()) == 0 {
+		closeAll()
+		return fail("task queue "+e.TaskQueue, errors.New("no sot worker is taking work from it"), "start `sot worker` on a machine with the providers' keys")
+	}
+	var names []string
+	for _, p := range tq.GetPollers() {
+		names = append(names, p.GetIdentity())
+	}
+	sort.Strings(names)
+	cmdutil.Fprintf(opts.IO.ErrOut, "executor: temporal at %s, namespace %s, task queue %s: %d worker(s) (%s); the checks below are made by them\n",
+		e.Address, e.Namespace, e.TaskQueue, len(names), strings.Join(names, ", "))
+	r := temporal.NewRemote(c, blobs, e.TaskQueue, temporal.RunInput{}, e.MaxInFlight)
+	r.Attach("doctor "+string(probe[len("sot doctor "):]), nil)
+	return r, func() { _ = r.Finish(context.Background()); closeAll() }, nil
 }

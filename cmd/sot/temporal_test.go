@@ -123,9 +123,12 @@ func TestReviewOnTemporalSurvivesAKilledWorker(t *testing.T) {
 }
 
 // requestKeys counts the requests a fake model saw, by what they asked.
-func requestKeys(s *llmtest.Server) map[string]int {
+func requestKeys(s *llmtest.Server) map[string]int { return keysOf(s.Requests()) }
+
+// keysOf counts requests by what they asked.
+func keysOf(reqs []llmtest.Recorded) map[string]int {
 	n := map[string]int{}
-	for _, r := range s.Requests() {
+	for _, r := range reqs {
 		k := r.System
 		for _, m := range r.Messages {
 			k += "\x00" + m.Text
@@ -282,7 +285,29 @@ func TestDebateOnTemporalMatchesLocal(t *testing.T) {
 	temporalConfig(t, repo, addr, "debate")
 	srv := llmtest.NewServer(cfg)
 	defer srv.Close()
-	wlog := startWorker(t, repo, srv)
+	// sot doctor checks the executor: with no worker on the queue it says
+	// to start one; with one, the model checks are made by it (their
+	// requests reach the model through the worker).
+	out, err := sotCmd(repo, srv, "doctor", "--executor", "temporal").CombinedOutput()
+	if err == nil || !bytes.Contains(out, []byte("no sot worker is taking work from it")) || !bytes.Contains(out, []byte("start `sot worker`")) {
+		t.Errorf("sot doctor with no worker: %v\n%s", err, out)
+	}
+	wlog := startWorker(t, repo, srv, "--identity", "doctor-w")
+	asked := len(srv.Requests())
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		// This fake model answers no JSON, so the structured check fails
+		// whoever makes it; what counts is that the worker made it.
+		out, _ = sotCmd(repo, srv, "doctor", "--executor", "temporal").CombinedOutput()
+		if bytes.Contains(out, []byte("worker(s)")) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond) // the worker is not polling yet
+	}
+	if !bytes.Contains(out, []byte("1 worker(s) (doctor-w)")) || len(srv.Requests()) == asked {
+		t.Errorf("sot doctor with a worker did not send its checks through it:\n%s", out)
+	}
+	before := len(srv.Requests()) // the doctor's
 	if out, err := sotCmd(repo, srv, append(args, "--executor", "temporal", "--output-dir", "out-temporal")...).CombinedOutput(); err != nil {
 		t.Fatalf("debate on Temporal: %v\n%s\nworker:\n%s", err, out, wlog.String())
 	}
@@ -295,9 +320,10 @@ func TestDebateOnTemporalMatchesLocal(t *testing.T) {
 			t.Errorf("%s on Temporal differs from the local run's (%d and %d bytes)", name, len(a), len(b))
 		}
 	}
-	want, got := requestKeys(local), requestKeys(srv)
-	if len(got) != len(want) || len(srv.Requests()) != len(local.Requests()) {
-		t.Errorf("the model was asked %d calls (%d distinct) on Temporal, %d (%d distinct) locally", len(srv.Requests()), len(got), len(local.Requests()), len(want))
+	debated := srv.Requests()[before:]
+	want, got := requestKeys(local), keysOf(debated)
+	if len(got) != len(want) || len(debated) != len(local.Requests()) {
+		t.Errorf("the model was asked %d calls (%d distinct) on Temporal, %d (%d distinct) locally", len(debated), len(got), len(local.Requests()), len(want))
 	}
 }
 
