@@ -375,6 +375,17 @@ func (c *Config) Validate(src Sources) error {
 	if c.Budget.MaxCost < 0 || math.IsNaN(c.Budget.MaxCost) || math.IsInf(c.Budget.MaxCost, 0) {
 		return bad("budget.max_cost", "must be a number of dollars, 0 (no limit) or more, not %g", c.Budget.MaxCost)
 	}
+	switch c.Executor.Kind {
+	case "", ExecutorLocal, ExecutorTemporal:
+	default:
+		return bad("executor.kind", "%q: use local (this process) or temporal (sot worker processes)", c.Executor.Kind)
+	}
+	if c.Executor.MaxInFlight < 0 || c.Executor.MaxInFlight > 2000 {
+		return bad("executor.max_in_flight", "must be 0 (the default, 10) to 2000, not %d", c.Executor.MaxInFlight)
+	}
+	if c.Executor.Heartbeat < 0 {
+		return bad("executor.heartbeat", "must not be negative")
+	}
 	switch c.Ask.RoleStrategy {
 	case "uniform", "rotating", "adaptive", "primary-only":
 	default:

@@ -414,3 +414,34 @@ func TestDebateTurnWords(t *testing.T) {
 		}
 	}
 }
+
+// An executor sot does not know, a width past Temporal's limit of pending
+// activities, or a negative heartbeat is refused with its key; the
+// defaults run locally.
+func TestExecutorSettings(t *testing.T) {
+	if d := Defaults(); d.Executor.Kind != "" {
+		t.Errorf("default executor %q, want local (empty)", d.Executor.Kind)
+	}
+	for _, tt := range []struct {
+		name string
+		edit func(*Executor)
+		want string
+	}{
+		{"kind", func(e *Executor) { e.Kind = "kubernetes" }, `executor.kind (from default): "kubernetes": use local`},
+		{"width", func(e *Executor) { e.MaxInFlight = 5000 }, "executor.max_in_flight"},
+		{"heartbeat", func(e *Executor) { e.Heartbeat = Duration(-time.Second) }, "executor.heartbeat"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Defaults()
+			tt.edit(&c.Executor)
+			if err := c.Validate(Sources{}); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Validate = %v, want an error about %s", err, tt.want)
+			}
+		})
+	}
+	c := Defaults()
+	c.Executor = Executor{Kind: ExecutorTemporal, MaxInFlight: 64}
+	if err := c.Validate(Sources{}); err != nil {
+		t.Errorf("a temporal executor 64 wide: %v", err)
+	}
+}

@@ -50,7 +50,7 @@ var userOnlySamples = map[string]any{
 	"executor.task_queue":      "their-workers",
 	"executor.blobs":           "/tmp/shared",
 	"executor.heartbeat":       "1s",
-	"executor.max_in_flight":   5000,
+	"executor.max_in_flight":   1500,
 	"executor.api_key_env":     "OPENAI_API_KEY",
 	"executor.tls.enabled":     false,
 	"executor.tls.cert":        "/etc/ssl/x.pem",
