@@ -46,27 +46,14 @@ func TestReviewOnTemporalSurvivesAKilledWorker(t *testing.T) {
 	// The workers' and the client's configuration: the dev server, a
 	// queue of the test's own, a blob store they share, and a heartbeat
 	// short enough to notice the dead worker quickly.
-	cfgDir := filepath.Join(repo, ".config", "sot")
-	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	conf := fmt.Sprintf("executor:\n  address: %s\n  task_queue: e2e\n  blobs: %s\n  heartbeat: 2s\n", addr, filepath.Join(repo, ".cache", "blobs"))
-	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	temporalConfig(t, repo, addr, "e2e")
 	srv := llmtest.NewServer(llmtest.Config{Latency: 400 * time.Millisecond})
 	defer srv.Close()
 	var workers []*exec.Cmd
 	var logs []*bytes.Buffer
 	for i := range 2 {
-		w := sotCmd(repo, srv, "worker", "--identity", fmt.Sprint("w", i), "--concurrency", "3")
-		var log bytes.Buffer
-		w.Stdout, w.Stderr = &log, &log
-		if err := w.Start(); err != nil {
-			t.Fatal(err)
-		}
-		workers, logs = append(workers, w), append(logs, &log)
-		t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+		w, log := startWorker(t, repo, srv, "--identity", fmt.Sprint("w", i), "--concurrency", "3")
+		workers, logs = append(workers, w), append(logs, log)
 	}
 	client := sotCmd(repo, srv, append(args, "--executor", "temporal", "--output-dir", "out-temporal")...)
 	var out bytes.Buffer
@@ -148,23 +135,12 @@ func TestReviewOnTemporalDetachesAndJoins(t *testing.T) {
 	}
 	addr := temporaltest.Start(t)
 	repo := gitRepo(t)
-	cfgDir := filepath.Join(repo, ".config", "sot")
-	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	conf := fmt.Sprintf("executor:\n  kind: temporal\n  address: %s\n  task_queue: detach\n  blobs: %s\n", addr, filepath.Join(repo, ".cache", "blobs"))
-	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	// The executor comes from the user's configuration this time, not
+	// from --executor.
+	temporalConfig(t, repo, addr, "detach", "  kind: temporal")
 	srv := llmtest.NewServer(llmtest.Config{Latency: 600 * time.Millisecond})
 	defer srv.Close()
-	w := sotCmd(repo, srv, "worker", "--concurrency", "20")
-	var wlog bytes.Buffer
-	w.Stdout, w.Stderr = &wlog, &wlog
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+	_, wlog := startWorker(t, repo, srv, "--concurrency", "20")
 
 	args := []string{"review", "--seed", "7", "--perspectives", "none", "--no-cache", "--output-dir", "out"}
 	first := sotCmd(repo, srv, args...)
@@ -232,26 +208,31 @@ func fromScript(t *testing.T, dir, script string, names ...string) {
 
 // temporalConfig writes the user's configuration of a test: the dev server
 // at addr, a queue of its own and a blob store in the repository's cache.
-func temporalConfig(t *testing.T, repo, addr, queue string) {
+func temporalConfig(t *testing.T, repo, addr, queue string, extra ...string) {
 	t.Helper()
-	temporalConfigBlobs(t, repo, addr, queue, filepath.Join(repo, ".cache", "blobs"))
+	temporalConfigBlobs(t, repo, addr, queue, filepath.Join(repo, ".cache", "blobs"), extra...)
 }
 
-// temporalConfigBlobs is temporalConfig with the blob store given.
-func temporalConfigBlobs(t *testing.T, repo, addr, queue, blobs string) {
+// temporalConfigBlobs is temporalConfig with the blob store given; extra
+// are more lines of the executor section.
+func temporalConfigBlobs(t *testing.T, repo, addr, queue, blobs string, extra ...string) {
 	t.Helper()
 	cfgDir := filepath.Join(repo, ".config", "sot")
 	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	conf := fmt.Sprintf("executor:\n  address: %s\n  task_queue: %s\n  blobs: %s\n  heartbeat: 2s\n", addr, queue, blobs)
+	for _, l := range extra {
+		conf += l + "\n"
+	}
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// startWorker starts a `sot worker` for the test.
-func startWorker(t *testing.T, repo string, srv *llmtest.Server, args ...string) *bytes.Buffer {
+// startWorker starts a `sot worker` for the test; it is killed when the
+// test ends.
+func startWorker(t *testing.T, repo string, srv *llmtest.Server, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	w := sotCmd(repo, srv, append([]string{"worker"}, args...)...)
 	var log bytes.Buffer
@@ -260,7 +241,7 @@ func startWorker(t *testing.T, repo string, srv *llmtest.Server, args ...string)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
-	return &log
+	return w, &log
 }
 
 // A debate with branches on Temporal writes the local run's dialectic log
@@ -292,7 +273,7 @@ func TestDebateOnTemporalMatchesLocal(t *testing.T) {
 	if err == nil || !bytes.Contains(out, []byte("no sot worker is taking work from it")) || !bytes.Contains(out, []byte("start `sot worker`")) {
 		t.Errorf("sot doctor with no worker: %v\n%s", err, out)
 	}
-	wlog := startWorker(t, repo, srv, "--identity", "doctor-w")
+	_, wlog := startWorker(t, repo, srv, "--identity", "doctor-w")
 	asked := len(srv.Requests())
 	deadline := time.Now().Add(30 * time.Second)
 	for {
