@@ -133,15 +133,18 @@ func TestRemoteCallsRunOnWorkersOnce(t *testing.T) {
 	}
 }
 
+// refusesBad answers "fine", but 400 to a request whose last turn says "bad".
+var refusesBad = llmtest.Rule{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
+	if strings.Contains(rec.Messages[len(rec.Messages)-1].Text, "bad") {
+		return llmtest.Reply{Fault: llmtest.Fault400}
+	}
+	return llmtest.Reply{Text: "fine"}
+}}
+
 // The workflow refuses a call past the run's budget before a worker is
 // asked; a provider's refusal crosses the queue as the same llm error.
 func TestRemoteBudgetAndErrors(t *testing.T) {
-	e := newEnv(t, 1, llmtest.Rule{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
-		if strings.Contains(rec.Messages[len(rec.Messages)-1].Text, "bad") {
-			return llmtest.Reply{Fault: llmtest.Fault400}
-		}
-		return llmtest.Reply{Text: "fine"}
-	}})
+	e := newEnv(t, 1, refusesBad)
 	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 2}, 0)
 	r.Attach("ask budget", nil)
 	ctx := context.Background()
@@ -179,12 +182,7 @@ func TestReplayCommittedHistory(t *testing.T) {
 // recordHistory runs calls through a workflow on a dev server, one of them
 // past the budget and one failed by the model, and writes its history.
 func recordHistory(t *testing.T) {
-	e := newEnv(t, 2, llmtest.Rule{Respond: func(rec *llmtest.Recorded) llmtest.Reply {
-		if strings.Contains(rec.Messages[len(rec.Messages)-1].Text, "bad") {
-			return llmtest.Reply{Fault: llmtest.Fault400}
-		}
-		return llmtest.Reply{Text: "fine"}
-	}})
+	e := newEnv(t, 2, refusesBad)
 	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 4}, 0)
 	r.Attach("review history", nil)
 	ctx := context.Background()
