@@ -19,6 +19,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/sotlabs/sot/internal/corpusgen"
 	"github.com/sotlabs/sot/internal/temporaltest"
 	"github.com/sotlabs/sot/llm/llmtest"
 )
@@ -405,5 +406,76 @@ func TestReviewOnTemporalCancelled(t *testing.T) {
 	}
 	if out, err := sotCmd(repo, srv, args...).CombinedOutput(); err != nil {
 		t.Fatalf("the resumed run: %v\n%s", err, out)
+	}
+}
+
+// A question over 1,000 generated notes on Temporal, made by two workers
+// 16 calls wide, one of them killed with SIGKILL after a hundred calls:
+// the other finishes it, ANSWER.md is the local run's, every call of the
+// local run was made, and only calls the killed worker had in flight (at
+// most 16) were made twice.
+func TestAskOfAThousandSourcesSurvivesAKilledWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes over a generated corpus")
+	}
+	addr := temporaltest.Start(t, "history.maxInFlightUpdates=32")
+	top := project(t, 1_000)
+	cfg := llmtest.Config{Latency: 30 * time.Millisecond, Rules: []llmtest.Rule{{Respond: respond}}}
+	local := llmtest.NewServer(cfg)
+	defer local.Close()
+	args := []string{"ask", "--max-sources=1000", "--no-cache", corpusgen.Question}
+	if out, err := sotCmd(top, local, append(args, "--concurrency", "16", "--output-dir", "out-local")...).CombinedOutput(); err != nil {
+		t.Fatalf("local ask: %v\n%s", err, out)
+	}
+	want := requestKeys(local)
+
+	temporalConfig(t, top, addr, "thousand", "  max_in_flight: 32")
+	srv := llmtest.NewServer(cfg)
+	defer srv.Close()
+	w0, _ := startWorker(t, top, srv, "--identity", "w0", "--concurrency", "16")
+	startWorker(t, top, srv, "--identity", "w1", "--concurrency", "16")
+	client := sotCmd(top, srv, append(args, "--executor", "temporal", "--output-dir", "out-temporal")...)
+	var out bytes.Buffer
+	client.Stdout, client.Stderr = &out, &out
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(srv.Requests()) < 100 {
+		if time.Now().After(deadline) {
+			t.Fatalf("fewer than 100 calls in two minutes:\n%s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := w0.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- client.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the ask on Temporal: %v\n%s", err, out.String())
+		}
+	case <-time.After(5 * time.Minute):
+		_ = client.Process.Kill()
+		t.Fatalf("the ask on Temporal did not finish:\n%s", out.String())
+	}
+	a, _ := os.ReadFile(filepath.Join(top, "out-local", "ANSWER.md"))
+	b, _ := os.ReadFile(filepath.Join(top, "out-temporal", "ANSWER.md"))
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("ANSWER.md on Temporal differs from the local run's (%d and %d bytes)", len(a), len(b))
+	}
+	got := requestKeys(srv)
+	again := 0
+	for k, n := range got {
+		if want[k] == 0 {
+			t.Error("the model was asked a call the local run never made")
+			break
+		}
+		again += n - 1
+	}
+	if len(got) != len(want) || again > 16 {
+		t.Errorf("%d distinct calls on Temporal against %d locally, %d made twice; want the same calls, at most 16 again", len(got), len(want), again)
 	}
 }
