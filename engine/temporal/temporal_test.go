@@ -164,29 +164,49 @@ func TestRemoteBudgetAndErrors(t *testing.T) {
 
 var update = flag.Bool("update", false, "write testdata/run-history.json from a run on a dev server")
 
-// TestReplayCommittedHistory replays the history of a run recorded by an
-// earlier version of the workflow (testdata/run-history.json, six calls,
-// one refused by the budget... see recordHistory): a change to RunWorkflow
-// that would break the runs already under way fails here.
+// TestReplayCommittedHistory replays the histories of runs recorded by
+// earlier versions of the workflow (testdata/*.json, see recordHistory):
+// one with calls answered, failed by the model and refused by the budget;
+// one that continued as new. A change to RunWorkflow that would break the
+// runs already under way fails here.
 func TestReplayCommittedHistory(t *testing.T) {
+	// -update records the histories of this version beside the earlier
+	// ones, which stay: they are what must keep replaying.
 	if *update {
-		recordHistory(t)
+		recordHistory(t, "run-history-v2.json", nil)
+		recordHistory(t, "run-history-v2-continued.json", []string{"limit.historyCount.suggestContinueAsNew=30"})
 	}
-	r := worker.NewWorkflowReplayer()
-	r.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: WorkflowName})
-	if err := r.ReplayWorkflowHistoryFromJSONFile(nil, filepath.Join("testdata", "run-history.json")); err != nil {
-		t.Fatalf("the committed history no longer replays: %v", err)
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
+	if len(files) < 3 {
+		t.Fatalf("%d committed histories, want 3", len(files))
+	}
+	for _, f := range files {
+		r := worker.NewWorkflowReplayer()
+		r.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: WorkflowName})
+		if err := r.ReplayWorkflowHistoryFromJSONFile(nil, f); err != nil {
+			t.Errorf("%s no longer replays: %v", f, err)
+		}
 	}
 }
 
-// recordHistory runs calls through a workflow on a dev server, one of them
-// past the budget and one failed by the model, and writes its history.
-func recordHistory(t *testing.T) {
-	e := newEnv(t, 2, refusesBad)
-	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 4}, 0)
-	r.Attach("review history", nil)
+// recordHistory runs calls through a workflow on a dev server with the
+// dynamic settings given, one of them past the budget and one failed by
+// the model, and writes its history (the last run's, after continuing as
+// new, the first run's, which holds the move) to testdata/name.
+func recordHistory(t *testing.T, name string, dynamic []string) {
+	e := newEnvWith(t, dynamic, 2, refusesBad)
+	qs := []string{"one", "two", "bad", "three", "past the budget"}
+	max := 4
+	if dynamic != nil {
+		for i := range 12 {
+			qs = append([]string{fmt.Sprint("early ", i)}, qs...)
+		}
+		max = 16
+	}
+	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: max, MaxCost: 100, Prices: llm.PriceTable{"openai:gpt-4.1": {Input: 2, Output: 8}}}, 0)
+	r.Attach("review "+strings.TrimSuffix(name, ".json"), nil)
 	ctx := context.Background()
-	for _, q := range []string{"one", "two", "bad", "three", "past the budget"} {
+	for _, q := range qs {
 		_, _ = r.Complete(ctx, ask("openai:gpt-4.1", q))
 	}
 	if err := r.Finish(ctx); err != nil {
@@ -199,14 +219,19 @@ func recordHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(bin, "workflow", "show", "--workflow-id", r.WorkflowID(), "--address", e.addr, "--output", "json").Output()
+	d, err := e.c.DescribeWorkflowExecution(ctx, r.WorkflowID(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "workflow", "show", "--workflow-id", r.WorkflowID(), "--run-id", d.GetWorkflowExecutionInfo().GetFirstRunId(),
+		"--address", e.addr, "--output", "json").Output()
 	if err != nil {
 		t.Fatalf("temporal workflow show: %v", err)
 	}
 	if err := os.MkdirAll("testdata", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("testdata", "run-history.json"), out, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("testdata", name), out, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
