@@ -19,11 +19,12 @@ import (
 	"github.com/sotlabs/sot/llm/stack"
 )
 
-// Options are the inputs of "sot worker".
+// Options are the inputs of "sot worker". How many calls it makes at once
+// is the configuration's concurrency (the global --concurrency).
 type Options struct {
 	Queue       string
 	Identity    string
-	Concurrency int
+	Concurrency int // 0: the configuration's
 }
 
 // NewCmd returns "sot worker".
@@ -42,7 +43,9 @@ command's, kept by the run's workflow. Start as many workers as you like,
 on as many machines: each call goes to one of them, and a call whose worker
 dies goes to another, without being paid for twice once it was answered.
 Every worker and client of a queue must share the blob store
-(executor.blobs): a directory on one machine, or a shared volume.
+(executor.blobs): a directory on one machine or a shared volume, or an
+S3-compatible bucket. --concurrency (default 20) bounds the calls this
+worker makes at once.
 
 The connection comes from the executor section of your configuration
 (address, namespace, task_queue, TLS and API key for Temporal Cloud); see
@@ -59,7 +62,6 @@ another worker.`,
 	fl := cmd.Flags()
 	fl.StringVar(&o.Queue, "task-queue", "", "the task queue to take work from (default: executor.task_queue, or sot)")
 	fl.StringVar(&o.Identity, "identity", "", "this worker's name in Temporal and in the runs' records (default: host and process id)")
-	fl.IntVar(&o.Concurrency, "concurrency", 0, "model calls this worker makes at once (default: the configuration's concurrency)")
 	return cmd
 }
 
