@@ -94,7 +94,7 @@ func TestReviewOnTemporalSurvivesAKilledWorker(t *testing.T) {
 	again := 0
 	for k, n := range got {
 		if want[k] == 0 {
-			t.Errorf("the model was asked a call the local run never made")
+			t.Errorf("the model was asked a call the local run never made: %.300q", k[max(0, len(k)-300):])
 		}
 		again += n - 1
 	}
