@@ -56,33 +56,13 @@ func TestReviewOnTemporalSurvivesAKilledWorker(t *testing.T) {
 		w, log := startWorker(t, repo, srv, "--identity", fmt.Sprint("w", i), "--concurrency", "3")
 		workers, logs = append(workers, w), append(logs, log)
 	}
-	client := sotCmd(repo, srv, append(args, "--executor", "temporal", "--output-dir", "out-temporal")...)
-	var out bytes.Buffer
-	client.Stdout, client.Stderr = &out, &out
-	if err := client.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for len(srv.Requests()) < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no call reached the model in a minute:\n%s\nworker 0:\n%s", out.String(), logs[0].String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	client, out := startSot(t, repo, srv, append(args, "--executor", "temporal", "--output-dir", "out-temporal")...)
+	waitForRequests(t, srv, 2, out, logs[0])
 	if err := workers[0].Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	killedAt := len(srv.Requests())
-	done := make(chan error, 1)
-	go func() { done <- client.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("the review on Temporal: %v\n%s\nworker 1:\n%s", err, out.String(), logs[1].String())
-		}
-	case <-time.After(3 * time.Minute):
-		_ = client.Process.Kill()
-		t.Fatalf("the review on Temporal did not finish:\n%s", out.String())
+	if err := waitExit(client, 3*time.Minute); err != nil {
+		t.Fatalf("the review on Temporal: %v\n%s\nworker 1:\n%s", err, out.String(), logs[1].String())
 	}
 	if !bytes.Contains(out.Bytes(), []byte("workflow sot-a-review-")) {
 		t.Errorf("the client did not say which workflow runs its calls:\n%s", out.String())
@@ -90,25 +70,75 @@ func TestReviewOnTemporalSurvivesAKilledWorker(t *testing.T) {
 	if a, b := synthesis(t, filepath.Join(repo, "out-local")), synthesis(t, filepath.Join(repo, "out-temporal")); a != b {
 		t.Errorf("the synthesis on Temporal differs from the local run's:\n--- local\n%s\n--- temporal\n%s", a, b)
 	}
-	// A request the killed worker was sending may arrive cut short; the
-	// calls that count are those the model answered.
+	// Only a call in flight on the killed worker (at most its
+	// concurrency, 3) is sent again; every answered call is paid once.
+	paidOnce(t, want, srv, 3)
+}
+
+// startSot starts sot in dir with args, its output gathered.
+func startSot(t *testing.T, dir string, srv *llmtest.Server, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := sotCmd(dir, srv, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out
+}
+
+// waitForRequests waits (a minute at most) until the fake model has seen
+// n requests; logs are shown if it never does.
+func waitForRequests(t *testing.T, srv *llmtest.Server, n int, logs ...*bytes.Buffer) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for len(srv.Requests()) < n {
+		if time.Now().After(deadline) {
+			var b strings.Builder
+			for _, l := range logs {
+				b.WriteString(l.String() + "\n")
+			}
+			t.Fatalf("fewer than %d calls reached the model in a minute:\n%s", n, b.String())
+		}
+		time.Sleep(10 * time.Millisecond) // polling, not synchronisation
+	}
+}
+
+// waitExit waits for cmd, killing it after limit.
+func waitExit(cmd *exec.Cmd, limit time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(limit):
+		_ = cmd.Process.Kill()
+		return fmt.Errorf("not finished after %v", limit)
+	}
+}
+
+// paidOnce checks the calls the fake model answered against a local run's
+// (want): every one of them was made, none other, and at most again were
+// made twice (the calls a killed worker had in flight). A request the
+// killed worker was sending may arrive cut short; the calls that count are
+// those the model answered.
+func paidOnce(t *testing.T, want map[string]int, srv *llmtest.Server, again int) {
+	t.Helper()
 	got := keysOf(answered(srv))
-	again := 0
+	twice := 0
 	for k, n := range got {
 		if want[k] == 0 {
 			t.Errorf("the model answered a call the local run never made: %.300q", k[max(0, len(k)-300):])
 		}
-		again += n - 1
+		twice += n - 1
 	}
 	for k := range want {
 		if got[k] == 0 {
-			t.Errorf("a call of the local run was never made on Temporal")
+			t.Errorf("a call of the local run was never made on Temporal: %.300q", k[max(0, len(k)-300):])
 		}
 	}
-	// Only a call in flight on the killed worker (at most its
-	// concurrency, 3) is sent again; every answered call is paid once.
-	if again > 3 || len(srv.Requests())-again < len(want) {
-		t.Errorf("%d calls were sent twice (the worker was killed after %d requests); want at most the 3 it could have had in flight", again, killedAt)
+	if twice > again {
+		t.Errorf("%d calls were made twice; want at most the %d the killed worker could have had in flight", twice, again)
 	}
 }
 
@@ -158,19 +188,8 @@ func TestReviewOnTemporalDetachesAndJoins(t *testing.T) {
 	_, wlog := startWorker(t, repo, srv, "--concurrency", "20")
 
 	args := []string{"review", "--seed", "7", "--perspectives", "none", "--no-cache", "--output-dir", "out"}
-	first := sotCmd(repo, srv, args...)
-	var out1 bytes.Buffer
-	first.Stdout, first.Stderr = &out1, &out1
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for len(srv.Requests()) < 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no call reached the model:\n%s\n%s", out1.String(), wlog.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	first, out1 := startSot(t, repo, srv, args...)
+	waitForRequests(t, srv, 1, out1, wlog)
 	_ = first.Process.Signal(os.Interrupt)
 	if err := first.Wait(); err == nil {
 		t.Fatalf("the interrupted run exited 0:\n%s", out1.String())
@@ -386,19 +405,8 @@ func TestReviewOnTemporalCancelled(t *testing.T) {
 	defer srv.Close()
 	startWorker(t, repo, srv)
 	args := []string{"review", "--seed", "3", "--perspectives", "none", "--no-cache", "--executor", "temporal", "--output-dir", "out"}
-	client := sotCmd(repo, srv, args...)
-	var out bytes.Buffer
-	client.Stdout, client.Stderr = &out, &out
-	if err := client.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for len(srv.Requests()) < 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no call reached the model:\n%s", out.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	client, out := startSot(t, repo, srv, args...)
+	waitForRequests(t, srv, 1, out)
 	list, err := sotCmd(repo, srv, "runs", "--temporal", "--json", "--executor", "temporal").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -448,48 +456,18 @@ func TestAskOfAThousandSourcesSurvivesAKilledWorker(t *testing.T) {
 	defer srv.Close()
 	w0, _ := startWorker(t, top, srv, "--identity", "w0", "--concurrency", "16")
 	startWorker(t, top, srv, "--identity", "w1", "--concurrency", "16")
-	client := sotCmd(top, srv, append(args, "--executor", "temporal", "--output-dir", "out-temporal")...)
-	var out bytes.Buffer
-	client.Stdout, client.Stderr = &out, &out
-	if err := client.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for len(srv.Requests()) < 100 {
-		if time.Now().After(deadline) {
-			t.Fatalf("fewer than 100 calls in two minutes:\n%s", out.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	client, out := startSot(t, top, srv, append(args, "--executor", "temporal", "--output-dir", "out-temporal")...)
+	waitForRequests(t, srv, 100, out)
 	if err := w0.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- client.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("the ask on Temporal: %v\n%s", err, out.String())
-		}
-	case <-time.After(5 * time.Minute):
-		_ = client.Process.Kill()
-		t.Fatalf("the ask on Temporal did not finish:\n%s", out.String())
+	if err := waitExit(client, 5*time.Minute); err != nil {
+		t.Fatalf("the ask on Temporal: %v\n%s", err, out.String())
 	}
 	a, _ := os.ReadFile(filepath.Join(top, "out-local", "ANSWER.md"))
 	b, _ := os.ReadFile(filepath.Join(top, "out-temporal", "ANSWER.md"))
 	if len(a) == 0 || string(a) != string(b) {
 		t.Errorf("ANSWER.md on Temporal differs from the local run's (%d and %d bytes)", len(a), len(b))
 	}
-	got := keysOf(answered(srv))
-	again := 0
-	for k, n := range got {
-		if want[k] == 0 {
-			t.Errorf("the model answered a call the local run never made: %.300q", k[max(0, len(k)-300):])
-			break
-		}
-		again += n - 1
-	}
-	if len(got) != len(want) || again > 16 {
-		t.Errorf("%d distinct calls on Temporal against %d locally, %d made twice; want the same calls, at most 16 again", len(got), len(want), again)
-	}
+	paidOnce(t, want, srv, 16)
 }
