@@ -375,22 +375,7 @@ func TestRunContinuesAsNew(t *testing.T) {
 	ctx := context.Background()
 	r := NewRemote(e.c, e.blobs, e.queue, RunInput{MaxCalls: 1000}, 0)
 	r.Attach("ask long", nil)
-	var wg sync.WaitGroup
-	errs := make([]error, 60)
-	for i := range errs {
-		wg.Go(func() {
-			_, errs[i] = r.Complete(ctx, ask("openai:gpt-4.1", fmt.Sprint("source ", i)))
-		})
-		if i%4 == 3 {
-			wg.Wait()
-		}
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	completeAll(t, r, 60, 4)
 	if n := len(e.srv.Requests()); n != 60 {
 		t.Errorf("the model saw %d calls, want 60", n)
 	}
@@ -415,6 +400,27 @@ func TestRunContinuesAsNew(t *testing.T) {
 	}
 }
 
+// completeAll sends n calls ("source 0", ...) through r, batch at a time,
+// and fails the test on any error.
+func completeAll(t *testing.T, r *Remote, n, batch int) {
+	t.Helper()
+	errs := make([]error, n)
+	for start := 0; start < n; start += batch {
+		var wg sync.WaitGroup
+		for i := start; i < min(start+batch, n); i++ {
+			wg.Go(func() {
+				_, errs[i] = r.Complete(context.Background(), ask("openai:gpt-4.1", fmt.Sprint("source ", i)))
+			})
+		}
+		wg.Wait()
+	}
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // A run that sends far more calls at once than the server keeps Updates in
 // flight on one workflow (10 by default) has them all answered: the client
 // holds the rest back instead of having them refused until they time out.
@@ -422,19 +428,7 @@ func TestRemoteManyCallsAtOnce(t *testing.T) {
 	e := newEnv(t, 1, llmtest.Rule{Reply: "ok"})
 	r := NewRemote(e.c, e.blobs, e.queue, RunInput{}, 0)
 	r.Attach("ask wide", nil)
-	var wg sync.WaitGroup
-	errs := make([]error, 150)
-	for i := range errs {
-		wg.Go(func() {
-			_, errs[i] = r.Complete(context.Background(), ask("openai:gpt-4.1", fmt.Sprint("source ", i)))
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	completeAll(t, r, 150, 150)
 	if n := len(e.srv.Requests()); n != 150 {
 		t.Errorf("the model saw %d calls, want 150", n)
 	}
