@@ -109,12 +109,16 @@ type Status struct {
 	Done    bool    `json:"done"`
 }
 
-// kinds maps the llm error kinds to the names they cross the queue by.
-var kinds = map[string]error{
-	"missing_key": llm.ErrMissingKey, "auth": llm.ErrAuth, "rate_limited": llm.ErrRateLimited,
-	"unavailable": llm.ErrUnavailable, "timeout": llm.ErrTimeout, "bad_request": llm.ErrBadRequest,
-	"unknown_model": llm.ErrUnknownModel, "budget": llm.ErrBudget, "config": llm.ErrConfig,
-	"bad_response": llm.ErrBadResponse, "schema": llm.ErrSchema, "unknown_provider": llm.ErrUnknownProvider,
+// kinds are the llm error kinds and the names they cross the queue by,
+// in the order an error is matched against them.
+var kinds = []struct {
+	name string
+	err  error
+}{
+	{"missing_key", llm.ErrMissingKey}, {"auth", llm.ErrAuth}, {"rate_limited", llm.ErrRateLimited},
+	{"unavailable", llm.ErrUnavailable}, {"timeout", llm.ErrTimeout}, {"bad_request", llm.ErrBadRequest},
+	{"unknown_model", llm.ErrUnknownModel}, {"budget", llm.ErrBudget}, {"config", llm.ErrConfig},
+	{"bad_response", llm.ErrBadResponse}, {"schema", llm.ErrSchema}, {"unknown_provider", llm.ErrUnknownProvider},
 }
 
 // kindCancelled is the kind of a call the workflow's cancellation stopped.
@@ -127,23 +131,22 @@ func callError(err error) *CallError {
 	if errors.As(err, &le) {
 		ce.Provider, ce.Model, ce.Message = le.Provider, le.Model, llm.Redact(le.Message)
 	}
-	for name, k := range kinds {
-		if errors.Is(err, k) {
-			ce.Kind = name
+	for _, k := range kinds {
+		if errors.Is(err, k.err) {
+			ce.Kind = k.name
 			break
 		}
-	}
-	if le == nil {
-		ce.Message = llm.Redact(err.Error())
 	}
 	return ce
 }
 
 // err is the llm error ce carries, of the same kind.
 func (ce *CallError) err() error {
-	kind, ok := kinds[ce.Kind]
-	if !ok {
-		kind = llm.ErrUnavailable
+	kind := llm.ErrUnavailable
+	for _, k := range kinds {
+		if k.name == ce.Kind {
+			kind = k.err
+		}
 	}
 	return &llm.Error{Provider: ce.Provider, Model: ce.Model, Kind: kind, Message: ce.Message}
 }
