@@ -442,7 +442,18 @@ func TestModelWrittenTextReachesLaterPromptsFenced(t *testing.T) {
 	o := testOptions(t, testProject(t), srv.OpenAIBaseURL(), nil)
 	o.Rounds = 1
 	runDebate(t, o)
-	seen := 0
+	seen := len(fencedPlants(t, srv, planted))
+	if seen == 0 {
+		t.Fatal("no later prompt carried the planted text: the test checked nothing")
+	}
+}
+
+// fencedPlants returns the requests srv saw that carry planted, once for
+// each line of theirs that does, and fails the test on each such line that
+// stands outside a fence.
+func fencedPlants(t *testing.T, srv *llmtest.Server, planted string) []llmtest.Recorded {
+	t.Helper()
+	var out []llmtest.Recorded
 	for _, r := range srv.Requests() {
 		texts := []string{r.System}
 		for _, m := range r.Messages {
@@ -453,14 +464,12 @@ func TestModelWrittenTextReachesLaterPromptsFenced(t *testing.T) {
 				if !strings.Contains(line, planted) {
 					continue
 				}
-				seen++
+				out = append(out, r)
 				if !strings.HasPrefix(line, prompt.Gutter) {
 					t.Errorf("model-written text outside a fence: %q", line)
 				}
 			}
 		}
 	}
-	if seen == 0 {
-		t.Fatal("no later prompt carried the planted text: the test checked nothing")
-	}
+	return out
 }
