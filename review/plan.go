@@ -972,10 +972,14 @@ func DefaultOutputDir(dir, runID string) string {
 }
 
 // ownOutputs lists, as absolute paths, what a review must not review of its
-// own making: the project's .sot/reviews, the named output directory, and
-// the caller's extra paths.
+// own making: the runs sot keeps under the project's .sot (reviews,
+// answers, debates, and the runs of sot mcp with their logs), the named
+// output directory, and the caller's extra paths.
 func ownOutputs(top, outputDir string, extra []string) []string {
-	out := []string{filepath.Join(top, ".sot", "reviews")}
+	var out []string
+	for _, d := range []string{"reviews", "answers", "debates", "mcp"} {
+		out = append(out, filepath.Join(top, ".sot", d))
+	}
 	for _, p := range append([]string{outputDir}, extra...) {
 		if p == "" {
 			continue

@@ -19,6 +19,7 @@ import (
 	"github.com/sotlabs/sot/cli/debatecmd"
 	"github.com/sotlabs/sot/cli/doctor"
 	"github.com/sotlabs/sot/cli/graphcmd"
+	"github.com/sotlabs/sot/cli/mcpcmd"
 	"github.com/sotlabs/sot/cli/moderate"
 	"github.com/sotlabs/sot/cli/personas"
 	"github.com/sotlabs/sot/cli/promptcmd"
@@ -100,6 +101,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 		conflicts.NewCmd(f),
 		graphcmd.NewCmd(f),
 		worker.NewCmd(f),
+		mcpcmd.NewCmd(f),
 	)
 	return cmd
 }

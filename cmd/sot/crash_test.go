@@ -47,9 +47,15 @@ func sotCmd(dir string, srv *llmtest.Server, args ...string) *exec.Cmd {
 	exe, _ := os.Executable()
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SOT_TEST_RUN_MAIN=1", "SOT_MODEL=openai:gpt-4.1", "OPENAI_BASE_URL="+srv.OpenAIBaseURL(),
-		"OPENAI_API_KEY=sk-crash-0123456789", "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"), "XDG_CONFIG_HOME="+filepath.Join(dir, ".config"), "HOME="+dir)
+	cmd.Env = append(os.Environ(), sotEnv(dir, srv)...)
 	return cmd
+}
+
+// sotEnv is what sotCmd adds to a child's environment: this test binary
+// runs as sot, against srv, with its caches and configuration in dir.
+func sotEnv(dir string, srv *llmtest.Server) []string {
+	return []string{"SOT_TEST_RUN_MAIN=1", "SOT_MODEL=openai:gpt-4.1", "OPENAI_BASE_URL=" + srv.OpenAIBaseURL(),
+		"OPENAI_API_KEY=sk-crash-0123456789", "XDG_CACHE_HOME=" + filepath.Join(dir, ".cache"), "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "HOME=" + dir}
 }
 
 var usageLine = regexp.MustCompile(`(?m)^- Usage: .*$`)
