@@ -95,6 +95,73 @@ func autoAccept(it *synthesis.Item) bool {
 	return (it.Severity == finding.MustFix || it.Severity == finding.ShouldFix) && it.Confidence == finding.High && it.Grounding == synthesis.Direct
 }
 
+// record appends one decision about it to f (the run's resolutions),
+// synced before the run's result is saved with it.
+func (r *Run) record(f *os.File, it *synthesis.Item, status, reason, by, version string) error {
+	clock := engine.Hooks{Now: r.Now} // the caller's clock, the system's when it set none
+	it.Outcome = &synthesis.Outcome{Status: status, Reason: reason}
+	rec := Resolution{RunID: r.Result.RunID, Item: it.ID, Severity: string(it.Severity), Confidence: string(it.Confidence),
+		Grounding: string(it.Grounding), FindingIDs: it.SourceIDs(), Claim: it.Claim, Status: status, Reason: reason, By: by, At: clock.Time().UTC()}
+	seen := map[string]bool{}
+	for _, s := range it.Sources {
+		if !seen[s.Specialist] {
+			seen[s.Specialist] = true
+			rec.Specialists = append(rec.Specialists, s.Specialist)
+		}
+	}
+	b, _ := json.Marshal(rec)
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return r.Save(version)
+}
+
+// Record records one decision about the finding item (an id such as F1)
+// without asking: status is accepted, dismissed (which needs a reason) or
+// deferred (accept, dismiss and defer are read the same), and by says who
+// decided ("user", or the front end that asked for it). A later decision
+// about the same finding replaces the earlier one. A bad id or status is
+// an *engine.UserError that names the valid ones.
+func (r *Run) Record(item, status, reason, by, version string) (Resolution, error) {
+	switch strings.ToLower(strings.TrimSpace(status)) {
+	case "accept", Accepted:
+		status = Accepted
+	case "dismiss", Dismissed:
+		status = Dismissed
+	case "defer", Deferred:
+		status = Deferred
+	default:
+		return Resolution{}, &engine.UserError{Msg: fmt.Sprintf("status %q: give accepted, dismissed or deferred", status)}
+	}
+	reason = strings.TrimSpace(reason)
+	if status == Dismissed && reason == "" {
+		return Resolution{}, &engine.UserError{Msg: "a dismissal needs a reason: say why the finding does not hold"}
+	}
+	var it *synthesis.Item
+	var ids []string
+	for i := range r.Result.Items {
+		ids = append(ids, r.Result.Items[i].ID)
+		if r.Result.Items[i].ID == item {
+			it = &r.Result.Items[i]
+		}
+	}
+	if it == nil {
+		return Resolution{}, &engine.UserError{Msg: fmt.Sprintf("review %s has no finding %q; its findings are %s", r.Result.RunID, item, strings.Join(ids, ", "))}
+	}
+	f, err := r.openAppend(resolutionsFile)
+	if err != nil {
+		return Resolution{}, err
+	}
+	defer f.Close()
+	if err := r.record(f, it, status, reason, by, version); err != nil {
+		return Resolution{}, err
+	}
+	return Resolution{RunID: r.Result.RunID, Item: it.ID, Claim: it.Claim, Status: status, Reason: reason, By: by}, nil
+}
+
 // Resolve walks the run's actionable findings and records an outcome for
 // each: accepted, dismissed with a reason, or deferred. Findings already
 // resolved are left alone, so an interrupted walk can be resumed. In smart
@@ -107,27 +174,12 @@ func (r *Run) Resolve(ask persona.Asker, out io.Writer, version string) (int, er
 	}
 	defer f.Close()
 	recorded := 0
-	clock := engine.Hooks{Now: r.Now} // the caller's clock, the system's when it set none
 	record := func(it *synthesis.Item, status, reason, by string) error {
-		it.Outcome = &synthesis.Outcome{Status: status, Reason: reason}
-		rec := Resolution{RunID: r.Result.RunID, Item: it.ID, Severity: string(it.Severity), Confidence: string(it.Confidence),
-			Grounding: string(it.Grounding), FindingIDs: it.SourceIDs(), Claim: it.Claim, Status: status, Reason: reason, By: by, At: clock.Time().UTC()}
-		seen := map[string]bool{}
-		for _, s := range it.Sources {
-			if !seen[s.Specialist] {
-				seen[s.Specialist] = true
-				rec.Specialists = append(rec.Specialists, s.Specialist)
-			}
-		}
-		b, _ := json.Marshal(rec)
-		if _, err := f.Write(append(b, '\n')); err != nil {
-			return err
-		}
-		if err := f.Sync(); err != nil {
+		if err := r.record(f, it, status, reason, by, version); err != nil {
 			return err
 		}
 		recorded++
-		return r.Save(version)
+		return nil
 	}
 	items := r.Result.Items
 	pending := 0

@@ -92,6 +92,15 @@ func OpenJobs(top, exe string, env []string, listed func(Job) (run.Listed, bool)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", jobsDir, err)
 	}
+	// The server's records are the user's, not the repository's: git
+	// leaves them alone.
+	if mcpDir, err := safedir.Open(top, filepath.Join(top, filepath.Dir(jobsDir))); err == nil {
+		if f, err := mcpDir.OpenFile(".gitignore", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+			f.WriteString("*\n")
+			f.Close()
+		}
+		mcpDir.Close()
+	}
 	return &Jobs{top: top, exe: exe, env: env, dir: d, live: map[string]*proc{}, listed: listed, poll: 200 * time.Millisecond}, nil
 }
 

@@ -50,7 +50,9 @@ streamable HTTP (--http ADDR).
 Tools: review, ask and debate start a run and return its run id at once
 (with wait: true, they wait and return the outcome, sending progress
 notifications meanwhile); run_status, run_result and run_cancel take a run
-id; estimate is the dry run (calls, tokens and cost, nothing spent).
+id; estimate is the dry run (calls, tokens and cost, nothing spent);
+graph_query and sources_search search an argument graph and the corpus
+index by BM25; resolve records accept, dismiss or defer on a finding.
 Resources: every output file of a run, sot://runs/<run-id>/<file>, and the
 persona library, sot://personas/<kind>/<name>. Prompts: review, ask, debate.
 

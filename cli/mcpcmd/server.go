@@ -54,6 +54,7 @@ func New(c Config) (*Server, error) {
 		Instructions: instructions,
 	})
 	s.addTools()
+	s.addLookTools()
 	s.addResources()
 	s.addPrompts()
 	return s, nil
@@ -61,7 +62,7 @@ func New(c Config) (*Server, error) {
 
 const instructions = `sot puts material in front of several personas that reason in different ways and writes one result that keeps their disagreements visible.
 
-review, ask and debate start a run in the project and return its run id at once; pass wait: true to wait for the outcome instead (progress notifications come meanwhile). A run goes on when the client disconnects; run_status, run_result (wait: true waits) and run_cancel take its id. Each output file of a run is a resource: sot://runs/{run_id}/{file}. estimate plans a run without calling a model. Budgets are the user's: a tool call may lower them, never raise them.`
+review, ask and debate start a run in the project and return its run id at once; pass wait: true to wait for the outcome instead (progress notifications come meanwhile). A run goes on when the client disconnects; run_status, run_result (wait: true waits) and run_cancel take its id. Each output file of a run is a resource: sot://runs/{run_id}/{file}. estimate plans a run without calling a model. graph_query and sources_search search an argument graph and the corpus index; resolve records a decision on a review's finding. Budgets are the user's: a tool call may lower them, never raise them.`
 
 // RunID is the input of the tools that take a run.
 type RunID struct {

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -16,8 +21,10 @@ import (
 
 	"github.com/sotlabs/sot/cli/mcpcmd"
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/debate/graph"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/persona"
+	"github.com/sotlabs/sot/review"
 )
 
 // mcpServer is sot's MCP server for repo, whose runs are this test binary
@@ -429,4 +436,191 @@ func TestMCPRefusesWhatAToolCallMayNotChoose(t *testing.T) {
 	if len(entries) != 0 {
 		t.Errorf("refused calls started runs: %v", entries)
 	}
+}
+
+// A question, a debate into a graph, and the tools that read what they
+// left: sources_search over the corpus index the question built,
+// graph_query over the graph the debate grew, estimate, and resolve on a
+// review's finding.
+func TestMCPAskDebateAndLooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	repo := gitRepo(t)
+	notes := map[string]string{
+		"notes/billing.md": "# Billing migration\n\nWe moved invoices to the new ledger in March; the old exporter stays until June.\n",
+		"notes/auth.md":    "# Login tokens\n\nSessions now expire after eight hours; refresh tokens rotate on use.\n",
+		"texts/ants.txt":   "The ant gathers in summer what the winter will ask of it, and the grasshopper sings.\n",
+	}
+	for name, body := range notes {
+		os.MkdirAll(filepath.Join(repo, filepath.Dir(name)), 0o755)
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The answer stands on its source: the reading quotes it and the
+	// answer's sentence cites the reading.
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
+		{System: "You answer a question from one knowledge source", JSON: map[string]any{"addresses": true,
+			"summary": "Invoices moved to the new ledger in March.",
+			"points":  []any{map[string]any{"point": "Invoices moved to the new ledger in March.", "quote": "We moved invoices to the new ledger in March"}}}},
+		{System: "You write the answer to a question", JSON: map[string]any{"tensions": []any{},
+			"sentences": []any{map[string]any{"text": "Invoices moved to the new ledger in March.", "answers": []string{"A1"}, "quote": ""}}}},
+		// A finding of the review, to resolve.
+		{System: "You are the security specialist", JSON: map[string]any{"examined": "app.go", "findings": []any{map[string]any{
+			"finding": "Add returns b alone for a negative a.", "severity": "should-fix", "confidence": "HIGH", "category": "logic",
+			"grounds": "app.go:4-6 returns b when a < 0", "file": "app.go", "start_line": 4, "end_line": 6, "section": "",
+			"warrant": "A negative addend is dropped.", "rebuttal_conditions": "Negative input is impossible.", "suggested_verification": "Add(-1, 2)", "perspective": ""}}}},
+		{System: "triage lead", JSON: map[string]any{"clusters": []any{}, "narrative": ""}},
+	}})
+	defer srv.Close()
+	s := mcpServer(t, repo, srv, nil)
+	cs := connect(t, s, nil)
+
+	// estimate plans and pays nothing.
+	res, err := callTool(cs, "estimate", map[string]any{"scenario": "review", "review": reviewArgs}, nil)
+	if err != nil || res.IsError {
+		t.Fatalf("estimate: %v %s", err, text(res))
+	}
+	if !strings.Contains(text(res), `"cost_usd"`) || srv.Count() != 0 {
+		t.Errorf("estimate: %s; %d calls reached the model", text(res), srv.Count())
+	}
+
+	a := call(t, cs, "ask", map[string]any{"question": "When did the billing migration move invoices to the ledger?", "paths": []string{"notes"}, "wait": true}, nil)
+	if a.Verdict != "ok" || !slices.Contains(a.Outputs, "sot://runs/"+a.RunID+"/ANSWER.md") {
+		t.Fatalf("ask: %+v\n%s", a, s.Jobs.Log(a.RunID, 4096))
+	}
+	found, err := callTool(cs, "sources_search", map[string]any{"query": "billing ledger invoices"}, nil)
+	if err != nil || found.IsError || !strings.Contains(text(found), "notes/billing.md") {
+		t.Errorf("sources_search after the question: %v %s", err, text(found))
+	}
+
+	d := call(t, cs, "debate", map[string]any{"passage_file": "texts/ants.txt", "graph": "graph.json", "rounds": 1, "branch_rounds": 1, "observers": "none", "wait": true}, nil)
+	if d.Verdict != "ok" {
+		t.Fatalf("debate: %+v\n%s", d, s.Jobs.Log(d.RunID, 4096))
+	}
+	b, _ := os.ReadFile(filepath.Join(repo, "graph.json"))
+	g, err := graph.Parse(b)
+	if err != nil || len(g.Nodes) == 0 {
+		t.Fatalf("the debate grew no graph: %v", err)
+	}
+	nodes, err := callTool(cs, "graph_query", map[string]any{"graph": "graph.json", "text": g.Nodes[0].Topic}, nil)
+	if err != nil || nodes.IsError || !strings.Contains(text(nodes), `"id":"`+g.Nodes[0].ID+`"`) {
+		t.Errorf("graph_query for the topic of %s: %v %s", g.Nodes[0].ID, err, text(nodes))
+	}
+	if msg := toolError(t, cs, "graph_query", map[string]any{"graph": "../graph.json", "text": "x"}); !strings.Contains(msg, "outside the project") {
+		t.Errorf("graph_query out of the project: %s", msg)
+	}
+
+	r := call(t, cs, "review", with(reviewArgs, "wait", true), nil)
+	run, err := review.LoadRun(filepath.Join(repo, r.OutputDir))
+	if err != nil || len(run.Result.Items) == 0 {
+		t.Fatalf("the review has no finding to resolve: %v", err)
+	}
+	item := run.Result.Items[0].ID
+	if msg := toolError(t, cs, "resolve", map[string]any{"run_id": r.RunID, "finding": item, "status": "dismissed"}); !strings.Contains(msg, "needs a reason") {
+		t.Errorf("a dismissal without a reason: %s", msg)
+	}
+	if msg := toolError(t, cs, "resolve", map[string]any{"run_id": r.RunID, "finding": "Z99", "status": "accepted"}); !strings.Contains(msg, item) {
+		t.Errorf("an unknown finding: %s; want the valid ids listed", msg)
+	}
+	res, err = callTool(cs, "resolve", map[string]any{"run_id": r.RunID, "finding": item, "status": "dismissed", "reason": "behind the gateway"}, nil)
+	if err != nil || res.IsError {
+		t.Fatalf("resolve: %v %s", err, text(res))
+	}
+	run, _ = review.LoadRun(filepath.Join(repo, r.OutputDir))
+	if o := run.Result.Items[0].Outcome; o == nil || o.Status != review.Dismissed || o.Reason != "behind the gateway" {
+		t.Errorf("the review's finding after resolve: %+v", o)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, r.OutputDir, "resolutions.jsonl")); !strings.Contains(string(b), `"by":"mcp"`) {
+		t.Errorf("resolutions.jsonl does not say the decision came through MCP: %s", b)
+	}
+}
+
+// headerTransport adds an Authorization header to every request.
+type headerTransport struct{ auth string }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", h.auth)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// sot mcp --http: off loopback it needs a token; with a token set, a
+// request without it is refused, and a client that sends it gets the tools
+// and a review's outcome over streamable HTTP.
+func TestMCPOverHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	repo := gitRepo(t)
+	srv := llmtest.NewServer(llmtest.Config{})
+	defer srv.Close()
+
+	out, err := sotCmd(repo, srv, "mcp", "--http", "0.0.0.0:0").CombinedOutput()
+	if code := exitCode(err); code != 2 || !strings.Contains(string(out), "not a loopback address: set a bearer token in SOT_MCP_TOKEN") {
+		t.Fatalf("sot mcp off loopback without a token: exit %d, %s", code, out)
+	}
+
+	cmd := sotCmd(repo, srv, "mcp", "--http", "127.0.0.1:0")
+	cmd.Env = append(cmd.Env, "SOT_MCP_TOKEN=s3cret-token")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := regexp.MustCompile(`serving MCP on (http://\S+)`).FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+	}()
+	var endpoint string
+	select {
+	case endpoint = <-addr:
+	case <-time.After(30 * time.Second):
+		t.Fatal("sot mcp --http never said where it serves")
+	}
+
+	resp, err := http.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a request without the token: %s", resp.Status)
+	}
+
+	c := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "v0"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint,
+		HTTPClient: &http.Client{Transport: headerTransport{"Bearer s3cret-token"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	o := call(t, cs, "review", with(reviewArgs, "wait", true), nil)
+	if o.Verdict != "ok" || o.Calls != srv.Count() {
+		t.Fatalf("a review over HTTP: %+v; the model saw %d calls", o, srv.Count())
+	}
+	if got := readResource(t, cs, "sot://runs/"+o.RunID+"/REVIEW-SYNTHESIS.md"); !strings.HasPrefix(got, "# ") {
+		t.Errorf("the synthesis over HTTP starts %.40q", got)
+	}
+}
+
+// exitCode is a finished command's exit code.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }

@@ -103,31 +103,10 @@ func RelevantContext(ctx context.Context, g *DebateDAG, passage string, o Contex
 	}
 
 	c.Mode = ContextRetrieval
-	path := o.IndexPath
-	if path == "" {
-		dir, err := os.MkdirTemp("", "sot-graph-index-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-		path = filepath.Join(dir, "graph.db")
-	}
-	ix, err := index.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("graph: the retrieval index: %w", err)
-	}
-	defer ix.Close()
-	docs := make([]index.Doc, len(g.Nodes))
-	for i, n := range g.Nodes {
-		docs[i] = index.Doc{ID: n.ID, Path: n.Passage.ID, Type: string(n.Type), Title: n.Topic, Text: indexText(n)}
-	}
-	if _, err := ix.Sync(ctx, docs, index.SyncOptions{Prune: true}); err != nil {
-		return nil, fmt.Errorf("graph: the retrieval index: %w", err)
-	}
 	c.Query = searchQuery(passage, g)
-	hits, err := ix.Search(ctx, c.Query, index.SearchOptions{Limit: len(g.Nodes), RecencyWeight: -1})
+	hits, err := search(ctx, g, c.Query, o.IndexPath)
 	if err != nil {
-		return nil, fmt.Errorf("graph: retrieval: %w", err)
+		return nil, err
 	}
 
 	// Take the hits in rank order while the narrative of those taken fits;
@@ -137,10 +116,7 @@ func RelevantContext(ctx context.Context, g *DebateDAG, passage string, o Contex
 	text := ""
 	misses := 0
 	for _, h := range hits {
-		id := h.Doc.ID
-		if g.Node(id) == nil {
-			continue
-		}
+		id := h.Node.ID
 		keep[id] = true
 		t := render(g, keep, retrievalIntro(len(g.Nodes), len(keep)))
 		if !tokens.Within(budget, t) {
@@ -168,6 +144,64 @@ func RelevantContext(ctx context.Context, g *DebateDAG, passage string, o Contex
 	}
 	c.Omitted = len(g.Nodes) - len(c.Nodes)
 	return c, nil
+}
+
+// Hit is a node Search found, and its relevance: 1 for the best match,
+// less for the others.
+type Hit struct {
+	Node      *ArgumentNode
+	Relevance float64
+}
+
+// Search returns the nodes of g most relevant to text, best first, at
+// most limit of them (all when limit is 0): the retrieval of
+// RelevantContext, by BM25 over each node's topic, resolution, summary,
+// tags and key claims, in a temporary index.
+func Search(ctx context.Context, g *DebateDAG, text string, limit int) ([]Hit, error) {
+	hits, err := search(ctx, g, searchQuery(text, g), "")
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, err
+}
+
+// search ranks g's nodes for query in the index at path (a temporary one
+// when path is "").
+func search(ctx context.Context, g *DebateDAG, query, path string) ([]Hit, error) {
+	if len(g.Nodes) == 0 {
+		return nil, nil
+	}
+	if path == "" {
+		dir, err := os.MkdirTemp("", "sot-graph-index-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		path = filepath.Join(dir, "graph.db")
+	}
+	ix, err := index.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("graph: the retrieval index: %w", err)
+	}
+	defer ix.Close()
+	docs := make([]index.Doc, len(g.Nodes))
+	for i, n := range g.Nodes {
+		docs[i] = index.Doc{ID: n.ID, Path: n.Passage.ID, Type: string(n.Type), Title: n.Topic, Text: indexText(n)}
+	}
+	if _, err := ix.Sync(ctx, docs, index.SyncOptions{Prune: true}); err != nil {
+		return nil, fmt.Errorf("graph: the retrieval index: %w", err)
+	}
+	found, err := ix.Search(ctx, query, index.SearchOptions{Limit: len(g.Nodes), RecencyWeight: -1})
+	if err != nil {
+		return nil, fmt.Errorf("graph: retrieval: %w", err)
+	}
+	var hits []Hit
+	for _, h := range found {
+		if n := g.Node(h.Doc.ID); n != nil {
+			hits = append(hits, Hit{Node: n, Relevance: h.Relevance})
+		}
+	}
+	return hits, nil
 }
 
 // maxMisses is how many nodes in a row retrieval passes over, as too
