@@ -29,21 +29,26 @@ type Common struct {
 
 // ReviewArgs are the review tool's options: those of sot review.
 type ReviewArgs struct {
-	Diff            string   `json:"diff,omitempty" jsonschema:"the git range to review: A..B, A...B or one revision (default: the working tree against HEAD)"`
-	Staged          bool     `json:"staged,omitempty" jsonschema:"review the staged changes"`
-	Paths           []string `json:"paths,omitempty" jsonschema:"limit the diff to these files and directories, relative to the project root"`
-	Artifacts       []string `json:"artifacts,omitempty" jsonschema:"review these documents or directories instead of a diff (relative to the project root)"`
-	Text            string   `json:"text,omitempty" jsonschema:"review this text (a freeform review) instead of a diff"`
-	Framing         string   `json:"framing,omitempty" jsonschema:"with text: the preamble that tells the specialists what the text is"`
-	Specialists     string   `json:"specialists,omitempty" jsonschema:"all (default), a comma list of specialist names, or adaptive:N"`
-	Perspectives    string   `json:"perspectives,omitempty" jsonschema:"lenses: auto (default), none, or a comma list"`
-	PerspectiveCap  int      `json:"perspective_cap,omitempty" jsonschema:"the most lenses per specialist (default 2)"`
-	InteractionMode string   `json:"interaction_mode,omitempty" jsonschema:"parallel (default) or debate"`
-	Mode            string   `json:"mode,omitempty" jsonschema:"society-of-thought (default), single-model or multi-model"`
-	Models          []string `json:"models,omitempty" jsonschema:"the models of mode multi-model"`
-	FailOn          string   `json:"fail_on,omitempty" jsonschema:"the severity at which the outcome's verdict is fail: must-fix, should-fix, consider or never (default)"`
-	NoTools         bool     `json:"no_tools,omitempty" jsonschema:"keep the specialists to the material: no read-only looks at the project"`
-	Seed            int64    `json:"seed,omitempty" jsonschema:"fix the order of the synthesis inputs"`
+	Diff             string   `json:"diff,omitempty" jsonschema:"the git range to review: A..B, A...B or one revision (default: the working tree against HEAD)"`
+	Staged           bool     `json:"staged,omitempty" jsonschema:"review the staged changes"`
+	Paths            []string `json:"paths,omitempty" jsonschema:"limit the diff to these files and directories, relative to the project root"`
+	Artifacts        []string `json:"artifacts,omitempty" jsonschema:"review these documents or directories instead of a diff (relative to the project root)"`
+	Text             string   `json:"text,omitempty" jsonschema:"review this text (a freeform review) instead of a diff"`
+	Framing          string   `json:"framing,omitempty" jsonschema:"with text: the preamble that tells the specialists what the text is"`
+	Specialists      string   `json:"specialists,omitempty" jsonschema:"all (default), a comma list of specialist names, or adaptive:N"`
+	Perspectives     string   `json:"perspectives,omitempty" jsonschema:"lenses: auto (default), none, or a comma list"`
+	PerspectiveCap   int      `json:"perspective_cap,omitempty" jsonschema:"the most lenses per specialist (default 2)"`
+	InteractionMode  string   `json:"interaction_mode,omitempty" jsonschema:"parallel (default) or debate"`
+	Context          string   `json:"context,omitempty" jsonschema:"only specialists declaring this context (default implementation for diffs and documents)"`
+	SpecialistModels string   `json:"specialist_models,omitempty" jsonschema:"none, a model pool, pinned specialist=model pairs, or a mix, comma separated"`
+	ContextFile      string   `json:"context_file,omitempty" jsonschema:"read the review context from this YAML or JSON file, relative to the project root"`
+	WorkflowContext  string   `json:"workflow_context,omitempty" jsonschema:"read the Final Review fields of this PAW WorkflowContext.md, relative to the project root"`
+	MaxPromptTokens  int      `json:"max_prompt_tokens,omitempty" jsonschema:"prompt budget per call; larger material is split into chunks (default: from the models' context windows)"`
+	Mode             string   `json:"mode,omitempty" jsonschema:"society-of-thought (default), single-model or multi-model"`
+	Models           []string `json:"models,omitempty" jsonschema:"the models of mode multi-model"`
+	FailOn           string   `json:"fail_on,omitempty" jsonschema:"the severity at which the outcome's verdict is fail: must-fix, should-fix, consider or never (default)"`
+	NoTools          bool     `json:"no_tools,omitempty" jsonschema:"keep the specialists to the material: no read-only looks at the project"`
+	Seed             int64    `json:"seed,omitempty" jsonschema:"fix the order of the synthesis inputs"`
 	Common
 }
 
@@ -61,19 +66,22 @@ type AskArgs struct {
 	NoDebate    bool     `json:"no_debate,omitempty" jsonschema:"never run the debate step"`
 	NoDiversity bool     `json:"no_diversity,omitempty" jsonschema:"pick sources by relevance alone"`
 	MinAgents   int      `json:"min_agents,omitempty" jsonschema:"the fewest relevant sources a society of thought needs (default 2)"`
+	GroupDefs   []string `json:"group_defs,omitempty" jsonschema:"custom groups to read by, each NAME=KEY:VALUE[,VALUE][;KEY:VALUE] with the keys tags, types, from, to and paths"`
 	Common
 }
 
 // DebateArgs are the debate tool's options: those of sot debate.
 type DebateArgs struct {
-	Passage      string   `json:"passage,omitempty" jsonschema:"the passage to debate, as text"`
-	PassageFile  string   `json:"passage_file,omitempty" jsonschema:"or the file that holds it, relative to the project root"`
-	Debaters     []string `json:"debaters,omitempty" jsonschema:"the debaters in speaking order (default literalist, symbolist, structuralist)"`
-	Rounds       int      `json:"rounds,omitempty" jsonschema:"rounds of the main debate"`
-	Turns        string   `json:"turns,omitempty" jsonschema:"sequential (default) or simultaneous"`
-	Observers    string   `json:"observers,omitempty" jsonschema:"observer names (comma separated), generate:N, or none"`
-	BranchRounds int      `json:"branch_rounds,omitempty" jsonschema:"rounds of each branch debate"`
-	Graph        string   `json:"graph,omitempty" jsonschema:"debate the passage into the argument graph in this JSON file, relative to the project root (created if missing)"`
+	Passage       string   `json:"passage,omitempty" jsonschema:"the passage to debate, as text"`
+	PassageFile   string   `json:"passage_file,omitempty" jsonschema:"or the file that holds it, relative to the project root"`
+	Debaters      []string `json:"debaters,omitempty" jsonschema:"the debaters in speaking order (default literalist, symbolist, structuralist)"`
+	Rounds        int      `json:"rounds,omitempty" jsonschema:"rounds of the main debate"`
+	Turns         string   `json:"turns,omitempty" jsonschema:"sequential (default) or simultaneous"`
+	Observers     string   `json:"observers,omitempty" jsonschema:"observer names (comma separated), generate:N, or none"`
+	BranchRounds  int      `json:"branch_rounds,omitempty" jsonschema:"rounds of each branch debate"`
+	Graph         string   `json:"graph,omitempty" jsonschema:"debate the passage into the argument graph in this JSON file, relative to the project root (created if missing)"`
+	GraphBudget   int      `json:"graph_budget,omitempty" jsonschema:"with graph: the most tokens of the graph each debater gets"`
+	ObserversFrom string   `json:"observers_from,omitempty" jsonschema:"use the observers of an ensemble.json a debate wrote, relative to the project root"`
 	Common
 }
 
@@ -236,6 +244,20 @@ func reviewArgs(cfg *config.Config, top string, r ReviewArgs, dir, input string)
 		a.str("artifacts", a.path("artifact", p))
 	}
 	a.str("specialists", a.personas("specialist", r.Specialists))
+	a.str("context", r.Context)
+	if r.SpecialistModels != "" {
+		for _, pair := range strings.Split(r.SpecialistModels, ",") {
+			_, m, _ := strings.Cut(pair, "=")
+			if m == "" {
+				m = pair
+			}
+			a.model("specialist_models", strings.TrimSpace(m))
+		}
+	}
+	a.str("specialist-models", r.SpecialistModels)
+	a.str("context-file", a.path("context_file", r.ContextFile))
+	a.str("workflow-context", a.path("workflow_context", r.WorkflowContext))
+	a.num("max-prompt-tokens", r.MaxPromptTokens)
 	a.str("perspectives", r.Perspectives)
 	a.num("perspective-cap", r.PerspectiveCap)
 	a.str("interaction-mode", r.InteractionMode)
@@ -273,6 +295,9 @@ func askArgs(cfg *config.Config, top string, q AskArgs, dir string) ([]string, e
 	a.flag("no-debate", q.NoDebate)
 	a.flag("no-diversity", q.NoDiversity)
 	a.num("min-agents", q.MinAgents)
+	for _, g := range q.GroupDefs {
+		a.str("group", g)
+	}
 	a.common(q.Common)
 	a.args = append(a.args, "--", q.Question)
 	for _, p := range q.Paths {
@@ -304,6 +329,8 @@ func debateArgs(cfg *config.Config, top string, d DebateArgs, dir, input string)
 	a.str("observers", a.personas("observer", d.Observers))
 	a.num("branch-rounds", d.BranchRounds)
 	a.str("graph", a.path("graph", d.Graph))
+	a.num("graph-budget", d.GraphBudget)
+	a.str("observers-from", a.path("observers_from", d.ObserversFrom))
 	a.common(d.Common)
 	a.args = append(a.args, "--", file)
 	return a.args, a.err

@@ -37,6 +37,8 @@ type Outcome struct {
 	// Outputs are its files as resources.
 	OutputDir string   `json:"output_dir"`
 	Outputs   []string `json:"outputs,omitempty"`
+	// Files are the same files as paths relative to the project root.
+	Files []string `json:"files,omitempty"`
 	// Message is the last thing the run said: its error when it failed.
 	Message string `json:"message,omitempty"`
 }
@@ -93,6 +95,7 @@ func (s *Server) outcome(j Job) Outcome {
 	}
 	for _, f := range s.outputs(j) {
 		o.Outputs = append(o.Outputs, runURI(j.ID, f))
+		o.Files = append(o.Files, filepath.Join(j.Dir, f))
 	}
 	if o.Verdict != "ok" {
 		o.Message = lastSaid(s.Jobs.Log(j.ID, 4<<10))

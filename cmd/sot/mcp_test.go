@@ -226,6 +226,17 @@ func TestMCPReview(t *testing.T) {
 	if last.Total == 0 || last.Progress != last.Total {
 		t.Errorf("the last progress notification is %v of %v (%q); want all calls done", last.Progress, last.Total, last.Message)
 	}
+	prompts, err := cs.ListPrompts(context.Background(), nil)
+	if err != nil || len(prompts.Prompts) != 3 {
+		t.Fatalf("prompts: %v %v", prompts, err)
+	}
+	p, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "ask", Arguments: map[string]string{"question": "Why did billing move?"}})
+	if err != nil || !strings.Contains(p.Messages[0].Content.(*mcp.TextContent).Text, "Why did billing move?") {
+		t.Errorf("the ask prompt: %v %v", p, err)
+	}
+	if !slices.Contains(o.Files, filepath.Join(o.OutputDir, "REVIEW-SYNTHESIS.md")) {
+		t.Errorf("files %v lack the synthesis's path", o.Files)
+	}
 	// The listed resources include the run's files, and reading outside
 	// a run's directory finds nothing.
 	list, err := cs.ListResources(context.Background(), nil)
@@ -267,6 +278,13 @@ func TestMCPReviewSurvivesTheClient(t *testing.T) {
 
 	progress := &progressLog{}
 	second := connect(t, s, progress)
+	// A client that gives up waiting leaves the run going.
+	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	_, err := second.CallTool(short, &mcp.CallToolParams{Name: "run_result", Arguments: map[string]any{"run_id": o.RunID, "wait": true}})
+	cancel()
+	if err == nil {
+		t.Fatal("run_result with wait returned before the run could end")
+	}
 	st := call(t, second, "run_status", map[string]any{"run_id": o.RunID}, nil)
 	if st.State != mcpcmd.JobRunning {
 		t.Errorf("run_status after the first client left: %+v", st)
@@ -416,6 +434,8 @@ func TestMCPRefusesWhatAToolCallMayNotChoose(t *testing.T) {
 		{"review", map[string]any{"model": "command:sh"}, "would run a program"},
 		{"review", map[string]any{"mode": "multi-model", "models": []string{"openai:gpt-4.1", "command:sh"}}, "would run a program"},
 		{"review", map[string]any{"max_cost": 5}, "never raise"},
+		{"review", map[string]any{"specialist_models": "security=command:sh"}, "would run a program"},
+		{"review", map[string]any{"context_file": "../ctx.yaml"}, "outside the project"},
 		{"review", map[string]any{"max_calls": -1}, "negative"},
 		{"ask", map[string]any{"question": "why?", "paths": []string{"../../home"}}, "outside the project"},
 		{"ask", map[string]any{}, "question"},
