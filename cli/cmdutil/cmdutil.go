@@ -95,3 +95,24 @@ func Code(err error) int {
 	}
 	return scenario.ExitCode(err)
 }
+
+// ExitFileEnv names the variable through which a process that started sot
+// (sot mcp) asks to be told its exit code: sot writes it, as a decimal
+// line, to the file the variable names, so that it is known even when the
+// process that started sot is gone by then.
+const ExitFileEnv = "SOT_EXIT_FILE"
+
+// RecordExit writes code where ExitFileEnv asks for it, creating the file
+// and never following a symlink at its name.
+func RecordExit(getenv func(string) string, code int) {
+	p := getenv(ExitFileEnv)
+	if p == "" {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|noFollow, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "%d\n", code)
+	f.Close()
+}

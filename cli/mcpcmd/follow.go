@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/sotlabs/sot/engine/run"
@@ -121,7 +120,7 @@ func (js *Jobs) Cancel(id string) (Job, error) {
 		js.mu.Unlock()
 		js.save(j)
 		// The whole group: the command and anything it started.
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT)
+		interrupt(p.cmd.Process.Pid, true)
 		return j, nil
 	}
 	js.mu.Unlock()
@@ -135,7 +134,7 @@ func (js *Jobs) Cancel(id string) (Job, error) {
 	// A run a server before this one started: its process is known by
 	// the lock it holds on its run directory.
 	if pid := js.lockHolder(j); pid > 0 {
-		syscall.Kill(pid, syscall.SIGINT)
+		interrupt(pid, false)
 	}
 	j.State = JobCancelled
 	return j, js.save(j)
@@ -163,8 +162,20 @@ func (js *Jobs) refresh(id string) (Job, error) {
 	if err != nil || j.State != JobRunning {
 		return j, err
 	}
-	if js.lockHolder(j) > 0 || j.PID > 0 && alive(j.PID) && j.Ended.IsZero() && time.Since(j.Created) < 5*time.Second {
-		return j, nil // under way (or just starting, before it took its lock)
+	if js.lockHolder(j) > 0 {
+		return j, nil // under way
+	}
+	if b, err := js.dir.ReadFile(id + exitSuffix); err == nil {
+		if code, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			j.PID, j.Ended, j.Exit, j.State = 0, time.Now().UTC(), &code, JobDone
+			if code == 130 {
+				j.State = JobInterrupted
+			}
+			return j, js.save(j)
+		}
+	}
+	if j.PID > 0 && ours(j.PID, j.ID) {
+		return j, nil // starting, before it took its lock, or ending, before it wrote its exit code
 	}
 	j.PID, j.Ended = 0, time.Now().UTC()
 	if l, ok := js.listed(j); ok && (l.State == run.StatusFinished || l.State == run.StatusPartial) {
@@ -174,9 +185,6 @@ func (js *Jobs) refresh(id string) (Job, error) {
 	}
 	return j, js.save(j)
 }
-
-// alive reports whether a process exists.
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 
 // Resume starts again, from their journals, the jobs a server before this
 // one left unfinished (stopped with it, or cut off by its crash), and
@@ -208,7 +216,7 @@ func (js *Jobs) Interrupt() {
 	for _, p := range js.live {
 		if p.job.State == JobRunning {
 			p.job.State = JobInterrupted
-			syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT)
+			interrupt(p.cmd.Process.Pid, true)
 			waits = append(waits, p.done)
 		}
 	}

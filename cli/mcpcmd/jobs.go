@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/internal/safedir"
 )
@@ -26,6 +26,9 @@ const (
 	JobCancelled   = "cancelled"   // run_cancel stopped it; not resumed
 	JobInterrupted = "interrupted" // the server stopped it; the next server resumes it
 )
+
+// exitSuffix names the file a job's command writes its exit code to.
+const exitSuffix = ".exit"
 
 // jobsDir is where the jobs of a project are kept, under its top.
 var jobsDir = filepath.Join(".sot", "mcp", "jobs")
@@ -135,15 +138,18 @@ func (js *Jobs) start(j Job) (*proc, error) {
 		return nil, err
 	}
 	defer log.Close()
+	// The command writes its exit code beside the record, so that a
+	// server started after this one is gone still learns how it ended.
+	js.dir.Remove(j.ID + exitSuffix)
 	cmd := exec.Command(js.exe, j.Args...)
 	cmd.Dir = js.top
-	cmd.Env = append(os.Environ(), js.env...)
+	cmd.Env = append(append(os.Environ(), js.env...), cmdutil.ExitFileEnv+"="+js.exitFile(j.ID))
 	cmd.Stdin = nil
 	// The command's output goes to its log file itself, so it can go on
 	// writing when this server is gone; its own process group keeps a
 	// Ctrl-C meant for the client from reaching it.
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", j.Scenario, err)
 	}
@@ -167,8 +173,8 @@ func (js *Jobs) wait(p *proc) {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			code = 128 + int(ws.Signal())
+		if c, ok := signalled(ee); ok {
+			code = c
 		}
 	} else if err != nil {
 		code = -1
@@ -235,4 +241,14 @@ func (js *Jobs) Get(id string) (Job, <-chan struct{}, error) {
 	js.mu.Unlock()
 	j, err := js.load(id)
 	return j, nil, err
+}
+
+// exitFile is the absolute path of the file job id's command writes its
+// exit code to.
+func (js *Jobs) exitFile(id string) string {
+	p := filepath.Join(js.dir.Path(), id+exitSuffix)
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }

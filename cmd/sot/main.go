@@ -10,5 +10,7 @@ import (
 )
 
 func main() {
-	os.Exit(root.Main(cmdutil.New(), os.Args[1:]))
+	code := root.Main(cmdutil.New(), os.Args[1:])
+	cmdutil.RecordExit(os.Getenv, code)
+	os.Exit(code)
 }

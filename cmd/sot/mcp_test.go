@@ -644,3 +644,49 @@ func exitCode(err error) int {
 	}
 	return 0
 }
+
+// A server started while another's run is under way follows that run
+// instead of starting it again, and learns how it ended, its exit code
+// included, from what the run's command wrote.
+func TestMCPFollowsAnotherServersRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	repo := gitRepo(t)
+	srv := llmtest.NewServer(llmtest.Config{Latency: 300 * time.Millisecond, Rules: []llmtest.Rule{
+		{System: "You are the security specialist", JSON: map[string]any{"examined": "app.go", "findings": []any{map[string]any{
+			"finding": "Add returns b alone for a negative a.", "severity": "must-fix", "confidence": "HIGH", "category": "logic",
+			"grounds": "app.go:4-6 returns b when a < 0", "file": "app.go", "start_line": 4, "end_line": 6, "section": "",
+			"warrant": "A negative addend is dropped.", "rebuttal_conditions": "Negative input is impossible.", "suggested_verification": "Add(-1, 2)", "perspective": ""}}}},
+	}})
+	defer srv.Close()
+	// The run a server started before it died: its command goes on, and
+	// its record says running.
+	id := "review-0123456789"
+	dir := filepath.Join(".sot", "reviews", id)
+	jobs := filepath.Join(repo, ".sot", "mcp", "jobs")
+	os.MkdirAll(jobs, 0o755)
+	args := []string{"review", "--output-dir=" + dir, "--interactive=false", "--specialists=security,testing", "--perspectives=none", "--fail-on=must-fix", "--"}
+	cmd := sotCmd(repo, srv, args...)
+	cmd.Env = append(cmd.Env, "SOT_EXIT_FILE="+filepath.Join(jobs, id+".exit"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	rec, _ := json.Marshal(mcpcmd.Job{ID: id, Scenario: "review", Args: args, Dir: dir, Created: time.Now().UTC(), State: mcpcmd.JobRunning, PID: cmd.Process.Pid, Starts: 1})
+	os.WriteFile(filepath.Join(jobs, id+".json"), rec, 0o644)
+	waitForRequests(t, srv, 1)
+	o := mcpcmd.Outcome{RunID: id}
+
+	second := mcpServer(t, repo, srv, nil)
+	if resumed, err := second.Jobs.Resume(); err != nil || len(resumed) > 0 {
+		t.Fatalf("the second server started the first's running run again: %v %v", resumed, err)
+	}
+	res := call(t, connect(t, second, nil), "run_result", map[string]any{"run_id": o.RunID, "wait": true}, nil)
+	if res.Verdict != "fail" || res.ExitCode == nil || *res.ExitCode != 1 {
+		t.Fatalf("the outcome the second server saw: %+v", res)
+	}
+	if n := srv.Count(); n != res.Calls {
+		t.Errorf("the model saw %d calls, the run made %d", n, res.Calls)
+	}
+}
