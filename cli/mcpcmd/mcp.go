@@ -14,7 +14,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -117,6 +119,10 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return err
 	}
 	defer s.Jobs.Close()
+	// Ctrl-C or SIGTERM stops the server and, as Ctrl-C stops a run, the
+	// runs it started: the next server resumes them.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	if ids, err := s.Jobs.Resume(); err != nil {
 		cmdutil.Warn(o.IO.ErrOut, "resuming unfinished runs: "+err.Error())
 	} else if len(ids) > 0 {

@@ -690,3 +690,90 @@ func TestMCPFollowsAnotherServersRun(t *testing.T) {
 		t.Errorf("the model saw %d calls, the run made %d", n, res.Calls)
 	}
 }
+
+// Over stdio, a client's leaving ends the server but not its runs: a run
+// started without waiting goes on, and the server the next client starts
+// finds it by id and returns its outcome, every call paid once.
+func TestMCPOverStdioRunOutlivesTheServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	repo := gitRepo(t)
+	srv := llmtest.NewServer(llmtest.Config{Latency: 400 * time.Millisecond})
+	defer srv.Close()
+	stdio := func() *mcp.ClientSession {
+		c := mcp.NewClient(&mcp.Implementation{Name: "stdio-client", Version: "v0"}, nil)
+		cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: sotCmd(repo, srv, "mcp")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	first := stdio()
+	o := call(t, first, "review", reviewArgs, nil)
+	waitForRequests(t, srv, 1)
+	if err := first.Close(); err != nil {
+		t.Logf("closing the first session: %v", err)
+	}
+
+	second := stdio()
+	defer second.Close()
+	res := call(t, second, "run_result", map[string]any{"run_id": o.RunID, "wait": true}, nil)
+	if res.Verdict != "ok" || res.Calls != srv.Count() {
+		t.Fatalf("the run after its server left: %+v; the model saw %d calls", res, srv.Count())
+	}
+	paidOnceBySignature(t, srv)
+}
+
+// A server stopped with SIGTERM stops its runs as Ctrl-C stops a run; the
+// next server resumes them by itself, and no call finished before is paid
+// again.
+func TestMCPStoppedServerResumesItsRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	repo := gitRepo(t)
+	srv := llmtest.NewServer(llmtest.Config{Latency: 200 * time.Millisecond, LatencyJitter: time.Second})
+	defer srv.Close()
+	server := sotCmd(repo, srv, "mcp")
+	c := mcp.NewClient(&mcp.Implementation{Name: "stdio-client", Version: "v0"}, nil)
+	first, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: server}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := call(t, first, "review", with(reviewArgs, "specialists", "security,testing,performance,maintainability"), nil)
+	journal := filepath.Join(repo, o.OutputDir, "journal.jsonl")
+	deadline := time.Now().Add(time.Minute)
+	for b, _ := os.ReadFile(journal); !strings.Contains(string(b), `"label":"review/`); b, _ = os.ReadFile(journal) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run journaled no call in a minute")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	server.Process.Signal(syscall.SIGTERM)
+	first.Close()
+	var rec mcpcmd.Job
+	b, _ := os.ReadFile(filepath.Join(repo, ".sot", "mcp", "jobs", o.RunID+".json"))
+	json.Unmarshal(b, &rec)
+	if rec.State != mcpcmd.JobInterrupted || rec.Exit == nil || *rec.Exit != 130 {
+		t.Fatalf("the run of a server stopped with SIGTERM: %+v", rec)
+	}
+	journaled, _ := os.ReadFile(journal)
+
+	second, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-client", Version: "v0"}, nil).
+		Connect(context.Background(), &mcp.CommandTransport{Command: sotCmd(repo, srv, "mcp")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	res := call(t, second, "run_result", map[string]any{"run_id": o.RunID, "wait": true}, nil)
+	if res.Verdict != "ok" {
+		t.Fatalf("the resumed run: %+v", res)
+	}
+	for sig, n := range sentPerSpecialist(srv) {
+		label := "review/" + strings.TrimSuffix(sig, "/")
+		if n > 1 && strings.Contains(string(journaled), `"label":"`+label+`"`) {
+			t.Errorf("%s had finished before the server stopped but was sent %d times", label, n)
+		}
+	}
+}
