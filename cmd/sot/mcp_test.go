@@ -321,6 +321,31 @@ func sentPerSpecialist(srv *llmtest.Server) map[string]int {
 	return seen
 }
 
+// waitForJournaledCall waits (a minute at most) until the run's journal
+// holds a specialist's answer.
+func waitForJournaledCall(t *testing.T, journal string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for b, _ := os.ReadFile(journal); !strings.Contains(string(b), `"label":"review/`); b, _ = os.ReadFile(journal) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run journaled no call in a minute")
+		}
+		time.Sleep(10 * time.Millisecond) // polling, not synchronisation
+	}
+}
+
+// notPaidAgain fails when a specialist call the journal held before a run
+// stopped was sent again; one in flight then is sent once more.
+func notPaidAgain(t *testing.T, srv *llmtest.Server, journaled []byte) {
+	t.Helper()
+	for sig, n := range sentPerSpecialist(srv) {
+		label := "review/" + strings.TrimSuffix(sig, "/")
+		if n > 1 && strings.Contains(string(journaled), `"label":"`+label+`"`) {
+			t.Errorf("%s had finished before the run stopped but was sent %d times", label, n)
+		}
+	}
+}
+
 // A server that went away with a run unfinished (its process killed with
 // it) leaves the run to the next server, which resumes it from its
 // journal: no call finished before is paid again.
@@ -335,17 +360,7 @@ func TestMCPRestartResumes(t *testing.T) {
 	cs := connect(t, s, nil)
 	o := call(t, cs, "review", with(reviewArgs, "specialists", "security,testing,performance,maintainability"), nil)
 	journal := filepath.Join(repo, o.OutputDir, "journal.jsonl")
-	deadline := time.Now().Add(time.Minute)
-	for {
-		b, _ := os.ReadFile(journal)
-		if strings.Contains(string(b), `"label":"review/`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run journaled nothing in a minute:\n%s", s.Jobs.Log(o.RunID, 4096))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitForJournaledCall(t, journal)
 	j, _, err := s.Jobs.Get(o.RunID)
 	if err != nil {
 		t.Fatal(err)
@@ -378,14 +393,7 @@ func TestMCPRestartResumes(t *testing.T) {
 	if res.Verdict != "ok" {
 		t.Fatalf("after the restart: %+v\n%s", res, s2.Jobs.Log(o.RunID, 4096))
 	}
-	// A call finished before the kill is never sent again; one in flight
-	// then is sent once more.
-	for sig, n := range sentPerSpecialist(srv) {
-		label := "review/" + strings.TrimSuffix(sig, "/")
-		if n > 1 && strings.Contains(string(journaled), `"label":"`+label+`"`) {
-			t.Errorf("%s had finished before the kill but was sent %d times\n%s\n%s", label, n, journaled, s2.Jobs.Log(o.RunID, 8192))
-		}
-	}
+	notPaidAgain(t, srv, journaled)
 }
 
 // run_cancel stops a run as Ctrl-C does: exit 130, and the run is not
@@ -743,13 +751,7 @@ func TestMCPStoppedServerResumesItsRuns(t *testing.T) {
 	}
 	o := call(t, first, "review", with(reviewArgs, "specialists", "security,testing,performance,maintainability"), nil)
 	journal := filepath.Join(repo, o.OutputDir, "journal.jsonl")
-	deadline := time.Now().Add(time.Minute)
-	for b, _ := os.ReadFile(journal); !strings.Contains(string(b), `"label":"review/`); b, _ = os.ReadFile(journal) {
-		if time.Now().After(deadline) {
-			t.Fatal("the run journaled no call in a minute")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitForJournaledCall(t, journal)
 	server.Process.Signal(syscall.SIGTERM)
 	first.Close()
 	var rec mcpcmd.Job
@@ -770,10 +772,5 @@ func TestMCPStoppedServerResumesItsRuns(t *testing.T) {
 	if res.Verdict != "ok" {
 		t.Fatalf("the resumed run: %+v", res)
 	}
-	for sig, n := range sentPerSpecialist(srv) {
-		label := "review/" + strings.TrimSuffix(sig, "/")
-		if n > 1 && strings.Contains(string(journaled), `"label":"`+label+`"`) {
-			t.Errorf("%s had finished before the server stopped but was sent %d times", label, n)
-		}
-	}
+	notPaidAgain(t, srv, journaled)
 }
