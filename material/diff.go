@@ -240,8 +240,92 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 			return nil, err
 		}
 		d.m.Base = base
+		head, err := headOf(ctx, d.top, revs)
+		if err != nil {
+			return nil, err
+		}
+		d.m.Head, d.m.Worktree = head, d.worktree || o.Staged
 	}
 	return d.m, nil
+}
+
+// headOf is the commit of the new side of a diff of the range revs: B of
+// A..B and A...B (HEAD when B is left out), the second of two revisions,
+// R of R^!, and HEAD for the working tree, the index or one revision
+// compared with the working tree.
+func headOf(ctx context.Context, top string, revs []string) (string, error) {
+	spec := "HEAD"
+	switch {
+	case len(revs) == 2:
+		spec = revs[1]
+	case len(revs) == 1 && strings.Contains(revs[0], ".."):
+		_, b, _ := strings.Cut(strings.Replace(revs[0], "...", "..", 1), "..")
+		spec = cmp.Or(b, "HEAD")
+	case len(revs) == 1 && strings.HasSuffix(revs[0], "^!"):
+		spec = strings.TrimSuffix(revs[0], "^!")
+	}
+	out, err := runGit(ctx, top, "rev-parse", "--verify", "--quiet", spec+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("the head of the diff, %s: %w", spec, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// HeadOf is the commit of the new side of a diff of rng (as DiffOptions
+// takes it): see Material.Head.
+func HeadOf(ctx context.Context, dir, rng string) (string, error) {
+	revs := strings.Fields(rng)
+	for _, r := range revs {
+		if strings.HasPrefix(r, "-") {
+			return "", fmt.Errorf("%w %q: %q looks like an option, not a revision", ErrBadRange, rng, r)
+		}
+	}
+	return headOf(ctx, dir, revs)
+}
+
+// Resolve is the full object id of the commit rev names.
+func Resolve(ctx context.Context, dir, rev string) (string, error) {
+	if strings.HasPrefix(rev, "-") {
+		return "", fmt.Errorf("%w %q: it looks like an option, not a revision", ErrBadRange, rev)
+	}
+	out, err := runGit(ctx, dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("%s is not a commit: %w", rev, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// ChangedPaths lists the paths (relative to the top, forward slashes) a
+// diff of rng changes, without reading the changes: a re-review limits its
+// smaller diff to the files of the whole change with them.
+func ChangedPaths(ctx context.Context, dir, rng string) ([]string, error) {
+	revs := strings.Fields(rng)
+	for _, r := range revs {
+		if strings.HasPrefix(r, "-") {
+			return nil, fmt.Errorf("%w %q: %q looks like an option, not a revision", ErrBadRange, rng, r)
+		}
+	}
+	if len(revs) == 0 {
+		revs = []string{"HEAD"}
+	}
+	out, err := runGit(ctx, dir, append(append([]string{"diff", "--name-only", "-z", "--no-renames"}, revs...), "--")...)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}
+
+// IsAncestor reports whether commit a is an ancestor of commit b (or b
+// itself).
+func IsAncestor(ctx context.Context, dir, a, b string) bool {
+	_, err := runGit(ctx, dir, "merge-base", "--is-ancestor", a, b)
+	return err == nil
 }
 
 // baseOf is the commit a diff of the range revs compares against: HEAD

@@ -129,6 +129,14 @@ type Material struct {
 	// repository without commits. What the change's own files said
 	// before the change is read from it (AtBase).
 	Base string
+	// Head is the commit of a diff's new side, as a full object id: B of
+	// A..B and A...B, the second of two revisions, R of R^!. For a diff of
+	// the working tree or the index it is the commit checked out (HEAD),
+	// and Worktree says the new side is not a commit. "" for other
+	// material and a repository without commits. A later review of the
+	// same work compares against it (sot review --since).
+	Head     string
+	Worktree bool
 	// Top is the top of the work tree a diff was taken in.
 	Top string
 }

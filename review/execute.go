@@ -134,6 +134,9 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	}
 	res.FileLines = p.fileLines(ctx, o, res)
 	p.usage(res, st, start, o.Time())
+	if err := p.applyHistory(ctx, res); err != nil {
+		return nil, err
+	}
 	if err := applyResolutions(r.Dir.Dir, res); err != nil {
 		return nil, err
 	}
@@ -243,7 +246,8 @@ func countFindings(rs []finding.Report) int {
 // identical prompts), begun at now.
 func (p *Plan) state(now time.Time) run.State {
 	return run.State{RunID: p.RunID, Nonce: p.Nonce, Seed: p.Seed, Created: now.UTC(),
-		Payload: &record{Mode: p.Mode, Context: p.Context, Models: maps.Clone(p.Models), TriageModel: p.TriageModel, Lenses: p.LensIDs()}}
+		Payload: &record{Mode: p.Mode, Context: p.Context, Models: maps.Clone(p.Models), TriageModel: p.TriageModel, Lenses: p.LensIDs(),
+			Head: p.Material.Head, Worktree: p.Material.Worktree, Since: p.sinceRun()}}
 }
 
 // result starts the Result with what the plan decided.

@@ -81,6 +81,13 @@ type Options struct {
 	// Seed fixes the order of the triage lead's inputs; nil derives it from
 	// the run id, so a re-run reproduces the synthesis.
 	Seed *int64
+	// Since reviews only what changed after an earlier review of the same
+	// diff: SinceAuto (the last review whose commit the change's new side
+	// descends from), a run id or run directory, or a commit. The earlier
+	// review's findings are carried over where their lines did not change
+	// and reported resolved where they did.
+	Since string
+	since *since // what Since found, once the material is gathered
 	// MaxPromptTokens overrides the prompt budget derived from the models'
 	// context windows.
 	MaxPromptTokens int
@@ -99,6 +106,9 @@ func (o *Options) progress(format string, args ...any) { o.Progressf(format, arg
 
 // Plan is everything decided before the first model call.
 type Plan struct {
+	// since is the earlier review a re-review continues (nil for none).
+	since *since
+
 	RunID     string
 	OutputDir string
 	Mode      string
@@ -268,7 +278,7 @@ func prepare(ctx context.Context, o *Options) (*Plan, error) {
 			o = &oo
 		}
 	}
-	p := &Plan{Mode: o.Mode, Context: c, Material: m, TriageModel: def.String(), top: top, Warnings: rebased, signals: signals, counts: counts}
+	p := &Plan{Mode: o.Mode, Context: c, Material: m, TriageModel: def.String(), top: top, Warnings: rebased, signals: signals, counts: counts, since: o.since}
 	if c.Coordinates == "" {
 		p.Context.Coordinates = m.Coordinates
 	}
@@ -395,10 +405,25 @@ func (o *Options) gather(ctx context.Context, c *Context, top string) (*material
 		if err != nil {
 			return nil, err
 		}
-		m, err := material.Diff(ctx, material.DiffOptions{Dir: dir, Range: o.Diff, Staged: o.Staged, Untracked: o.Diff == "" && !o.Staged,
+		rng := o.Diff
+		if o.Since != "" {
+			s, sinceRng, paths, err := o.sinceRange(ctx, top, dir)
+			if err != nil {
+				return nil, err
+			}
+			if s != nil {
+				o.since, rng = s, sinceRng
+				only = limitTo(only, paths, top)
+				c.Coordinates = cmp.Or(c.Coordinates, sinceCoordinates(o.Diff, s))
+			}
+		}
+		m, err := material.Diff(ctx, material.DiffOptions{Dir: dir, Range: rng, Staged: o.Staged, Untracked: rng == "" && !o.Staged,
 			Exclude: ownOutputs(top, c.OutputDir, o.Exclude), Only: only})
 		if err != nil {
 			return nil, err
+		}
+		if o.since != nil && len(m.Files) == 0 && len(m.Skipped) == 0 {
+			return nil, ErrNoChanges
 		}
 		return m, checkPathsMatch(top, o.Paths, only, m)
 
@@ -888,6 +913,9 @@ func (p *Plan) runID(o *Options) string {
 		id.Add("max-prompt-tokens", fmt.Sprint(o.MaxPromptTokens))
 	}
 	id.Add("triage", p.TriageModel)
+	if p.since != nil {
+		id.Add("since", p.since.RunID, p.since.Commit)
+	}
 	if p.lookRounds > 0 {
 		id.Add("looks", fmt.Sprint(p.lookRounds), fmt.Sprint(p.lookTokens))
 	}
@@ -902,6 +930,13 @@ type record struct {
 	Models      map[string]string `json:"models"`
 	TriageModel string            `json:"triage_model"`
 	Lenses      []string          `json:"lenses,omitempty"`
+	// Head is the commit a diff's new side was (or, for the working
+	// tree, the commit checked out: Worktree), so that a later review of
+	// the same work can review only what came after it (--since); Since
+	// is the earlier review this one continued.
+	Head     string `json:"head,omitempty"`
+	Worktree bool   `json:"worktree,omitempty"`
+	Since    string `json:"since,omitempty"`
 }
 
 // recordOf returns the review's part of a run's record, or an empty one.
@@ -973,10 +1008,11 @@ func DefaultOutputDir(dir, runID string) string {
 
 // ownOutputs lists, as absolute paths, what a review must not review of its
 // own making: the runs sot keeps under the project's .sot (reviews,
-// answers, debates, and the runs of sot mcp with their logs), the named
+// answers, debates, and the runs of sot mcp with their logs), the
+// project's record of decisions on findings, the named
 // output directory, and the caller's extra paths.
 func ownOutputs(top, outputDir string, extra []string) []string {
-	var out []string
+	out := []string{filepath.Join(top, projectResolutions)}
 	for _, d := range []string{"reviews", "answers", "debates", "mcp"} {
 		out = append(out, filepath.Join(top, ".sot", d))
 	}

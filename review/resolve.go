@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/review/finding"
+	"github.com/sotlabs/sot/review/history"
 	"github.com/sotlabs/sot/review/synthesis"
 )
 
@@ -116,7 +118,43 @@ func (r *Run) record(f *os.File, it *synthesis.Item, status, reason, by, version
 	if err := f.Sync(); err != nil {
 		return err
 	}
+	if err := r.recordForProject(it, rec); err != nil {
+		return err
+	}
 	return r.Save(version)
+}
+
+// projectDecision is one line of the project's record of decisions
+// (.sot/resolutions.jsonl): a decision by the finding's fingerprint, so
+// that a later review of the same work keeps a dismissed finding out.
+type projectDecision struct {
+	history.Dismissal
+	Status string    `json:"status"`
+	At     time.Time `json:"at"`
+}
+
+// recordForProject adds a decision about it to the project's record, when
+// it has a fingerprint (it points at lines of a file).
+func (r *Run) recordForProject(it *synthesis.Item, rec Resolution) error {
+	if it.Fingerprint == "" || r.top == "" {
+		return nil
+	}
+	d, err := safedir.Open(r.top, filepath.Join(r.top, filepath.Dir(projectResolutions)))
+	if err != nil {
+		return fmt.Errorf("the project's resolutions: %w", err)
+	}
+	defer d.Close()
+	f, err := d.OpenFile(filepath.Base(projectResolutions), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("the project's resolutions: %w", err)
+	}
+	defer f.Close()
+	line, _ := json.Marshal(projectDecision{Dismissal: history.Dismissal{Fingerprint: it.Fingerprint, File: it.Location.File, Anchor: it.Anchor,
+		Claim: it.Claim, Reason: rec.Reason, RunID: rec.RunID}, Status: rec.Status, At: rec.At})
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	return f.Sync()
 }
 
 // Record records one decision about the finding item (an id such as F1)

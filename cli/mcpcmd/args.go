@@ -31,6 +31,7 @@ type Common struct {
 type ReviewArgs struct {
 	Diff             string   `json:"diff,omitempty" jsonschema:"the git range to review: A..B, A...B or one revision (default: the working tree against HEAD)"`
 	Staged           bool     `json:"staged,omitempty" jsonschema:"review the staged changes"`
+	Since            string   `json:"since,omitempty" jsonschema:"re-review only what changed after an earlier review of this diff: auto (the last review the change descends from), a run id, or a commit; findings on unchanged lines are carried over, fixed ones reported resolved, dismissed ones kept out"`
 	Paths            []string `json:"paths,omitempty" jsonschema:"limit the diff to these files and directories, relative to the project root"`
 	Artifacts        []string `json:"artifacts,omitempty" jsonschema:"review these documents or directories instead of a diff (relative to the project root)"`
 	Text             string   `json:"text,omitempty" jsonschema:"review this text (a freeform review) instead of a diff"`
@@ -230,6 +231,7 @@ func reviewArgs(cfg *config.Config, top string, r ReviewArgs, dir, input string)
 	a := &argv{cfg: cfg, top: top, args: []string{"review", "--output-dir=" + dir, "--interactive=false"}}
 	a.str("diff", r.Diff)
 	a.flag("staged", r.Staged)
+	a.str("since", r.Since)
 	if r.Text != "" {
 		if r.Diff != "" || r.Staged || len(r.Artifacts) > 0 || len(r.Paths) > 0 {
 			a.fail("text is a freeform review: it takes no diff, staged, paths or artifacts")

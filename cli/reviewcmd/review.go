@@ -46,6 +46,7 @@ type Options struct {
 	NoTools         bool
 	Fresh           bool
 	Resolve         string
+	Since           string
 	FollowSymlinks  bool
 }
 
@@ -82,6 +83,7 @@ reviewable (every changed file was skipped); 130 interrupted (Ctrl-C: run
 the same command again to continue).`,
 		Example: `  sot review                                   # working tree against HEAD
   sot review --diff main...HEAD --format sarif --fail-on must-fix
+  sot review --diff main...HEAD --since auto    # after a push: only the new commits
   sot review internal/auth cmd/server/main.go   # only these paths of the change
   sot review --staged --specialists security,testing --perspectives none
   sot review --specialists adaptive:3 --interactive false
@@ -148,6 +150,7 @@ the same command again to continue).`,
 	fl.IntVar(&o.MaxPromptTokens, "max-prompt-tokens", 0, "prompt budget per call; larger material is split into chunks (default: from the models' context windows)")
 	fl.BoolVar(&o.NoTools, "no-tools", false, "keep specialists to the material: no read-only looks at the project (read, grep, list, git log, git show) even where their model can call tools (config: review.tools)")
 	fl.BoolVar(&o.Fresh, "fresh", false, "start the run afresh instead of replaying its journal (the response cache still answers; add --no-cache to call the models again)")
+	fl.StringVar(&o.Since, "since", "", "re-review only what changed after an earlier review of this diff: auto (the last review this change descends from), a run id, or a commit; findings on unchanged lines are carried over, fixed ones reported resolved, dismissed ones kept out")
 	fl.StringVar(&o.Resolve, "resolve", "", "walk the findings of a finished review (its directory or run id) and record accept, dismiss or defer for each")
 	return cmd
 }
@@ -353,6 +356,9 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	if o.DryRun && o.Stdout != "" && o.Stdout != "json" {
 		return nil, cmdutil.UsageError("--stdout %s with --dry-run: a dry run writes no review; use --stdout json for the plan as JSON", o.Stdout)
 	}
+	if o.Since != "" && (o.Staged || len(o.Artifacts) > 0 || o.Input != "" || strings.EqualFold(c.Type, "artifacts") || strings.EqualFold(c.Type, "freeform")) {
+		return nil, cmdutil.UsageError("--since re-reviews a diff of commits or of the working tree; it does not go with --staged, --artifacts or a freeform review")
+	}
 	if o.MaxPromptTokens < 0 {
 		return nil, cmdutil.UsageError("--max-prompt-tokens must be positive")
 	}
@@ -360,7 +366,7 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	ro := &review.Options{Options: scenario.Options{FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), Config: cfg, Getenv: f.Getenv, Fresh: o.Fresh, Formats: without(o.Formats, o.Stdout), Version: version.Get().Version}, Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts, Exclude: redirectTarget(f.IO.Out), Paths: o.Paths, Content: o.Input, In: f.IO.In, Trusted: func(path string) bool { return f.Trust().TrustedFile(path, f.WorkDir()).Trusted }, Library: lib, MaxPromptTokens: o.MaxPromptTokens, NoTools: o.NoTools}
+	ro := &review.Options{Options: scenario.Options{FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), Config: cfg, Getenv: f.Getenv, Fresh: o.Fresh, Formats: without(o.Formats, o.Stdout), Version: version.Get().Version}, Context: c, Mode: mode, Models: o.Models, Diff: o.Diff, Staged: o.Staged, Artifacts: o.Artifacts, Exclude: redirectTarget(f.IO.Out), Paths: o.Paths, Content: o.Input, In: f.IO.In, Trusted: func(path string) bool { return f.Trust().TrustedFile(path, f.WorkDir()).Trusted }, Library: lib, MaxPromptTokens: o.MaxPromptTokens, NoTools: o.NoTools, Since: o.Since}
 	if o.Seed != 0 {
 		seed := o.Seed
 		ro.Seed = &seed

@@ -753,10 +753,16 @@ func TestMCPStoppedServerResumesItsRuns(t *testing.T) {
 	journal := filepath.Join(repo, o.OutputDir, "journal.jsonl")
 	waitForJournaledCall(t, journal)
 	server.Process.Signal(syscall.SIGTERM)
-	first.Close()
+	// The server records the run it stopped before it exits; the client
+	// closes only then, or its closing could end the server first.
 	var rec mcpcmd.Job
-	b, _ := os.ReadFile(filepath.Join(repo, ".sot", "mcp", "jobs", o.RunID+".json"))
-	json.Unmarshal(b, &rec)
+	deadline := time.Now().Add(time.Minute)
+	for rec.State != mcpcmd.JobInterrupted && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // polling, not synchronisation
+		b, _ := os.ReadFile(filepath.Join(repo, ".sot", "mcp", "jobs", o.RunID+".json"))
+		json.Unmarshal(b, &rec)
+	}
+	first.Close()
 	if rec.State != mcpcmd.JobInterrupted || rec.Exit == nil || *rec.Exit != 130 {
 		t.Fatalf("the run of a server stopped with SIGTERM: %+v", rec)
 	}

@@ -104,6 +104,7 @@ type sarifResult struct {
 	Message             sarifText          `json:"message"`
 	Locations           []sarifLocation    `json:"locations"`
 	PartialFingerprints map[string]string  `json:"partialFingerprints"`
+	BaselineState       string             `json:"baselineState,omitempty"`
 	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
 	Properties          map[string]any     `json:"properties"`
 }
@@ -262,7 +263,16 @@ func SARIF(res *synthesis.Result, toolVersion string) ([]byte, error) {
 		if o := it.Outcome; o != nil && o.Status == "dismissed" {
 			suppressed = []sarifSuppression{{Kind: "external", Justification: o.Reason}}
 		}
+		baseline := ""
+		switch it.History {
+		case synthesis.HistoryNew:
+			baseline = "new"
+		case synthesis.HistoryCarried:
+			baseline = "unchanged"
+			props["carried_from"] = it.From
+		}
 		results = append(results, sarifResult{
+			BaselineState:       baseline,
 			Suppressions:        suppressed,
 			RuleID:              sp,
 			RuleIndex:           index[sp],

@@ -25,6 +25,10 @@ const (
 	SectionDissent      = "Dissent Log"
 	SectionDebate       = "Debate Trace"
 	SectionTrace        = "Synthesis Trace"
+	// A re-review (--since) adds what became of the earlier review's
+	// findings, and any review what the user dismissed before.
+	SectionResolved  = "Resolved Since the Last Review"
+	SectionDismissed = "Dismissed Earlier"
 )
 
 // Sections lists the "## " headings SynthesisMarkdown writes, in order;
@@ -56,6 +60,12 @@ func SynthesisMarkdown(res *synthesis.Result) string {
 	w.section(SectionConsider, func() { w.items(finding.Consider) })
 	w.section(SectionTradeOffs, w.tradeOffs)
 	w.section(SectionObservations, w.observations)
+	if res.Since != nil {
+		w.section(SectionResolved, w.resolved)
+	}
+	if len(res.DismissedEarlier) > 0 {
+		w.section(SectionDismissed, w.dismissedEarlier)
+	}
 	w.section(SectionDissent, w.dissent)
 	if w.debate {
 		w.section(SectionDebate, w.debateTrace)
@@ -123,6 +133,9 @@ func (w *mdWriter) summary() {
 	}
 	if r.RunID != "" {
 		w.line("- Run: %s", markdown.Code(r.RunID))
+	}
+	if sn := r.Since; sn != nil {
+		w.line("- Re-review: %s; %s", sinceNote(sn), historyCounts(r))
 	}
 	if len(r.Models) > 0 {
 		w.line("- Models:")
@@ -342,6 +355,7 @@ func (w *mdWriter) item(it *synthesis.Item) {
 	}
 	w.bullet("", "Location", locOrNone(it.Location))
 	w.bullet("", "Category", it.Category)
+	w.history(it)
 	if it.Severity == finding.MustFix || it.Severity == finding.ShouldFix {
 		w.action(it)
 	}
@@ -605,6 +619,7 @@ func (w *mdWriter) observations() {
 		w.bullet("", "Confidence", orNone(string(it.Confidence)))
 		w.bullet("", "Grounding", groundingOf(it))
 		w.bullet("", "Location", locOrNone(it.Location))
+		w.history(it)
 		srcs := make([]string, len(it.Sources))
 		for j, f := range it.Sources {
 			srcs[j] = fmt.Sprintf("%s by %s (%s)", orCode(f.ID), orNone(f.Source()), orNone(string(f.Confidence)))
@@ -766,4 +781,69 @@ func groundingOf(it *synthesis.Item) string {
 // specialist's tools showed it.
 func looked(it *synthesis.Item) bool {
 	return slices.ContainsFunc(it.Sources, func(f finding.Finding) bool { return f.Looked })
+}
+
+// --- History (a re-review) ---
+
+// sinceNote names the earlier review a re-review continued.
+func sinceNote(sn *synthesis.Since) string {
+	short := sn.Commit
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	if sn.RunID == "" {
+		return "the changes since commit " + markdown.Code(short)
+	}
+	return fmt.Sprintf("the changes since review %s (commit %s)", markdown.Code(sn.RunID), markdown.Code(short))
+}
+
+// historyCounts counts the findings by what became of them.
+func historyCounts(r *synthesis.Result) string {
+	var n, c int
+	for _, list := range [][]synthesis.Item{r.Items, r.Observations} {
+		for _, it := range list {
+			if it.History == synthesis.HistoryCarried {
+				c++
+			} else {
+				n++
+			}
+		}
+	}
+	return fmt.Sprintf("%d new, %d carried over, %d resolved, %d dismissed earlier", n, c, len(r.Resolved), len(r.DismissedEarlier))
+}
+
+// history says whether an item is new or carried over, in a re-review.
+func (w *mdWriter) history(it *synthesis.Item) {
+	switch it.History {
+	case synthesis.HistoryNew:
+		w.bullet("", "History", "new in this review")
+	case synthesis.HistoryCarried:
+		w.bullet("", "History", "carried over from review "+markdown.Code(it.From))
+	}
+}
+
+func (w *mdWriter) resolved() {
+	if len(w.res.Resolved) == 0 {
+		w.line("None: every finding of the earlier review still stands where it was.")
+		return
+	}
+	w.line("Findings of earlier reviews whose lines this change rewrote or removed.")
+	for i := range w.res.Resolved {
+		it := &w.res.Resolved[i]
+		w.blank()
+		w.line("- %s (%s, %s), first reported in review %s", markdown.OneLine(it.Claim), orNone(string(it.Severity)), locOrNone(it.Location), markdown.Code(it.From))
+	}
+}
+
+func (w *mdWriter) dismissedEarlier() {
+	w.line("Findings this review or the one it continues made again, which you dismissed before; they are not counted.")
+	for i := range w.res.DismissedEarlier {
+		it := &w.res.DismissedEarlier[i]
+		reason := ""
+		if it.Outcome != nil {
+			reason = markdown.OneLine(it.Outcome.Reason)
+		}
+		w.blank()
+		w.line("- %s (%s, %s): dismissed in review %s — %s", markdown.OneLine(it.Claim), orNone(string(it.Severity)), locOrNone(it.Location), markdown.Code(orNone(it.From)), orNone(reason))
+	}
 }

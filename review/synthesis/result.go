@@ -30,6 +30,14 @@ type Result struct {
 	PerspectiveMap       map[string][]string `json:"perspective_map,omitempty"` // lens -> specialists
 	PerspectivesSkipped  []string            `json:"perspectives_skipped,omitempty"`
 
+	// Since names the earlier review a re-review (--since) continues;
+	// Resolved are that review's findings whose lines changed since, and
+	// DismissedEarlier the findings the user dismissed before, kept out of
+	// Items and Observations.
+	Since            *Since `json:"since,omitempty"`
+	Resolved         []Item `json:"resolved_since,omitempty"`
+	DismissedEarlier []Item `json:"dismissed_earlier,omitempty"`
+
 	// Items are the actionable findings; Observations the contextual ones.
 	Items        []Item       `json:"items"`
 	Observations []Item       `json:"observations"`
@@ -163,4 +171,12 @@ type Response struct {
 	Source   string `json:"source"`
 	Stance   string `json:"stance"`
 	Argument string `json:"argument"`
+}
+
+// Since is the earlier review a re-review continues: its run (empty when
+// --since named a commit no review saw) and the commit the new diff
+// starts from.
+type Since struct {
+	RunID  string `json:"run_id,omitempty"`
+	Commit string `json:"commit"`
 }

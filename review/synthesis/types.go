@@ -50,6 +50,32 @@ type Item struct {
 	Decision *Decision `json:"decision,omitempty"`
 	// Outcome is the user's resolution (accepted, dismissed, deferred).
 	Outcome *Outcome `json:"outcome,omitempty"`
+
+	// Anchor is the text of the lines the item points at, by which a
+	// later review finds them again wherever they moved; Fingerprint
+	// identifies the finding across reviews (its file, those lines and
+	// its claim). Both are empty for an item that points at no lines.
+	Anchor      *LineAnchor `json:"anchor,omitempty"`
+	Fingerprint string      `json:"fingerprint,omitempty"`
+	// History says, in a review of a change reviewed before (--since),
+	// whether the item is new, carried over from an earlier review (whose
+	// run From names), or resolved since: its lines were changed.
+	History string `json:"history,omitempty"`
+	From    string `json:"carried_from,omitempty"`
+}
+
+// The histories of an item.
+const (
+	HistoryNew      = "new"
+	HistoryCarried  = "carried over"
+	HistoryResolved = "resolved"
+)
+
+// LineAnchor is the text of an item's lines: the hash of their
+// normalised text and how many they are.
+type LineAnchor struct {
+	Hash  string `json:"hash"`
+	Lines int    `json:"lines"`
 }
 
 // SourceIDs lists the IDs of the merged findings.
