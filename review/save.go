@@ -129,7 +129,9 @@ func LoadRun(ref string) (*Run, error) {
 		}
 		dir = alt
 	}
-	r := &Run{Dir: dir, Result: &synthesis.Result{}, top: projectRoot(".")}
+	// The project is the one that holds the run's directory, wherever sot
+	// runs from: the project's record of decisions goes there.
+	r := &Run{Dir: dir, Result: &synthesis.Result{}, top: projectRoot(dir)}
 	d, err := r.open()
 	if err != nil {
 		return nil, err

@@ -130,7 +130,6 @@ func TestReReviewSincePushes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run.top = repo
 	var bug2 string
 	for _, it := range run.Result.Items {
 		if strings.Contains(it.Claim, "BUG2") {

@@ -563,6 +563,11 @@ func TestMCPAskDebateAndLooks(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(repo, r.OutputDir, "resolutions.jsonl")); !strings.Contains(string(b), `"by":"mcp"`) {
 		t.Errorf("resolutions.jsonl does not say the decision came through MCP: %s", b)
 	}
+	// The project that holds the review keeps the dismissal, whatever
+	// directory the server runs in.
+	if b, _ := os.ReadFile(filepath.Join(repo, ".sot", "resolutions.jsonl")); !strings.Contains(string(b), `"reason":"behind the gateway"`) {
+		t.Errorf("the project's resolutions lack the dismissal: %q", b)
+	}
 }
 
 // headerTransport adds an Authorization header to every request.
