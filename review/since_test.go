@@ -57,58 +57,79 @@ func (m *markerModel) respond(rec *llmtest.Recorded) llmtest.Reply {
 	return llmtest.Reply{JSON: map[string]any{"examined": "the change", "findings": findings}}
 }
 
+// pr is a repository with a branch under review, a model that reports
+// planted markers, and reviews of the branch against main.
+type pr struct {
+	tb    testing.TB
+	repo  string
+	model *markerModel
+	srv   *llmtest.Server
+}
+
+func newPR(tb testing.TB) *pr {
+	tb.Helper()
+	p := &pr{tb: tb, repo: tb.TempDir(), model: &markerModel{}}
+	p.write(".gitignore", ".sot/\n")
+	p.write("app.go", "package app\n\nfunc Add(a, b int) int { return a + b }\n")
+	p.write("util.go", "package app\n\nfunc Sub(a, b int) int { return a - b }\n")
+	p.git("init", "-q", "-b", "main")
+	p.git("add", ".")
+	p.git("commit", "-qm", "base")
+	p.git("checkout", "-qb", "feature")
+	p.srv = llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
+		{System: "You are the security specialist", Respond: p.model.respond},
+		{System: "triage lead", JSON: map[string]any{"clusters": []any{}, "narrative": ""}},
+	}})
+	tb.Cleanup(p.srv.Close)
+	return p
+}
+
+func (p *pr) git(args ...string) {
+	p.tb.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = p.repo
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		p.tb.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func (p *pr) write(name, body string) {
+	p.tb.Helper()
+	os.MkdirAll(filepath.Dir(filepath.Join(p.repo, name)), 0o755)
+	if err := os.WriteFile(filepath.Join(p.repo, name), []byte(body), 0o644); err != nil {
+		p.tb.Fatal(err)
+	}
+}
+
+// review reviews main...HEAD with the security specialist alone, into
+// .sot/reviews/<run-id>, where --since auto looks.
+func (p *pr) review(since string) *Outcome {
+	p.tb.Helper()
+	o := benchOptions(p.tb, p.repo, p.srv, "openai:gpt-4.1")
+	o.Context.OutputDir = ""
+	o.Context.Specialists, o.Context.Perspectives = "security", "none"
+	o.Diff, o.Since, o.NoTools = "main...HEAD", since, true
+	plan, err := Prepare(context.Background(), o)
+	if err != nil {
+		p.tb.Fatal(err)
+	}
+	out, err := Execute(context.Background(), plan, o)
+	if err != nil {
+		p.tb.Fatal(err)
+	}
+	return out
+}
+
 // A pull request's history of pushes, re-reviewed with --since auto after
 // each: a finding on lines no push touched is carried over, not found
 // again; one the user dismissed never comes back, even when the model
 // reports it again; one whose lines were fixed is reported resolved; and
 // each re-review's material is only what changed since the last review.
 func TestReReviewSincePushes(t *testing.T) {
-	repo := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	write := func(name, body string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(".gitignore", ".sot/\n")
-	write("app.go", "package app\n\nfunc Add(a, b int) int { return a + b }\n")
-	write("util.go", "package app\n\nfunc Sub(a, b int) int { return a - b }\n")
-	git("init", "-q", "-b", "main")
-	git("add", ".")
-	git("commit", "-qm", "base")
-	git("checkout", "-qb", "feature")
-
-	model := &markerModel{}
-	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
-		{System: "You are the security specialist", Respond: model.respond},
-		{System: "triage lead", JSON: map[string]any{"clusters": []any{}, "narrative": ""}},
-	}})
-	defer srv.Close()
-	review := func(since string) *Outcome {
-		t.Helper()
-		o := benchOptions(t, repo, srv, "openai:gpt-4.1")
-		o.Context.OutputDir = "" // .sot/reviews/<run-id>, where --since auto looks
-		o.Context.Specialists, o.Context.Perspectives = "security", "none"
-		o.Diff, o.Since, o.NoTools = "main...HEAD", since, true
-		p, err := Prepare(context.Background(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := Execute(context.Background(), p, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	pr := newPR(t)
+	write, git, review := pr.write, pr.git, pr.review
+	model := pr.model
 	claims := func(items []synthesis.Item) map[string]string {
 		m := map[string]string{}
 		for _, it := range items {
