@@ -206,3 +206,28 @@ func TestActionLints(t *testing.T) {
 		t.Fatalf("actionlint: %v\n%s", err, out)
 	}
 }
+
+// The action's first step builds sot from the action's own source and
+// puts it on the PATH of the steps after it.
+func TestActionInstallStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds sot")
+	}
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	tmp := t.TempDir()
+	ghPath := filepath.Join(tmp, "path")
+	cmd := exec.Command("bash", filepath.Join(root, "action", "install.sh"))
+	cmd.Env = append(os.Environ(), "SOT_ACTION_PATH="+root, "RUNNER_TEMP="+tmp, "GITHUB_PATH="+ghPath)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("install.sh: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "go") {
+		t.Errorf("install.sh did not print the version it built: %s", out)
+	}
+	dir, _ := os.ReadFile(ghPath)
+	bin := filepath.Join(strings.TrimSpace(string(dir)), "sot")
+	if v, err := exec.Command(bin, "version").CombinedOutput(); err != nil {
+		t.Errorf("the sot on GITHUB_PATH (%s): %v\n%s", bin, err, v)
+	}
+}
