@@ -471,3 +471,54 @@ func TestAskOfAThousandSourcesSurvivesAKilledWorker(t *testing.T) {
 	}
 	paidOnce(t, want, srv, 16)
 }
+
+// A run moves between executors through its journal: a review started
+// locally and interrupted with Ctrl-C is resumed with --executor temporal,
+// where a worker makes only the calls the local run had not finished, and
+// its synthesis is an uninterrupted local run's.
+func TestReviewMovesFromLocalToTemporal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	addr := temporaltest.Start(t)
+	repo := gitRepo(t)
+	srv := llmtest.NewServer(llmtest.Config{Latency: 200 * time.Millisecond, LatencyJitter: time.Second})
+	defer srv.Close()
+	args := []string{"review", "--seed", "5", "--perspectives", "none", "--no-cache", "--specialists", "security,testing,performance,maintainability"}
+
+	if out, err := sotCmd(repo, srv, append(args, "--output-dir", "out-local")...).CombinedOutput(); err != nil {
+		t.Fatalf("the local run: %v\n%s", err, out)
+	}
+	want := synthesis(t, filepath.Join(repo, "out-local"))
+	local := keysOf(answered(srv))
+	// The moved run talks to a model server of its own, whose requests are
+	// its alone.
+	srv = llmtest.NewServer(llmtest.Config{Latency: 200 * time.Millisecond, LatencyJitter: time.Second})
+	defer srv.Close()
+
+	// Started locally, stopped with Ctrl-C once a call is journaled.
+	moved := append(args, "--output-dir", "out")
+	first, log := startSot(t, repo, srv, moved...)
+	waitForJournaledCall(t, filepath.Join(repo, "out", "journal.jsonl"))
+	first.Process.Signal(os.Interrupt)
+	if code := exitCode(first.Wait()); code != 130 {
+		t.Fatalf("the interrupted local run exited %d, want 130:\n%s", code, log)
+	}
+	journaled, _ := os.ReadFile(filepath.Join(repo, "out", "journal.jsonl"))
+
+	// Resumed on Temporal.
+	temporalConfig(t, repo, addr, "moved")
+	startWorker(t, repo, srv)
+	if out, err := sotCmd(repo, srv, append(moved, "--executor", "temporal")...).CombinedOutput(); err != nil {
+		t.Fatalf("the run resumed on Temporal: %v\n%s", err, out)
+	}
+	if got := synthesis(t, filepath.Join(repo, "out")); got != want {
+		t.Errorf("the synthesis of the moved run differs from the local run's:\n--- local\n%s\n--- moved\n%s", want, got)
+	}
+	notPaidAgain(t, srv, journaled)
+	for k := range keysOf(answered(srv)) {
+		if local[k] == 0 {
+			t.Errorf("the moved run made a call the local run never made: %.200q", k[max(0, len(k)-200):])
+		}
+	}
+}
