@@ -60,7 +60,7 @@ type SourceUse struct {
 	Type      string  `json:"type,omitempty"`
 	Date      string  `json:"date,omitempty"`
 	Relevance float64 `json:"relevance"`
-	Bonus     float64 `json:"diversity_bonus"`
+	Bonus     float64 `json:"diversity_bonus,omitempty"` // 0 when absent
 	// Chosen says why selection picked the source: its relevance and the
 	// diversity fields whose value it brought first.
 	Chosen  string `json:"chosen"`

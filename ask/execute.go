@@ -1,12 +1,12 @@
 package ask
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +18,7 @@ import (
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/engine/scenario"
+	"github.com/sotlabs/sot/internal/jsonlayout"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 )
@@ -264,8 +265,10 @@ func (p *Plan) answer() *Answer {
 	}
 	for i, c := range p.Chosen {
 		s := p.Sources[c.ID]
-		u := SourceUse{ID: s.ID, Title: s.Title, Type: s.Type, Relevance: c.Normalized, Bonus: c.Bonus, Parts: max(1, len(s.Parts)),
-			Chosen: chosenWhy(c, i)}
+		// Four decimals say all a score says (ANSWER.md shows two), and
+		// not seventeen digits of rounding noise a source.
+		u := SourceUse{ID: s.ID, Title: s.Title, Type: s.Type, Relevance: round4(c.Normalized), Bonus: round4(c.Bonus), Parts: max(1, len(s.Parts)),
+			Chosen: chosenWhy(c)}
 		if !s.Date.IsZero() {
 			u.Date = s.Date.Format("2006-01-02")
 		}
@@ -282,17 +285,21 @@ func (p *Plan) answer() *Answer {
 	return a
 }
 
-// chosenWhy says why selection picked a source, the i-th it picked.
-func chosenWhy(c route.Choice, i int) string {
-	why := fmt.Sprintf("pick %d: relevance %.2f", i+1, c.Normalized)
-	if len(c.New) > 0 {
-		names := make([]string, len(c.New))
-		for k, f := range c.New {
-			names[k] = strings.ReplaceAll(f, "_", " ")
-		}
-		why += fmt.Sprintf(", the first of its %s", strings.Join(names, " and "))
+// round4 rounds a score to four decimals.
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// chosenWhy says why selection picked a source: its relevance, and the
+// diversity fields whose value it brought first. The order of the picks
+// is the list's, and the relevance a field of its own.
+func chosenWhy(c route.Choice) string {
+	if len(c.New) == 0 {
+		return "relevance"
 	}
-	return why
+	names := make([]string, len(c.New))
+	for k, f := range c.New {
+		names[k] = strings.ReplaceAll(f, "_", " ")
+	}
+	return "relevance; the first of its " + strings.Join(names, " and ")
 }
 
 // render renders answer.json and ANSWER.md, and answer.html when formats
@@ -312,16 +319,19 @@ func render(a *Answer, formats []string) ([]scenario.File, error) {
 	return files, nil
 }
 
-// answerJSON is answer.json: the answer indented by two spaces, with a
-// line break at the end.
+// answerJSON is answer.json: the answer's fields a line each, and each
+// source, answer, sentence and listed pair on a line of its own, compact
+// (see jsonlayout), with a line break at the end. Indented throughout, a
+// question over 1,000 sources spent a quarter of the file on spaces.
 func answerJSON(a *Answer) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(a); err != nil {
+	b, err := json.Marshal(a)
+	if err == nil {
+		b, err = jsonlayout.Layout(b, 2)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", AnswerJSONFile, err)
 	}
-	return b.Bytes(), nil
+	return b, nil
 }
 
 // lexicalAnalysis is the detector's analysis as answer.json holds it:

@@ -665,7 +665,7 @@ func goldPlan(r *goldRun, top string) []byte {
 	fmt.Fprintf(&b, "sot: %v (%s)\ndebate: %v (%s)\ngroups: %d (%s)\n", p.SoT, p.SoTNote, p.Debate, p.DebateWhy, len(p.Groups), p.GroupsWhy)
 	for i, ch := range p.Chosen {
 		s := p.Sources[ch.ID]
-		fmt.Fprintf(&b, "chosen: %s %q (%s, %s) %s\n", s.ID, s.Title, s.Type, filepath.ToSlash(goldRelTo(s.Path, top)), chosenWhy(ch, i))
+		fmt.Fprintf(&b, "chosen %d: %s %q (%s, %s) relevance %.2f, %s\n", i+1, s.ID, s.Title, s.Type, filepath.ToSlash(goldRelTo(s.Path, top)), ch.Normalized, chosenWhy(ch))
 	}
 	var ids []string
 	for id := range p.Sources {

@@ -1,6 +1,7 @@
 package ask
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
@@ -60,20 +61,32 @@ func TestSquashLowersAsToLower(t *testing.T) {
 	}
 }
 
-// answer.json is the answer as json.MarshalIndent writes it, with two
-// spaces, HTML escaped, and a line break at the end.
-func TestAnswerJSONIsIndented(t *testing.T) {
+// answer.json holds what json.Marshal writes of the answer, HTML escaped,
+// laid out a field a line and a record a line (every answer on one line),
+// with a line break at the end.
+func TestAnswerJSONLayout(t *testing.T) {
 	a := &Answer{RunID: "r1", Question: "Is <b>x</b> & y > z?", Conflicts: json.RawMessage(`{"a": [1, 2],  "b":"<i>"}`),
-		Evidence: []Evidence{{ID: "A1", Title: "t\u2028", Points: []Point{{Point: "p", Quote: "q"}}}}, Notes: []string{"n"}}
+		Evidence: []Evidence{{ID: "A1", Title: "t\u2028", Points: []Point{{Point: "p", Quote: "q"}}}, {ID: "A2"}}, Notes: []string{"n"}}
 	got, err := answerJSON(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := json.MarshalIndent(a, "", "  ")
+	want, err := json.Marshal(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got) != string(want)+"\n" {
-		t.Errorf("answer.json is\n%s\nwant\n%s", got, want)
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, got); err != nil {
+		t.Fatalf("answer.json is not JSON: %v\n%s", err, got)
+	}
+	if compact.String() != string(want) {
+		t.Errorf("answer.json holds\n%s\nwant\n%s", compact.String(), want)
+	}
+	lines := strings.Split(string(got), "\n")
+	if lines[len(lines)-1] != "" || !strings.Contains(string(got), "\n  \"run_id\": \"r1\",\n") || !strings.Contains(string(got), "\n    {\"id\":\"A2\"") {
+		t.Errorf("answer.json is not laid out a field and a record a line:\n%s", got)
+	}
+	if strings.Contains(string(got), "<b>") {
+		t.Error("answer.json is not HTML escaped")
 	}
 }
