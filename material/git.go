@@ -10,8 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // emptyTree is the id of git's empty tree, the base of a repository that has
@@ -61,13 +64,73 @@ func firstLine(s string) string {
 
 // gitCmd prepares a git command in dir. Git's messages are requested in
 // English (they are matched below) and optional locks are disabled so that
-// a review never contends with the user's own git commands.
+// a review never contends with the user's own git commands. The
+// repository's configuration, which whoever wrote the repository controls,
+// chooses no program for git to run: no pager, no filesystem monitor, no
+// filter (noFilters); external diffs and text conversions are turned off by
+// the diff's own options.
 func gitCmd(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-pager", "-c", "core.fsmonitor=false", "-c", "core.pager=cat"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat")
+	cmd.Env = append(cmd.Env, noFilters(ctx, dir)...)
 	return cmd
 }
+
+// noFilters switches off, through git's environment configuration (whose
+// keys, unlike -c's, may hold any character), every filter driver dir's
+// configuration defines: git runs a file's clean filter to compare the
+// working tree with the index.
+func noFilters(ctx context.Context, dir string) []string {
+	var env []string
+	n := 0
+	set := func(k, v string) {
+		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, k), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, v))
+		n++
+	}
+	for _, name := range filterDrivers(ctx, dir) {
+		for _, key := range []string{"clean", "smudge", "process"} {
+			set("filter."+name+"."+key, "")
+		}
+		set("filter."+name+".required", "false")
+	}
+	if n == 0 {
+		return nil
+	}
+	return append(env, fmt.Sprintf("GIT_CONFIG_COUNT=%d", n))
+}
+
+// filterDrivers lists the filter drivers dir's configuration defines, read
+// once a directory (reading the configuration runs nothing).
+func filterDrivers(ctx context.Context, dir string) []string {
+	key := dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		key = abs
+	}
+	if v, ok := filterCache.Load(key); ok {
+		return v.([]string)
+	}
+	cmd := exec.CommandContext(ctx, "git", "config", "--null", "--get-regexp", `^filter\.`)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
+	out, _ := cmd.Output() // none configured is exit 1
+	var names []string
+	for _, entry := range strings.Split(string(out), "\x00") {
+		k, _, _ := strings.Cut(entry, "\n")
+		dot := strings.LastIndexByte(k, '.')
+		if !strings.HasPrefix(k, "filter.") || dot <= len("filter.") {
+			continue
+		}
+		if name := k[len("filter."):dot]; !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	filterCache.Store(key, names)
+	return names
+}
+
+// filterCache holds filterDrivers' answers by directory.
+var filterCache sync.Map
 
 // errNoGit says what to do when git cannot be found.
 func errNoGit(err error) error {

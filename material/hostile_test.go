@@ -1,0 +1,60 @@
+package material
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A repository whose configuration names a program wherever git could run
+// one (a filesystem monitor, a filter for every file, a text conversion,
+// an external diff, a pager) has none run when its diff is taken: of the
+// working tree (with untracked files), of the index, of a range, and the
+// paths of a range. Whoever wrote the repository wrote its configuration.
+func TestHostileGitConfigRunsNothing(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", "package a\n")
+	r.write("notes.txt", "a note\n")
+	r.write(".gitattributes", "*.go diff=evil filter=evil\n*.txt filter=odd=name\n")
+	r.commit("first")
+	r.write("a.go", "package a\n\nvar Changed = 1\n")
+	r.commit("second")
+	out := t.TempDir()
+	marker := filepath.Join(out, "ran")
+	script := filepath.Join(out, "evil.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\ncat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(r.dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteString("[core]\n\tpager = " + script + "\n\tfsmonitor = " + script + "\n" +
+		"[diff]\n\texternal = " + script + "\n" +
+		"[diff \"evil\"]\n\ttextconv = " + script + "\n\tcommand = " + script + "\n" +
+		"[filter \"evil\"]\n\tsmudge = " + script + "\n\tclean = " + script + "\n\tprocess = " + script + "\n" +
+		"[filter \"odd=name\"]\n\tclean = " + script + "\n")
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Changes in the working tree, staged and not, and an untracked file.
+	r.write("a.go", "package a\n\nvar Changed = 2\n")
+	r.write("b.go", "package a\n\nvar B = 1\n")
+	r.git("-c", "filter.evil.clean=", "-c", "filter.evil.process=", "-c", "core.fsmonitor=false", "add", "b.go")
+	r.write("c.go", "package a\n")
+	r.write("notes.txt", "a note, changed\n")
+	os.Remove(marker) // git add above may have run nothing; start clean anyway
+	for _, o := range []DiffOptions{{Untracked: true}, {Staged: true}, {Range: "HEAD~1..HEAD"}, {Range: "HEAD~1"}} {
+		r.diff(o)
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("a diff (%+v) ran a program the repository's configuration names", o)
+		}
+	}
+	if _, err := ChangedPaths(t.Context(), r.dir, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("listing the changed paths ran a program the repository's configuration names")
+	}
+}
