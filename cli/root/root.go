@@ -18,6 +18,7 @@ import (
 	"github.com/sotlabs/sot/cli/conflicts"
 	"github.com/sotlabs/sot/cli/debatecmd"
 	"github.com/sotlabs/sot/cli/doctor"
+	"github.com/sotlabs/sot/cli/evalcmd"
 	"github.com/sotlabs/sot/cli/graphcmd"
 	"github.com/sotlabs/sot/cli/mcpcmd"
 	"github.com/sotlabs/sot/cli/moderate"
@@ -102,6 +103,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 		graphcmd.NewCmd(f),
 		worker.NewCmd(f),
 		mcpcmd.NewCmd(f),
+		evalcmd.NewCmd(f),
 	)
 	return cmd
 }
