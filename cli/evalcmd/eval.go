@@ -94,7 +94,8 @@ func newReviewCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "review [CASE-ID...]",
 		Short: "Review the evaluation cases in each mode and compare what each found",
 		Long: `Review the evaluation cases in each mode (see sot eval --help) and write
-EVAL.md and eval.json into .sot/eval/NAME. Every review is journaled there:
+EVAL.md, eval.json and eval.html (a page with a chart of each mode's recall
+and precision) into .sot/eval/NAME. Every review is journaled there:
 running the same command again after Ctrl-C continues where it stopped, and a
 mode added later pays only for its own calls. CASE-ID arguments limit the
 cases.
@@ -160,8 +161,11 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	md, js := rep.Markdown(), []byte(nil)
+	md, js, page := rep.Markdown(), []byte(nil), []byte(nil)
 	if js, err = rep.JSON(); err != nil {
+		return err
+	}
+	if page, err = rep.HTML(); err != nil {
 		return err
 	}
 	d, err := safedir.Open(top, dir)
@@ -169,7 +173,7 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	defer d.Close()
-	for name, data := range map[string][]byte{"EVAL.md": []byte(md), "eval.json": js} {
+	for name, data := range map[string][]byte{"EVAL.md": []byte(md), "eval.json": js, "eval.html": page} {
 		if err := d.WriteFile(name, data, 0o644); err != nil {
 			return err
 		}
@@ -178,7 +182,7 @@ func Run(ctx context.Context, o *Options) error {
 		o.IO.Out.Write(js)
 	} else {
 		summary(o.IO.Out, rep)
-		fmt.Fprintf(o.IO.Out, "sot: wrote %s and eval.json\n", filepath.Join(dir, "EVAL.md"))
+		fmt.Fprintf(o.IO.Out, "sot: wrote %s (and eval.json, eval.html)\n", filepath.Join(dir, "EVAL.md"))
 	}
 	if incomplete > 0 {
 		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("%d review(s) failed or were partial; EVAL.md lists them", incomplete)}

@@ -81,6 +81,9 @@ func TestEvalReview(t *testing.T) {
 	if err != nil || !strings.Contains(string(md), "| sot | 50% [") || !strings.Contains(string(md), "| t-clean | clean: 1 false |") {
 		t.Errorf("EVAL.md: %v\n%s", err, md)
 	}
+	if page, err := os.ReadFile(filepath.Join(dir, ".sot", "eval", "t", "eval.html")); err != nil || !strings.Contains(string(page), "<svg") {
+		t.Errorf("eval.html: %v", err)
+	}
 	calls := srv.Count()
 	if out, err := sotCmd(dir, srv, args...).CombinedOutput(); err != nil {
 		t.Fatalf("again: %v\n%s", err, out)
