@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -77,5 +78,5 @@ func (c Case) Repo(ctx context.Context, dir string) error {
 	if err := git("add", "-A"); err != nil {
 		return err
 	}
-	return git("commit", "-q", "-m", c.Summary)
+	return git("commit", "-q", "--allow-empty", "-m", cmp.Or(c.Summary, "the change"))
 }

@@ -39,8 +39,9 @@ var allModes = []string{ModeSociety, ModeDebate, ModeSingle, ModeConsistency}
 type Options struct {
 	IO      *cmdutil.IOStreams
 	WorkDir string
-	// Cases is a directory of cases (default: the cases sot ships).
-	Cases string
+	// Cases is a directory of cases (default: the cases sot ships);
+	// Import a JSON Lines file of a public benchmark's cases instead.
+	Cases, Import string
 	// Only limits the cases to these ids.
 	Only []string
 	// Modes are the modes compared (default all).
@@ -104,7 +105,8 @@ Exit codes: 0 every review completed; 2 usage error; 3 some review failed or
 was partial (the report says which); 130 interrupted.`,
 		Example: `  sot eval review                          # the cases sot ships, every mode
   sot eval review --modes sot,single go-sql-concat py-sql-format
-  sot eval review --cases ./my-cases --name mine --json`,
+  sot eval review --cases ./my-cases --name mine --json
+  sot eval review --import benchmark.jsonl --name public --modes sot,single`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.WorkDir, o.Only = f.WorkDir(), args
 			cfg, _, err := f.Config()
@@ -117,6 +119,8 @@ was partial (the report says which); 130 interrupted.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.Cases, "cases", "", "a directory of cases (.txtar, see docs/eval.md; default: the cases sot ships)")
+	fl.StringVar(&o.Import, "import", "", "review the cases of a JSON Lines file (a diff and its issues a line, as public review benchmarks publish them) instead")
+	cmd.MarkFlagsMutuallyExclusive("cases", "import")
 	fl.StringSliceVar(&o.Modes, "modes", nil, "the modes to compare: sot, sot-debate, single, self-consistency (default all)")
 	fl.StringVar(&o.Name, "name", "default", "the evaluation's name: its directory is .sot/eval/NAME")
 	fl.IntVar(&o.MaxSamples, "max-samples", 9, "the most samples self-consistency takes of a case")
@@ -194,10 +198,18 @@ func Run(ctx context.Context, o *Options) error {
 func loadCases(o *Options) ([]eval.Case, error) {
 	var cases []eval.Case
 	var err error
-	if o.Cases == "" {
-		cases, err = eval.Builtin()
-	} else {
+	switch {
+	case o.Import != "":
+		f, ferr := os.Open(o.Import)
+		if ferr != nil {
+			return nil, cmdutil.UsageError("--import: %v", ferr)
+		}
+		defer f.Close()
+		cases, err = eval.ImportJSONL(o.Import, f)
+	case o.Cases != "":
 		cases, err = eval.Load(os.DirFS(o.Cases))
+	default:
+		cases, err = eval.Builtin()
 	}
 	if err != nil {
 		return nil, cmdutil.AsUsage(err)
