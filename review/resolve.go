@@ -131,12 +131,19 @@ type projectDecision struct {
 	history.Dismissal
 	Status string    `json:"status"`
 	At     time.Time `json:"at"`
+	// What sot stats counts: the item, the findings under it, who made
+	// them, and who decided.
+	Item        string   `json:"item"`
+	Severity    string   `json:"severity,omitempty"`
+	FindingIDs  []string `json:"finding_ids,omitempty"`
+	Specialists []string `json:"specialists,omitempty"`
+	By          string   `json:"by,omitempty"`
 }
 
-// recordForProject adds a decision about it to the project's record, when
-// it has a fingerprint (it points at lines of a file).
+// recordForProject adds a decision about it to the project's record
+// (with its fingerprint when it points at lines of a file).
 func (r *Run) recordForProject(it *synthesis.Item, rec Resolution) error {
-	if it.Fingerprint == "" || r.top == "" {
+	if r.top == "" {
 		return nil
 	}
 	d, err := safedir.Open(r.top, filepath.Join(r.top, filepath.Dir(projectResolutions)))
@@ -150,7 +157,8 @@ func (r *Run) recordForProject(it *synthesis.Item, rec Resolution) error {
 	}
 	defer f.Close()
 	line, _ := json.Marshal(projectDecision{Dismissal: history.Dismissal{Fingerprint: it.Fingerprint, File: it.Location.File, Anchor: it.Anchor,
-		Claim: it.Claim, Reason: rec.Reason, RunID: rec.RunID}, Status: rec.Status, At: rec.At})
+		Claim: it.Claim, Reason: rec.Reason, RunID: rec.RunID}, Status: rec.Status, At: rec.At,
+		Item: rec.Item, Severity: rec.Severity, FindingIDs: rec.FindingIDs, Specialists: rec.Specialists, By: rec.By})
 	if _, err := f.Write(append(line, '\n')); err != nil {
 		return err
 	}

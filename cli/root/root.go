@@ -27,6 +27,7 @@ import (
 	"github.com/sotlabs/sot/cli/reviewcmd"
 	"github.com/sotlabs/sot/cli/runs"
 	"github.com/sotlabs/sot/cli/sources"
+	"github.com/sotlabs/sot/cli/stats"
 	"github.com/sotlabs/sot/cli/trust"
 	"github.com/sotlabs/sot/cli/version"
 	"github.com/sotlabs/sot/cli/worker"
@@ -104,6 +105,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 		worker.NewCmd(f),
 		mcpcmd.NewCmd(f),
 		evalcmd.NewCmd(f),
+		stats.NewCmd(f),
 	)
 	return cmd
 }
