@@ -129,6 +129,9 @@ var policies = map[string]rule{
 	"review.tools":       {OffOnly, whyCalls},
 	"review.tool_rounds": {CountDown, whyCalls},
 	"review.tool_tokens": {CountDown, whySent},
+	// Whose findings were accepted is the user's history: a project may
+	// turn the weighing off, never on.
+	"review.learn_from_resolutions": {OffOnly, whyCalls},
 }
 
 // rule is a policy and the reason given when a value breaks it.

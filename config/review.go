@@ -15,6 +15,10 @@ type Review struct {
 	// ToolTokens bounds the tool results one specialist call is sent,
 	// estimated at four bytes a token.
 	ToolTokens int `yaml:"tool_tokens" json:"tool_tokens"`
+	// LearnFromResolutions weighs the specialists --specialists adaptive:N
+	// picks by how often their findings were accepted in this project
+	// (sot stats), once a specialist has enough decisions to tell.
+	LearnFromResolutions bool `yaml:"learn_from_resolutions" json:"learn_from_resolutions"`
 }
 
 // DefaultReview is the review configuration a run starts from.

@@ -115,7 +115,7 @@ func TestAdaptivePicksCustomPersonas(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := changeMaterial(t, tt.before, tt.after)
-			picked, rationale, trivial := adaptive(pool, tt.n, m, m.Analyze)
+			picked, rationale, trivial := adaptive(pool, tt.n, m, m.Analyze, nil)
 			if trivial {
 				t.Fatalf("judged trivial: %s", rationale)
 			}

@@ -473,7 +473,11 @@ func (p *Plan) roster(o *Options, def string) error {
 	p.ContextUsed = res.Context
 	specs := res.Specialists
 	if sel.Adaptive > 0 {
-		picked, rationale, trivial := adaptive(specs, sel.Adaptive, p.Material, p.signals)
+		var weigh func(string) (float64, string)
+		if o.Config != nil && o.Config.Review.LearnFromResolutions {
+			weigh = acceptanceWeights(p.top)
+		}
+		picked, rationale, trivial := adaptive(specs, sel.Adaptive, p.Material, p.signals, weigh)
 		if len(picked) == 0 {
 			if c.Interactive == persona.InteractiveTrue && o.Ask != nil {
 				if picked, rationale, err = askSelection(o.Ask, specs, rationale); err != nil {

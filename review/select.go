@@ -178,7 +178,10 @@ func domainInPaths(domain, files []string) (string, string) {
 // covers the whole roster then takes every specialist. When fewer than n
 // specialists are relevant, the rationale says so ("3 requested, 2
 // relevant"). signals returns the material's signals.
-func adaptive(pool []*persona.Persona, n int, m *material.Material, signals func() material.Signals) ([]*persona.Persona, string, bool) {
+//
+// weigh, when set, multiplies a relevant specialist's score for the
+// ranking (never for the minimum) and says why (see acceptanceWeights).
+func adaptive(pool []*persona.Persona, n int, m *material.Material, signals func() material.Signals, weigh func(id string) (float64, string)) ([]*persona.Persona, string, bool) {
 	if trivial, reason := m.IsTrivial(); trivial {
 		return nil, "the change is trivial: " + reason, true
 	}
@@ -195,6 +198,12 @@ func adaptive(pool []*persona.Persona, n int, m *material.Material, signals func
 	for _, p := range pool {
 		s, why := scoreSpecialist(p, sig, m.Paths())
 		if s >= minRelevance {
+			if weigh != nil {
+				if w, note := weigh(p.ID); note != "" {
+					s *= w
+					why = append(why, note)
+				}
+			}
 			cs = append(cs, cand{p, s, why})
 		}
 	}
@@ -729,4 +738,30 @@ func checkRunFiles(specs []*persona.Persona, lp lensPlan) error {
 		}
 	}
 	return nil
+}
+
+// minDecisions is how many accepted or dismissed findings a specialist
+// needs in the project before its acceptance weighs its pick.
+const minDecisions = 5
+
+// acceptanceWeights weighs a specialist by how often its findings were
+// accepted in the project at top (review.learn_from_resolutions): from
+// ×0.5 for none accepted to ×1.5 for all, once it has minDecisions
+// decisions; ×1 before.
+func acceptanceWeights(top string) func(string) (float64, string) {
+	st, err := ProjectStats(top)
+	rates := map[string]Acceptance{}
+	if err == nil {
+		for _, a := range st.Specialists {
+			rates[a.Name] = a
+		}
+	}
+	return func(id string) (float64, string) {
+		a, ok := rates[id]
+		if !ok || a.Accepted+a.Dismissed < minDecisions {
+			return 1, ""
+		}
+		w := 0.5 + a.Rate
+		return w, fmt.Sprintf("%.0f%% of its findings accepted here, weight ×%.2f", 100*a.Rate, w)
+	}
 }

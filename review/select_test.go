@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,7 +165,7 @@ func TestAdaptive(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := tt.material(t)
-			picked, rationale, trivial := adaptive(specs, tt.n, m, m.Analyze)
+			picked, rationale, trivial := adaptive(specs, tt.n, m, m.Analyze, nil)
 			if trivial != tt.trivial {
 				t.Fatalf("trivial = %v, want %v (%s)", trivial, tt.trivial, rationale)
 			}
@@ -198,6 +199,38 @@ func TestAdaptive(t *testing.T) {
 				t.Errorf("rationale %q speaks of a short pick", rationale)
 			}
 		})
+	}
+}
+
+// With review.learn_from_resolutions, a specialist whose findings this
+// project dismissed weighs less in the adaptive pick, and one whose
+// findings it accepted more, once each has enough decisions; the
+// rationale says so.
+func TestAdaptiveWeighsAcceptance(t *testing.T) {
+	_, specs := builtins(t)
+	m := changeMaterial(t, files{"calc.go": "package calc\n\nfunc double(x int) int { return x * 2 }\n"}, files{"calc.go": "package calc\n\nfunc double(x int) int { return x * 3 }\n"})
+	plain, _, _ := adaptive(specs, 1, m, m.Analyze, nil)
+	if len(plain) != 1 {
+		t.Fatalf("picked %v", ids(plain))
+	}
+	first := plain[0].ID
+	top := t.TempDir()
+	var lines []string
+	for i := range 6 {
+		lines = append(lines, fmt.Sprintf(`{"run_id":"r%d","item":"S1","status":"dismissed","reason":"noise","specialists":[%q],"finding_ids":["%s.1"],"at":"2026-11-0%dT10:00:00Z"}`, i, first, first, i+1))
+	}
+	os.MkdirAll(filepath.Join(top, ".sot"), 0o755)
+	os.WriteFile(filepath.Join(top, ".sot", "resolutions.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	weighed, rationale, _ := adaptive(specs, 1, m, m.Analyze, acceptanceWeights(top))
+	if len(weighed) != 1 || weighed[0].ID == first {
+		t.Errorf("with %s's findings dismissed six times, the pick is still %v: %s", first, ids(weighed), rationale)
+	}
+	w, note := acceptanceWeights(top)(first)
+	if w != 0.5 || !strings.Contains(note, "0% of its findings accepted here, weight ×0.50") {
+		t.Errorf("weight %v, %q", w, note)
+	}
+	if w, note := acceptanceWeights(top)("security"); w != 1 || note != "" {
+		t.Errorf("a specialist without decisions weighs %v (%q)", w, note)
 	}
 }
 
