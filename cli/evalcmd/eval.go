@@ -83,9 +83,13 @@ A finding finds a defect when it names the same file, lines within two of the
 defect's, and a compatible category. The report gives, for each mode and for
 each specialist, recall, precision, F1 and false findings per clean case, each
 with a 95% interval by bootstrap over the cases, and cost, cost per true
-finding and wall time. See docs/eval.md.`,
+finding and wall time.
+
+sot eval debate checks that the debate's diversity measures tell a real
+ensemble of observers (and a debate's real branch questions) from shuffled
+and duplicated ones. See docs/eval.md.`,
 	}
-	cmd.AddCommand(newReviewCmd(f))
+	cmd.AddCommand(newReviewCmd(f), newDebateCmd(f))
 	return cmd
 }
 
