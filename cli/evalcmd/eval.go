@@ -85,11 +85,13 @@ each specialist, recall, precision, F1 and false findings per clean case, each
 with a 95% interval by bootstrap over the cases, and cost, cost per true
 finding and wall time.
 
-sot eval debate checks that the debate's diversity measures tell a real
+sot eval ask asks questions whose answers a shipped corpus holds and counts
+unsupported citations and dropped sentences. sot eval debate checks that the
+debate's diversity measures tell a real
 ensemble of observers (and a debate's real branch questions) from shuffled
 and duplicated ones. See docs/eval.md.`,
 	}
-	cmd.AddCommand(newReviewCmd(f), newDebateCmd(f))
+	cmd.AddCommand(newReviewCmd(f), newAskCmd(f), newDebateCmd(f))
 	return cmd
 }
 
