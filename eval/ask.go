@@ -203,3 +203,46 @@ func SummarizeAsk(os []AskOutcome, seed uint64) AskFigures {
 	f.Unsupported, f.Dropped = interval(u, us), interval(d, ds)
 	return f
 }
+
+// AskReport is sot eval ask's report: each set's figures and answers.
+type AskReport struct {
+	Name    string                  `json:"name"`
+	Model   string                  `json:"model"`
+	Sets    map[string]AskFigures   `json:"sets"`
+	Answers map[string][]AskOutcome `json:"answers"`
+}
+
+// Markdown is the report as Markdown.
+func (r AskReport) Markdown() string {
+	var b strings.Builder
+	model := r.Model
+	if model == "" {
+		model = "the configuration's default"
+	}
+	fmt.Fprintf(&b, "# Evaluation of answers: %s\n\nModel: %s. Intervals are 95%%, by bootstrap over the questions.\n\n", r.Name, model)
+	b.WriteString("| set | questions | unsupported citations | dropped sentences | cost | failed |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, name := range sortedKeys(r.Sets) {
+		f := r.Sets[name]
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | $%.4f | %d |\n", name, f.Questions, pct(f.Unsupported), pct(f.Dropped), f.CostUSD, f.Failed)
+	}
+	for _, name := range sortedKeys(r.Answers) {
+		fmt.Fprintf(&b, "\n## %s\n\n| question | sentences | dropped | citations | unsupported |\n| --- | --- | --- | --- | --- |\n", name)
+		for _, o := range r.Answers[name] {
+			if o.Error != "" {
+				fmt.Fprintf(&b, "| %s | failed: %s | | | |\n", o.Question, o.Error)
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |\n", o.Question, o.Sentences, o.Dropped, o.Citations, o.Unsupported)
+		}
+	}
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -157,7 +156,7 @@ func (c *Case) check() error {
 	if c.Diff == "" && len(c.After) == 0 && len(c.Deleted) == 0 {
 		return fail("the change changes nothing: list the files it adds or modifies under after/")
 	}
-	for _, p := range append(append(keys(c.Before), keys(c.After)...), c.Deleted...) {
+	for _, p := range append(append(sortedKeys(c.Before), sortedKeys(c.After)...), c.Deleted...) {
 		if !fs.ValidPath(p) || strings.HasPrefix(p, ".git/") || p == ".git" {
 			return fail("%q is not a plain relative path", p)
 		}
@@ -187,13 +186,4 @@ func (c *Case) check() error {
 		}
 	}
 	return nil
-}
-
-func keys(m map[string][]byte) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

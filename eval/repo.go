@@ -41,7 +41,7 @@ func (c Case) Repo(ctx context.Context, dir string) error {
 		return nil
 	}
 	write := func(files map[string][]byte) error {
-		for _, p := range keys(files) {
+		for _, p := range sortedKeys(files) {
 			full := filepath.Join(dir, filepath.FromSlash(p))
 			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -51,22 +52,13 @@ func ReadReview(data []byte) (Review, error) {
 	for _, it := range doc.Items {
 		f := Finding{File: it.Location.File, Start: it.Location.Start, End: it.Location.End, Category: it.Category, Claim: it.Claim}
 		for _, s := range it.Sources {
-			if s.Specialist != "" && !contains(f.Sources, s.Specialist) {
+			if s.Specialist != "" && !slices.Contains(f.Sources, s.Specialist) {
 				f.Sources = append(f.Sources, s.Specialist)
 			}
 		}
 		r.Findings = append(r.Findings, f)
 	}
 	return r, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // Score matches a review of a case and says what it came to.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
-	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/review/history"
 	"github.com/sotlabs/sot/review/synthesis"
@@ -78,20 +77,11 @@ func priorReviews(top string) []priorReview {
 func findSince(ctx context.Context, top, dir, spec, head string) (*since, error) {
 	reviews := priorReviews(top)
 	load := func(p priorReview) (*since, error) {
-		d, err := safedir.Open(top, p.dir)
+		r, err := LoadRun(p.dir)
 		if err != nil {
 			return nil, err
 		}
-		defer d.Close()
-		b, err := d.ReadFile(resultFile)
-		if err != nil {
-			return nil, err
-		}
-		var res synthesis.Result
-		if err := json.Unmarshal(b, &res); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(p.dir, resultFile), err)
-		}
-		return &since{Commit: p.head, RunID: p.st.RunID, Dir: p.dir, Items: res.Items, Observations: res.Observations}, nil
+		return &since{Commit: p.head, RunID: p.st.RunID, Dir: p.dir, Items: r.Result.Items, Observations: r.Result.Observations}, nil
 	}
 	switch {
 	case spec == SinceAuto:

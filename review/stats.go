@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -125,7 +126,7 @@ func ProjectStats(top string) (Stats, error) {
 				dismissed[r.Claim] = d
 			}
 			d.Times++
-			if r.Reason != "" && !contains(d.Reasons, r.Reason) {
+			if r.Reason != "" && !slices.Contains(d.Reasons, r.Reason) {
 				d.Reasons = append(d.Reasons, r.Reason)
 			}
 		}
@@ -157,20 +158,11 @@ func lensesOf(ids []string) []string {
 		if len(parts) >= 3 {
 			l = parts[len(parts)-2]
 		}
-		if !contains(out, l) {
+		if !slices.Contains(out, l) {
 			out = append(out, l)
 		}
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // sorted lists the counts by name (months, in time order) or by how many

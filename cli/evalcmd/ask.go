@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,14 +59,6 @@ sot ask of its own, journaled there, so the same command resumes.`,
 	return cmd
 }
 
-// askReport is sot eval ask's report.
-type askReport struct {
-	Name    string                       `json:"name"`
-	Model   string                       `json:"model"`
-	Sets    map[string]eval.AskFigures   `json:"sets"`
-	Answers map[string][]eval.AskOutcome `json:"answers"`
-}
-
 // RunAsk asks every question of every shipped set and scores the answers.
 func RunAsk(ctx context.Context, o *AskOptions) error {
 	top, ok := project.Top(o.WorkDir)
@@ -87,7 +78,7 @@ func RunAsk(ctx context.Context, o *AskOptions) error {
 		}
 	}
 	dir := filepath.Join(top, ".sot", "eval", o.Name, "ask")
-	rep := askReport{Name: o.Name, Model: o.Model, Sets: map[string]eval.AskFigures{}, Answers: map[string][]eval.AskOutcome{}}
+	rep := eval.AskReport{Name: o.Name, Model: o.Model, Sets: map[string]eval.AskFigures{}, Answers: map[string][]eval.AskOutcome{}}
 	failed := 0
 	for _, set := range sets {
 		notes := filepath.Join(dir, set.Name, "notes")
@@ -139,7 +130,7 @@ func RunAsk(ctx context.Context, o *AskOptions) error {
 	if err != nil {
 		return err
 	}
-	md := askMarkdown(rep)
+	md := rep.Markdown()
 	d, err := safedir.Open(top, dir)
 	if err != nil {
 		return err
@@ -160,41 +151,4 @@ func RunAsk(ctx context.Context, o *AskOptions) error {
 		return &cmdutil.ExitError{Code: cmdutil.ExitPartial, Err: fmt.Errorf("%d question(s) got no answer; ASK-EVAL.md lists them", failed)}
 	}
 	return nil
-}
-
-func askMarkdown(r askReport) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Evaluation of answers: %s\n\nModel: %s. Intervals are 95%%, by bootstrap over the questions.\n\n", r.Name, orDefault(r.Model))
-	b.WriteString("| set | questions | unsupported citations | dropped sentences | cost | failed |\n| --- | --- | --- | --- | --- | --- |\n")
-	for name, f := range r.Sets {
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | $%.4f | %d |\n", name, f.Questions, rate(f.Unsupported), rate(f.Dropped), f.CostUSD, f.Failed)
-	}
-	for name, os := range r.Answers {
-		fmt.Fprintf(&b, "\n## %s\n\n| question | sentences | dropped | citations | unsupported |\n| --- | --- | --- | --- | --- |\n", name)
-		for _, o := range os {
-			if o.Error != "" {
-				fmt.Fprintf(&b, "| %s | failed: %s | | | |\n", o.Question, o.Error)
-				continue
-			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |\n", o.Question, o.Sentences, o.Dropped, o.Citations, o.Unsupported)
-		}
-	}
-	return b.String()
-}
-
-func rate(iv eval.Interval) string {
-	if math.IsNaN(iv.Value) {
-		return "n/a"
-	}
-	if math.IsNaN(iv.Low) {
-		return fmt.Sprintf("%.0f%%", 100*iv.Value)
-	}
-	return fmt.Sprintf("%.0f%% [%.0f–%.0f]", 100*iv.Value, 100*iv.Low, 100*iv.High)
-}
-
-func orDefault(m string) string {
-	if m == "" {
-		return "the configuration's default"
-	}
-	return m
 }

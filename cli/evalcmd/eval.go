@@ -191,7 +191,7 @@ func Run(ctx context.Context, o *Options) error {
 	if o.JSON {
 		o.IO.Out.Write(js)
 	} else {
-		summary(o.IO.Out, rep)
+		summary(o.IO.Out, md)
 		fmt.Fprintf(o.IO.Out, "sot: wrote %s (and eval.json, eval.html)\n", filepath.Join(dir, "EVAL.md"))
 	}
 	if incomplete > 0 {
@@ -237,9 +237,8 @@ func loadCases(o *Options) ([]eval.Case, error) {
 	return cases, nil
 }
 
-// summary prints the modes' figures.
-func summary(w io.Writer, rep *eval.Report) {
-	md := rep.Markdown()
+// summary prints the modes' section of the report's Markdown.
+func summary(w io.Writer, md string) {
 	start := strings.Index(md, "## Modes")
 	end := strings.Index(md[start+1:], "\n## ")
 	if end < 0 {
@@ -248,7 +247,7 @@ func summary(w io.Writer, rep *eval.Report) {
 	fmt.Fprintln(w, strings.TrimSpace(md[start:start+1+end]))
 }
 
-// errExit is a review command's exit.
+// exitCode is a finished command's exit code (-1 when it could not run).
 func exitCode(err error) int {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

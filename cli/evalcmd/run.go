@@ -94,8 +94,8 @@ func (r *runner) run(ctx context.Context, cases []eval.Case) (*eval.Report, int,
 				return nil, 0, err
 			}
 		}
-		var society review
-		haveSociety := false
+		var society, single review
+		haveSociety, haveSingle := false, false
 		for _, mode := range r.o.Modes {
 			switch mode {
 			case ModeSociety:
@@ -105,10 +105,13 @@ func (r *runner) run(ctx context.Context, cases []eval.Case) (*eval.Report, int,
 				rv := r.review(ctx, repo, c, mode, []string{"--interaction-mode", "debate"})
 				record(c, ModeDebate, "the society arguing in rounds", rv, true)
 			case ModeSingle:
-				rv := r.review(ctx, repo, c, mode, []string{"--mode", "single-model"})
-				record(c, ModeSingle, "one model, one generic review prompt", rv, false)
+				single, haveSingle = r.review(ctx, repo, c, mode, []string{"--mode", "single-model"}), true
+				record(c, ModeSingle, "one model, one generic review prompt", single, false)
 			case ModeConsistency:
-				single := r.review(ctx, repo, c, ModeSingle, []string{"--mode", "single-model"})
+				// Its first sample is the single mode's review.
+				if !haveSingle {
+					single, haveSingle = r.review(ctx, repo, c, ModeSingle, []string{"--mode", "single-model"}), true
+				}
 				k := 1
 				if haveSociety && single.r.CostUSD > 0 {
 					k = int(math.Max(1, math.Floor(society.r.CostUSD/single.r.CostUSD)))
