@@ -52,12 +52,20 @@ type Config struct {
 const (
 	ExecutorLocal    = "local"
 	ExecutorTemporal = "temporal"
+	DriveWorker      = "worker"
+	DriveClient      = "client"
 )
 
 // Executor says where runs make their model calls (see docs/scale-out.md).
 type Executor struct {
 	// Kind is "local" (the default: this process) or "temporal".
 	Kind string `yaml:"kind" json:"kind,omitempty"`
+	// Drive says where a run's protocol runs under the temporal executor:
+	// "worker" (the default) drives the whole run on a worker, so that it
+	// outlives the machine that started it, from a copy of the project
+	// sent through the blob store; "client" runs the protocol in the
+	// starting command, and only the model calls, masked, go to workers.
+	Drive string `yaml:"drive" json:"drive,omitempty"`
 	// Address is the Temporal frontend, host:port (default
 	// 127.0.0.1:7233, a dev server).
 	Address string `yaml:"address" json:"address,omitempty"`
@@ -379,6 +387,11 @@ func (c *Config) Validate(src Sources) error {
 	case "", ExecutorLocal, ExecutorTemporal:
 	default:
 		return bad("executor.kind", "%q: use local (this process) or temporal (sot worker processes)", c.Executor.Kind)
+	}
+	switch c.Executor.Drive {
+	case "", DriveWorker, DriveClient:
+	default:
+		return bad("executor.drive", "%q: use worker (the run goes on without the machine that started it) or client (the protocol runs in the starting command)", c.Executor.Drive)
 	}
 	if c.Executor.MaxInFlight < 0 || c.Executor.MaxInFlight > 2000 {
 		return bad("executor.max_in_flight", "must be 0 (the default, 10) to 2000, not %d", c.Executor.MaxInFlight)

@@ -45,6 +45,7 @@ var shapeSamples = map[string]any{
 // userOnlySamples are values only the user may set.
 var userOnlySamples = map[string]any{
 	"executor.kind":            "temporal",
+	"executor.drive":           "client",
 	"executor.address":         "temporal.evil.example:7233",
 	"executor.namespace":       "theirs",
 	"executor.task_queue":      "their-workers",

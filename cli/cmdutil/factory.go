@@ -29,6 +29,9 @@ type Factory struct {
 	// never as log lines.
 	Logger  *slog.Logger
 	Verbose bool
+	// Args are the process's arguments after the program's name, as
+	// given: a run driven on a worker runs the same command there.
+	Args []string
 
 	once sync.Once
 	cfg  *config.Config

@@ -2,6 +2,9 @@ package cmdutil
 
 import (
 	"context"
+
+	"go.temporal.io/sdk/client"
+
 	"fmt"
 	"slices"
 	"time"
@@ -43,9 +46,9 @@ func (f *Factory) NewStack(cfg *config.Config, so StackOptions) func(journal str
 	}
 }
 
-// remote returns a provider that sends calls to Temporal workers, over
-// the factory's one connection.
-func (f *Factory) remote(cfg *config.Config) (*temporal.Remote, error) {
+// connect returns the factory's one connection to Temporal and its blob
+// store, made on first use.
+func (f *Factory) connect(cfg *config.Config) (client.Client, temporal.Blobs, error) {
 	f.temporalOnce.Do(func() {
 		e := temporal.Settings(cfg.Executor)
 		c, err := temporal.Dial(e, f.Getenv, f.Logger)
@@ -61,12 +64,19 @@ func (f *Factory) remote(cfg *config.Config) (*temporal.Remote, error) {
 		}
 		f.temporal, f.blobs = c, blobs
 	})
-	if f.temporalErr != nil {
-		return nil, f.temporalErr
+	return f.temporal, f.blobs, f.temporalErr
+}
+
+// remote returns a provider that sends calls to Temporal workers, over
+// the factory's one connection.
+func (f *Factory) remote(cfg *config.Config) (*temporal.Remote, error) {
+	if _, _, err := f.connect(cfg); err != nil {
+		return nil, err
 	}
 	e := temporal.Settings(cfg.Executor)
 	r := temporal.NewRemote(f.temporal, f.blobs, e.TaskQueue, temporal.RunInput{MaxCalls: cfg.Budget.MaxCalls, MaxTokens: cfg.Budget.MaxTokens,
 		MaxCost: cfg.Budget.MaxCost, Prices: llm.DefaultPrices().Merge(cfg.Prices), Heartbeat: time.Duration(e.Heartbeat)}, e.MaxInFlight)
+	r.Pin = f.Getenv(temporal.EnvDriveWorkflow)
 	r.OnStart = func(id string) {
 		f.Note(fmt.Sprintf("calls run on Temporal: workflow %s, task queue %s at %s (Ctrl-C detaches; the same command joins it again)", id, e.TaskQueue, e.Address))
 	}

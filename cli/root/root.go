@@ -107,7 +107,28 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 		evalcmd.NewCmd(f),
 		stats.NewCmd(f),
 	)
+	for _, c := range cmd.Commands() {
+		if c.Name() == "review" || c.Name() == "ask" || c.Name() == "debate" {
+			drivable(f, c)
+		}
+	}
 	return cmd
+}
+
+// drivable makes a scenario's command run on a Temporal worker when the
+// user's configuration says so (see cmdutil.Factory.Drive).
+func drivable(f *cmdutil.Factory, c *cobra.Command) {
+	local := c.RunE
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		drive, err := f.Drives(cmd)
+		if err != nil {
+			return err
+		}
+		if !drive {
+			return local(cmd, args)
+		}
+		return cmdutil.RunDriven(cmd.Context(), f, c.Name())
+	}
 }
 
 // apply passes the global flags that were given to the configuration loader.
@@ -142,6 +163,7 @@ func (g *globalFlags) apply(cmd *cobra.Command, f *cmdutil.Factory) error {
 
 // Main runs sot with args and returns the process exit code.
 func Main(f *cmdutil.Factory, args []string) int {
+	f.Args = args
 	cmd := NewCmd(f)
 	cmd.SetArgs(args)
 	cmd.SetIn(f.IO.In)

@@ -197,11 +197,15 @@ func Workflows(ctx context.Context, o *Options) error {
 	fmt.Fprintln(tw, "WORKFLOW\tSTARTED\tSTATE\tCALLS\tIN FLIGHT\tFAILED\tTOKENS\tCOST")
 	for _, w := range list {
 		calls, flight, failed, tokens, cost := "-", "-", "-", "-", "-"
-		if w.Queried {
+		state := w.Status
+		if w.Drives {
+			// The run's calls are counted by its call workflow, listed too.
+			state += ", drives a run"
+		} else if w.Queried {
 			calls, flight, failed, tokens = fmt.Sprint(w.Run.Calls), fmt.Sprint(w.Run.InFlight), fmt.Sprint(w.Run.Failed), fmt.Sprint(w.Run.Usage.Total())
 			cost = fmt.Sprintf("$%.4f", w.Run.CostUSD)
 		}
-		cmdutil.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", w.ID, w.Started.Local().Format("2006-01-02 15:04"), w.Status, calls, flight, failed, tokens, cost)
+		cmdutil.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", w.ID, w.Started.Local().Format("2006-01-02 15:04"), state, calls, flight, failed, tokens, cost)
 	}
 	return tw.Flush()
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/engine/temporal"
 	"github.com/sotlabs/sot/llm/stack"
 )
@@ -63,6 +65,27 @@ another worker.`,
 	fl.StringVar(&o.Queue, "task-queue", "", "the task queue to take work from (default: executor.task_queue, or sot)")
 	fl.StringVar(&o.Identity, "identity", "", "this worker's name in Temporal and in the runs' records (default: host and process id)")
 	return cmd
+}
+
+// driver runs the commands of the runs this worker drives: this sot
+// program, in copies of their projects in the user cache directory, with
+// this worker's environment and keys.
+func driver(blobs temporal.Blobs, identity string) (*temporal.Driver, error) {
+	program, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the sot program to drive runs with: %w", err)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return nil, fmt.Errorf("no user cache directory to copy the projects of driven runs into: %w", err)
+	}
+	key := run.Key()
+	return &temporal.Driver{
+		Blobs: blobs, Program: program, Work: filepath.Join(cache, "sot", "drive"), Env: os.Environ(), Identity: identity,
+		Sign:   func(data []byte) ([]byte, bool) { return run.Resign(data, key) },
+		Signed: func(data []byte) bool { return run.Authentic(data, key) },
+		Skip:   func(dir string) bool { return dir == ".sot/mcp" || dir == ".git" },
+	}, nil
 }
 
 // Run runs the worker until ctx is done.
@@ -114,6 +137,12 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	w := temporal.NewWorker(c, e.TaskQueue, &temporal.Activities{Provider: st, Blobs: blobs, Identity: o.Identity},
 		sdkworker.Options{Identity: o.Identity, MaxConcurrentActivityExecutionSize: conc})
+	d, err := driver(blobs, o.Identity)
+	if err != nil {
+		return err
+	}
+	d.Log = func(s string) { fmt.Fprintf(f.IO.ErrOut, "sot worker %s: %s\n", o.Identity, s) }
+	temporal.RegisterDriver(w, d)
 	fmt.Fprintf(f.IO.ErrOut, "sot worker %s: taking work from task queue %s at %s (namespace %s); Ctrl-C stops it\n", o.Identity, e.TaskQueue, e.Address, e.Namespace)
 	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer cancel()

@@ -19,12 +19,15 @@ type Workflow struct {
 	// query, when a worker answers it (Queried).
 	Queried bool   `json:"queried"`
 	Run     Status `json:"run"`
+	// Drives is set for the workflow that drives a whole run on a worker
+	// (DriveWorkflow); the others hold a run's calls (RunWorkflow).
+	Drives bool `json:"drives,omitempty"`
 }
 
 // List returns sot's workflows in the namespace c is connected to, newest
 // first: those still running, and with all also those that ended.
 func List(ctx context.Context, c client.Client, all bool) ([]Workflow, error) {
-	q := fmt.Sprintf("WorkflowType = '%s'", WorkflowName)
+	q := fmt.Sprintf("(WorkflowType = '%s' OR WorkflowType = '%s')", WorkflowName, DriveWorkflowName)
 	if !all {
 		q += " AND ExecutionStatus = 'Running'"
 	}
@@ -36,7 +39,8 @@ func List(ctx context.Context, c client.Client, all bool) ([]Workflow, error) {
 			return nil, fmt.Errorf("list sot's workflows: %w", err)
 		}
 		for _, e := range resp.GetExecutions() {
-			w := Workflow{ID: e.GetExecution().GetWorkflowId(), Status: statusWord(e.GetStatus()), Started: e.GetStartTime().AsTime()}
+			w := Workflow{ID: e.GetExecution().GetWorkflowId(), Status: statusWord(e.GetStatus()), Started: e.GetStartTime().AsTime(),
+				Drives: e.GetType().GetName() == DriveWorkflowName}
 			if w.Status == "running" {
 				qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 				if v, err := c.QueryWorkflow(qctx, w.ID, "", QueryStatus); err == nil && v.Get(&w.Run) == nil {

@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -43,6 +44,11 @@ type Remote struct {
 	// OnStart, when set, is told the workflow id when the run's workflow
 	// is first started or joined.
 	OnStart func(workflowID string)
+	// Pin, when set, names the runs of this process after it rather than
+	// after where and when they began: a command a worker drives (Pin is
+	// the driving workflow's id) and another worker runs again in another
+	// copy of the project joins the same call workflow.
+	Pin string
 }
 
 // DefaultMaxInFlight is the Temporal server's default limit of Updates in
@@ -73,6 +79,15 @@ const WorkflowPrefix = "sot-"
 func (r *Remote) Attach(run string, recorded func(key string) int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.Pin != "" {
+		// "a review r1a2b 0a1b2c3d": the last word, the hash of the run's
+		// directory and start, becomes the hash of the driving workflow.
+		if i := strings.LastIndexByte(run, ' '); i > 0 {
+			run = run[:i]
+		}
+		sum := sha256.Sum256([]byte(r.Pin))
+		run = fmt.Sprintf("%s %x", run, sum[:4])
+	}
 	r.input.Run = run
 	r.recorded, r.sent = recorded, map[string]int{}
 	r.workflowID = WorkflowPrefix + strings.Map(func(c rune) rune {

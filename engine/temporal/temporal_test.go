@@ -165,9 +165,9 @@ func TestRemoteBudgetAndErrors(t *testing.T) {
 var update = flag.Bool("update", false, "write testdata/run-history.json from a run on a dev server")
 
 // TestReplayCommittedHistory replays the histories of runs recorded by
-// earlier versions of the workflow (testdata/*.json, see recordHistory):
+// earlier versions of the workflows (testdata/*.json, see recordHistory):
 // one with calls answered, failed by the model and refused by the budget;
-// one that continued as new. A change to RunWorkflow that would break the
+// one that continued as new; a run driven on a worker. A change to RunWorkflow that would break the
 // runs already under way fails here.
 func TestReplayCommittedHistory(t *testing.T) {
 	// -update records the histories of this version beside the earlier
@@ -175,14 +175,16 @@ func TestReplayCommittedHistory(t *testing.T) {
 	if *update {
 		recordHistory(t, "run-history-v2.json", nil)
 		recordHistory(t, "run-history-v2-continued.json", []string{"limit.historyCount.suggestContinueAsNew=30"})
+		recordDriveHistory(t, "drive-history.json")
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
-	if len(files) < 3 {
-		t.Fatalf("%d committed histories, want 3", len(files))
+	if len(files) < 4 {
+		t.Fatalf("%d committed histories, want 4", len(files))
 	}
 	for _, f := range files {
 		r := worker.NewWorkflowReplayer()
 		r.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: WorkflowName})
+		r.RegisterWorkflowWithOptions(DriveWorkflow, workflow.RegisterOptions{Name: DriveWorkflowName})
 		if err := r.ReplayWorkflowHistoryFromJSONFile(nil, f); err != nil {
 			t.Errorf("%s no longer replays: %v", f, err)
 		}

@@ -22,6 +22,13 @@ func Register(r worker.Registry, acts *Activities) {
 	r.RegisterActivityWithOptions(acts.Call, activityOptions())
 }
 
+// RegisterDriver registers the workflow and activity that drive a whole
+// run on a worker (DriveWorkflow), with d running its commands.
+func RegisterDriver(r worker.Registry, d *Driver) {
+	r.RegisterWorkflowWithOptions(DriveWorkflow, workflow.RegisterOptions{Name: DriveWorkflowName})
+	r.RegisterActivityWithOptions(d.Drive, activity.RegisterOptions{Name: ActivityDrive})
+}
+
 // activityOptions register the call activity under the name the workflow
 // schedules.
 func activityOptions() activity.RegisterOptions { return activity.RegisterOptions{Name: ActivityCall} }

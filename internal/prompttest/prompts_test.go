@@ -27,6 +27,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -599,7 +600,10 @@ func (f filler) fill(name string, s map[string]any) any {
 	case "object":
 		props, _ := s["properties"].(map[string]any)
 		obj := map[string]any{}
-		for k, sub := range props {
+		// In the order of their names: a pick that counts (a theme's tag)
+		// must give the same answer every run.
+		for _, k := range slices.Sorted(maps.Keys(props)) {
+			sub := props[k]
 			if m, ok := sub.(map[string]any); ok {
 				obj[k] = f.fill(k, m)
 			}

@@ -1,0 +1,318 @@
+package cmdutil
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	sdktemporal "go.temporal.io/sdk/temporal"
+
+	"github.com/sotlabs/sot/blob"
+	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/engine/temporal"
+	"github.com/sotlabs/sot/internal/project"
+	"github.com/sotlabs/sot/internal/safedir"
+	"github.com/sotlabs/sot/material"
+)
+
+// MaxProject bounds the project a run driven on a worker sends to the
+// blob store.
+const MaxProject = 4 << 30
+
+// Drives says whether cmd, a scenario's command, is to be driven on a
+// Temporal worker: the temporal executor with executor.drive worker (the
+// default), a command that calls models (not a dry run), and not already
+// the command a worker drives.
+func (f *Factory) Drives(cmd *cobra.Command) (bool, error) {
+	if f.Getenv(temporal.EnvDriveWorkflow) != "" {
+		return false, nil
+	}
+	cfg, _, err := f.Config()
+	if err != nil {
+		return false, err
+	}
+	if cfg.Executor.Kind != config.ExecutorTemporal || cfg.Executor.Drive == config.DriveClient {
+		return false, nil
+	}
+	for _, name := range []string{"dry-run", "estimate", "help"} {
+		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// Drive runs the scenario command (review, ask, debate) on a Temporal
+// worker, which drives the whole run: the project's files go to the blob
+// store, a workflow runs the same command on a worker in a copy of them,
+// and this process follows it, printing what the command prints, and
+// writes back into the project what it wrote. The run goes on without
+// this process: Ctrl-C detaches, and the same command, run again, follows
+// it again (its workflow id is made of the project and the arguments).
+func (f *Factory) Drive(ctx context.Context, command string) error {
+	cfg, _, err := f.Config()
+	if err != nil {
+		return err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	top, ok := project.Top(wd)
+	if !ok {
+		top = wd
+	}
+	dir, _ := project.Within(top, wd)
+	args, named, err := driveArgs(f.Args, command, top, wd)
+	if err != nil {
+		return AsUsage(err)
+	}
+	for _, b := range []struct {
+		flag string
+		v    string
+		set  bool
+	}{
+		{"--max-calls", strconv.Itoa(cfg.Budget.MaxCalls), cfg.Budget.MaxCalls > 0},
+		{"--max-tokens", strconv.Itoa(cfg.Budget.MaxTokens), cfg.Budget.MaxTokens > 0},
+		{"--max-cost", strconv.FormatFloat(cfg.Budget.MaxCost, 'f', -1, 64), cfg.Budget.MaxCost > 0},
+	} {
+		// The budget of the user's configuration goes with the run: the
+		// worker's own configuration must not decide what is spent.
+		if b.set {
+			args = append([]string{b.flag + "=" + b.v}, args...)
+		}
+	}
+	c, blobs, err := f.connect(cfg)
+	if err != nil {
+		return err
+	}
+	e := temporal.Settings(cfg.Executor)
+	skip := skipDirs(top, e.Blobs)
+	files, err := material.ProjectFiles(ctx, top, named, skip)
+	if err != nil {
+		return fmt.Errorf("list the project's files: %w", err)
+	}
+	key := run.Key()
+	ref, tree, err := blob.PutTree(ctx, blobs, top, files, MaxProject, func(p string, data []byte) bool {
+		return path.Base(p) == run.StateFile && run.Authentic(data, key)
+	})
+	if err != nil {
+		if errors.Is(err, blob.ErrTreeTooLarge) {
+			return AsUsage(fmt.Errorf("%w; run it with executor.drive: client (the protocol runs here, only the calls go to workers)", err))
+		}
+		return fmt.Errorf("send the project to the blob store: %w", err)
+	}
+	sum := sha256.Sum256([]byte(string(ref) + "\x00" + filepath.ToSlash(dir) + "\x00" + command + "\x00" + strings.Join(args, "\x00")))
+	id := fmt.Sprintf("%s%s-%s-%x", temporal.WorkflowPrefix, "drive", command, sum[:8])
+	in := temporal.DriveInput{Command: command, Args: args, Dir: filepath.ToSlash(dir), Project: ref, Heartbeat: time.Duration(e.Heartbeat)}
+	wr, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: id, TaskQueue: e.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
+	}, temporal.DriveWorkflowName, in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	switch {
+	case errors.As(err, &started):
+		// The same command on the same project finished before, and what
+		// it wrote never came back: fetch it now.
+		wr = c.GetWorkflow(ctx, id, "")
+	case err != nil:
+		return fmt.Errorf("start the run's workflow on Temporal at %s: %w", e.Address, err)
+	}
+	f.Note(fmt.Sprintf("the run goes on on Temporal: workflow %s, task queue %s at %s (Ctrl-C detaches and leaves it running; the same command follows it again; sot runs --cancel %s stops it)", id, e.TaskQueue, e.Address, id))
+
+	type result struct {
+		out temporal.DriveOutput
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		var out temporal.DriveOutput
+		err := wr.Get(context.WithoutCancel(ctx), &out)
+		got <- result{out, err}
+	}()
+	fl := &follower{}
+	tick := time.NewTicker(300 * time.Millisecond)
+	defer tick.Stop()
+	var res result
+follow:
+	for {
+		select {
+		case res = <-got:
+			break follow
+		case <-ctx.Done():
+			Note(f.IO.ErrOut, fmt.Sprintf("detached: run %s goes on on the workers; the same command follows it again and writes its outputs here; sot runs --cancel %s stops it", id, id))
+			return &ExitError{Code: ExitInterrupted}
+		case <-tick.C:
+			f.followLines(ctx, c, id, fl)
+		}
+	}
+	out := res.out
+	var cancelled *sdktemporal.CanceledError
+	if errors.As(res.err, &cancelled) {
+		f.Note(fmt.Sprintf("the run's workflow %s was cancelled: the command stopped as Ctrl-C stops it, and what it had done is written here", id))
+	}
+	if res.err != nil {
+		// A cancelled run's command was interrupted as Ctrl-C interrupts
+		// it, and what it wrote was kept: take it from there.
+		kept, err := blobs.Kept(ctx, temporal.DriveKept(id))
+		if err != nil || temporal.DecodeDrive(kept, &out) != nil {
+			return fmt.Errorf("the run's workflow %s: %w", id, res.err)
+		}
+	}
+	if errb, err := blobs.Get(ctx, out.Stderr); err == nil {
+		for i, l := range temporal.Lines(errb) {
+			if i+1 > fl.printed {
+				fmt.Fprintln(f.IO.ErrOut, l)
+			}
+		}
+	}
+	if err := f.writeBack(ctx, blobs, top, tree, out.Files, key); err != nil {
+		return err
+	}
+	if outb, err := blobs.Get(ctx, out.Stdout); err == nil {
+		_, _ = f.IO.Out.Write(outb)
+	}
+	if out.Exit != 0 {
+		return &ExitError{Code: out.Exit}
+	}
+	return nil
+}
+
+// follower is where following a driven command's output has got to.
+type follower struct {
+	worker  string // the worker whose command it follows
+	printed int    // the lines of its standard error printed
+}
+
+// followLines prints the lines of the driven command's standard error
+// that a worker's last heartbeat holds and that were not printed yet. A
+// worker that takes the run over runs the command again from its start:
+// its lines are numbered from 1 again.
+func (f *Factory) followLines(ctx context.Context, c client.Client, id string, fl *follower) {
+	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	d, err := c.DescribeWorkflowExecution(qctx, id, "")
+	if err != nil {
+		return
+	}
+	for _, a := range d.GetPendingActivities() {
+		var p temporal.DriveProgress
+		if a.GetHeartbeatDetails() == nil || converter.GetDefaultDataConverter().FromPayloads(a.GetHeartbeatDetails(), &p) != nil {
+			continue
+		}
+		if p.Worker != fl.worker {
+			if fl.worker != "" {
+				f.Note(fmt.Sprintf("worker %s took the run over from %s; the calls %s had made are not made again", p.Worker, fl.worker, fl.worker))
+			}
+			fl.worker, fl.printed = p.Worker, 0
+		}
+		first := p.Next - len(p.Lines)
+		for i, l := range p.Lines {
+			if n := first + i; n > fl.printed {
+				fmt.Fprintln(f.IO.ErrOut, l)
+				fl.printed = n
+			}
+		}
+	}
+}
+
+// writeBack writes into the project what the driven command wrote: its
+// outputs, and whatever changed under .sot. A file the project held
+// outside .sot is never overwritten, every file is written without
+// following a link, and a run record the worker vouched for is signed
+// with this user's key.
+func (f *Factory) writeBack(ctx context.Context, blobs temporal.Blobs, top string, sent *blob.Tree, files []blob.Entry, key []byte) error {
+	had := map[string]bool{}
+	for _, e := range sent.Files {
+		had[e.Path] = true
+	}
+	dirs := map[string]*safedir.Dir{}
+	defer func() {
+		for _, d := range dirs {
+			d.Close()
+		}
+	}()
+	skipped := 0
+	for _, e := range files {
+		if had[e.Path] && !strings.HasPrefix(e.Path, ".sot/") {
+			skipped++
+			continue
+		}
+		data, err := blobs.Get(ctx, e.Ref)
+		if err != nil {
+			return fmt.Errorf("fetch %s: %w", e.Path, err)
+		}
+		if path.Base(e.Path) == run.StateFile {
+			if !e.Trusted {
+				continue
+			}
+			if data, _ = run.Resign(data, key); data == nil {
+				continue
+			}
+		}
+		dir := filepath.Join(top, filepath.FromSlash(path.Dir(e.Path)))
+		d, ok := dirs[dir]
+		if !ok {
+			if d, err = safedir.Open(top, dir); err != nil {
+				return err
+			}
+			dirs[dir] = d
+		}
+		if err := d.WriteFile(path.Base(e.Path), data, 0o644); err != nil {
+			return err
+		}
+	}
+	if skipped > 0 {
+		f.Note(fmt.Sprintf("%d files of the project that the run changed on the worker were left as they are here", skipped))
+	}
+	return nil
+}
+
+// skipDirs leaves out of the project sent to a worker what no run reads:
+// the MCP server's job records, and the user's cache and configuration
+// and the blob store when they lie inside the project.
+func skipDirs(top, blobs string) func(string) bool {
+	var abs []string
+	for _, fn := range []func() (string, error){os.UserCacheDir, os.UserConfigDir} {
+		if d, err := fn(); err == nil {
+			abs = append(abs, d)
+		}
+	}
+	if blobs != "" && !strings.HasPrefix(blobs, "s3://") {
+		abs = append(abs, blobs)
+	}
+	return func(rel string) bool {
+		if rel == ".sot/mcp" {
+			return true
+		}
+		p := filepath.Join(top, filepath.FromSlash(rel))
+		return slices.Contains(abs, p)
+	}
+}
+
+// RunDriven runs Drive until it ends or Ctrl-C (or SIGTERM) detaches it.
+func RunDriven(ctx context.Context, f *Factory, command string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return f.Drive(sigCtx, command)
+}

@@ -1,0 +1,58 @@
+package cmdutil
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The arguments a worker runs a driven command with: the executor flag
+// and the command's name gone, every path relative to the directory the
+// command was started in, the paths named listed, and a path out of the
+// project refused with what to do instead.
+func TestDriveArgs(t *testing.T) {
+	top := t.TempDir()
+	wd := filepath.Join(top, "sub")
+	for _, d := range []string{wd, filepath.Join(top, "notes"), filepath.Join(wd, "out")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := t.TempDir()
+	cases := []struct {
+		name  string
+		args  []string
+		want  []string
+		named []string
+		err   string
+	}{
+		{"flags", []string{"--verbose", "ask", "--executor", "temporal", "what changed?", "--executor=temporal", "--seed", "3"},
+			[]string{"--verbose", "what changed?", "--seed", "3"}, nil, ""},
+		{"relative and absolute paths", []string{"ask", "--sources", filepath.Join(top, "notes"), "--output-dir=out", "../notes"},
+			[]string{"--sources", "../notes", "--output-dir=out", "../notes"}, []string{"notes", "sub/out", "notes"}, ""},
+		{"after --", []string{"debate", "--", "--executor", "temporal"}, []string{"--", "--executor", "temporal"}, nil, ""},
+		{"out of the project", []string{"ask", "--sources", outside}, nil, nil, "outside the project"},
+		{"up and out", []string{"ask", "--output-dir", "../../x"}, nil, nil, "outside the project"},
+		{"not a path", []string{"ask", "/what/is/this?"}, []string{"/what/is/this?"}, nil, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			command := c.args[slices.IndexFunc(c.args, func(a string) bool { return !strings.HasPrefix(a, "-") })]
+			got, named, err := driveArgs(c.args, command, top, wd)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "executor.drive: client") {
+					t.Fatalf("err = %v, want one saying %q and what to do", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, c.want) || !slices.Equal(named, c.named) {
+				t.Errorf("driveArgs = %q, named %q; want %q, named %q", got, named, c.want, c.named)
+			}
+		})
+	}
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sotlabs/sot/internal/temporaltest"
+	"github.com/sotlabs/sot/llm/llmtest"
+)
+
+// A review on Temporal outlives the machine that started it: the
+// starting command is killed with SIGKILL, then so is the worker driving
+// the run; the other worker takes the run over and finishes it, without
+// asking the model again what it had answered. The same command, run
+// again, follows the run to its end and writes the local run's
+// synthesis into the project.
+func TestReviewDrivenOnTemporalOutlivesItsMachine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	addr := temporaltest.Start(t)
+	repo := gitRepo(t)
+	args := []string{"review", "--seed", "11", "--perspectives", "none", "--no-cache"}
+
+	local := llmtest.NewServer(llmtest.Config{Latency: 50 * time.Millisecond})
+	defer local.Close()
+	if out, err := sotCmd(repo, local, append(args, "--output-dir", "out-local")...).CombinedOutput(); err != nil {
+		t.Fatalf("local run: %v\n%s", err, out)
+	}
+	want := requestKeys(local)
+
+	temporalConfig(t, repo, addr, "drive")
+	srv := llmtest.NewServer(llmtest.Config{Latency: 700 * time.Millisecond})
+	defer srv.Close()
+	workers := map[string]*bytes.Buffer{}
+	procs := map[string]interface{ Signal(os.Signal) error }{}
+	for _, id := range []string{"w0", "w1"} {
+		w, log := startWorker(t, repo, srv, "--identity", id, "--concurrency", "4")
+		workers[id], procs[id] = log, w.Process
+	}
+	driven := append(args, "--executor", "temporal", "--output-dir", "out")
+	client, out := startSot(t, repo, srv, driven...)
+	waitForRequests(t, srv, 2, out)
+
+	// The machine that started the run is gone...
+	if err := client.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = client.Wait()
+	if !regexp.MustCompile(`workflow sot-drive-review-[0-9a-f]+`).MatchString(out.String()) {
+		t.Errorf("the command did not say which workflow drives its run:\n%s", out.String())
+	}
+	// ... and so is the worker that drove it.
+	driver := ""
+	for id, log := range workers {
+		if strings.Contains(log.String(), "driving review") {
+			driver = id
+		}
+	}
+	if driver == "" {
+		t.Fatalf("no worker says it drives the review:\nw0:\n%s\nw1:\n%s", workers["w0"], workers["w1"])
+	}
+	if err := procs[driver].Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	other := map[string]string{"w0": "w1", "w1": "w0"}[driver]
+
+	// The same command, from the project, follows the run to its end.
+	again := sotCmd(repo, srv, driven...)
+	log, err := again.CombinedOutput()
+	if err != nil {
+		t.Fatalf("following the run again: %v\n%s\n%s:\n%s", err, log, other, workers[other])
+	}
+	if !strings.Contains(workers[other].String(), "driving review") {
+		t.Errorf("worker %s never took the run over:\n%s", other, workers[other])
+	}
+	if a, b := synthesis(t, filepath.Join(repo, "out-local")), synthesis(t, filepath.Join(repo, "out")); a != b {
+		t.Errorf("the synthesis of the driven run differs from the local run's:\n--- local\n%s\n--- driven\n%s", a, b)
+	}
+	if !bytes.Contains(log, []byte("from 9 specialist(s)")) || !bytes.Contains(log, []byte("wrote out/REVIEW-SYNTHESIS.md")) {
+		t.Errorf("the command does not print the review's summary:\n%s", log)
+	}
+	// Only a call in flight on the killed worker (at most its
+	// concurrency, 4) is asked twice.
+	paidOnce(t, want, srv, 4)
+
+	// The run's record and journal came back signed for this user: the
+	// run resumes locally without a call.
+	before := len(srv.Requests())
+	if out, err := sotCmd(repo, srv, append(args, "--output-dir", "out")...).CombinedOutput(); err != nil {
+		t.Fatalf("the driven run, resumed locally: %v\n%s", err, out)
+	}
+	if n := len(srv.Requests()) - before; n != 0 {
+		t.Errorf("resuming the driven run locally made %d calls; its journal came back with it", n)
+	}
+}
