@@ -18,6 +18,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"time"
 )
 
 // Ref names stored bytes: "sha256:" and the hex digest of the bytes.
@@ -79,6 +80,10 @@ func (d *Dir) Put(_ context.Context, data []byte) (Ref, error) {
 	// An object of the right size is taken as written (Get checks its
 	// hash); anything else there, a link or a torn file, is replaced.
 	if fi, err := d.root.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
+		if now := time.Now(); now.Sub(fi.ModTime()) > refreshAfter {
+			// Used again: Prune must not take it for unused.
+			_ = d.root.Chtimes(p, now, now)
+		}
 		return ref, nil
 	}
 	if err := d.write(p, data); err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -71,6 +72,18 @@ func (s *S3) key(p string) string { return path.Join(s.prefix, p) }
 func (s *S3) Put(ctx context.Context, data []byte) (Ref, error) {
 	ref := RefOf(data)
 	p, _ := objectPath(ref)
+	if fi, err := s.client.StatObject(ctx, s.bucket, s.key(p), minio.StatObjectOptions{}); err == nil && fi.Size == int64(len(data)) {
+		// Held already (Get checks its hash): not sent again, only marked
+		// as used when it is old, so that Prune keeps it.
+		if time.Since(fi.LastModified) <= refreshAfter {
+			return ref, nil
+		}
+		src := minio.CopySrcOptions{Bucket: s.bucket, Object: s.key(p)}
+		dst := minio.CopyDestOptions{Bucket: s.bucket, Object: s.key(p), ReplaceMetadata: true, UserMetadata: map[string]string{"Used": time.Now().UTC().Format(time.RFC3339)}}
+		if _, err := s.client.CopyObject(ctx, dst, src); err == nil {
+			return ref, nil
+		}
+	}
 	if _, err := s.client.PutObject(ctx, s.bucket, s.key(p), bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
 		return "", fmt.Errorf("blob store: %w", err)
 	}

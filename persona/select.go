@@ -79,6 +79,11 @@ const (
 // ErrAborted is returned when the user chose to stop.
 var ErrAborted = errors.New("aborted by the user")
 
+// ErrUnanswered is returned by an Asker whose question nobody answered in
+// time (a run on a worker whose user was not following it): the caller
+// goes on as if nobody could have been asked.
+var ErrUnanswered = errors.New("nobody answered in time")
+
 // ErrNeedsDecision is returned when a decision needs a person and there is
 // no terminal to ask on.
 var ErrNeedsDecision = errors.New("a decision is needed and no terminal is attached")

@@ -390,6 +390,10 @@ func decide(p *Plan, o *Options, disp *synthesis.Dispute) (*synthesis.Decision, 
 		}
 		fmt.Fprintf(&q, "Recommendation (priority hierarchy %s): %s", strings.Join(synthesis.PriorityHierarchy, " > "), disp.Recommendation)
 		choice, err := o.Ask(q.String(), disp.Options)
+		if errors.Is(err, persona.ErrUnanswered) {
+			return &synthesis.Decision{By: "priority hierarchy", Choice: disp.Recommendation, Flagged: true,
+				Reason: "nobody answered the question in time, so the quality ranking higher in " + strings.Join(synthesis.PriorityHierarchy, " > ") + " wins"}, nil
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sotlabs/sot/llm/llmtest"
+	"github.com/sotlabs/sot/persona"
 	"github.com/sotlabs/sot/review/finding"
 	"github.com/sotlabs/sot/review/synthesis"
 )
@@ -380,5 +381,34 @@ func TestDebateModelTextIsFenced(t *testing.T) {
 	}
 	if summaries == 0 || rounds == 0 {
 		t.Fatalf("%d summaries and %d round prompts; the test needs both", summaries, rounds)
+	}
+}
+
+// A trade-off put to a user who does not answer in time (a run driven on
+// a worker, its user gone) is decided by the priority hierarchy, saying
+// so, and the review goes on.
+func TestDebateTradeOffUnanswered(t *testing.T) {
+	s := script{
+		findings:  map[string]map[int][]map[string]any{"security": {1: {rawFinding(1, "every request re-validates the session token against the store")}}},
+		positions: map[string]map[int]map[string]string{"performance": {2: {"T1": "disagree"}, 3: {"T1": "disagree"}}, "security": {2: {"T1": "maintain"}, 3: {"T1": "maintain"}}},
+		kind:      "trade-off",
+	}
+	repo := benchRepo(t, 1, 30)
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: s.respond}}})
+	t.Cleanup(srv.Close)
+	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
+	o.Context.Specialists, o.Context.Perspectives, o.Context.InteractionMode, o.Context.Interactive = "security,performance", "none", Debate, "smart"
+	asked := 0
+	o.Ask = func(string, []string) (string, error) {
+		asked++
+		return "", persona.ErrUnanswered
+	}
+	out := runReview(t, o)
+	if asked == 0 {
+		t.Fatal("the trade-off was not put to the user")
+	}
+	it := out.Result.Items[0]
+	if it.Decision == nil || it.Decision.By != "priority hierarchy" || !it.Decision.Flagged || !strings.Contains(it.Decision.Reason, "nobody answered") {
+		t.Errorf("an unanswered trade-off must be decided by the hierarchy, saying why: %+v", it.Decision)
 	}
 }

@@ -120,7 +120,7 @@ func (f *Factory) Drive(ctx context.Context, command string) error {
 	}
 	sum := sha256.Sum256([]byte(string(ref) + "\x00" + filepath.ToSlash(dir) + "\x00" + command + "\x00" + strings.Join(args, "\x00")))
 	id := fmt.Sprintf("%s%s-%s-%x", temporal.WorkflowPrefix, "drive", command, sum[:8])
-	in := temporal.DriveInput{Command: command, Args: args, Dir: filepath.ToSlash(dir), Project: ref, Heartbeat: time.Duration(e.Heartbeat)}
+	in := temporal.DriveInput{Command: command, Args: args, Dir: filepath.ToSlash(dir), Project: ref, Heartbeat: time.Duration(e.Heartbeat), Interactive: f.IO.InTTY}
 	wr, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: e.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
@@ -148,6 +148,10 @@ func (f *Factory) Drive(ctx context.Context, command string) error {
 		got <- result{out, err}
 	}()
 	fl := &follower{}
+	var qs *questioner
+	if in.Interactive {
+		qs = &questioner{asked: map[int]bool{}, busy: make(chan struct{}, 1), asker: TerminalAsker(f.IO), client: c, id: id}
+	}
 	tick := time.NewTicker(300 * time.Millisecond)
 	defer tick.Stop()
 	var res result
@@ -161,6 +165,9 @@ follow:
 			return &ExitError{Code: ExitInterrupted}
 		case <-tick.C:
 			f.followLines(ctx, c, id, fl)
+			if qs != nil {
+				qs.poll(ctx, f)
+			}
 		}
 	}
 	out := res.out

@@ -289,7 +289,9 @@ func resolve(f *cmdutil.Factory, ref string) error {
 // offerModerator offers moderator mode at the end of an interactive review
 // run on a terminal.
 func offerModerator(ctx context.Context, f *cmdutil.Factory, ro *review.Options, out *review.Outcome) {
-	if ro.Ask == nil || out.Plan.Mode != review.ModeSociety {
+	if ro.Ask == nil || out.Plan.Mode != review.ModeSociety || f.Driven() {
+		// A run a worker drives offers no moderator mode there: the user
+		// runs sot moderate where they are.
 		return
 	}
 	run, err := review.LoadRun(out.Plan.OutputDir)
@@ -373,6 +375,9 @@ func buildOptions(f *cmdutil.Factory, o *Options) (*review.Options, error) {
 	}
 	if f.IO.InTTY {
 		ro.Ask = cmdutil.TerminalAsker(f.IO)
+	} else if a := f.DriveAsker(); a != nil {
+		// Driven on a worker: the user follows on their own terminal.
+		ro.Ask = a
 	}
 	ro.NewStack = f.NewStack(cfg, cmdutil.StackOptions{})
 	return ro, nil

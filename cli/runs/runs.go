@@ -8,12 +8,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
 	"github.com/sotlabs/sot/ask"
+	"github.com/sotlabs/sot/blob"
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/debate"
 	"github.com/sotlabs/sot/engine/run"
@@ -35,6 +39,11 @@ type Options struct {
 	// instead (with All, those that ended too); Cancel cancels one.
 	Temporal, All bool
 	Cancel        string
+	// PruneBlobs removes from the blob store of runs on Temporal what
+	// no run has written or used for this long (0: nothing).
+	PruneBlobs time.Duration
+	// Blobs opens that store (the configuration's executor.blobs).
+	Blobs func(context.Context) (temporal.Blobs, error)
 	// Dial connects to Temporal (the configuration's executor section).
 	Dial func() (client.Client, error)
 }
@@ -42,6 +51,7 @@ type Options struct {
 // NewCmd returns "sot runs".
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	o := &Options{IO: f.IO}
+	var prune string
 	cmd := &cobra.Command{
 		Use:   "runs",
 		Short: "List this project's runs (reviews, questions, debates): date, kind, material, state, cost",
@@ -67,12 +77,17 @@ state, when they started, and (while a worker answers) their calls, calls
 in flight, failures and tokens; --all adds those that ended. --cancel ID
 cancels one: its calls under way stop, and the command that started it
 stops as Ctrl-C stops it, saying how to resume (exit 130). See
-docs/scale-out.md.`,
+docs/scale-out.md.
+
+--prune-blobs AGE removes from the blob store of runs on Temporal
+(executor.blobs) the projects, requests and answers that no run has
+written or used for AGE (72h, 7d): make it longer than your longest run.`,
 		Example: `  sot runs
   sot runs --resume        # and the command that continues each run
   sot runs --json | jq '.[] | select(.state == "interrupted")'
   sot runs --temporal                    # workflows of runs on Temporal
-  sot runs --cancel sot-a-review-r1a2b3c`,
+  sot runs --cancel sot-a-review-r1a2b3c
+  sot runs --prune-blobs 7d              # free the blob store of old runs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.WorkDir = f.WorkDir()
@@ -82,6 +97,17 @@ docs/scale-out.md.`,
 			}
 			o.Prices = llm.DefaultPrices().Merge(cfg.Prices)
 			o.Dial = func() (client.Client, error) { return temporal.Dial(cfg.Executor, f.Getenv, f.Logger) }
+			o.Blobs = func(ctx context.Context) (temporal.Blobs, error) {
+				return temporal.OpenBlobs(ctx, temporal.Settings(cfg.Executor), f.Getenv)
+			}
+			if prune != "" {
+				age, err := parseAge(prune)
+				if err != nil {
+					return cmdutil.UsageError("--prune-blobs %q: %v", prune, err)
+				}
+				o.PruneBlobs = age
+				return Prune(cmd.Context(), o)
+			}
 			if o.Temporal || o.Cancel != "" {
 				return Workflows(cmd.Context(), o)
 			}
@@ -96,6 +122,10 @@ docs/scale-out.md.`,
 	cmd.Flags().BoolVar(&o.Temporal, "temporal", false, "list the workflows of runs on Temporal instead (see docs/scale-out.md)")
 	cmd.Flags().BoolVar(&o.All, "all", false, "with --temporal: the workflows that ended too")
 	cmd.Flags().StringVar(&o.Cancel, "cancel", "", "cancel the workflow `ID` of a run on Temporal")
+	cmd.Flags().StringVar(&prune, "prune-blobs", "", "remove from the blob store of runs on Temporal what no run used for `AGE` (72h, 7d)")
+	for _, other := range []string{"cancel", "temporal", "resume", "json"} {
+		cmd.MarkFlagsMutuallyExclusive("prune-blobs", other)
+	}
 	cmd.MarkFlagsMutuallyExclusive("cancel", "temporal")
 	cmd.MarkFlagsMutuallyExclusive("cancel", "resume")
 	cmd.MarkFlagsMutuallyExclusive("temporal", "resume")
@@ -157,6 +187,55 @@ func Run(o *Options) error {
 			}
 		}
 	}
+	return nil
+}
+
+// minPruneAge is the least --prune-blobs takes: a run under way uses its
+// blobs, and one sent again within the hour is not marked as used again.
+const minPruneAge = 2 * time.Hour
+
+// parseAge reads an age: a Go duration (72h) or a number of days (7d).
+func parseAge(s string) (time.Duration, error) {
+	var d time.Duration
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil {
+			return 0, fmt.Errorf("not a number of days")
+		}
+		d = time.Duration(days) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, fmt.Errorf("give an age such as 72h or 7d")
+		}
+	}
+	if d < minPruneAge {
+		return 0, fmt.Errorf("at least %v, longer than your longest run: what a run under way uses must stay", minPruneAge)
+	}
+	return d, nil
+}
+
+// Prune removes from the blob store what no run used for o.PruneBlobs.
+func Prune(ctx context.Context, o *Options) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	b, err := o.Blobs(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	pr, ok := b.(interface {
+		Prune(context.Context, time.Time) (blob.Pruned, error)
+	})
+	if !ok {
+		return fmt.Errorf("this blob store cannot be pruned")
+	}
+	got, err := pr.Prune(ctx, time.Now().Add(-o.PruneBlobs))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.Out, "sot: removed %d objects (%.1f MB) that no run used for %v\n", got.Objects, float64(got.Bytes)/(1<<20), o.PruneBlobs)
 	return nil
 }
 

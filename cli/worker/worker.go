@@ -34,10 +34,16 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	o := &Options{}
 	cmd := &cobra.Command{
 		Use:   "worker",
-		Short: "Make the model calls of runs started with --executor temporal",
-		Long: `Join a Temporal task queue and make the model calls of the runs that
-sot review, sot ask and sot debate start with --executor temporal (or
-executor: {kind: temporal} in your configuration).
+		Short: "Drive the runs started with --executor temporal and make their model calls",
+		Long: `Join a Temporal task queue, drive the runs that sot review, sot ask and
+sot debate start with --executor temporal (or executor: {kind: temporal}
+in your configuration), and make their model calls.
+
+A worker drives a run by running the same command in a copy of its
+project, which the starting command sent through the blob store; the
+outputs go back to the starting command, or to the same command run again
+if that one is gone. A run whose worker dies is taken over by another,
+which pays for no call that was answered.
 
 A worker calls the models with this machine's keys, retries and limits, as
 its own configuration gives them; the run's budget is the starting
@@ -51,8 +57,8 @@ worker makes at once.
 
 The connection comes from the executor section of your configuration
 (address, namespace, task_queue, TLS and API key for Temporal Cloud); see
-docs/scale-out.md. Ctrl-C stops the worker; the calls it was making go to
-another worker.`,
+docs/scale-out.md. Ctrl-C stops the worker; the calls it was making and
+the runs it was driving go to another worker.`,
 		Example: `  temporal server start-dev &      # a dev server on 127.0.0.1:7233
   sot worker &                     # on every machine with keys
   sot review --executor temporal   # anywhere that reaches the server`,

@@ -38,7 +38,7 @@ func TestReviewDrivenOnTemporalOutlivesItsMachine(t *testing.T) {
 	temporalConfig(t, repo, addr, "drive")
 	srv := llmtest.NewServer(llmtest.Config{Latency: 700 * time.Millisecond})
 	defer srv.Close()
-	workers := map[string]*bytes.Buffer{}
+	workers := map[string]*output{}
 	procs := map[string]interface{ Signal(os.Signal) error }{}
 	for _, id := range []string{"w0", "w1"} {
 		w, log := startWorker(t, repo, srv, "--identity", id, "--concurrency", "4")
@@ -98,5 +98,43 @@ func TestReviewDrivenOnTemporalOutlivesItsMachine(t *testing.T) {
 	}
 	if n := len(srv.Requests()) - before; n != 0 {
 		t.Errorf("resuming the driven run locally made %d calls; its journal came back with it", n)
+	}
+}
+
+// sot runs --prune-blobs removes from the blob store what no run used for
+// the age given, and refuses an age a run under way could still need.
+func TestPruneBlobs(t *testing.T) {
+	repo := gitRepo(t)
+	blobs := filepath.Join(repo, ".cache", "blobs")
+	temporalConfigBlobs(t, repo, "127.0.0.1:1", "prune", blobs)
+	old := filepath.Join(blobs, "kept", "answer-old")
+	recent := filepath.Join(blobs, "kept", "answer-recent")
+	for _, p := range []string{old, recent} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-30 * 24 * time.Hour)
+	if err := os.Chtimes(old, long, long); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer(llmtest.Config{})
+	defer srv.Close()
+	out, err := sotCmd(repo, srv, "runs", "--prune-blobs", "7d").CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("removed 1 objects")) {
+		t.Fatalf("sot runs --prune-blobs 7d: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the old record is still there")
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Errorf("the recent record was removed: %v", err)
+	}
+	out, err = sotCmd(repo, srv, "runs", "--prune-blobs", "30m").CombinedOutput()
+	if code := exitCode(err); code != 2 || !bytes.Contains(out, []byte("longer than your longest run")) {
+		t.Errorf("--prune-blobs 30m exited %d:\n%s", code, out)
 	}
 }

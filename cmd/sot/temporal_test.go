@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func TestReviewOnTemporalSurvivesAKilledWorker(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Config{Latency: 400 * time.Millisecond})
 	defer srv.Close()
 	var workers []*exec.Cmd
-	var logs []*bytes.Buffer
+	var logs []*output
 	for i := range 2 {
 		w, log := startWorker(t, repo, srv, "--identity", fmt.Sprint("w", i), "--concurrency", "3")
 		workers, logs = append(workers, w), append(logs, log)
@@ -76,10 +77,10 @@ func TestReviewOnTemporalSurvivesAKilledWorker(t *testing.T) {
 }
 
 // startSot starts sot in dir with args, its output gathered.
-func startSot(t *testing.T, dir string, srv *llmtest.Server, args ...string) (*exec.Cmd, *bytes.Buffer) {
+func startSot(t *testing.T, dir string, srv *llmtest.Server, args ...string) (*exec.Cmd, *output) {
 	t.Helper()
 	cmd := sotCmd(dir, srv, args...)
-	var out bytes.Buffer
+	var out output
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func startSot(t *testing.T, dir string, srv *llmtest.Server, args ...string) (*e
 
 // waitForRequests waits (a minute at most) until the fake model has seen
 // n requests; logs are shown if it never does.
-func waitForRequests(t *testing.T, srv *llmtest.Server, n int, logs ...*bytes.Buffer) {
+func waitForRequests(t *testing.T, srv *llmtest.Server, n int, logs ...*output) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for len(srv.Requests()) < n {
@@ -266,10 +267,10 @@ func temporalConfigBlobs(t *testing.T, repo, addr, queue, blobs string, extra ..
 
 // startWorker starts a `sot worker` for the test; it is killed when the
 // test ends.
-func startWorker(t *testing.T, repo string, srv *llmtest.Server, args ...string) (*exec.Cmd, *bytes.Buffer) {
+func startWorker(t *testing.T, repo string, srv *llmtest.Server, args ...string) (*exec.Cmd, *output) {
 	t.Helper()
 	w := sotCmd(repo, srv, append([]string{"worker"}, args...)...)
-	var log bytes.Buffer
+	var log output
 	w.Stdout, w.Stderr = &log, &log
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
@@ -522,3 +523,24 @@ func TestReviewMovesFromLocalToTemporal(t *testing.T) {
 		}
 	}
 }
+
+// output gathers what a process the test started writes, for the test
+// to read while it still writes.
+type output struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.Write(p)
+}
+
+func (o *output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
+}
+
+func (o *output) Bytes() []byte { return []byte(o.String()) }

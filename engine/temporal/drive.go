@@ -48,6 +48,11 @@ type DriveInput struct {
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
 	// Version is the starting command's sot version, for the record.
 	Version string `json:"version,omitempty"`
+	// Interactive says that the user follows the run on a terminal: the
+	// command may ask them (UpdateAsk), each question waiting AskTimeout
+	// (default DefaultAskTimeout) for its answer.
+	Interactive bool          `json:"interactive,omitempty"`
+	AskTimeout  time.Duration `json:"ask_timeout,omitempty"`
 }
 
 // DriveOutput is what the driven command came to.
@@ -93,6 +98,9 @@ func DriveWorkflow(ctx workflow.Context, in DriveInput) (DriveOutput, error) {
 	}
 	st := Status{Run: in.Command + " (driven on a worker)"}
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (Status, error) { return st, nil }); err != nil {
+		return DriveOutput{}, err
+	}
+	if err := questions(ctx, in.AskTimeout); err != nil {
 		return DriveOutput{}, err
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -151,6 +159,9 @@ func (d *Driver) Drive(ctx context.Context, in DriveInput) (DriveOutput, error) 
 	if !validDir(in.Dir) {
 		return DriveOutput{}, sdktemporal.NewNonRetryableApplicationError(fmt.Sprintf("%q is not a directory inside the project", in.Dir), "bad_dir", nil)
 	}
+	if err := confined(in.Dir, in.Args); err != nil {
+		return DriveOutput{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), "bad_args", nil)
+	}
 	tree, err := blob.GetTree(ctx, d.Blobs, in.Project)
 	if errors.Is(err, blob.ErrNotFound) {
 		return DriveOutput{}, sdktemporal.NewNonRetryableApplicationError(
@@ -192,6 +203,9 @@ func (d *Driver) Drive(ctx context.Context, in DriveInput) (DriveOutput, error) 
 		return DriveOutput{}, err
 	}
 	cmd.Env = append(slices.Clone(d.Env), EnvDriveWorkflow+"="+wid, "NO_COLOR=1")
+	if in.Interactive {
+		cmd.Env = append(cmd.Env, EnvDriveAsk+"=1")
+	}
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	errs := &lines{}
@@ -289,6 +303,34 @@ func DriveKept(workflowID string) string {
 
 // DecodeDrive reads a kept DriveOutput.
 func DecodeDrive(data []byte, out *DriveOutput) error { return json.Unmarshal(data, out) }
+
+// confined refuses arguments that name a place outside the copy of the
+// project the command runs in (an absolute path, or one that climbs out
+// of it from dir): a client of the queue chooses what the worker's
+// command reads and writes only inside that copy.
+func confined(dir string, args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			continue
+		}
+		if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "-") {
+			a = v
+		}
+		if a == "" || strings.HasPrefix(a, "-") {
+			continue
+		}
+		if filepath.IsAbs(a) || strings.HasPrefix(a, "/") || strings.HasPrefix(a, `\`) {
+			return fmt.Errorf("the argument %q is an absolute path: a driven run's paths are relative to its project", a)
+		}
+		if strings.Contains(a, "..") {
+			p := path.Clean(path.Join(dir, filepath.ToSlash(a)))
+			if p == ".." || strings.HasPrefix(p, "../") {
+				return fmt.Errorf("the argument %q leads out of the project", a)
+			}
+		}
+	}
+	return nil
+}
 
 // validDir accepts "." or a clean relative slash path.
 func validDir(p string) bool {

@@ -46,6 +46,24 @@ func driveProgram(args []string) int {
 		return 1
 	}
 	_ = os.MkdirAll("out", 0o755)
+	if slices.Contains(args, "--ask") {
+		// Ask the user following the run, as a review's trade-off does.
+		c, err := client.Dial(client.Options{HostPort: os.Getenv("SOT_TEST_TEMPORAL"), Logger: quiet{}})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer c.Close()
+		answer, err := Ask(context.Background(), c, os.Getenv(EnvDriveWorkflow), "Which way?", []string{"left", "right"})
+		if errors.Is(err, ErrUnanswered) {
+			answer = "nobody answered"
+		} else if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		_ = os.WriteFile(filepath.Join("out", "answer.txt"), []byte(answer+" (asked: "+os.Getenv(EnvDriveAsk)+")"), 0o644)
+		return 0
+	}
 	for i := range 3 {
 		fmt.Fprintf(os.Stderr, "line %d\n", i+1)
 	}
@@ -105,7 +123,7 @@ func newDriveEnv(t *testing.T) *driveEnv {
 	}
 	e := &driveEnv{c: c, blobs: blobs, addr: addr, queue: "drive-" + strings.ReplaceAll(t.Name(), "/", "-"), project: ref, work: t.TempDir()}
 	w := worker.New(c, e.queue, worker.Options{})
-	RegisterDriver(w, &Driver{Blobs: blobs, Program: exe, Work: e.work, Env: append(os.Environ(), envDriveProgram+"=1"), Identity: "driver-1"})
+	RegisterDriver(w, &Driver{Blobs: blobs, Program: exe, Work: e.work, Env: append(os.Environ(), envDriveProgram+"=1", "SOT_TEST_TEMPORAL="+addr), Identity: "driver-1"})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +133,12 @@ func newDriveEnv(t *testing.T) *driveEnv {
 
 func (e *driveEnv) start(t *testing.T, id string, args ...string) client.WorkflowRun {
 	t.Helper()
-	run, err := e.c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: e.queue}, DriveWorkflowName,
-		DriveInput{Command: "review", Args: args, Dir: ".", Project: e.project, Heartbeat: 2 * time.Second})
+	return e.startWith(t, id, DriveInput{Command: "review", Args: args, Dir: ".", Project: e.project, Heartbeat: 2 * time.Second})
+}
+
+func (e *driveEnv) startWith(t *testing.T, id string, in DriveInput) client.WorkflowRun {
+	t.Helper()
+	run, err := e.c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: e.queue}, DriveWorkflowName, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,5 +254,78 @@ func recordDriveHistory(t *testing.T, name string) {
 	}
 	if err := os.WriteFile(filepath.Join("testdata", name), out, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// quiet is a Temporal logger that says nothing.
+type quiet struct{}
+
+func (quiet) Debug(string, ...any) {}
+func (quiet) Info(string, ...any)  {}
+func (quiet) Warn(string, ...any)  {}
+func (quiet) Error(string, ...any) {}
+
+// A driven command asks its user through the workflow: the question is
+// listed to the client that follows the run, and its answer, signalled
+// back, is the command's. A question nobody answers in time is answered
+// by nobody, and the command goes on.
+func TestDrivenRunAsksItsUser(t *testing.T) {
+	e := newDriveEnv(t)
+	ctx := context.Background()
+	in := DriveInput{Command: "review", Args: []string{"--ask"}, Dir: ".", Project: e.project, Heartbeat: 2 * time.Second, Interactive: true}
+	run := e.startWith(t, "sot-drive-ask", in)
+	var waiting []Question
+	deadline := time.Now().Add(time.Minute)
+	for len(waiting) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the question never reached the workflow")
+		}
+		time.Sleep(50 * time.Millisecond) // polling, as a following client does
+		if v, err := e.c.QueryWorkflow(ctx, "sot-drive-ask", "", QueryQuestions); err == nil {
+			_ = v.Get(&waiting)
+		}
+	}
+	if waiting[0].Text != "Which way?" || !slices.Equal(waiting[0].Choices, []string{"left", "right"}) {
+		t.Fatalf("the question listed is %+v", waiting[0])
+	}
+	if err := e.c.SignalWorkflow(ctx, "sot-drive-ask", "", SignalAnswer, Answer{ID: waiting[0].ID, Choice: "right"}); err != nil {
+		t.Fatal(err)
+	}
+	var out DriveOutput
+	if err := run.Get(ctx, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.fileOf(t, out.Files, "out/answer.txt"); got != "right (asked: 1)" {
+		t.Errorf("the command got %q, want the user's answer", got)
+	}
+
+	in.AskTimeout = time.Second
+	if err := e.startWith(t, "sot-drive-unanswered", in).Get(ctx, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.fileOf(t, out.Files, "out/answer.txt"); got != "nobody answered (asked: 1)" {
+		t.Errorf("an unanswered question gave the command %q", got)
+	}
+}
+
+// A client of the queue may not point the worker's command outside the
+// copy of its project.
+func TestDriveArgsStayInTheProject(t *testing.T) {
+	for _, c := range []struct {
+		dir  string
+		args []string
+		ok   bool
+	}{
+		{".", []string{"--output-dir=out", "notes/a.md", "what is ../ for?"}, true},
+		{"sub", []string{"--sources", "../notes"}, true},
+		{".", []string{"--output-dir=/home/worker/.ssh"}, false},
+		{".", []string{"--config", "/etc/sot.yaml"}, false},
+		{"sub", []string{"../../outside"}, false},
+		{".", []string{"--", "../x"}, false},
+	} {
+		err := confined(c.dir, c.args)
+		if (err == nil) != c.ok {
+			t.Errorf("confined(%q, %q) = %v", c.dir, c.args, err)
+		}
 	}
 }
