@@ -138,3 +138,74 @@ func TestPruneBlobs(t *testing.T) {
 		t.Errorf("--prune-blobs 30m exited %d:\n%s", code, out)
 	}
 }
+
+// A debate with branches, driven on Temporal, whose driving worker is
+// killed with SIGKILL halfway: the other worker takes it over and writes
+// the local run's dialectic log and branches, and a call the killed worker
+// had answered is not asked again.
+func TestDebateDrivenOnTemporalSurvivesAKilledDriver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	addr := temporaltest.Start(t)
+	repo := gitRepo(t)
+	fromScript(t, repo, "debate.txtar", "answers.yaml", "poem.txt")
+	cfg, err := llmtest.LoadConfig(filepath.Join(repo, "answers.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"debate", "--rounds", "1", "--branch-rounds", "1", "--no-cache", "poem.txt"}
+	local := llmtest.NewServer(cfg)
+	defer local.Close()
+	if out, err := sotCmd(repo, local, append(args, "--output-dir", "out-local")...).CombinedOutput(); err != nil {
+		t.Fatalf("local debate: %v\n%s", err, out)
+	}
+	want := requestKeys(local)
+
+	temporalConfig(t, repo, addr, "debate-drive")
+	cfg.Latency = 150 * time.Millisecond
+	srv := llmtest.NewServer(cfg)
+	defer srv.Close()
+	workers := map[string]*output{}
+	procs := map[string]*os.Process{}
+	for _, id := range []string{"w0", "w1"} {
+		w, log := startWorker(t, repo, srv, "--identity", id, "--concurrency", "4")
+		workers[id], procs[id] = log, w.Process
+	}
+	client, out := startSot(t, repo, srv, append(args, "--executor", "temporal", "--output-dir", "out")...)
+	// Halfway: the main debate and some of the branches are answered.
+	waitForRequests(t, srv, len(local.Requests())/2, out)
+	driver := ""
+	for id, log := range workers {
+		if strings.Contains(log.String(), "driving debate") {
+			driver = id
+		}
+	}
+	if driver == "" {
+		t.Fatalf("no worker says it drives the debate:\n%s\n%s", workers["w0"], workers["w1"])
+	}
+	if err := procs[driver].Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitExit(client, 3*time.Minute); err != nil {
+		t.Fatalf("the driven debate: %v\n%s", err, out)
+	}
+	if !strings.Contains(out.String(), "took the run over from "+driver) {
+		t.Errorf("the command following the run did not say that another worker took it over:\n%s", out)
+	}
+	for _, name := range []string{"dialectic-log.md", "branch-2.md", "debate.json"} {
+		a, _ := os.ReadFile(filepath.Join(repo, "out-local", name))
+		b, _ := os.ReadFile(filepath.Join(repo, "out", name))
+		a, b = durationLine.ReplaceAll(a, nil), durationLine.ReplaceAll(b, nil)
+		if name == "debate.json" {
+			a, b = jsonTimes.ReplaceAll(a, nil), jsonTimes.ReplaceAll(b, nil)
+		}
+		if len(a) == 0 || string(a) != string(b) {
+			t.Errorf("%s of the driven debate differs from the local run's (%d and %d bytes)", name, len(a), len(b))
+		}
+	}
+	paidOnce(t, want, srv, 4)
+}
+
+// jsonTimes are the members of a run's JSON that say when it ran.
+var jsonTimes = regexp.MustCompile(`"(?:started|finished|created|duration_ms|wall_ms|elapsed_ms)":\s*("[^"]*"|[0-9.]+),?`)
