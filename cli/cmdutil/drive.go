@@ -88,15 +88,24 @@ func (f *Factory) Drive(ctx context.Context, command string) error {
 		v    string
 		set  bool
 	}{
+		// The model the user chose (SOT_MODEL, their configuration)
+		// goes with the run, as the budget does; --model given on the
+		// command line comes later and wins.
+		{"--model", cfg.DefaultModel, cfg.DefaultModel != ""},
 		{"--max-calls", strconv.Itoa(cfg.Budget.MaxCalls), cfg.Budget.MaxCalls > 0},
 		{"--max-tokens", strconv.Itoa(cfg.Budget.MaxTokens), cfg.Budget.MaxTokens > 0},
 		{"--max-cost", strconv.FormatFloat(cfg.Budget.MaxCost, 'f', -1, 64), cfg.Budget.MaxCost > 0},
 	} {
-		// The budget of the user's configuration goes with the run: the
-		// worker's own configuration must not decide what is spent.
+		// The budget of the user's configuration goes with the run too:
+		// the worker's own configuration must not decide what is spent.
 		if b.set {
 			args = append([]string{b.flag + "=" + b.v}, args...)
 		}
+	}
+	if cfg.Cache.Disabled && !slices.Contains(args, "--no-cache") {
+		// SOT_NO_CACHE or the user's configuration: the worker's cache
+		// must not answer either.
+		args = append([]string{"--no-cache"}, args...)
 	}
 	c, blobs, err := f.connect(cfg)
 	if err != nil {

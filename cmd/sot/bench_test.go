@@ -542,6 +542,10 @@ func BenchmarkSotAskTemporal(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(conf), 0o600); err != nil {
 		b.Fatal(err)
 	}
+	clientConf := filepath.Join(b.TempDir(), "client.yaml")
+	if err := os.WriteFile(clientConf, []byte("executor:\n  drive: client\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
 	exe, _ := os.Executable()
 	startWorkers := func(n int) func() {
 		var cmds []*exec.Cmd
@@ -568,13 +572,22 @@ func BenchmarkSotAskTemporal(b *testing.B) {
 		r := ask(b, srv, top, fmt.Sprintf("local-%d", i), all, "--concurrency", "8")
 		walls["local"] = append(walls["local"], r.exit.Sub(r.start))
 		for _, n := range []int{1, 2} {
-			stop := startWorkers(n)
-			// Each run's id differs (its output directory), so each has
-			// its own workflow; the workers of the run before are gone.
-			r := ask(b, srv, top, fmt.Sprintf("temporal-%d-%d", n, i), all, "--executor", "temporal")
-			stop()
-			walls[fmt.Sprint("workers=", n)] = append(walls[fmt.Sprint("workers=", n)], r.exit.Sub(r.start))
-			calls = len(r.seen)
+			// A worker drives the run (the default), or the protocol runs
+			// in the starting command and only the calls go to workers.
+			for _, drive := range []string{"worker", "client"} {
+				stop := startWorkers(n)
+				// Each run's id differs (its output directory), so each has
+				// its own workflow; the workers of the run before are gone.
+				args := []string{all, "--executor", "temporal"}
+				if drive == "client" {
+					args = append(args, "--config", clientConf)
+				}
+				r := ask(b, srv, top, fmt.Sprintf("temporal-%s-%d-%d", drive, n, i), args...)
+				stop()
+				key := fmt.Sprintf("workers=%d/drive=%s", n, drive)
+				walls[key] = append(walls[key], r.exit.Sub(r.start))
+				calls = len(r.seen)
+			}
 		}
 	}
 	b.StopTimer()
