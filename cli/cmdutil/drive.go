@@ -83,30 +83,7 @@ func (f *Factory) Drive(ctx context.Context, command string) error {
 	if err != nil {
 		return AsUsage(err)
 	}
-	for _, b := range []struct {
-		flag string
-		v    string
-		set  bool
-	}{
-		// The model the user chose (SOT_MODEL, their configuration)
-		// goes with the run, as the budget does; --model given on the
-		// command line comes later and wins.
-		{"--model", cfg.DefaultModel, cfg.DefaultModel != ""},
-		{"--max-calls", strconv.Itoa(cfg.Budget.MaxCalls), cfg.Budget.MaxCalls > 0},
-		{"--max-tokens", strconv.Itoa(cfg.Budget.MaxTokens), cfg.Budget.MaxTokens > 0},
-		{"--max-cost", strconv.FormatFloat(cfg.Budget.MaxCost, 'f', -1, 64), cfg.Budget.MaxCost > 0},
-	} {
-		// The budget of the user's configuration goes with the run too:
-		// the worker's own configuration must not decide what is spent.
-		if b.set {
-			args = append([]string{b.flag + "=" + b.v}, args...)
-		}
-	}
-	if cfg.Cache.Disabled && !slices.Contains(args, "--no-cache") {
-		// SOT_NO_CACHE or the user's configuration: the worker's cache
-		// must not answer either.
-		args = append([]string{"--no-cache"}, args...)
-	}
+	args = carried(cfg, args)
 	c, blobs, err := f.connect(cfg)
 	if err != nil {
 		return err
@@ -209,6 +186,37 @@ follow:
 		return &ExitError{Code: out.Exit}
 	}
 	return nil
+}
+
+// carried puts before args what the user's configuration chose that the
+// worker's must not: the default model, the budget and a disabled cache.
+// A flag of the command line comes later and wins.
+func carried(cfg *config.Config, args []string) []string {
+	for _, b := range []struct {
+		flag string
+		v    string
+		set  bool
+	}{
+		// The model the user chose (SOT_MODEL, their configuration)
+		// goes with the run, as the budget does; --model given on the
+		// command line comes later and wins.
+		{"--model", cfg.DefaultModel, cfg.DefaultModel != ""},
+		{"--max-calls", strconv.Itoa(cfg.Budget.MaxCalls), cfg.Budget.MaxCalls > 0},
+		{"--max-tokens", strconv.Itoa(cfg.Budget.MaxTokens), cfg.Budget.MaxTokens > 0},
+		{"--max-cost", strconv.FormatFloat(cfg.Budget.MaxCost, 'f', -1, 64), cfg.Budget.MaxCost > 0},
+	} {
+		// The budget of the user's configuration goes with the run too:
+		// the worker's own configuration must not decide what is spent.
+		if b.set {
+			args = append([]string{b.flag + "=" + b.v}, args...)
+		}
+	}
+	if cfg.Cache.Disabled && !slices.Contains(args, "--no-cache") {
+		// SOT_NO_CACHE or the user's configuration: the worker's cache
+		// must not answer either.
+		args = append([]string{"--no-cache"}, args...)
+	}
+	return args
 }
 
 // follower is where following a driven command's output has got to.

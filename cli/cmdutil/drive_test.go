@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sotlabs/sot/config"
 )
 
 // The arguments a worker runs a driven command with: the executor flag
@@ -54,5 +56,21 @@ func TestDriveArgs(t *testing.T) {
 				t.Errorf("driveArgs = %q, named %q; want %q, named %q", got, named, c.want, c.named)
 			}
 		})
+	}
+}
+
+// What the user's configuration chose goes with a driven run, before the
+// command's own flags, which win: the model, the budget, no cache.
+func TestDriveCarriesTheUsersChoices(t *testing.T) {
+	cfg := &config.Config{DefaultModel: "anthropic:claude-sonnet-4-5"}
+	cfg.Budget.MaxCost, cfg.Budget.MaxCalls = 2.5, 40
+	cfg.Cache.Disabled = true
+	got := carried(cfg, []string{"--model", "openai:gpt-4.1", "what changed?"})
+	want := []string{"--no-cache", "--max-cost=2.5", "--max-calls=40", "--model=anthropic:claude-sonnet-4-5", "--model", "openai:gpt-4.1", "what changed?"}
+	if !slices.Equal(got, want) {
+		t.Errorf("carried = %q, want %q", got, want)
+	}
+	if got := carried(&config.Config{}, []string{"x"}); !slices.Equal(got, []string{"x"}) {
+		t.Errorf("nothing chosen, yet carried %q", got)
 	}
 }
