@@ -36,7 +36,10 @@ const (
 
 // ListedPairs is how many conflicts and how many agreements answer.json
 // lists at most, those of the highest confidence; the counts are of all.
-const ListedPairs = conflict.DefaultKeep
+// Two hundred pairs in all are more than a reader reads, and at 1,000
+// sources they are already a fifth of answer.json: every pair, for a
+// program, is in PairsFile.
+const ListedPairs = 100
 
 // FormatPairs is the format of Options.Formats that writes PairsFile.
 const FormatPairs = "pairs"
@@ -146,6 +149,13 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Four decimals say all a reader can use of a similarity, and
+		// keep the listed pairs' share of answer.json small.
+		for _, list := range [][]conflict.Pair{an.Conflicts, an.Agreements} {
+			for i := range list {
+				list[i].Similarity = round4(list[i].Similarity)
+			}
+		}
 		lex := lexicalAnalysis{Analysis: an}
 		if pairs {
 			lex.PairsFile = PairsFile
@@ -221,6 +231,24 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 	return &Outcome{Plan: p, Answer: a, Files: files}, nil
 }
 
+// spanNoteTitles is how many of a cross-source reading's sources its
+// note names; the others are counted (each says so in its role_why), so
+// that the note does not grow with the corpus.
+const spanNoteTitles = 10
+
+// spanNote says which sources a cross-source role reads in one reading.
+func spanNote(why string, members []string, title func(string) string) string {
+	var titles []string
+	for _, id := range members[:min(len(members), spanNoteTitles)] {
+		titles = append(titles, title(id))
+	}
+	list := strings.Join(titles, "; ")
+	if more := len(members) - len(titles); more > 0 {
+		list += fmt.Sprintf("; and %d more, each marked so in its role_why", more)
+	}
+	return fmt.Sprintf("%s, in one reading: %s", why, list)
+}
+
 // answer starts the Answer with what the plan decided.
 func (p *Plan) answer() *Answer {
 	a := &Answer{RunID: p.RunID, Question: p.Question, Intent: string(p.Classification.Intent), Complexity: string(p.Classification.Complexity),
@@ -232,11 +260,7 @@ func (p *Plan) answer() *Answer {
 		a.Notes = append(a.Notes, "no debate step: "+p.DebateWhy)
 	}
 	for _, sp := range p.Spans {
-		var titles []string
-		for _, id := range sp.Members {
-			titles = append(titles, p.Sources[id].Title)
-		}
-		a.Notes = append(a.Notes, fmt.Sprintf("%s, in one reading: %s", sp.Why, strings.Join(titles, "; ")))
+		a.Notes = append(a.Notes, spanNote(sp.Why, sp.Members, func(id string) string { return p.Sources[id].Title }))
 	}
 	if len(p.Groups) > 0 {
 		a.ByGroup = true
