@@ -37,8 +37,11 @@ const MaxProject = 4 << 30
 
 // Drives says whether cmd, a scenario's command, is to be driven on a
 // Temporal worker: the temporal executor with executor.drive worker (the
-// default), a command that calls models (not a dry run), and not already
-// the command a worker drives.
+// default), a command that calls models (not a dry run, not --resolve),
+// and not already the command a worker drives. A command a worker could
+// not run as it was given (one that reads standard input, or outside a
+// project, whose files could not be sent) runs its protocol here, with
+// its calls on the workers, and says so.
 func (f *Factory) Drives(cmd *cobra.Command) (bool, error) {
 	if f.Getenv(temporal.EnvDriveWorkflow) != "" {
 		return false, nil
@@ -50,10 +53,22 @@ func (f *Factory) Drives(cmd *cobra.Command) (bool, error) {
 	if cfg.Executor.Kind != config.ExecutorTemporal || cfg.Executor.Drive == config.DriveClient {
 		return false, nil
 	}
-	for _, name := range []string{"dry-run", "estimate", "help"} {
+	for _, name := range []string{"dry-run", "estimate", "help", "resolve", "show-prompt"} {
 		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
 			return false, nil
 		}
+	}
+	why := ""
+	if slices.ContainsFunc(f.Args, func(a string) bool { return a == "-" || strings.HasSuffix(a, "=-") }) {
+		why = "it reads standard input, which a worker cannot"
+	} else if wd, err := os.Getwd(); err != nil {
+		return false, err
+	} else if _, ok := project.Top(wd); !ok {
+		why = "it runs outside a project (no .git, .sot or .paw above " + wd + "), whose files a worker could not be sent"
+	}
+	if why != "" {
+		f.Note("this run's protocol runs here and only its model calls go to Temporal workers: " + why + "; it does not go on without this process")
+		return false, nil
 	}
 	return true, nil
 }
@@ -76,7 +91,7 @@ func (f *Factory) Drive(ctx context.Context, command string) error {
 	}
 	top, ok := project.Top(wd)
 	if !ok {
-		top = wd
+		return AsUsage(fmt.Errorf("%s is not in a project (no .git, .sot or .paw above it): a run driven on a worker sends its project's files", wd))
 	}
 	dir, _ := project.Within(top, wd)
 	args, named, err := driveArgs(f.Args, command, top, wd)

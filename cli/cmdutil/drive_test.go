@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/spf13/cobra"
 )
 
 // The arguments a worker runs a driven command with: the executor flag
@@ -72,5 +73,52 @@ func TestDriveCarriesTheUsersChoices(t *testing.T) {
 	}
 	if got := carried(&config.Config{}, []string{"x"}); !slices.Equal(got, []string{"x"}) {
 		t.Errorf("nothing chosen, yet carried %q", got)
+	}
+}
+
+// Which commands a worker drives under the temporal executor: not with
+// executor.drive client, not a dry run, and not one that reads standard
+// input or runs outside a project, which say that their protocol runs
+// here instead.
+func TestDrives(t *testing.T) {
+	proj := t.TempDir()
+	if err := os.Mkdir(filepath.Join(proj, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		drive string
+		dir   string
+		args  []string
+		flag  string
+		want  bool
+		note  string
+	}{
+		{"a review in a project", "", proj, []string{"review"}, "", true, ""},
+		{"drive: client", config.DriveClient, proj, []string{"review"}, "", false, ""},
+		{"a dry run", "", proj, []string{"review", "--dry-run"}, "dry-run", false, ""},
+		{"standard input", "", proj, []string{"debate", "-"}, "", false, "reads standard input"},
+		{"outside a project", "", t.TempDir(), []string{"debate", "poem.txt"}, "", false, "outside a project"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Chdir(c.dir)
+			var errOut strings.Builder
+			f := &Factory{IO: &IOStreams{ErrOut: &errOut}, Getenv: func(string) string { return "" }, Args: c.args}
+			f.once.Do(func() {})
+			f.cfg = &config.Config{Executor: config.Executor{Kind: config.ExecutorTemporal, Drive: c.drive}}
+			cmd := &cobra.Command{Use: c.args[0]}
+			cmd.Flags().Bool("dry-run", false, "")
+			if c.flag != "" {
+				_ = cmd.Flags().Set(c.flag, "true")
+			}
+			got, err := f.Drives(cmd)
+			if err != nil || got != c.want {
+				t.Fatalf("Drives = %v, %v; want %v", got, err, c.want)
+			}
+			if c.note != "" && !strings.Contains(errOut.String(), c.note) {
+				t.Errorf("no note saying it %s: %q", c.note, errOut.String())
+			}
+		})
 	}
 }
