@@ -281,16 +281,7 @@ func TestDebateIsHubAndSpoke(t *testing.T) {
 }
 
 func TestDebateTradeOffAskedInteractively(t *testing.T) {
-	s := script{
-		findings:  map[string]map[int][]map[string]any{"security": {1: {rawFinding(1, "every request re-validates the session token against the store")}}},
-		positions: map[string]map[int]map[string]string{"performance": {2: {"T1": "disagree"}, 3: {"T1": "disagree"}}, "security": {2: {"T1": "maintain"}, 3: {"T1": "maintain"}}},
-		kind:      "trade-off",
-	}
-	repo := benchRepo(t, 1, 30)
-	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: s.respond}}})
-	t.Cleanup(srv.Close)
-	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
-	o.Context.Specialists, o.Context.Perspectives, o.Context.InteractionMode, o.Context.Interactive = "security,performance", "none", Debate, "smart"
+	o, srv := tradeOffDebate(t)
 	var asked []string
 	o.Ask = func(q string, choices []string) (string, error) {
 		asked = append(asked, q)
@@ -388,16 +379,7 @@ func TestDebateModelTextIsFenced(t *testing.T) {
 // a worker, its user gone) is decided by the priority hierarchy, saying
 // so, and the review goes on.
 func TestDebateTradeOffUnanswered(t *testing.T) {
-	s := script{
-		findings:  map[string]map[int][]map[string]any{"security": {1: {rawFinding(1, "every request re-validates the session token against the store")}}},
-		positions: map[string]map[int]map[string]string{"performance": {2: {"T1": "disagree"}, 3: {"T1": "disagree"}}, "security": {2: {"T1": "maintain"}, 3: {"T1": "maintain"}}},
-		kind:      "trade-off",
-	}
-	repo := benchRepo(t, 1, 30)
-	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: s.respond}}})
-	t.Cleanup(srv.Close)
-	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
-	o.Context.Specialists, o.Context.Perspectives, o.Context.InteractionMode, o.Context.Interactive = "security,performance", "none", Debate, "smart"
+	o, _ := tradeOffDebate(t)
 	asked := 0
 	o.Ask = func(string, []string) (string, error) {
 		asked++
@@ -411,4 +393,21 @@ func TestDebateTradeOffUnanswered(t *testing.T) {
 	if it.Decision == nil || it.Decision.By != "priority hierarchy" || !it.Decision.Flagged || !strings.Contains(it.Decision.Reason, "nobody answered") {
 		t.Errorf("an unanswered trade-off must be decided by the hierarchy, saying why: %+v", it.Decision)
 	}
+}
+
+// tradeOffDebate is a smart-mode debate of security and performance whose
+// one finding the triage lead calls a trade-off.
+func tradeOffDebate(t *testing.T) (*Options, *llmtest.Server) {
+	t.Helper()
+	s := script{
+		findings:  map[string]map[int][]map[string]any{"security": {1: {rawFinding(1, "every request re-validates the session token against the store")}}},
+		positions: map[string]map[int]map[string]string{"performance": {2: {"T1": "disagree"}, 3: {"T1": "disagree"}}, "security": {2: {"T1": "maintain"}, 3: {"T1": "maintain"}}},
+		kind:      "trade-off",
+	}
+	repo := benchRepo(t, 1, 30)
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: s.respond}}})
+	t.Cleanup(srv.Close)
+	o := benchOptions(t, repo, srv, "openai:gpt-4.1")
+	o.Context.Specialists, o.Context.Perspectives, o.Context.InteractionMode, o.Context.Interactive = "security,performance", "none", Debate, "smart"
+	return o, srv
 }
