@@ -82,7 +82,7 @@ Exit codes: 0 success, 1 failure (or findings at --fail-on), 2 usage error,
 	pf.Float64Var(&g.maxCost, "max-cost", 0, "stop after spending this many US dollars (0 = no limit)")
 	pf.BoolVar(&g.noCache, "no-cache", false, "do not read or write the response cache")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "log diagnostics (retries, timings) to stderr")
-	pf.StringVar(&g.executor, "executor", "", "where model calls run: local (this process) or temporal (sot worker processes; see docs/scale-out.md)")
+	pf.StringVar(&g.executor, "executor", "", "where the run goes: local (this process) or temporal (sot worker processes drive it and make its calls; see docs/scale-out.md)")
 
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.AsUsage(fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
