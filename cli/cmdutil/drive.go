@@ -136,7 +136,7 @@ func (f *Factory) Drive(ctx context.Context, command string) error {
 	case err != nil:
 		return fmt.Errorf("start the run's workflow on Temporal at %s: %w", e.Address, err)
 	}
-	f.Note(fmt.Sprintf("the run goes on on Temporal: workflow %s, task queue %s at %s (Ctrl-C detaches and leaves it running; the same command follows it again; sot runs --cancel %s stops it)", id, e.TaskQueue, e.Address, id))
+	f.Note(fmt.Sprintf("the run is on Temporal: workflow %s drives it on a worker of task queue %s at %s (Ctrl-C detaches and leaves it running; the same command follows it again; sot runs --cancel %s stops it)", id, e.TaskQueue, e.Address, id))
 
 	type result struct {
 		out temporal.DriveOutput
@@ -162,7 +162,7 @@ follow:
 		case res = <-got:
 			break follow
 		case <-ctx.Done():
-			Note(f.IO.ErrOut, fmt.Sprintf("detached: run %s goes on on the workers; the same command follows it again and writes its outputs here; sot runs --cancel %s stops it", id, id))
+			Note(f.IO.ErrOut, fmt.Sprintf("detached: the run goes on in workflow %s; the same command follows it again and writes its outputs here; sot runs --cancel %s stops it", id, id))
 			return &ExitError{Code: ExitInterrupted}
 		case <-tick.C:
 			f.followLines(ctx, c, id, fl)

@@ -78,6 +78,12 @@ func (f *Factory) remote(cfg *config.Config) (*temporal.Remote, error) {
 		MaxCost: cfg.Budget.MaxCost, Prices: llm.DefaultPrices().Merge(cfg.Prices), Heartbeat: time.Duration(e.Heartbeat)}, e.MaxInFlight)
 	r.Pin = f.Getenv(temporal.EnvDriveWorkflow)
 	r.OnStart = func(id string) {
+		if r.Pin != "" {
+			// The command a worker drives: its user follows the drive
+			// workflow, and Ctrl-C is theirs.
+			f.Note(fmt.Sprintf("the run's calls go to workflow %s", id))
+			return
+		}
 		f.Note(fmt.Sprintf("calls run on Temporal: workflow %s, task queue %s at %s (Ctrl-C detaches; the same command joins it again)", id, e.TaskQueue, e.Address))
 	}
 	return r, nil
