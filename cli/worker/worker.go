@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -148,6 +149,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		return err
 	}
 	d.Log = func(s string) { fmt.Fprintf(f.IO.ErrOut, "sot worker %s: %s\n", o.Identity, s) }
+	// Copies a killed worker left behind: one a week old belongs to no
+	// run under way.
+	d.Tidy(7 * 24 * time.Hour)
 	temporal.RegisterDriver(w, d)
 	fmt.Fprintf(f.IO.ErrOut, "sot worker %s: taking work from task queue %s at %s (namespace %s); Ctrl-C stops it\n", o.Identity, e.TaskQueue, e.Address, e.Namespace)
 	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

@@ -46,8 +46,6 @@ type DriveInput struct {
 	// Heartbeat is how long the worker driving the run may be silent
 	// before another takes the run over (default DefaultHeartbeat).
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
-	// Version is the starting command's sot version, for the record.
-	Version string `json:"version,omitempty"`
 	// Interactive says that the user follows the run on a terminal: the
 	// command may ask them (UpdateAsk), each question waiting AskTimeout
 	// (default DefaultAskTimeout) for its answer.
@@ -330,6 +328,20 @@ func confined(dir string, args []string) error {
 		}
 	}
 	return nil
+}
+
+// Tidy removes the copies of projects that a worker killed while it
+// drove their runs left in d.Work, once they are older than age.
+func (d *Driver) Tidy(age time.Duration) {
+	entries, err := os.ReadDir(d.Work)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && e.IsDir() && time.Since(fi.ModTime()) > age {
+			_ = os.RemoveAll(filepath.Join(d.Work, e.Name()))
+		}
+	}
 }
 
 // validDir accepts "." or a clean relative slash path.

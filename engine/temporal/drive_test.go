@@ -329,3 +329,26 @@ func TestDriveArgsStayInTheProject(t *testing.T) {
 		}
 	}
 }
+
+// Tidy removes the project copies a killed worker left behind, and only
+// those old enough.
+func TestDriverTidy(t *testing.T) {
+	work := t.TempDir()
+	old, recent := filepath.Join(work, "old"), filepath.Join(work, "recent")
+	for _, d := range []string{old, recent} {
+		if err := os.MkdirAll(filepath.Join(d, "src"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-30 * 24 * time.Hour)
+	if err := os.Chtimes(old, long, long); err != nil {
+		t.Fatal(err)
+	}
+	(&Driver{Work: work}).Tidy(7 * 24 * time.Hour)
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the old copy is still there")
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Errorf("the recent copy was removed: %v", err)
+	}
+}
