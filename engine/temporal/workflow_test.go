@@ -6,9 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/sotlabs/sot/llm"
+	"github.com/stretchr/testify/mock"
 )
 
 // The workflow, in the SDK's test environment: calls are answered by the
@@ -82,5 +84,57 @@ func TestRunWorkflowCostBudget(t *testing.T) {
 	got := strings.Join(outcomes, "; ")
 	if got != "k1 answered; k2 answered; k3 refused: budget exhausted: $4.0000 of $3.5000" || st.CostUSD != 4 {
 		t.Errorf("outcomes %q, cost %v; want two calls at $2 each, the third refused", got, st.CostUSD)
+	}
+}
+
+// The drive workflow, in the SDK's test environment, with the worker's
+// command an hour long: a question the command asks is listed to the
+// client following the run and answered by its Signal; one nobody answers
+// is answered by nobody after the default fifteen minutes, and the run
+// goes on to its end.
+func TestDriveWorkflowQuestions(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterActivityWithOptions(func(context.Context, DriveInput) (DriveOutput, error) { return DriveOutput{}, nil },
+		activity.RegisterOptions{Name: ActivityDrive})
+	env.OnActivity(ActivityDrive, mock.Anything, mock.Anything).After(time.Hour).Return(DriveOutput{Exit: 3, Worker: "w1"}, nil)
+	answers := map[string]string{}
+	ask := func(id, text string) {
+		env.UpdateWorkflow(UpdateAsk, id, &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { answers[id] = "refused: " + err.Error() },
+			OnComplete: func(v any, err error) {
+				if err != nil {
+					answers[id] = "error: " + err.Error()
+					return
+				}
+				answers[id] = v.(string)
+			},
+		}, Question{Text: text, Choices: []string{"left", "right"}})
+	}
+	var listed []Question
+	env.RegisterDelayedCallback(func() { ask("q1", "Which way?") }, time.Minute)
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(QueryQuestions)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		_ = v.Get(&listed)
+		env.SignalWorkflow(SignalAnswer, Answer{ID: 1, Choice: "right"})
+	}, 2*time.Minute)
+	env.RegisterDelayedCallback(func() { ask("q2", "And now?") }, 3*time.Minute)
+	env.ExecuteWorkflow(DriveWorkflow, DriveInput{Command: "review", Dir: ".", Project: "sha256:00", Interactive: true})
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("the drive workflow did not end cleanly: %v", env.GetWorkflowError())
+	}
+	var out DriveOutput
+	if err := env.GetWorkflowResult(&out); err != nil || out.Exit != 3 || out.Worker != "w1" {
+		t.Fatalf("result %+v, %v; want the command's exit 3 from w1", out, err)
+	}
+	if len(listed) != 1 || listed[0].Text != "Which way?" || listed[0].ID != 1 {
+		t.Errorf("listed %+v; want the one question waiting", listed)
+	}
+	if answers["q1"] != "right" || !strings.Contains(answers["q2"], unanswered) {
+		t.Errorf("answers %q; want q1 answered right and q2 by nobody", answers)
 	}
 }
