@@ -134,23 +134,29 @@ func Materialize(ctx context.Context, s Store, t *Tree, dir string) error {
 		return err
 	}
 	defer root.Close()
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
+	// Each directory is made once, before the files: making it for every
+	// file walked its path again through the root each time.
+	made := map[string]bool{".": true}
 	for _, e := range t.Files {
 		if !validPath(e.Path) {
 			return fmt.Errorf("%q is not a path inside the tree", e.Path)
 		}
+		if d := filepath.Dir(filepath.FromSlash(e.Path)); !made[d] {
+			if err := root.MkdirAll(d, 0o700); err != nil {
+				return err
+			}
+			made[d] = true
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, e := range t.Files {
 		g.Go(func() error {
 			data, err := s.Get(gctx, e.Ref)
 			if err != nil {
 				return err
 			}
 			p := filepath.FromSlash(e.Path)
-			if d := filepath.Dir(p); d != "." {
-				if err := root.MkdirAll(d, 0o700); err != nil {
-					return err
-				}
-			}
 			mode := os.FileMode(0o600)
 			if e.Exec {
 				mode = 0o700

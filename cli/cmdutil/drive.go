@@ -110,6 +110,7 @@ func (f *Factory) Drive(ctx context.Context, command string) error {
 		return fmt.Errorf("list the project's files: %w", err)
 	}
 	key := run.Key()
+	sendStart := time.Now()
 	ref, tree, err := blob.PutTree(ctx, blobs, top, files, MaxProject, func(p string, data []byte) bool {
 		return path.Base(p) == run.StateFile && run.Authentic(data, key)
 	})
@@ -119,6 +120,11 @@ func (f *Factory) Drive(ctx context.Context, command string) error {
 		}
 		return fmt.Errorf("send the project to the blob store: %w", err)
 	}
+	var size int64
+	for _, e := range tree.Files {
+		size += e.Size
+	}
+	f.Logger.Debug("sent the project to the blob store", "files", len(tree.Files), "bytes", size, "took", time.Since(sendStart).Round(time.Millisecond))
 	sum := sha256.Sum256([]byte(string(ref) + "\x00" + filepath.ToSlash(dir) + "\x00" + command + "\x00" + strings.Join(args, "\x00")))
 	id := fmt.Sprintf("%s%s-%s-%x", temporal.WorkflowPrefix, "drive", command, sum[:8])
 	in := temporal.DriveInput{Command: command, Args: args, Dir: filepath.ToSlash(dir), Project: ref, Heartbeat: time.Duration(e.Heartbeat), Interactive: f.IO.InTTY}

@@ -168,18 +168,18 @@ func (d *Driver) Drive(ctx context.Context, in DriveInput) (DriveOutput, error) 
 	if err != nil {
 		return DriveOutput{}, err
 	}
-	if d.Log != nil {
-		d.Log(fmt.Sprintf("driving %s (workflow %s, attempt %d)", in.Command, wid, info.Attempt))
-	}
+	d.log("driving %s (workflow %s, attempt %d)", in.Command, wid, info.Attempt)
 	sum := sha256.Sum256([]byte(wid))
 	top := filepath.Join(d.Work, fmt.Sprintf("%x", sum[:8]))
 	if err := os.RemoveAll(top); err != nil {
 		return DriveOutput{}, err
 	}
 	defer os.RemoveAll(top)
+	copyStart := time.Now()
 	if err := blob.Materialize(ctx, d.Blobs, tree, top); err != nil {
 		return DriveOutput{}, fmt.Errorf("copy the project: %w", err)
 	}
+	d.log("copied the project (%d files) in %v", len(tree.Files), time.Since(copyStart).Round(time.Millisecond))
 	for _, e := range tree.Files {
 		if !e.Trusted || d.Sign == nil {
 			continue
@@ -211,6 +211,7 @@ func (d *Driver) Drive(ctx context.Context, in DriveInput) (DriveOutput, error) 
 	if err := cmd.Start(); err != nil {
 		return DriveOutput{}, fmt.Errorf("run %s: %w", d.Program, err)
 	}
+	runStart := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	every := info.HeartbeatTimeout / 4
@@ -259,6 +260,8 @@ wait:
 			exit = 130
 		}
 	}
+	d.log("the command ended with exit %d after %v", exit, time.Since(runStart).Round(time.Millisecond))
+	backStart := time.Now()
 	// What the command wrote goes back, in a context of its own: a
 	// cancelled run's partial result is sent as a finished one's is.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Minute)
@@ -281,6 +284,7 @@ wait:
 		return DriveOutput{}, fmt.Errorf("send back what the command wrote: %w", err)
 	}
 	out.Files = back.Files
+	d.log("sent back %d files in %v", len(out.Files), time.Since(backStart).Round(time.Millisecond))
 	// Kept by name as well, for a client that finds the workflow
 	// cancelled, whose result Temporal does not keep.
 	kept, err := json.Marshal(out)
@@ -328,6 +332,13 @@ func confined(dir string, args []string) error {
 		}
 	}
 	return nil
+}
+
+// log tells d.Log, if set.
+func (d *Driver) log(format string, v ...any) {
+	if d.Log != nil {
+		d.Log(fmt.Sprintf(format, v...))
+	}
 }
 
 // Tidy removes the copies of projects that a worker killed while it
