@@ -297,6 +297,16 @@ func executorCheck(ctx context.Context, opts *Options, cfg *config.Config) (llm.
 		closeAll()
 		return fail("task queue "+e.TaskQueue, errors.New("no sot worker is taking work from it"), "start `sot worker` on a machine with the providers' keys")
 	}
+	if e.Drive != config.DriveClient {
+		// A run is driven from a queue of its own: a worker of an older
+		// sot takes calls but drives nothing.
+		dq, err := c.DescribeTaskQueue(ctx, temporal.DriveQueue(e.TaskQueue), enumspb.TASK_QUEUE_TYPE_ACTIVITY)
+		if err == nil && len(dq.GetPollers()) == 0 {
+			closeAll()
+			return fail("task queue "+temporal.DriveQueue(e.TaskQueue), errors.New("no sot worker drives runs from it"),
+				"run the same sot on the workers as here (sot worker drives runs from this queue), or set executor.drive: client")
+		}
+	}
 	var names []string
 	for _, p := range tq.GetPollers() {
 		names = append(names, p.GetIdentity())

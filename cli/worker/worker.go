@@ -28,6 +28,8 @@ type Options struct {
 	Queue       string
 	Identity    string
 	Concurrency int // 0: the configuration's
+	// Drives is how many runs this worker drives at once (0: DefaultDrives).
+	Drives int
 }
 
 // NewCmd returns "sot worker".
@@ -54,7 +56,9 @@ dies goes to another, without being paid for twice once it was answered.
 Every worker and client of a queue must share the blob store
 (executor.blobs): a directory on one machine or a shared volume, or an
 S3-compatible bucket. --concurrency (default 20) bounds the calls this
-worker makes at once.
+worker makes at once, and --drives (default 4) the runs it drives, which
+come from a queue of their own (the task queue's name and -drive) so that
+they never take the slots the calls need.
 
 The connection comes from the executor section of your configuration
 (address, namespace, task_queue, TLS and API key for Temporal Cloud); see
@@ -71,8 +75,13 @@ the runs it was driving go to another worker.`,
 	fl := cmd.Flags()
 	fl.StringVar(&o.Queue, "task-queue", "", "the task queue to take work from (default: executor.task_queue, or sot)")
 	fl.StringVar(&o.Identity, "identity", "", "this worker's name in Temporal and in the runs' records (default: host and process id)")
+	fl.IntVar(&o.Drives, "drives", 0, fmt.Sprintf("how many runs this worker drives at once, besides the calls it makes (default %d)", DefaultDrives))
 	return cmd
 }
+
+// DefaultDrives is how many runs a worker drives at once by default: each
+// is a sot command of its own, which waits on its calls most of the time.
+const DefaultDrives = 4
 
 // driver runs the commands of the runs this worker drives: this sot
 // program, in copies of their projects in the user cache directory, with
@@ -148,12 +157,22 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if err != nil {
 		return err
 	}
+	drives := o.Drives
+	if drives <= 0 {
+		drives = DefaultDrives
+	}
+	dw := temporal.NewDriveWorker(c, e.TaskQueue, d, sdkworker.Options{Identity: o.Identity, MaxConcurrentActivityExecutionSize: drives})
 	d.Log = func(s string) { fmt.Fprintf(f.IO.ErrOut, "sot worker %s: %s\n", o.Identity, s) }
 	// Copies a killed worker left behind: one a week old belongs to no
 	// run under way.
 	d.Tidy(7 * 24 * time.Hour)
-	temporal.RegisterDriver(w, d)
-	fmt.Fprintf(f.IO.ErrOut, "sot worker %s: taking work from task queue %s at %s (namespace %s); Ctrl-C stops it\n", o.Identity, e.TaskQueue, e.Address, e.Namespace)
+	// The runs it drives come from a queue of their own, so that they
+	// never hold every slot the calls need (see temporal.DriveQueue).
+	if err := dw.Start(); err != nil {
+		return fmt.Errorf("the worker could not start: %w", err)
+	}
+	defer dw.Stop()
+	fmt.Fprintf(f.IO.ErrOut, "sot worker %s: taking work from task queue %s at %s (namespace %s), driving at most %d runs at once; Ctrl-C stops it\n", o.Identity, e.TaskQueue, e.Address, e.Namespace, drives)
 	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	stop := make(chan any)

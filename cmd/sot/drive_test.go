@@ -209,3 +209,30 @@ func TestDebateDrivenOnTemporalSurvivesAKilledDriver(t *testing.T) {
 
 // jsonTimes are the members of a run's JSON that say when it ran.
 var jsonTimes = regexp.MustCompile(`"(?:started|finished|created|duration_ms|wall_ms|elapsed_ms)":\s*("[^"]*"|[0-9.]+),?`)
+
+// A worker that makes one call at a time still drives a run and makes
+// its calls: the runs it drives come from a queue of their own, so the
+// run waiting on its calls never holds the one slot the calls need.
+func TestDrivenRunOnAWorkerOfOneCallSlot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	addr := temporaltest.Start(t)
+	repo := gitRepo(t)
+	temporalConfig(t, repo, addr, "one-slot")
+	srv := llmtest.NewServer(llmtest.Config{Latency: 20 * time.Millisecond})
+	defer srv.Close()
+	_, wlog := startWorker(t, repo, srv, "--concurrency", "1", "--drives", "1")
+	cmd := sotCmd(repo, srv, "review", "--seed", "2", "--perspectives", "none", "--specialists", "security,testing", "--no-cache", "--executor", "temporal", "--output-dir", "out")
+	var out output
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitExit(cmd, 2*time.Minute); err != nil {
+		t.Fatalf("the review on a worker of one call slot: %v\n%s\nworker:\n%s", err, out.String(), wlog)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "out", "REVIEW-SYNTHESIS.md")); err != nil {
+		t.Errorf("no synthesis came back: %v\n%s", err, out.String())
+	}
+}

@@ -102,6 +102,7 @@ func DriveWorkflow(ctx workflow.Context, in DriveInput) (DriveOutput, error) {
 		return DriveOutput{}, err
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           DriveQueue(workflow.GetInfo(ctx).TaskQueueName),
 		StartToCloseTimeout: 7 * 24 * time.Hour,
 		HeartbeatTimeout:    hb,
 		WaitForCancellation: true,

@@ -123,11 +123,14 @@ func newDriveEnv(t *testing.T) *driveEnv {
 	}
 	e := &driveEnv{c: c, blobs: blobs, addr: addr, queue: "drive-" + strings.ReplaceAll(t.Name(), "/", "-"), project: ref, work: t.TempDir()}
 	w := worker.New(c, e.queue, worker.Options{})
-	RegisterDriver(w, &Driver{Blobs: blobs, Program: exe, Work: e.work, Env: append(os.Environ(), envDriveProgram+"=1", "SOT_TEST_TEMPORAL="+addr), Identity: "driver-1"})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
+	RegisterDriveWorkflow(w)
+	dw := NewDriveWorker(c, e.queue, &Driver{Blobs: blobs, Program: exe, Work: e.work, Env: append(os.Environ(), envDriveProgram+"=1", "SOT_TEST_TEMPORAL="+addr), Identity: "driver-1"}, worker.Options{})
+	for _, w := range []worker.Worker{w, dw} {
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
 	}
-	t.Cleanup(w.Stop)
 	return e
 }
 

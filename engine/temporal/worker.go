@@ -19,14 +19,29 @@ func NewWorker(c client.Client, queue string, acts *Activities, opts worker.Opti
 // test environment) under the names clients use.
 func Register(r worker.Registry, acts *Activities) {
 	r.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: WorkflowName})
+	RegisterDriveWorkflow(r)
 	r.RegisterActivityWithOptions(acts.Call, activityOptions())
 }
 
-// RegisterDriver registers the workflow and activity that drive a whole
-// run on a worker (DriveWorkflow), with d running its commands.
-func RegisterDriver(r worker.Registry, d *Driver) {
+// DriveQueue is the task queue on which the workers of queue take the
+// runs they drive: a queue of its own, so that the runs a worker drives,
+// which wait on calls for as long as they last, never take every slot
+// the calls themselves need.
+func DriveQueue(queue string) string { return queue + "-drive" }
+
+// RegisterDriveWorkflow registers the workflow that drives a whole run on
+// a worker (DriveWorkflow) on r, beside sot's other workflow.
+func RegisterDriveWorkflow(r worker.Registry) {
 	r.RegisterWorkflowWithOptions(DriveWorkflow, workflow.RegisterOptions{Name: DriveWorkflowName})
-	r.RegisterActivityWithOptions(d.Drive, activity.RegisterOptions{Name: ActivityDrive})
+}
+
+// NewDriveWorker returns a worker that takes from DriveQueue(queue) the
+// runs the workflows of queue give it to drive, and drives them with d;
+// opts.MaxConcurrentActivityExecutionSize bounds how many at once.
+func NewDriveWorker(c client.Client, queue string, d *Driver, opts worker.Options) worker.Worker {
+	w := worker.New(c, DriveQueue(queue), opts)
+	w.RegisterActivityWithOptions(d.Drive, activity.RegisterOptions{Name: ActivityDrive})
+	return w
 }
 
 // activityOptions register the call activity under the name the workflow
