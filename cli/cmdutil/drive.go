@@ -197,7 +197,7 @@ follow:
 			}
 		}
 	}
-	if err := f.writeBack(ctx, blobs, top, tree, out.Files, key); err != nil {
+	if err := f.writeBack(ctx, blobs, top, tree, out.Files, key, outputDirs(args, top, wd)); err != nil {
 		return err
 	}
 	if outb, err := blobs.Get(ctx, out.Stdout); err == nil {
@@ -279,11 +279,12 @@ func (f *Factory) followLines(ctx context.Context, c client.Client, id string, f
 }
 
 // writeBack writes into the project what the driven command wrote: its
-// outputs, and whatever changed under .sot. A file the project held
-// outside .sot is never overwritten, every file is written without
-// following a link, and a run record the worker vouched for is signed
-// with this user's key.
-func (f *Factory) writeBack(ctx context.Context, blobs temporal.Blobs, top string, sent *blob.Tree, files []blob.Entry, key []byte) error {
+// outputs, and whatever changed under .sot. A file the project held is
+// overwritten only under .sot or the output directory the command was
+// given (outs, slash paths relative to top), every file is written
+// without following a link, and a run record the worker vouched for is
+// signed with this user's key.
+func (f *Factory) writeBack(ctx context.Context, blobs temporal.Blobs, top string, sent *blob.Tree, files []blob.Entry, key []byte, outs []string) error {
 	had := map[string]bool{}
 	for _, e := range sent.Files {
 		had[e.Path] = true
@@ -296,7 +297,8 @@ func (f *Factory) writeBack(ctx context.Context, blobs temporal.Blobs, top strin
 	}()
 	skipped := 0
 	for _, e := range files {
-		if had[e.Path] && !strings.HasPrefix(e.Path, ".sot/") {
+		mayReplace := strings.HasPrefix(e.Path, ".sot/") || slices.ContainsFunc(outs, func(o string) bool { return strings.HasPrefix(e.Path, o+"/") })
+		if had[e.Path] && !mayReplace {
 			skipped++
 			continue
 		}

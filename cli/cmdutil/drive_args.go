@@ -95,3 +95,30 @@ func drivePath(s, top, wd string) (string, error) {
 	}
 	return rel, nil
 }
+
+// outputDirs are the directories args give as --output-dir, as slash
+// paths relative to top (args are relative to wd, as driveArgs made them).
+func outputDirs(args []string, top, wd string) []string {
+	var out []string
+	add := func(v string) {
+		p := v
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(wd, p)
+		}
+		if rel, ok := project.Within(top, filepath.Clean(p)); ok && rel != "." {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return out
+		case a == "--output-dir" && i+1 < len(args):
+			i++
+			add(args[i])
+		case strings.HasPrefix(a, "--output-dir="):
+			add(strings.TrimPrefix(a, "--output-dir="))
+		}
+	}
+	return out
+}

@@ -122,3 +122,14 @@ func TestDrives(t *testing.T) {
 		})
 	}
 }
+
+// The output directories a driven command was given, where its outputs
+// may replace the files of an earlier run.
+func TestOutputDirs(t *testing.T) {
+	top := t.TempDir()
+	wd := filepath.Join(top, "sub")
+	got := outputDirs([]string{"--seed", "1", "--output-dir", "out", "--output-dir=../reviews/a", "--", "--output-dir", "x"}, top, wd)
+	if want := []string{"sub/out", "reviews/a"}; !slices.Equal(got, want) {
+		t.Errorf("outputDirs = %q, want %q", got, want)
+	}
+}

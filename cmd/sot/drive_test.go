@@ -233,6 +233,22 @@ func TestDrivenRunOnAWorkerOfOneCallSlot(t *testing.T) {
 		t.Fatalf("the review on a worker of one call slot: %v\n%s\nworker:\n%s", err, out.String(), wlog)
 	}
 	if _, err := os.Stat(filepath.Join(repo, "out", "REVIEW-SYNTHESIS.md")); err != nil {
-		t.Errorf("no synthesis came back: %v\n%s", err, out.String())
+		t.Fatalf("no synthesis came back: %v\n%s", err, out.String())
+	}
+
+	// Another change reviewed into the same directory: the new outputs
+	// replace the earlier run's, as a local run's would.
+	if err := os.WriteFile(filepath.Join(repo, "app.go"), []byte("package app\n\nfunc Add(a, b int) int {\n\treturn b + a\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"review", "--seed", "2", "--perspectives", "none", "--specialists", "security,testing", "--no-cache"}
+	if out, err := sotCmd(repo, srv, append(args, "--output-dir", "out-local", "--executor", "local")...).CombinedOutput(); err != nil {
+		t.Fatalf("the local review: %v\n%s", err, out)
+	}
+	if out, err := sotCmd(repo, srv, append(args, "--output-dir", "out", "--executor", "temporal")...).CombinedOutput(); err != nil {
+		t.Fatalf("the second driven review: %v\n%s", err, out)
+	}
+	if a, b := synthesis(t, filepath.Join(repo, "out-local")), synthesis(t, filepath.Join(repo, "out")); a != b {
+		t.Errorf("the second driven review left other outputs than a local run's:\n--- local\n%s\n--- driven\n%s", a, b)
 	}
 }
