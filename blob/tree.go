@@ -217,6 +217,23 @@ func Changed(dir string, t *Tree, skip func(dirPath string) bool) ([]string, err
 	return out, err
 }
 
+// Removed lists the files of t that are no longer regular files under
+// dir, in t's order.
+func Removed(dir string, t *Tree) ([]string, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	var out []string
+	for _, e := range t.Files {
+		if fi, err := root.Lstat(filepath.FromSlash(e.Path)); err != nil || !fi.Mode().IsRegular() {
+			out = append(out, e.Path)
+		}
+	}
+	return out, nil
+}
+
 // validPath accepts a clean, relative, slash-separated path.
 func validPath(p string) bool {
 	return p != "" && p != "." && !strings.HasPrefix(p, "/") && path.Clean(p) == p && p != ".." && !strings.HasPrefix(p, "../") &&

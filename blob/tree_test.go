@@ -57,6 +57,12 @@ func TestTreeRoundTrip(t *testing.T) {
 	if !slices.Equal(changed, []string{"out/new.txt", "sub/b.txt"}) {
 		t.Errorf("Changed = %v, want the new and the changed file", changed)
 	}
+	if err := os.Remove(filepath.Join(dst, "sub", "same.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := Removed(dst, got); err != nil || !slices.Equal(removed, []string{"sub/same.txt"}) {
+		t.Errorf("Removed = %v, %v; want the removed file", removed, err)
+	}
 }
 
 // A tree that names a path out of its top is refused when read and when

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path"
@@ -197,7 +198,7 @@ follow:
 			}
 		}
 	}
-	if err := f.writeBack(ctx, blobs, top, tree, out.Files, key, outputDirs(args, top, wd)); err != nil {
+	if err := f.writeBack(ctx, blobs, top, tree, out, key, outputDirs(args, top, wd)); err != nil {
 		return err
 	}
 	if outb, err := blobs.Get(ctx, out.Stdout); err == nil {
@@ -284,7 +285,7 @@ func (f *Factory) followLines(ctx context.Context, c client.Client, id string, f
 // given (outs, slash paths relative to top), every file is written
 // without following a link, and a run record the worker vouched for is
 // signed with this user's key.
-func (f *Factory) writeBack(ctx context.Context, blobs temporal.Blobs, top string, sent *blob.Tree, files []blob.Entry, key []byte, outs []string) error {
+func (f *Factory) writeBack(ctx context.Context, blobs temporal.Blobs, top string, sent *blob.Tree, out temporal.DriveOutput, key []byte, outs []string) error {
 	had := map[string]bool{}
 	for _, e := range sent.Files {
 		had[e.Path] = true
@@ -295,10 +296,42 @@ func (f *Factory) writeBack(ctx context.Context, blobs temporal.Blobs, top strin
 			d.Close()
 		}
 	}()
+	mayReplace := func(p string) bool {
+		return strings.HasPrefix(p, ".sot/") || slices.ContainsFunc(outs, func(o string) bool { return strings.HasPrefix(p, o+"/") })
+	}
+	open := func(p string) (*safedir.Dir, error) {
+		dir := filepath.Join(top, filepath.FromSlash(path.Dir(p)))
+		if d, ok := dirs[dir]; ok {
+			return d, nil
+		}
+		d, err := safedir.Open(top, dir)
+		if err != nil {
+			return nil, err
+		}
+		dirs[dir] = d
+		return d, nil
+	}
 	skipped := 0
-	for _, e := range files {
-		mayReplace := strings.HasPrefix(e.Path, ".sot/") || slices.ContainsFunc(outs, func(o string) bool { return strings.HasPrefix(e.Path, o+"/") })
-		if had[e.Path] && !mayReplace {
+	for _, p := range out.Removed {
+		// An earlier run's outputs the command cleared, as it would have
+		// here; nothing else of the project is removed.
+		if !mayReplace(p) {
+			skipped++
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(top, filepath.FromSlash(p))); err != nil {
+			continue
+		}
+		d, err := open(p)
+		if err != nil {
+			return err
+		}
+		if err := d.Remove(path.Base(p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	for _, e := range out.Files {
+		if had[e.Path] && !mayReplace(e.Path) {
 			skipped++
 			continue
 		}
@@ -314,20 +347,16 @@ func (f *Factory) writeBack(ctx context.Context, blobs temporal.Blobs, top strin
 				continue
 			}
 		}
-		dir := filepath.Join(top, filepath.FromSlash(path.Dir(e.Path)))
-		d, ok := dirs[dir]
-		if !ok {
-			if d, err = safedir.Open(top, dir); err != nil {
-				return err
-			}
-			dirs[dir] = d
+		d, err := open(e.Path)
+		if err != nil {
+			return err
 		}
 		if err := d.WriteFile(path.Base(e.Path), data, 0o644); err != nil {
 			return err
 		}
 	}
 	if skipped > 0 {
-		f.Note(fmt.Sprintf("%d files of the project that the run changed on the worker were left as they are here", skipped))
+		f.Note(fmt.Sprintf("%d files of the project that the run changed or removed on the worker were left as they are here", skipped))
 	}
 	return nil
 }

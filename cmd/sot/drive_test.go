@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -236,12 +237,13 @@ func TestDrivenRunOnAWorkerOfOneCallSlot(t *testing.T) {
 		t.Fatalf("no synthesis came back: %v\n%s", err, out.String())
 	}
 
-	// Another change reviewed into the same directory: the new outputs
-	// replace the earlier run's, as a local run's would.
+	// Another change reviewed into the same directory, by one specialist
+	// fewer: the new outputs replace the earlier run's, and the files
+	// only the earlier run wrote are gone, as after a local run.
 	if err := os.WriteFile(filepath.Join(repo, "app.go"), []byte("package app\n\nfunc Add(a, b int) int {\n\treturn b + a\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"review", "--seed", "2", "--perspectives", "none", "--specialists", "security,testing", "--no-cache"}
+	args := []string{"review", "--seed", "2", "--perspectives", "none", "--specialists", "security", "--no-cache"}
 	if out, err := sotCmd(repo, srv, append(args, "--output-dir", "out-local", "--executor", "local")...).CombinedOutput(); err != nil {
 		t.Fatalf("the local review: %v\n%s", err, out)
 	}
@@ -251,4 +253,21 @@ func TestDrivenRunOnAWorkerOfOneCallSlot(t *testing.T) {
 	if a, b := synthesis(t, filepath.Join(repo, "out-local")), synthesis(t, filepath.Join(repo, "out")); a != b {
 		t.Errorf("the second driven review left other outputs than a local run's:\n--- local\n%s\n--- driven\n%s", a, b)
 	}
+	if a, b := names(t, filepath.Join(repo, "out-local")), names(t, filepath.Join(repo, "out")); !slices.Equal(a, b) {
+		t.Errorf("the second driven review's directory holds %q; a local run's %q", b, a)
+	}
+}
+
+// names lists the files of dir.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
 }

@@ -64,6 +64,9 @@ type DriveOutput struct {
 	// Files are the files the command wrote or changed in the project,
 	// Trusted where the worker vouches for a run record it signed.
 	Files []blob.Entry `json:"files,omitempty"`
+	// Removed are the files of the project the command removed (an
+	// earlier run's outputs it cleared), slash paths relative to its top.
+	Removed []string `json:"removed,omitempty"`
 	// Worker is the identity of the worker that drove the run to its end,
 	// and Attempt which attempt it was (more than 1 when a worker died).
 	Worker  string `json:"worker,omitempty"`
@@ -285,6 +288,9 @@ wait:
 		return DriveOutput{}, fmt.Errorf("send back what the command wrote: %w", err)
 	}
 	out.Files = back.Files
+	if out.Removed, err = blob.Removed(top, tree); err != nil {
+		return DriveOutput{}, fmt.Errorf("find what the command removed: %w", err)
+	}
 	d.log("sent back %d files in %v", len(out.Files), time.Since(backStart).Round(time.Millisecond))
 	// Kept by name as well, for a client that finds the workflow
 	// cancelled, whose result Temporal does not keep.
