@@ -218,15 +218,27 @@ func Changed(dir string, t *Tree, skip func(dirPath string) bool) ([]string, err
 }
 
 // Removed lists the files of t that are no longer regular files under
-// dir, in t's order.
-func Removed(dir string, t *Tree) ([]string, error) {
+// dir, in t's order, leaving out those below a directory skip approves
+// (as Changed does).
+func Removed(dir string, t *Tree, skip func(dirPath string) bool) ([]string, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
 	var out []string
+	skipped := func(p string) bool {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if skip != nil && skip(d) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, e := range t.Files {
+		if skipped(e.Path) {
+			continue
+		}
 		if fi, err := root.Lstat(filepath.FromSlash(e.Path)); err != nil || !fi.Mode().IsRegular() {
 			out = append(out, e.Path)
 		}

@@ -60,8 +60,14 @@ func TestTreeRoundTrip(t *testing.T) {
 	if err := os.Remove(filepath.Join(dst, "sub", "same.txt")); err != nil {
 		t.Fatal(err)
 	}
-	if removed, err := Removed(dst, got); err != nil || !slices.Equal(removed, []string{"sub/same.txt"}) {
-		t.Errorf("Removed = %v, %v; want the removed file", removed, err)
+	if err := os.Remove(filepath.Join(dst, "a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := Removed(dst, got, nil); err != nil || !slices.Equal(removed, []string{"a.txt", "sub/same.txt"}) {
+		t.Errorf("Removed = %v, %v; want the removed files", removed, err)
+	}
+	if removed, err := Removed(dst, got, func(d string) bool { return d == "sub" }); err != nil || !slices.Equal(removed, []string{"a.txt"}) {
+		t.Errorf("Removed skipping sub = %v, %v; want only a.txt", removed, err)
 	}
 }
 

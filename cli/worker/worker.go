@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	sdkworker "go.temporal.io/sdk/worker"
 
+	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine/run"
@@ -100,7 +101,12 @@ func driver(blobs temporal.Blobs, identity string) (*temporal.Driver, error) {
 		Blobs: blobs, Program: program, Work: filepath.Join(cache, "sot", "drive"), Env: os.Environ(), Identity: identity,
 		Sign:   func(data []byte) ([]byte, bool) { return run.Resign(data, key) },
 		Signed: func(data []byte) bool { return run.Authentic(data, key) },
-		Skip:   func(dir string) bool { return dir == ".sot/mcp" || dir == ".git" },
+		// The copy's corpus index is not sent back: it describes the
+		// copy's files, whose inodes and times are not the user's, so it
+		// would only make the user's next question read every source again.
+		Skip: func(dir string) bool {
+			return dir == ".sot/mcp" || dir == ".git" || dir == filepath.ToSlash(ask.IndexDir)
+		},
 	}, nil
 }
 

@@ -288,7 +288,7 @@ wait:
 		return DriveOutput{}, fmt.Errorf("send back what the command wrote: %w", err)
 	}
 	out.Files = back.Files
-	if out.Removed, err = blob.Removed(top, tree); err != nil {
+	if out.Removed, err = blob.Removed(top, tree, d.Skip); err != nil {
 		return DriveOutput{}, fmt.Errorf("find what the command removed: %w", err)
 	}
 	d.log("sent back %d files in %v", len(out.Files), time.Since(backStart).Round(time.Millisecond))
