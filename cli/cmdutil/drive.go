@@ -128,7 +128,10 @@ func (f *Factory) Drive(ctx context.Context, command string) error {
 	f.Logger.Debug("sent the project to the blob store", "files", len(tree.Files), "bytes", size, "took", time.Since(sendStart).Round(time.Millisecond))
 	sum := sha256.Sum256([]byte(string(ref) + "\x00" + filepath.ToSlash(dir) + "\x00" + command + "\x00" + strings.Join(args, "\x00")))
 	id := fmt.Sprintf("%s%s-%s-%x", temporal.WorkflowPrefix, "drive", command, sum[:8])
-	in := temporal.DriveInput{Command: command, Args: args, Dir: filepath.ToSlash(dir), Project: ref, Heartbeat: time.Duration(e.Heartbeat), Interactive: f.IO.InTTY}
+	host, _ := os.Hostname()
+	mirror := sha256.Sum256([]byte(host + "\x00" + top))
+	in := temporal.DriveInput{Command: command, Args: args, Dir: filepath.ToSlash(dir), Project: ref, Heartbeat: time.Duration(e.Heartbeat), Interactive: f.IO.InTTY,
+		Mirror: fmt.Sprintf("%x", mirror[:16])}
 	wr, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: e.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,

@@ -107,6 +107,9 @@ func driver(blobs temporal.Blobs, identity string) (*temporal.Driver, error) {
 		Skip: func(dir string) bool {
 			return dir == ".sot/mcp" || dir == ".git" || dir == filepath.ToSlash(ask.IndexDir)
 		},
+		// A kept copy keeps its own corpus index, which knows the copy's
+		// files: a question over an unchanged corpus reads none again.
+		Keep: func(dir string) bool { return dir == filepath.ToSlash(ask.IndexDir) },
 	}, nil
 }
 

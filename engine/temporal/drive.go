@@ -51,6 +51,10 @@ type DriveInput struct {
 	// (default DefaultAskTimeout) for its answer.
 	Interactive bool          `json:"interactive,omitempty"`
 	AskTimeout  time.Duration `json:"ask_timeout,omitempty"`
+	// Mirror names the project for the workers (hex): a worker keeps its
+	// copy of it between runs and writes only what changed (see mirror).
+	// Empty: a fresh copy each run.
+	Mirror string `json:"mirror,omitempty"`
 }
 
 // DriveOutput is what the driven command came to.
@@ -140,6 +144,10 @@ type Driver struct {
 	Signed func(data []byte) bool
 	// Log, when set, is told of each run the worker begins to drive.
 	Log func(string)
+	// Keep names the directories of a project a kept copy keeps as the
+	// worker's runs left them (the corpus index, which describes the
+	// copy's own files) rather than as the client sent them.
+	Keep func(dir string) bool
 	// Skip leaves directories of the project out of the outputs sent back
 	// (sot's own scratch space).
 	Skip func(dir string) bool
@@ -173,17 +181,29 @@ func (d *Driver) Drive(ctx context.Context, in DriveInput) (DriveOutput, error) 
 		return DriveOutput{}, err
 	}
 	d.log("driving %s (workflow %s, attempt %d)", in.Command, wid, info.Attempt)
-	sum := sha256.Sum256([]byte(wid))
-	top := filepath.Join(d.Work, fmt.Sprintf("%x", sum[:8]))
-	if err := os.RemoveAll(top); err != nil {
-		return DriveOutput{}, err
-	}
-	defer os.RemoveAll(top)
 	copyStart := time.Now()
-	if err := blob.Materialize(ctx, d.Blobs, tree, top); err != nil {
-		return DriveOutput{}, fmt.Errorf("copy the project: %w", err)
+	var top string
+	m, mirrored := openMirror(d.Work, in.Mirror)
+	if mirrored {
+		defer m.close()
+		top = m.dir
+		n, err := m.sync(ctx, d.Blobs, tree, d.Keep)
+		if err != nil {
+			return DriveOutput{}, fmt.Errorf("bring the project's copy up to date: %w", err)
+		}
+		d.log("brought the project's kept copy up to date (%d of %d files written) in %v", n, len(tree.Files), time.Since(copyStart).Round(time.Millisecond))
+	} else {
+		sum := sha256.Sum256([]byte(wid))
+		top = filepath.Join(d.Work, fmt.Sprintf("%x", sum[:8]))
+		if err := os.RemoveAll(top); err != nil {
+			return DriveOutput{}, err
+		}
+		defer os.RemoveAll(top)
+		if err := blob.Materialize(ctx, d.Blobs, tree, top); err != nil {
+			return DriveOutput{}, fmt.Errorf("copy the project: %w", err)
+		}
+		d.log("copied the project (%d files) in %v", len(tree.Files), time.Since(copyStart).Round(time.Millisecond))
 	}
-	d.log("copied the project (%d files) in %v", len(tree.Files), time.Since(copyStart).Round(time.Millisecond))
 	for _, e := range tree.Files {
 		if !e.Trusted || d.Sign == nil {
 			continue
@@ -198,6 +218,9 @@ func (d *Driver) Drive(ctx context.Context, in DriveInput) (DriveOutput, error) 
 				return DriveOutput{}, err
 			}
 		}
+	}
+	if mirrored {
+		m.begin(tree)
 	}
 	cmd := exec.Command(d.Program, append([]string{in.Command, "--executor=temporal"}, in.Args...)...)
 	cmd.Dir = filepath.Join(top, filepath.FromSlash(in.Dir))
@@ -277,7 +300,12 @@ wait:
 	if out.Stderr, err = d.Blobs.Put(sctx, errs.all()); err != nil {
 		return DriveOutput{}, err
 	}
-	changed, err := blob.Changed(top, tree, d.Skip)
+	var changed []string
+	if mirrored {
+		changed, err = m.changed(tree, d.Skip)
+	} else {
+		changed, err = blob.Changed(top, tree, d.Skip)
+	}
 	if err != nil {
 		return DriveOutput{}, fmt.Errorf("find what the command wrote: %w", err)
 	}
@@ -292,6 +320,11 @@ wait:
 		return DriveOutput{}, fmt.Errorf("find what the command removed: %w", err)
 	}
 	d.log("sent back %d files in %v", len(out.Files), time.Since(backStart).Round(time.Millisecond))
+	if mirrored {
+		if err := m.record(); err != nil {
+			d.log("the project's kept copy will be written afresh next time: %v", err)
+		}
+	}
 	// Kept by name as well, for a client that finds the workflow
 	// cancelled, whose result Temporal does not keep.
 	kept, err := json.Marshal(out)
@@ -356,8 +389,30 @@ func (d *Driver) Tidy(age time.Duration) {
 		return
 	}
 	for _, e := range entries {
+		if e.Name() == "mirrors" {
+			continue
+		}
 		if fi, err := e.Info(); err == nil && e.IsDir() && time.Since(fi.ModTime()) > age {
 			_ = os.RemoveAll(filepath.Join(d.Work, e.Name()))
+		}
+	}
+	// A kept copy no run used for as long, whose record was last written
+	// then, unless a run holds it now.
+	mirrors := filepath.Join(d.Work, "mirrors")
+	entries, _ = os.ReadDir(mirrors)
+	for _, e := range entries {
+		key, ok := strings.CutSuffix(e.Name(), ".lock")
+		if !ok {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(mirrors, key+".json"))
+		if err == nil && time.Since(fi.ModTime()) <= age {
+			continue
+		}
+		if m, ok := openMirror(d.Work, key); ok {
+			_ = os.RemoveAll(m.dir)
+			_ = os.Remove(m.manifest)
+			m.close()
 		}
 	}
 }
