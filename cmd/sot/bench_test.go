@@ -559,12 +559,15 @@ func BenchmarkSotAskTemporal(b *testing.B) {
 			}
 			cmds = append(cmds, c)
 		}
-		return func() {
+		stop := sync.OnceFunc(func() {
 			for _, c := range cmds {
 				_ = c.Process.Kill()
 				_ = c.Wait()
 			}
-		}
+		})
+		// A run that fails the benchmark leaves no worker behind.
+		b.Cleanup(stop)
+		return stop
 	}
 	walls := map[string][]time.Duration{}
 	calls := 0
