@@ -72,22 +72,32 @@ func (s *S3) key(p string) string { return path.Join(s.prefix, p) }
 func (s *S3) Put(ctx context.Context, data []byte) (Ref, error) {
 	ref := RefOf(data)
 	p, _ := objectPath(ref)
-	if fi, err := s.client.StatObject(ctx, s.bucket, s.key(p), minio.StatObjectOptions{}); err == nil && fi.Size == int64(len(data)) {
-		// Held already (Get checks its hash): not sent again, only marked
-		// as used when it is old, so that Prune keeps it.
-		if time.Since(fi.LastModified) <= refreshAfter {
-			return ref, nil
-		}
-		src := minio.CopySrcOptions{Bucket: s.bucket, Object: s.key(p)}
-		dst := minio.CopyDestOptions{Bucket: s.bucket, Object: s.key(p), ReplaceMetadata: true, UserMetadata: map[string]string{"Used": time.Now().UTC().Format(time.RFC3339)}}
-		if _, err := s.client.CopyObject(ctx, dst, src); err == nil {
-			return ref, nil
-		}
-	}
 	if _, err := s.client.PutObject(ctx, s.bucket, s.key(p), bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
 		return "", fmt.Errorf("blob store: %w", err)
 	}
 	return ref, nil
+}
+
+// Held reports whether the bucket holds ref's object of size bytes (Get
+// checks its hash), marking an old one as used so that Prune keeps it: a
+// project's unchanged file is not uploaded again with every run. A call's
+// request, new each time, is Put without asking first.
+func (s *S3) Held(ctx context.Context, ref Ref, size int64) bool {
+	p, err := objectPath(ref)
+	if err != nil {
+		return false
+	}
+	fi, err := s.client.StatObject(ctx, s.bucket, s.key(p), minio.StatObjectOptions{})
+	if err != nil || fi.Size != size {
+		return false
+	}
+	if time.Since(fi.LastModified) <= refreshAfter {
+		return true
+	}
+	src := minio.CopySrcOptions{Bucket: s.bucket, Object: s.key(p)}
+	dst := minio.CopyDestOptions{Bucket: s.bucket, Object: s.key(p), ReplaceMetadata: true, UserMetadata: map[string]string{"Used": time.Now().UTC().Format(time.RFC3339)}}
+	_, err = s.client.CopyObject(ctx, dst, src)
+	return err == nil
 }
 
 // Get reads ref's bytes and checks them against it.

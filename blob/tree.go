@@ -37,6 +37,12 @@ type Entry struct {
 	Trusted bool `json:"trusted,omitempty"`
 }
 
+// holder is a store that can say, for less than a Put costs, that it
+// holds some bytes already, marking them as used (see Prune).
+type holder interface {
+	Held(ctx context.Context, ref Ref, size int64) bool
+}
+
 // ErrTreeTooLarge is returned by PutTree for a tree past its limit.
 var ErrTreeTooLarge = errors.New("too large to send")
 
@@ -75,9 +81,12 @@ func PutTree(ctx context.Context, s Store, top string, paths []string, limit int
 			if err != nil {
 				return nil // gone since it was listed
 			}
-			ref, err := s.Put(gctx, data)
-			if err != nil {
-				return err
+			ref := RefOf(data)
+			// A file sent before is not sent again where asking costs less.
+			if h, ok := s.(holder); !ok || !h.Held(gctx, ref, int64(len(data))) {
+				if _, err := s.Put(gctx, data); err != nil {
+					return err
+				}
 			}
 			e := &Entry{Path: p, Ref: ref, Size: int64(len(data)), Exec: fi.Mode()&0o100 != 0}
 			if trusted != nil {
@@ -170,8 +179,9 @@ func Materialize(ctx context.Context, s Store, t *Tree, dir string) error {
 // Changed lists the regular files under dir whose bytes are not those of
 // t (new files, and files whose content changed), slash-separated and
 // sorted; skip, when set, leaves out the directories it approves (their
-// slash-separated path relative to dir).
-func Changed(dir string, t *Tree, skip func(dirPath string) bool) ([]string, error) {
+// slash-separated path relative to dir). same, when set, vouches that a
+// file is as it was without reading it (its times have not moved).
+func Changed(dir string, t *Tree, skip func(dirPath string) bool, same func(p string, fi fs.FileInfo) bool) ([]string, error) {
 	had := make(map[string]Entry, len(t.Files))
 	for _, e := range t.Files {
 		had[e.Path] = e
@@ -195,12 +205,14 @@ func Changed(dir string, t *Tree, skip func(dirPath string) bool) ([]string, err
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		e, ok := had[p]
-		if ok {
-			fi, err := d.Info()
-			if err != nil {
-				return err
-			}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if same != nil && same(p, fi) {
+			return nil
+		}
+		if e, ok := had[p]; ok {
 			if fi.Size() == e.Size {
 				data, err := root.ReadFile(p)
 				if err != nil {
@@ -227,16 +239,8 @@ func Removed(dir string, t *Tree, skip func(dirPath string) bool) ([]string, err
 	}
 	defer root.Close()
 	var out []string
-	skipped := func(p string) bool {
-		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			if skip != nil && skip(d) {
-				return true
-			}
-		}
-		return false
-	}
 	for _, e := range t.Files {
-		if skipped(e.Path) {
+		if Under(e.Path, skip) {
 			continue
 		}
 		if fi, err := root.Lstat(filepath.FromSlash(e.Path)); err != nil || !fi.Mode().IsRegular() {
@@ -244,6 +248,17 @@ func Removed(dir string, t *Tree, skip func(dirPath string) bool) ([]string, err
 		}
 	}
 	return out, nil
+}
+
+// Under reports whether the slash path p lies below a directory dir
+// approves (nil approves none).
+func Under(p string, dir func(string) bool) bool {
+	for d := path.Dir(p); dir != nil && d != "."; d = path.Dir(d) {
+		if dir(d) {
+			return true
+		}
+	}
+	return false
 }
 
 // validPath accepts a clean, relative, slash-separated path.

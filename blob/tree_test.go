@@ -50,7 +50,7 @@ func TestTreeRoundTrip(t *testing.T) {
 	write(t, dst, "sub/b.txt", "changed")
 	write(t, dst, "out/new.txt", "new")
 	write(t, dst, "skipped/x.txt", "x")
-	changed, err := Changed(dst, got, func(d string) bool { return d == "skipped" })
+	changed, err := Changed(dst, got, func(d string) bool { return d == "skipped" }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

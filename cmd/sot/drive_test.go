@@ -39,12 +39,7 @@ func TestReviewDrivenOnTemporalOutlivesItsMachine(t *testing.T) {
 	temporalConfig(t, repo, addr, "drive")
 	srv := llmtest.NewServer(llmtest.Config{Latency: 700 * time.Millisecond})
 	defer srv.Close()
-	workers := map[string]*output{}
-	procs := map[string]interface{ Signal(os.Signal) error }{}
-	for _, id := range []string{"w0", "w1"} {
-		w, log := startWorker(t, repo, srv, "--identity", id, "--concurrency", "4")
-		workers[id], procs[id] = log, w.Process
-	}
+	workers := startWorkerPair(t, repo, srv)
 	driven := append(args, "--executor", "temporal", "--output-dir", "out")
 	client, out := startSot(t, repo, srv, driven...)
 	waitForRequests(t, srv, 2, out)
@@ -58,28 +53,17 @@ func TestReviewDrivenOnTemporalOutlivesItsMachine(t *testing.T) {
 		t.Errorf("the command did not say which workflow drives its run:\n%s", out.String())
 	}
 	// ... and so is the worker that drove it.
-	driver := ""
-	for id, log := range workers {
-		if strings.Contains(log.String(), "driving review") {
-			driver = id
-		}
-	}
-	if driver == "" {
-		t.Fatalf("no worker says it drives the review:\nw0:\n%s\nw1:\n%s", workers["w0"], workers["w1"])
-	}
-	if err := procs[driver].Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	driver := killDriver(t, workers, "review")
 	other := map[string]string{"w0": "w1", "w1": "w0"}[driver]
 
 	// The same command, from the project, follows the run to its end.
 	again := sotCmd(repo, srv, driven...)
 	log, err := again.CombinedOutput()
 	if err != nil {
-		t.Fatalf("following the run again: %v\n%s\n%s:\n%s", err, log, other, workers[other])
+		t.Fatalf("following the run again: %v\n%s\n%s:\n%s", err, log, other, workers[other].log)
 	}
-	if !strings.Contains(workers[other].String(), "driving review") {
-		t.Errorf("worker %s never took the run over:\n%s", other, workers[other])
+	if !strings.Contains(workers[other].log.String(), "driving review") {
+		t.Errorf("worker %s never took the run over:\n%s", other, workers[other].log)
 	}
 	if a, b := synthesis(t, filepath.Join(repo, "out-local")), synthesis(t, filepath.Join(repo, "out")); a != b {
 		t.Errorf("the synthesis of the driven run differs from the local run's:\n--- local\n%s\n--- driven\n%s", a, b)
@@ -167,27 +151,11 @@ func TestDebateDrivenOnTemporalSurvivesAKilledDriver(t *testing.T) {
 	cfg.Latency = 150 * time.Millisecond
 	srv := llmtest.NewServer(cfg)
 	defer srv.Close()
-	workers := map[string]*output{}
-	procs := map[string]*os.Process{}
-	for _, id := range []string{"w0", "w1"} {
-		w, log := startWorker(t, repo, srv, "--identity", id, "--concurrency", "4")
-		workers[id], procs[id] = log, w.Process
-	}
+	workers := startWorkerPair(t, repo, srv)
 	client, out := startSot(t, repo, srv, append(args, "--executor", "temporal", "--output-dir", "out")...)
 	// Halfway: the main debate and some of the branches are answered.
 	waitForRequests(t, srv, len(local.Requests())/2, out)
-	driver := ""
-	for id, log := range workers {
-		if strings.Contains(log.String(), "driving debate") {
-			driver = id
-		}
-	}
-	if driver == "" {
-		t.Fatalf("no worker says it drives the debate:\n%s\n%s", workers["w0"], workers["w1"])
-	}
-	if err := procs[driver].Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	driver := killDriver(t, workers, "debate")
 	if err := waitExit(client, 3*time.Minute); err != nil {
 		t.Fatalf("the driven debate: %v\n%s", err, out)
 	}
@@ -270,4 +238,37 @@ func names(t *testing.T, dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// worker is a `sot worker` a test started, and what it printed.
+type worker struct {
+	proc *os.Process
+	log  *output
+}
+
+// startWorkerPair starts workers w0 and w1, four calls wide each.
+func startWorkerPair(t *testing.T, repo string, srv *llmtest.Server) map[string]worker {
+	t.Helper()
+	workers := map[string]worker{}
+	for _, id := range []string{"w0", "w1"} {
+		w, log := startWorker(t, repo, srv, "--identity", id, "--concurrency", "4")
+		workers[id] = worker{w.Process, log}
+	}
+	return workers
+}
+
+// killDriver kills with SIGKILL the worker that says it drives the
+// command's run, and returns its identity.
+func killDriver(t *testing.T, workers map[string]worker, command string) string {
+	t.Helper()
+	for id, w := range workers {
+		if strings.Contains(w.log.String(), "driving "+command) {
+			if err := w.proc.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			return id
+		}
+	}
+	t.Fatalf("no worker says it drives the %s:\nw0:\n%s\nw1:\n%s", command, workers["w0"].log, workers["w1"].log)
+	return ""
 }

@@ -304,7 +304,7 @@ wait:
 	if mirrored {
 		changed, err = m.changed(tree, d.Skip)
 	} else {
-		changed, err = blob.Changed(top, tree, d.Skip)
+		changed, err = blob.Changed(top, tree, d.Skip, nil)
 	}
 	if err != nil {
 		return DriveOutput{}, fmt.Errorf("find what the command wrote: %w", err)

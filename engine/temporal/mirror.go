@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 
 	"github.com/sotlabs/sot/blob"
@@ -111,7 +110,7 @@ func (m *mirror) sync(ctx context.Context, s blob.Store, t *blob.Tree, keep func
 	}
 	var todo blob.Tree
 	for _, e := range t.Files {
-		if kept(e.Path, keep) {
+		if blob.Under(e.Path, keep) {
 			if _, err := root.Lstat(filepath.FromSlash(e.Path)); err == nil {
 				continue
 			}
@@ -135,16 +134,6 @@ func (m *mirror) sync(ctx context.Context, s blob.Store, t *blob.Tree, keep func
 	return len(todo.Files), blob.Materialize(ctx, s, &todo, m.dir)
 }
 
-// kept reports whether p lies below a directory keep approves.
-func kept(p string, keep func(string) bool) bool {
-	for d := path.Dir(p); d != "."; d = path.Dir(d) {
-		if keep != nil && keep(d) {
-			return true
-		}
-	}
-	return false
-}
-
 // begin records what the files are as the command begins.
 func (m *mirror) begin(t *blob.Tree) {
 	m.synced = make(map[string]mirrorFile, len(t.Files))
@@ -158,49 +147,10 @@ func (m *mirror) begin(t *blob.Tree) {
 // changed lists the files the command wrote or changed, as blob.Changed
 // does, reading only those whose times moved since begin.
 func (m *mirror) changed(t *blob.Tree, skip func(string) bool) ([]string, error) {
-	sent := make(map[string]blob.Entry, len(t.Files))
-	for _, e := range t.Files {
-		sent[e.Path] = e
-	}
-	root, err := os.OpenRoot(m.dir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	var out []string
-	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != "." && skip != nil && skip(p) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if k, ok := m.synced[p]; ok && k.Size == fi.Size() && k.MTime == fi.ModTime().UnixNano() {
-			return nil
-		}
-		if e, ok := sent[p]; ok && e.Size == fi.Size() {
-			data, err := root.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			if blob.RefOf(data) == e.Ref {
-				return nil
-			}
-		}
-		out = append(out, p)
-		return nil
+	return blob.Changed(m.dir, t, skip, func(p string, fi fs.FileInfo) bool {
+		k, ok := m.synced[p]
+		return ok && k.Size == fi.Size() && k.MTime == fi.ModTime().UnixNano()
 	})
-	return out, err
 }
 
 // record writes what the mirror holds after the command, for the next
