@@ -117,6 +117,10 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 		emit(Event{Task: t, State: Queued})
 	}
 	results := make([]Result, len(tasks))
+	if s := llm.SchedulerOf(ctx); s != nil {
+		scheduled(ctx, s, p, tasks, results, emit)
+		return results
+	}
 	keys := make([]prefixKey, len(tasks))
 	shared := make([]bool, len(tasks))
 	sharing := map[prefixKey]int{}
@@ -169,17 +173,51 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 			if shared[i] && err == nil && resp != nil && resp.Source == llm.SourceLive {
 				warm.mark(key, time.Now())
 			}
-			err = stoppedBy(ctx, err)
-			results[i] = Result{Task: t, Resp: resp, Err: err}
-			if err != nil {
-				emit(Event{Task: t, State: Failed, Err: err})
-				return
-			}
-			emit(Event{Task: t, State: Done, Resp: resp})
+			results[i] = finish(ctx, t, resp, err, emit)
 		}()
 	}
 	wg.Wait()
 	return results
+}
+
+// finish makes the Result of a task whose call returned resp and err, and
+// reports it.
+func finish(ctx context.Context, t *Task, resp *llm.Response, err error, emit func(Event)) Result {
+	err = stoppedBy(ctx, err)
+	if err != nil {
+		emit(Event{Task: t, State: Failed, Err: err})
+		return Result{Task: t, Err: err}
+	}
+	emit(Event{Task: t, State: Done, Resp: resp})
+	return Result{Task: t, Resp: resp}
+}
+
+// scheduled runs tasks as run does, on the coroutines of s (a workflow's,
+// see llm.Scheduler) in the order of the tasks, and returns once every one
+// has finished. No call waits for a shared prefix: what a call is waiting
+// for is an activity, which reports no first token.
+func scheduled(ctx context.Context, s llm.Scheduler, p llm.Provider, tasks []*Task, results []Result, emit func(Event)) {
+	left := len(tasks)
+	for i, t := range tasks {
+		s.Go(ctx, func(ctx context.Context) {
+			defer func() { left-- }()
+			var started bool
+			running := func() {
+				if !started {
+					started = true
+					emit(Event{Task: t, State: Running})
+				}
+			}
+			req := t.Request.Clone()
+			req.OnStart = running
+			resp, err := Converse(ctx, p, req, t.Looks)
+			running()
+			results[i] = finish(ctx, t, resp, err, emit)
+		})
+	}
+	// Every call is waited for, cancelled or not: a cancelled call ends
+	// with its error, which its Result carries.
+	_ = s.Await(context.WithoutCancel(ctx), func() bool { return left == 0 })
 }
 
 // stoppedBy makes a call that failed once ctx was done say so: whatever a

@@ -433,3 +433,79 @@ func TestCancelledCallsReadCancelled(t *testing.T) {
 		t.Errorf("the backend's error is lost: %v", late[0].Err)
 	}
 }
+
+// oneAtATime is an llm.Scheduler that runs what it is given one at a
+// time on its own goroutine, as a workflow's coroutines run, and counts
+// what it ran.
+type oneAtATime struct {
+	mu    sync.Mutex
+	ran   int
+	queue []func()
+}
+
+func (s *oneAtATime) Go(ctx context.Context, f func(context.Context)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ran++
+	s.queue = append(s.queue, func() { f(ctx) })
+}
+
+func (s *oneAtATime) Await(ctx context.Context, cond func() bool) error {
+	for !cond() {
+		s.mu.Lock()
+		if len(s.queue) == 0 {
+			s.mu.Unlock()
+			return errors.New("waiting for what nothing will do")
+		}
+		f := s.queue[0]
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		f()
+	}
+	return nil
+}
+
+// Under a scheduler (a workflow's coroutines), a step's calls are started
+// by the scheduler and waited for through it, not on goroutines of the
+// engine's own; their results keep the order of the tasks, a prefix three
+// calls share is not waited for, and Detach runs its calls inline.
+func TestRunUnderAScheduler(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{User: "task 1", Fault: llmtest.Fault401}}})
+	defer srv.Close()
+	p, err := openai.New(openai.Config{Name: "openai", BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-engine-0123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := strings.Repeat("a long shared prefix that a provider could cache. ", 200)
+	var tasks []*Task
+	for i := range 3 {
+		tasks = append(tasks, &Task{ID: fmt.Sprintf("t%d", i), Request: &llm.Request{Model: "openai:gpt-4.1", System: shared, SharedPrefix: len(shared),
+			Messages: []llm.Message{{Role: llm.RoleUser, Content: fmt.Sprintf("task %d", i)}}}})
+	}
+	s := &oneAtATime{}
+	ctx := llm.WithScheduler(context.Background(), s)
+	var states []string
+	x := &Local{Provider: p, Hooks: Hooks{Events: func(e Event) { states = append(states, e.Task.ID+" "+e.State.String()) }}}
+	results := x.Execute(ctx, tasks)
+	if s.ran != 3 {
+		t.Errorf("the scheduler started %d calls, want 3", s.ran)
+	}
+	for i, r := range results {
+		if r.Task != tasks[i] || (i == 1) != (r.Err != nil) {
+			t.Errorf("result %d: %s, %v", i, r.Task.ID, r.Err)
+		}
+	}
+	want := []string{"t0 queued", "t1 queued", "t2 queued", "t0 running", "t0 done", "t1 running", "t1 failed", "t2 running", "t2 done"}
+	if !slices.Equal(states, want) {
+		t.Errorf("events %q, want %q", states, want)
+	}
+	d := Detach(ctx, x, tasks[:1])
+	select {
+	case <-d.Done():
+	default:
+		t.Error("a detached call under a scheduler is still running once Detach returns")
+	}
+	if s.ran != 4 || d.Wait()[0].Err != nil {
+		t.Errorf("the detached call: %d calls started, result %v", s.ran, d.Wait()[0].Err)
+	}
+}

@@ -69,7 +69,18 @@ func (l *Local) Execute(ctx context.Context, tasks []*Task) []Result {
 // Detach runs tasks on a goroutine of their own (Go) and returns at once:
 // the calls go through the same provider stack as every Execute, beside
 // the steps that follow.
-func (l *Local) Detach(ctx context.Context, tasks []*Task) *Detached { return Go(ctx, l, tasks) }
+//
+// Under a scheduler (llm.SchedulerOf: the coroutines of a workflow, which
+// a goroutine may not call into) they run inline, as under an Executor
+// that cannot detach.
+func (l *Local) Detach(ctx context.Context, tasks []*Task) *Detached {
+	if llm.SchedulerOf(ctx) != nil {
+		d := &Detached{done: make(chan struct{}), results: l.Execute(ctx, tasks)}
+		close(d.done)
+		return d
+	}
+	return Go(ctx, l, tasks)
+}
 
 // FellBack records that a task ran on the fallback model.
 type FellBack struct {

@@ -177,7 +177,7 @@ the whole comparison); 130 interrupted.`,
 // Run executes "sot ask"; Ctrl-C stops it with exit code 130 and the
 // command that resumes it.
 func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
-	return cmdutil.RunScenario(ctx, func(ctx context.Context) error { return run(ctx, f, o) })
+	return cmdutil.RunScenario(ctx, f, func(ctx context.Context) error { return run(ctx, f, o) })
 }
 
 func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {

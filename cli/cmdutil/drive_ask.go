@@ -22,6 +22,14 @@ func (f *Factory) DriveAsker() persona.Asker {
 		return nil
 	}
 	return func(question string, choices []string) (string, error) {
+		if f.host != nil {
+			// Asked from the run's workflow: an activity of it.
+			choice, err := f.host.Ask(question, choices)
+			if errors.Is(err, temporal.ErrUnanswered) {
+				return "", persona.ErrUnanswered
+			}
+			return choice, err
+		}
 		cfg, _, err := f.Config()
 		if err != nil {
 			return "", err

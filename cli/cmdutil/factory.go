@@ -53,6 +53,12 @@ type Factory struct {
 	temporal     client.Client
 	blobs        temporal.Blobs
 	temporalErr  error
+
+	// The host of the run a worker drives this command's run as (see
+	// hosted).
+	hostOnce sync.Once
+	host     *temporal.Host
+	hostErr  error
 }
 
 // Note prints a note on ErrOut once per command: a stack built for each

@@ -6,7 +6,7 @@ package cmdutil
 //
 //	// Run is the command's entry point, tested without cobra.
 //	func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
-//		return cmdutil.RunScenario(ctx, func(ctx context.Context) error { return run(ctx, f, o) })
+//		return cmdutil.RunScenario(ctx, f, func(ctx context.Context) error { return run(ctx, f, o) })
 //	}
 //
 //	func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
@@ -47,8 +47,19 @@ import (
 // RunScenario runs a scenario command's run under Interruptible: Ctrl-C
 // (or SIGTERM) stops it with exit code 130 and says that the finished
 // calls are kept in the run's journal and which command resumes the run.
-func RunScenario(ctx context.Context, run func(context.Context) error) error {
-	return Interruptible(ctx, "the run's journal", run)
+// The command a worker drives runs it as the workflow of its own run
+// (see hosted).
+func RunScenario(ctx context.Context, f *Factory, run func(context.Context) error) error {
+	return Interruptible(ctx, "the run's journal", func(ctx context.Context) error {
+		if !f.Driven() {
+			return run(ctx)
+		}
+		h, err := f.hosted()
+		if err != nil {
+			return err
+		}
+		return h.Run(ctx, run)
+	})
 }
 
 // Live shows a scenario run on stderr: its warnings and progress lines

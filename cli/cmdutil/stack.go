@@ -6,6 +6,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"fmt"
+	"io"
+	"os"
 	"slices"
 	"time"
 
@@ -34,6 +36,16 @@ func (f *Factory) NewStack(cfg *config.Config, so StackOptions) func(journal str
 		switch cfg.Executor.Kind {
 		case "", config.ExecutorLocal:
 		case config.ExecutorTemporal:
+			if f.Driven() {
+				// The run is the workflow of its own (hosted): each call
+				// is an activity of it, and the workflow's history is
+				// what a cache would be.
+				opts.Backend, opts.NoCache = temporal.Backend, true
+				if f.host != nil {
+					opts.JournalBefore = f.host.Began()
+				}
+				break
+			}
 			r, err := f.remote(cfg)
 			if err != nil {
 				return nil, err
@@ -87,6 +99,56 @@ func (f *Factory) remote(cfg *config.Config) (*temporal.Remote, error) {
 		f.Note(fmt.Sprintf("calls run on Temporal: workflow %s, task queue %s at %s (Ctrl-C detaches; the same command joins it again)", id, e.TaskQueue, e.Address))
 	}
 	return r, nil
+}
+
+// hosted returns the Host that runs the command a worker drives as the
+// workflow of its own run (temporal.Host): its calls are the workflow's
+// activities, its budget the workflow's state, and a worker that takes
+// the run over from a dead one replays it from the workflow's history.
+func (f *Factory) hosted() (*temporal.Host, error) {
+	f.hostOnce.Do(func() {
+		cfg, _, err := f.Config()
+		if err != nil {
+			f.hostErr = err
+			return
+		}
+		c, blobs, err := f.connect(cfg)
+		if err != nil {
+			f.hostErr = err
+			return
+		}
+		e := temporal.Settings(cfg.Executor)
+		host, _ := os.Hostname()
+		// What the run printed before this process took it up from its
+		// workflow's history was printed then: it is not printed again.
+		said := f.IO.ErrOut
+		quiet := &quietWhile{w: said}
+		f.IO.ErrOut = quiet
+		f.host = &temporal.Host{Client: c, Blobs: blobs, Calls: e.TaskQueue, Drive: f.Getenv(temporal.EnvDriveWorkflow),
+			Heartbeat: time.Duration(e.Heartbeat), Code: Code, Identity: fmt.Sprintf("%d@%s", os.Getpid(), host),
+			Prices: llm.DefaultPrices().Merge(cfg.Prices),
+			OnStart: func(id string) {
+				f.Note(fmt.Sprintf("the run is workflow %s, served by this command on a task queue of its own; its calls are activities on task queue %s", id, e.TaskQueue))
+			},
+			OnReplay: func(id string) {
+				Say(said, fmt.Sprintf("note: taking the run up from the history of workflow %s: the calls it holds answered are not made again, and what the run printed before is not printed again", id))
+			}}
+		quiet.quiet = f.host.Replaying
+	})
+	return f.host, f.hostErr
+}
+
+// quietWhile drops what is written while quiet reports true.
+type quietWhile struct {
+	w     io.Writer
+	quiet func() bool
+}
+
+func (q *quietWhile) Write(p []byte) (int, error) {
+	if q.quiet != nil && q.quiet() {
+		return len(p), nil
+	}
+	return q.w.Write(p)
 }
 
 // MissingKey refuses, once and before any call, a run whose models include

@@ -172,5 +172,5 @@ not one); 3 a partial debate (dialectic-log.md lists what is missing; with
 // Run executes "sot debate"; Ctrl-C stops it with exit code 130 and the
 // command that resumes it.
 func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
-	return cmdutil.RunScenario(ctx, func(ctx context.Context) error { return run(ctx, f, o) })
+	return cmdutil.RunScenario(ctx, f, func(ctx context.Context) error { return run(ctx, f, o) })
 }

@@ -159,7 +159,7 @@ the same command again to continue).`,
 // calls are in the journal, and the error says how to resume, with exit
 // code 130.
 func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
-	return cmdutil.RunScenario(ctx, func(ctx context.Context) error { return run(ctx, f, o) })
+	return cmdutil.RunScenario(ctx, f, func(ctx context.Context) error { return run(ctx, f, o) })
 }
 
 func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {

@@ -172,6 +172,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	}
 	dw := temporal.NewDriveWorker(c, e.TaskQueue, d, sdkworker.Options{Identity: o.Identity, MaxConcurrentActivityExecutionSize: drives})
 	d.Log = func(s string) { fmt.Fprintf(f.IO.ErrOut, "sot worker %s: %s\n", o.Identity, s) }
+	d.Cancel = func(ctx context.Context, id string) error { return c.CancelWorkflow(ctx, id, "") }
 	// Copies a killed worker left behind: one a week old belongs to no
 	// run under way.
 	d.Tidy(7 * 24 * time.Hour)

@@ -65,6 +65,11 @@ func TestReviewDrivenOnTemporalOutlivesItsMachine(t *testing.T) {
 	if !strings.Contains(workers[other].log.String(), "driving review") {
 		t.Errorf("worker %s never took the run over:\n%s", other, workers[other].log)
 	}
+	// The run is the workflow of its own; the command the other worker
+	// drives takes it up from that workflow's history.
+	if !bytes.Contains(log, []byte("taking the run up from the history of workflow sot-drive-review-")) {
+		t.Errorf("the run was not taken up from its workflow's history:\n%s", log)
+	}
 	if a, b := synthesis(t, filepath.Join(repo, "out-local")), synthesis(t, filepath.Join(repo, "out")); a != b {
 		t.Errorf("the synthesis of the driven run differs from the local run's:\n--- local\n%s\n--- driven\n%s", a, b)
 	}
@@ -161,6 +166,9 @@ func TestDebateDrivenOnTemporalSurvivesAKilledDriver(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "took the run over from "+driver) {
 		t.Errorf("the command following the run did not say that another worker took it over:\n%s", out)
+	}
+	if !strings.Contains(out.String(), "taking the run up from the history of workflow sot-drive-debate-") {
+		t.Errorf("the debate was not taken up from its workflow's history:\n%s", out)
 	}
 	for _, name := range []string{"dialectic-log.md", "branch-2.md", "debate.json"} {
 		a, _ := os.ReadFile(filepath.Join(repo, "out-local", name))

@@ -65,7 +65,7 @@ func TestReviewOnTemporalSurvivesAKilledWorker(t *testing.T) {
 	if err := waitExit(client, 3*time.Minute); err != nil {
 		t.Fatalf("the review on Temporal: %v\n%s\nworker 1:\n%s", err, out.String(), logs[1].String())
 	}
-	if !bytes.Contains(out.Bytes(), []byte("workflow sot-a-review-")) {
+	if !bytes.Contains(out.Bytes(), []byte("the run is workflow sot-drive-review-")) {
 		t.Errorf("the client did not say which workflow runs its calls:\n%s", out.String())
 	}
 	if a, b := synthesis(t, filepath.Join(repo, "out-local")), synthesis(t, filepath.Join(repo, "out-temporal")); a != b {
@@ -218,7 +218,7 @@ func TestReviewOnTemporalDetachesAndJoins(t *testing.T) {
 	}
 
 	list, err := sotCmd(repo, srv, "runs", "--temporal", "--all", "--json").CombinedOutput()
-	if err != nil || !bytes.Contains(list, []byte(`"workflow_id": "sot-a-review-`)) {
+	if err != nil || !bytes.Contains(list, []byte(`"workflow_id": "sot-drive-review-`)) {
 		t.Errorf("sot runs --temporal --all: %v\n%s", err, list)
 	}
 	if out, err := sotCmd(repo, srv, "runs", "--cancel", "payments-nightly").CombinedOutput(); err == nil || !bytes.Contains(out, []byte("not the id of a sot workflow")) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/safedir"
@@ -321,6 +322,12 @@ func (d *Dir) RecordWritten(files []string) error {
 // kept. A new run, or a fresh one, starts an empty journal in the
 // background, and the record is written before its first entry.
 func (d *Dir) OpenJournal(st State, fresh bool) (*middleware.Journal, error) {
+	return d.openJournal(st, fresh, time.Time{})
+}
+
+// openJournal is OpenJournal keeping only the records made before the
+// time given (see middleware.OpenJournalBefore).
+func (d *Dir) openJournal(st State, fresh bool, before time.Time) (*middleware.Journal, error) {
 	old := d.State(nil)
 	path := filepath.Join(d.Path(), JournalFile)
 	same := old.RunID == st.RunID && old.Authentic
@@ -334,7 +341,7 @@ func (d *Dir) OpenJournal(st State, fresh bool) (*middleware.Journal, error) {
 		if err := d.Save(st); err != nil {
 			return nil, err
 		}
-		return middleware.OpenJournal(path)
+		return middleware.OpenJournalBefore(path, before)
 	}
 	return middleware.CreateJournal(path, func() error { return d.Save(st) }), nil
 }
@@ -344,6 +351,13 @@ func (d *Dir) OpenJournal(st State, fresh bool) (*middleware.Journal, error) {
 // the budget.
 type Resumer interface {
 	Resume(*middleware.Journal)
+}
+
+// journalEnd is a Resumer that takes only the records made before a time
+// (llm/stack.Stack under a durable executor's workflow, whose own calls'
+// records come again from its history).
+type journalEnd interface {
+	JournalBefore() time.Time
 }
 
 // Begin starts the run that state names in dir as Start does (with the
@@ -356,7 +370,11 @@ func Begin(top, dir string, l Layout, what string, state State, fresh bool, r Re
 	if err != nil {
 		return nil, nil, "", err
 	}
-	if j, err = d.OpenJournal(state, fresh); err != nil {
+	var before time.Time
+	if e, ok := r.(journalEnd); ok {
+		before = e.JournalBefore()
+	}
+	if j, err = d.openJournal(state, fresh, before); err != nil {
 		d.Close()
 		return nil, nil, "", err
 	}

@@ -151,6 +151,11 @@ type Driver struct {
 	// Skip leaves directories of the project out of the outputs sent back
 	// (sot's own scratch space).
 	Skip func(dir string) bool
+	// Cancel, when set, cancels a workflow: a cancelled drive cancels the
+	// workflow of the command's run (ProtocolID), which stops as a
+	// cancelled run and says so. Without it, or when it fails, the
+	// command is interrupted as by Ctrl-C.
+	Cancel func(ctx context.Context, workflowID string) error
 }
 
 // EnvDriveWorkflow names, in the driven command's environment, the
@@ -235,7 +240,7 @@ func (d *Driver) Drive(ctx context.Context, in DriveInput) (DriveOutput, error) 
 	cmd.Stdout = &stdout
 	errs := &lines{}
 	cmd.Stderr = errs
-	if err := cmd.Start(); err != nil {
+	if err := startTied(cmd); err != nil {
 		return DriveOutput{}, fmt.Errorf("run %s: %w", d.Program, err)
 	}
 	runStart := time.Now()
@@ -266,7 +271,9 @@ wait:
 				// Cancelled: stop the command as Ctrl-C does, so that it
 				// writes its partial result, then send that back.
 				interrupted = true
-				interrupt(cmd)
+				if d.Cancel == nil || d.Cancel(context.WithoutCancel(ctx), ProtocolID(wid)) != nil {
+					interrupt(cmd)
+				}
 			}
 			select {
 			case werr = <-done:

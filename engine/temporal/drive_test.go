@@ -54,7 +54,15 @@ func driveProgram(args []string) int {
 			return 1
 		}
 		defer c.Close()
-		answer, err := Ask(context.Background(), c, os.Getenv(EnvDriveWorkflow), "Which way?", []string{"left", "right"})
+		// The run is the workflow of its own, as sot's is: the question
+		// is an activity of it, which asks through the drive workflow.
+		h := &Host{Client: c, Calls: "no-calls", Drive: os.Getenv(EnvDriveWorkflow), Identity: "drive-program"}
+		var answer string
+		err = h.Run(context.Background(), func(context.Context) error {
+			var err error
+			answer, err = h.Ask("Which way?", []string{"left", "right"})
+			return err
+		})
 		if errors.Is(err, ErrUnanswered) {
 			answer = "nobody answered"
 		} else if err != nil {

@@ -43,7 +43,11 @@ func List(ctx context.Context, c client.Client, all bool) ([]Workflow, error) {
 				Drives: e.GetType().GetName() == DriveWorkflowName}
 			if w.Status == "running" {
 				qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-				if v, err := c.QueryWorkflow(qctx, w.ID, "", QueryStatus); err == nil && v.Get(&w.Run) == nil {
+				id := w.ID
+				if w.Drives {
+					id = ProtocolID(w.ID) // the run's own workflow knows its calls
+				}
+				if v, err := c.QueryWorkflow(qctx, id, "", QueryStatus); err == nil && v.Get(&w.Run) == nil {
 					w.Queried = true
 				}
 				cancel()

@@ -231,19 +231,7 @@ func (r *Remote) Complete(ctx context.Context, req *llm.Request) (*llm.Response,
 			}
 			return nil, out.Err.err()
 		}
-		body, err := r.blobs.Get(ctx, out.Response)
-		if err != nil {
-			return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: "the answer is not in the blob store the client shares with the workers: " + err.Error(), Err: err}
-		}
-		var resp llm.Response
-		if err := json.Unmarshal(body, &resp); err != nil {
-			return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrBadResponse, Message: err.Error(), Err: err}
-		}
-		if req.OnDelta != nil {
-			// The answer arrives whole: it began, and here it is.
-			req.OnDelta(resp.Text)
-		}
-		return &resp, nil
+		return answer(ctx, r.blobs, req, out.Response)
 	}
 	return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: fmt.Sprintf("the call failed for %d earlier attempts", maxAttempts)}
 }

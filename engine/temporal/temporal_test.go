@@ -29,8 +29,10 @@ type env struct {
 	c     client.Client
 	srv   *llmtest.Server
 	blobs *blob.Dir
-	queue string
-	addr  string
+	// blobDir is where blobs keeps its objects.
+	blobDir string
+	queue   string
+	addr    string
 }
 
 func newEnv(t *testing.T, workers int, rules ...llmtest.Rule) *env {
@@ -49,12 +51,13 @@ func newEnvWith(t *testing.T, dynamic []string, workers int, rules ...llmtest.Ru
 	t.Cleanup(c.Close)
 	srv := llmtest.NewServer(llmtest.Config{Rules: rules})
 	t.Cleanup(srv.Close)
-	blobs, err := blob.OpenDir(t.TempDir())
+	blobDir := t.TempDir()
+	blobs, err := blob.OpenDir(blobDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { blobs.Close() })
-	e := &env{c: c, srv: srv, blobs: blobs, addr: addr, queue: "sot-" + strings.ReplaceAll(t.Name(), "/", "-")}
+	e := &env{c: c, srv: srv, blobs: blobs, blobDir: blobDir, addr: addr, queue: "sot-" + strings.ReplaceAll(t.Name(), "/", "-")}
 	for i := range workers {
 		p, err := openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-worker-0123456789"})
 		if err != nil {
@@ -176,12 +179,19 @@ func TestReplayCommittedHistory(t *testing.T) {
 		recordHistory(t, "run-history-v2.json", nil)
 		recordHistory(t, "run-history-v2-continued.json", []string{"limit.historyCount.suggestContinueAsNew=30"})
 		recordDriveHistory(t, "drive-history.json")
+		recordProtocolHistory(t, "protocol-history.json")
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
-	if len(files) < 4 {
-		t.Fatalf("%d committed histories, want 4", len(files))
+	if len(files) < 5 {
+		t.Fatalf("%d committed histories, want 5", len(files))
 	}
 	for _, f := range files {
+		if strings.HasPrefix(filepath.Base(f), "protocol-") {
+			if err := replayProtocol(t, f); err != nil {
+				t.Errorf("%s no longer replays: %v", f, err)
+			}
+			continue
+		}
 		r := worker.NewWorkflowReplayer()
 		r.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: WorkflowName})
 		r.RegisterWorkflowWithOptions(DriveWorkflow, workflow.RegisterOptions{Name: DriveWorkflowName})

@@ -45,6 +45,8 @@ type entry struct {
 // had finished instead of paying for it again.
 type Journal struct {
 	path string
+	// before, when set, is when the records kept at opening end.
+	before time.Time
 	// ready is closed once the file can take records; openErr is set if
 	// it cannot (CreateJournal prepares the file in the background).
 	ready   chan struct{}
@@ -77,12 +79,21 @@ type Journal struct {
 // journal lives in a run's directory, which may lie in a repository someone
 // else wrote: a symlink at path, or a journal directory that is one, is
 // refused rather than followed (see safedir).
-func OpenJournal(path string) (*Journal, error) {
+func OpenJournal(path string) (*Journal, error) { return OpenJournalBefore(path, time.Time{}) }
+
+// OpenJournalBefore opens the journal at path as OpenJournal does, keeping
+// only the records made before the time given (all of them for the zero
+// time): the rest are cut from the file. A run that is the workflow of a
+// durable executor opens its journal so when its code runs again in the
+// same process: what the workflow's own calls recorded comes again from
+// the workflow's history, as it did the first time, and is recorded anew.
+func OpenJournalBefore(path string, before time.Time) (*Journal, error) {
 	f, err := openJournalFile(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
 	j := newJournal(path)
+	j.before = before
 	j.f = f
 	close(j.ready)
 	good, err := j.load()
@@ -152,13 +163,17 @@ func (j *Journal) load() (int64, error) {
 	if info, err := j.f.Stat(); err == nil {
 		size = info.Size()
 	}
-	return readRecords(j.f, j.path, size, loadBatch, func(rec *record) {
+	return readRecords(j.f, j.path, size, loadBatch, func(rec *record) bool {
+		if !j.before.IsZero() && !rec.At.Before(j.before) {
+			return false
+		}
 		j.pending[rec.Key] = append(j.pending[rec.Key], entry{rec.Response, rec.Model, rec.FromCache})
 		if j.recorded == nil {
 			j.recorded = map[string]int{}
 		}
 		j.recorded[rec.Key]++
 		j.loaded++
+		return true
 	})
 }
 

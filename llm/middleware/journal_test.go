@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
@@ -51,6 +53,56 @@ func TestJournalReplaysFinishedCalls(t *testing.T) {
 	complete(t, j2.Wrap(p), ask(0)) // a third ask(0) was never journaled
 	if srv.Count() != before+1 {
 		t.Error("a call beyond the journal must go to the provider")
+	}
+}
+
+// A journal opened up to a time keeps the records made before it and cuts
+// the rest from the file: a workflow's code run again in the same process
+// gets those calls from the workflow's history, as the first time, and
+// records them anew, once.
+func TestJournalOpenedBeforeATime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run", "journal.jsonl")
+	p, srv := backend(t, llmtest.Config{})
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	complete(t, j.Wrap(p), ask(0))
+	began := time.Now()
+	complete(t, j.Wrap(p), ask(1))
+	j.Close()
+	kept, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := kept[:bytes.IndexByte(kept, '\n')+1]
+
+	j2, err := OpenJournalBefore(path, began)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded, _, _ := j2.Stats(); loaded != 1 {
+		t.Errorf("loaded %d records, want the one made before", loaded)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, first) {
+		t.Errorf("the journal holds %q after opening, want only the first record", got)
+	}
+	calls := srv.Count()
+	if r := complete(t, j2.Wrap(p), ask(0)); r.Source != llm.SourceJournal {
+		t.Errorf("the record made before was not replayed: source %q", r.Source)
+	}
+	complete(t, j2.Wrap(p), ask(1))
+	j2.Close()
+	if srv.Count() != calls+1 {
+		t.Errorf("%d calls after opening, want the one cut from the journal", srv.Count()-calls)
+	}
+	j3, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j3.Close()
+	if loaded, _, _ := j3.Stats(); loaded != 2 {
+		t.Errorf("the journal holds %d records, want each call once", loaded)
 	}
 }
 
@@ -253,8 +305,9 @@ func TestJournalReadsAcrossBatches(t *testing.T) {
 		for _, c := range cases {
 			t.Run(fmt.Sprintf("%s/batch %d", c.name, batch), func(t *testing.T) {
 				var got []string
-				off, err := readRecords(strings.NewReader(c.journal), "journal.jsonl", int64(len(c.journal)), batch, func(r *record) {
+				off, err := readRecords(strings.NewReader(c.journal), "journal.jsonl", int64(len(c.journal)), batch, func(r *record) bool {
 					got = append(got, r.Response.Text)
+					return true
 				})
 				if c.damaged != "" {
 					if err == nil || !strings.Contains(err.Error(), "journal.jsonl"+c.damaged) {

@@ -29,12 +29,13 @@ const readBuffer = 1 << 20
 // readRecords reads the journal in r from its start (path names it in
 // errors; size is what it holds, or -1 if that is not known), hands add
 // every whole record in file order, and returns the offset after the last
-// one. Lines are read through a large buffer and decoded about batch bytes
+// one; add returning false ends the reading before that record, whose
+// offset is returned. Lines are read through a large buffer and decoded about batch bytes
 // at a time, each line once. A torn last line (a
 // crash in the middle of a write: no newline, or a line that is not a
 // record with nothing after it) ends the journal; a line that is not a
 // record with anything after it is damage, and an error.
-func readRecords(r io.Reader, path string, size int64, batch int, add func(*record)) (int64, error) {
+func readRecords(r io.Reader, path string, size int64, batch int, add func(*record) bool) (int64, error) {
 	buf := readBuffer
 	if size >= 0 && size < readBuffer {
 		buf = int(size) + 1 // bufio makes it at least 16 bytes
@@ -74,8 +75,10 @@ func readRecords(r io.Reader, path string, size int64, batch int, add func(*reco
 				}
 				return off, nil
 			}
+			if !add(rec) {
+				return off, nil // the records from here on are not wanted
+			}
 			off += int64(len(lines[i]))
-			add(rec)
 		}
 		if eof {
 			return off, nil // b, if any, is a torn tail: ignore it

@@ -260,6 +260,23 @@ func (m *Meter) reserve(ctx context.Context, req *llm.Request) (float64, error) 
 		// finish, and look again.
 		released := m.released
 		m.mu.Unlock()
+		if s := llm.SchedulerOf(ctx); s != nil {
+			// The calls under way are coroutines of the same workflow:
+			// let them run while this one waits.
+			err := s.Await(ctx, func() bool {
+				select {
+				case <-released:
+					return true
+				default:
+					return false
+				}
+			})
+			m.mu.Lock()
+			if err != nil {
+				return 0, err
+			}
+			continue
+		}
 		select {
 		case <-released:
 			m.mu.Lock()

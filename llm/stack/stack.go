@@ -45,6 +45,12 @@ type Options struct {
 	// made by workers with their own keys, retries and limits. The meter,
 	// masking, schema check, cache and journal stay in this stack.
 	Backend llm.Provider
+	// JournalBefore, when set, keeps only the run journal's records made
+	// before it (see middleware.OpenJournalBefore): a run that is a
+	// durable workflow's code passes the workflow's start, since its own
+	// calls come again from the workflow's history when its code runs
+	// again.
+	JournalBefore time.Time
 }
 
 // Stack is a ready provider and the parts a run reports on.
@@ -55,6 +61,8 @@ type Stack struct {
 	Journal *middleware.Journal // nil without JournalPath
 	// Backend is Options.Backend: nil when the configured providers answer.
 	Backend llm.Provider
+
+	journalBefore time.Time
 
 	retries retryCounter
 }
@@ -138,6 +146,10 @@ func (s *Stack) Close() error {
 	return nil
 }
 
+// JournalBefore is Options.JournalBefore: run.Begin opens the run's
+// journal keeping only the records made before it.
+func (s *Stack) JournalBefore() time.Time { return s.journalBefore }
+
 // UseJournal puts j in front of a stack built without JournalPath, so every
 // finished call is recorded there and recorded calls are replayed.
 func (s *Stack) UseJournal(j *middleware.Journal) {
@@ -157,7 +169,7 @@ func New(cfg *config.Config, opts Options) (*Stack, error) {
 	if err := budget.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Stack{Meter: middleware.NewMeter(budget, llm.DefaultPrices().Merge(cfg.Prices), opts.Logger), Backend: opts.Backend}
+	s := &Stack{Meter: middleware.NewMeter(budget, llm.DefaultPrices().Merge(cfg.Prices), opts.Logger), Backend: opts.Backend, journalBefore: opts.JournalBefore}
 	s.Meter.Note = opts.Note
 	var answers llm.Provider = opts.Backend
 	if answers == nil {
@@ -189,7 +201,7 @@ func New(cfg *config.Config, opts Options) (*Stack, error) {
 		p = c.Wrap(p)
 	}
 	if opts.JournalPath != "" {
-		j, err := middleware.OpenJournal(opts.JournalPath)
+		j, err := middleware.OpenJournalBefore(opts.JournalPath, opts.JournalBefore)
 		if err != nil {
 			return nil, err
 		}
