@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/sotlabs/sot/engine/scenario"
+	"github.com/sotlabs/sot/engine/temporal"
 	"golang.org/x/term"
 )
 
@@ -92,6 +93,10 @@ func Code(err error) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code
+	}
+	var he *temporal.HostedError
+	if errors.As(err, &he) && he.Code != 0 {
+		return he.Code // a driven run another process finished
 	}
 	return scenario.ExitCode(err)
 }

@@ -479,6 +479,15 @@ func TestAskOfAThousandSourcesSurvivesAKilledWorker(t *testing.T) {
 		t.Errorf("ANSWER.md on Temporal differs from the local run's (%d and %d bytes)", len(a), len(b))
 	}
 	paidOnce(t, want, srv, 16)
+	// The question's large steps went as child workflows of the run's.
+	bin, err := temporaltest.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := exec.Command(bin, "workflow", "count", "--address", addr, "--query", "WorkflowType='sot.calls'").CombinedOutput()
+	if n := regexp.MustCompile(`Total: (\d+)`).FindSubmatch(list); err != nil || n == nil || string(n[1]) == "0" {
+		t.Errorf("no batch of the question's calls went as a child workflow: %v\n%s", err, list)
+	}
 }
 
 // A run moves between executors through its journal: a review started

@@ -3,7 +3,6 @@ package temporal
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sotlabs/sot/blob"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/llm"
 )
@@ -233,21 +231,14 @@ func (h *Host) workflow(wctx workflow.Context, in ProtocolInput, body func(conte
 			h.OnReplay(workflow.GetInfo(wctx).WorkflowExecution.ID)
 		}
 	}
-	heartbeat := in.Heartbeat
-	if heartbeat <= 0 {
-		heartbeat = DefaultHeartbeat
-	}
-	calls := &calls{replaying: &h.replaying, blobs: h.Blobs, sent: map[string]int{}, prices: h.Prices, st: Status{Run: workflow.GetInfo(wctx).WorkflowExecution.ID}, opts: workflow.ActivityOptions{
-		TaskQueue:           in.Calls,
-		StartToCloseTimeout: 2 * time.Hour,
-		HeartbeatTimeout:    heartbeat,
-		RetryPolicy: &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-			MaximumInterval: 30 * time.Second, MaximumAttempts: 10},
-	}}
+	sched := &scheduler{}
+	calls := &calls{replaying: &h.replaying, blobs: h.Blobs, sent: map[string]int{}, prices: h.Prices, sched: sched,
+		id: workflow.GetInfo(wctx).WorkflowExecution.ID, st: Status{Run: workflow.GetInfo(wctx).WorkflowExecution.ID},
+		opts: callOptions(in.Heartbeat, in.Calls)}
 	if err := workflow.SetQueryHandler(wctx, QueryStatus, func() (Status, error) { return calls.st, nil }); err != nil {
 		return ProtocolOutput{}, err
 	}
-	ctx := llm.WithScheduler(withCalls(withWorkflow(native, wctx), calls), scheduler{})
+	ctx := llm.WithScheduler(withCalls(withWorkflow(native, wctx), calls), sched)
 	err := body(ctx)
 	calls.st.Done = true
 	out := ProtocolOutput{Host: h.Identity}
@@ -330,21 +321,37 @@ func workflowOf(ctx context.Context) (workflow.Context, bool) {
 }
 
 // scheduler is llm.Scheduler on the coroutines of the workflow whose
-// context a context carries.
-type scheduler struct{}
+// context a context carries. It counts the coroutines it started that
+// are still running (live) and how many of them wait in Await (waiting),
+// which is how the calls of a large step know when all of them are in
+// (see calls.flush).
+type scheduler struct {
+	live, waiting int
+}
 
-func (scheduler) Go(ctx context.Context, f func(context.Context)) {
+// stepKey marks the context of a coroutine the scheduler started.
+type stepKey struct{}
+
+func (s *scheduler) Go(ctx context.Context, f func(context.Context)) {
 	wctx, ok := workflowOf(ctx)
 	if !ok {
 		panic("temporal: a scheduled call outside its workflow")
 	}
-	workflow.Go(wctx, func(c workflow.Context) { f(withWorkflow(ctx, c)) })
+	s.live++
+	workflow.Go(wctx, func(c workflow.Context) {
+		defer func() { s.live-- }()
+		f(context.WithValue(withWorkflow(ctx, c), stepKey{}, true))
+	})
 }
 
-func (scheduler) Await(ctx context.Context, cond func() bool) error {
+func (s *scheduler) Await(ctx context.Context, cond func() bool) error {
 	wctx, ok := workflowOf(ctx)
 	if !ok {
 		panic("temporal: a scheduled wait outside its workflow")
+	}
+	if step, _ := ctx.Value(stepKey{}).(bool); step {
+		s.waiting++
+		defer func() { s.waiting-- }()
 	}
 	if ctx.Done() == nil {
 		// Not even the workflow's cancellation ends this wait.
@@ -385,87 +392,4 @@ func (backend) Complete(ctx context.Context, req *llm.Request) (*llm.Response, e
 			Message: "a call of a hosted run was made outside the run's workflow"}
 	}
 	return c.call(ctx, wctx, req)
-}
-
-// calls makes the calls of one run's workflow.
-type calls struct {
-	blobs Store
-	opts  workflow.ActivityOptions
-	seq   int
-	sent  map[string]int
-	// st is the run's status, as a query of the workflow reads it.
-	st     Status
-	prices llm.PriceTable
-	// replaying is set, as each call returns, to whether the run's code
-	// is going over its history.
-	replaying *atomic.Bool
-}
-
-func (c *calls) call(ctx context.Context, wctx workflow.Context, req *llm.Request) (*llm.Response, error) {
-	data, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	ref := blob.RefOf(data)
-	if !workflow.IsReplaying(wctx) {
-		// A replayed call's activity does not run again: its request is
-		// in the store already, or no longer needed.
-		if ref, err = c.blobs.Put(ctx, data); err != nil {
-			return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: err.Error(), Err: err}
-		}
-	}
-	key := req.Key()
-	c.sent[key]++
-	c.seq++
-	if req.OnStart != nil {
-		req.OnStart()
-	}
-	opts := c.opts
-	// The call's place in the run and its label: a replay that schedules
-	// another call at the same place is caught, not answered with the
-	// first call's answer.
-	opts.ActivityID = fmt.Sprintf("%d %s", c.seq, req.Label)
-	in := CallInput{Request: ref, Key: key, Occurrence: c.sent[key], Model: req.Model, Label: req.Label}
-	var out CallOutput
-	c.st.Calls++
-	c.st.InFlight++
-	err = workflow.ExecuteActivity(workflow.WithActivityOptions(wctx, opts), ActivityCall, in).Get(wctx, &out)
-	c.replaying.Store(workflow.IsReplaying(wctx))
-	c.st.InFlight--
-	if err == nil && out.Err == nil {
-		c.st.Usage = c.st.Usage.Add(out.Usage)
-		if price, ok := c.prices.Lookup(req.Model); ok {
-			c.st.CostUSD += price.Cost(out.Usage)
-		}
-	} else {
-		c.st.Failed++
-	}
-	if err != nil {
-		var canceled *sdktemporal.CanceledError
-		if errors.As(err, &canceled) || ctx.Err() != nil {
-			return nil, fmt.Errorf("the run's workflow was cancelled: %w", context.Canceled)
-		}
-		return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: "no worker could finish the call: " + err.Error(), Err: err}
-	}
-	if out.Err != nil {
-		return nil, out.Err.err()
-	}
-	return answer(ctx, c.blobs, req, out.Response)
-}
-
-// answer reads the answer to req that a worker kept in the blob store at
-// ref, and hands its text to req's OnDelta as one piece.
-func answer(ctx context.Context, blobs Store, req *llm.Request, ref blob.Ref) (*llm.Response, error) {
-	body, err := blobs.Get(ctx, ref)
-	if err != nil {
-		return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: "the answer is not in the blob store the client shares with the workers: " + err.Error(), Err: err}
-	}
-	var resp llm.Response
-	if err := json.Unmarshal(body, &resp); err != nil {
-		return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrBadResponse, Message: err.Error(), Err: err}
-	}
-	if req.OnDelta != nil {
-		req.OnDelta(resp.Text)
-	}
-	return &resp, nil
 }

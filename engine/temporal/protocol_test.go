@@ -320,3 +320,69 @@ func TestHostWaitsForRoomInTheCostBudget(t *testing.T) {
 		t.Errorf("the model saw %d calls, want 3", n)
 	}
 }
+
+// A step of more calls than ChildStep goes as child workflows of up to
+// ChildBatch calls each: every call is answered, its own answer in its
+// own place, the run's workflow holds a few events for each batch rather
+// than several for each call, and a step after it of a few calls is made
+// by activities of the run's workflow again.
+func TestHostSendsALargeStepAsChildWorkflows(t *testing.T) {
+	echo := llmtest.Rule{Respond: func(r *llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "re: " + r.LastUser()} }}
+	e := newEnv(t, 2, echo)
+	h := newHost(e, "sot-drive-toy-large", "host-large")
+	n := ChildBatch + ChildStep/2
+	var names []string
+	for i := range n {
+		names = append(names, fmt.Sprint("source ", i))
+	}
+	var large, small []engine.Result
+	err := h.Run(context.Background(), func(ctx context.Context) error {
+		st, err := stack.New(&config.Config{}, stack.Options{Backend: Backend, NoCache: true, Getenv: func(string) string { return "" }})
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		x := &engine.Local{Provider: st}
+		large = x.Execute(ctx, toyTasks(names...))
+		small = x.Execute(ctx, toyTasks("after"))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range large {
+		if r.Err != nil || r.Resp.Text != "re: "+names[i] {
+			t.Fatalf("call %d of the large step: %v, %+v", i, r.Err, r.Resp)
+		}
+	}
+	if small[0].Err != nil || small[0].Resp.Text != "re: after" {
+		t.Errorf("the step after: %v", small[0].Err)
+	}
+	if got := len(e.srv.Requests()); got != n+1 {
+		t.Errorf("the model saw %d calls, want %d", got, n+1)
+	}
+	ctx := context.Background()
+	for i, want := range []int{ChildBatch, n - ChildBatch} {
+		id := fmt.Sprintf("%s-calls-%d", ProtocolID(h.Drive), i+1)
+		d, err := e.c.DescribeWorkflowExecution(ctx, id, "")
+		if err != nil {
+			t.Fatalf("child %d: %v", i+1, err)
+		}
+		if typ := d.GetWorkflowExecutionInfo().GetType().GetName(); typ != CallsWorkflowName {
+			t.Errorf("child %d is a %s workflow", i+1, typ)
+		}
+		if got := d.GetPendingActivities(); len(got) != 0 {
+			t.Errorf("child %d has %d activities pending", i+1, len(got))
+		}
+		if events := d.GetWorkflowExecutionInfo().GetHistoryLength(); events < int64(3*want) {
+			t.Errorf("child %d holds %d events, too few for its %d calls", i+1, events, want)
+		}
+	}
+	d, err := e.c.DescribeWorkflowExecution(ctx, ProtocolID(h.Drive), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if events := d.GetWorkflowExecutionInfo().GetHistoryLength(); events > 60 {
+		t.Errorf("the run's workflow holds %d events for %d calls; its large step should take a few for each batch", events, n+1)
+	}
+}

@@ -15,10 +15,11 @@ func NewWorker(c client.Client, queue string, acts *Activities, opts worker.Opti
 	return w
 }
 
-// Register registers sot's workflow and activity on r (a worker, or a
+// Register registers sot's workflows and the call activity on r (a worker, or a
 // test environment) under the names clients use.
 func Register(r worker.Registry, acts *Activities) {
 	r.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: WorkflowName})
+	r.RegisterWorkflowWithOptions(CallsWorkflow, workflow.RegisterOptions{Name: CallsWorkflowName})
 	RegisterDriveWorkflow(r)
 	r.RegisterActivityWithOptions(acts.Call, activityOptions())
 }

@@ -50,14 +50,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (Status, error) {
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (Status, error) { return st, nil }); err != nil {
 		return st, err
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		// A model call may stream for a long time; the heartbeat, not
-		// this, is what notices a dead worker.
-		StartToCloseTimeout: 2 * time.Hour,
-		HeartbeatTimeout:    heartbeat,
-		RetryPolicy: &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-			MaximumInterval: 30 * time.Second, MaximumAttempts: 10},
-	})
+	actx := workflow.WithActivityOptions(ctx, callOptions(heartbeat, ""))
 	call := func(ctx workflow.Context, c CallInput) (CallOutput, error) {
 		st.Calls++
 		st.InFlight++
