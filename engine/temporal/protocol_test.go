@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -257,6 +261,7 @@ func recordProtocolHistory(t *testing.T, name string) {
 	if err := os.CopyFS(dst, os.DirFS(e.blobDir)); err != nil {
 		t.Fatal(err)
 	}
+	_ = os.RemoveAll(filepath.Join(dst, "kept")) // the workers' kept answers: a replay reads none
 }
 
 // replayProtocol replays a committed history of the toy protocol's run.
@@ -384,5 +389,109 @@ func TestHostSendsALargeStepAsChildWorkflows(t *testing.T) {
 	}
 	if events := d.GetWorkflowExecutionInfo().GetHistoryLength(); events > 60 {
 		t.Errorf("the run's workflow holds %d events for %d calls; its large step should take a few for each batch", events, n+1)
+	}
+}
+
+// The run's workflow in the SDK's test environment: the toy protocol's
+// calls are activities answered in order, the budget refuses the call
+// past it before it is scheduled, a question is an activity whose answer
+// the protocol gets, and the workflow's status counts the calls.
+func TestProtocolWorkflowInTheTestSuite(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	blobs, err := blob.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blobs.Close()
+	var scheduled []string
+	env.RegisterActivityWithOptions(func(ctx context.Context, in CallInput) (CallOutput, error) {
+		scheduled = append(scheduled, activity.GetInfo(ctx).ActivityID)
+		text := "answered"
+		if strings.HasSuffix(in.Label, "slow") {
+			text = "slow answer"
+		}
+		data, _ := json.Marshal(llm.Response{Text: text, Model: in.Model, Usage: llm.Usage{InputTokens: 5, OutputTokens: 1}})
+		ref, err := blobs.Put(ctx, data)
+		return CallOutput{Response: ref, Usage: llm.Usage{InputTokens: 5, OutputTokens: 1}}, err
+	}, activityOptions())
+	env.RegisterActivityWithOptions(func(ctx context.Context, q Question) (string, error) {
+		return q.Choices[1], nil
+	}, activity.RegisterOptions{Name: ActivityAsk})
+	var p toyProtocol
+	var answer string
+	h := &Host{Blobs: blobs, base: context.Background()}
+	body := p.body(6)
+	env.RegisterWorkflowWithOptions(func(wctx workflow.Context, in ProtocolInput) (ProtocolOutput, error) {
+		return h.workflow(wctx, in, func(ctx context.Context) error {
+			if err := body(ctx); err != nil {
+				return err
+			}
+			var err error
+			answer, err = h.Ask("Which way?", []string{"left", "right"})
+			return err
+		})
+	}, workflow.RegisterOptions{Name: ProtocolWorkflowName})
+	env.ExecuteWorkflow(ProtocolWorkflowName, ProtocolInput{Drive: "sot-drive-suite", Calls: "calls"})
+	var out ProtocolOutput
+	if err := env.GetWorkflowResult(&out); err != nil || out.Code != 0 {
+		t.Fatalf("the run's workflow: %+v, %v", out, err)
+	}
+	if got := p.result(); !budgetLike(got, toyWant) {
+		t.Errorf("the protocol got:\n%s\nwant:\n%s", got, toyWant)
+	}
+	if answer != "right" {
+		t.Errorf("the question was answered %q", answer)
+	}
+	if len(scheduled) != 6 || scheduled[0] != "1 t/a" {
+		t.Errorf("activities %q; want six, named by place and label", scheduled)
+	}
+	v, err := env.QueryWorkflow(QueryStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st Status
+	if err := v.Get(&st); err != nil || st.Calls != 6 || st.Usage.InputTokens != 30 || !st.Done {
+		t.Errorf("status %+v, %v; want 6 calls, 30 input tokens, done", st, err)
+	}
+}
+
+// recordCallsHistory writes the history of a batch of calls made by a
+// child workflow (CallsWorkflow) to testdata/name.
+func recordCallsHistory(t *testing.T, name string) {
+	e := newEnv(t, 1, llmtest.Rule{User: "bad", Fault: llmtest.Fault401}, llmtest.Rule{Reply: "answered"})
+	ctx := context.Background()
+	var in CallsInput
+	for i, q := range []string{"one", "bad", "three"} {
+		req := ask("openai:gpt-4.1", q)
+		data, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := e.blobs.Put(ctx, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Calls = append(in.Calls, CallInput{Request: ref, Key: req.Key(), Occurrence: 1, Model: req.Model, Label: req.Label})
+		in.IDs = append(in.IDs, fmt.Sprintf("%d %s", i+1, req.Label))
+	}
+	const id = "sot-drive-history-protocol-calls-1"
+	run, err := e.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: e.queue}, CallsWorkflowName, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Get(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := temporaltest.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "workflow", "show", "--workflow-id", id, "--address", e.addr, "--output", "json").Output()
+	if err != nil {
+		t.Fatalf("temporal workflow show: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", name), out, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

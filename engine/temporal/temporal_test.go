@@ -180,10 +180,11 @@ func TestReplayCommittedHistory(t *testing.T) {
 		recordHistory(t, "run-history-v2-continued.json", []string{"limit.historyCount.suggestContinueAsNew=30"})
 		recordDriveHistory(t, "drive-history.json")
 		recordProtocolHistory(t, "protocol-history.json")
+		recordCallsHistory(t, "calls-history.json")
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
-	if len(files) < 5 {
-		t.Fatalf("%d committed histories, want 5", len(files))
+	if len(files) < 6 {
+		t.Fatalf("%d committed histories, want 6", len(files))
 	}
 	for _, f := range files {
 		if strings.HasPrefix(filepath.Base(f), "protocol-") {
@@ -195,6 +196,7 @@ func TestReplayCommittedHistory(t *testing.T) {
 		r := worker.NewWorkflowReplayer()
 		r.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: WorkflowName})
 		r.RegisterWorkflowWithOptions(DriveWorkflow, workflow.RegisterOptions{Name: DriveWorkflowName})
+		r.RegisterWorkflowWithOptions(CallsWorkflow, workflow.RegisterOptions{Name: CallsWorkflowName})
 		if err := r.ReplayWorkflowHistoryFromJSONFile(nil, f); err != nil {
 			t.Errorf("%s no longer replays: %v", f, err)
 		}

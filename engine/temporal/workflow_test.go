@@ -2,13 +2,16 @@ package temporal
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	sdktemporal "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/sotlabs/sot/blob"
 	"github.com/sotlabs/sot/llm"
 	"github.com/stretchr/testify/mock"
 )
@@ -136,5 +139,39 @@ func TestDriveWorkflowQuestions(t *testing.T) {
 	}
 	if answers["q1"] != "right" || !strings.Contains(answers["q2"], unanswered) {
 		t.Errorf("answers %q; want q1 answered right and q2 by nobody", answers)
+	}
+}
+
+// A batch of a driven run's calls, in the SDK's test environment: every
+// call is an activity named by the ID it was given, the outcomes come back
+// in order, and a call no worker could finish is an outcome that says so.
+func TestCallsWorkflow(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	var ids []string
+	env.RegisterActivityWithOptions(func(ctx context.Context, in CallInput) (CallOutput, error) {
+		ids = append(ids, activity.GetInfo(ctx).ActivityID)
+		if in.Key == "k2" {
+			return CallOutput{}, sdktemporal.NewNonRetryableApplicationError("the worker is gone", "gone", nil)
+		}
+		return CallOutput{Response: blob.Ref("sha256:" + in.Key), Usage: llm.Usage{InputTokens: 10}}, nil
+	}, activityOptions())
+	env.ExecuteWorkflow(CallsWorkflow, CallsInput{
+		Calls: []CallInput{{Key: "k1", Model: "openai:gpt-4.1"}, {Key: "k2", Model: "openai:gpt-4.1"}, {Key: "k3", Model: "openai:gpt-4.1"}},
+		IDs:   []string{"1 map/a", "2 map/b", "3 map/c"},
+	})
+	var outs []CallOutput
+	if err := env.GetWorkflowResult(&outs); err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != 3 || outs[0].Response != "sha256:k1" || outs[2].Response != "sha256:k3" {
+		t.Fatalf("outcomes %+v; want the answers in the order of the calls", outs)
+	}
+	if outs[1].Err == nil || outs[1].Err.Kind != "unavailable" || !strings.Contains(outs[1].Err.Message, "no worker could finish the call") {
+		t.Errorf("the failed call's outcome: %+v", outs[1].Err)
+	}
+	slices.Sort(ids)
+	if !slices.Equal(ids, []string{"1 map/a", "2 map/b", "3 map/c"}) {
+		t.Errorf("activities %q; want each named by the ID it was given", ids)
 	}
 }
