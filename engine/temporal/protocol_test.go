@@ -25,6 +25,7 @@ import (
 	"github.com/sotlabs/sot/internal/temporaltest"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
+	"github.com/sotlabs/sot/llm/openai"
 	"github.com/sotlabs/sot/llm/stack"
 )
 
@@ -494,4 +495,80 @@ func recordCallsHistory(t *testing.T, name string) {
 	if err := os.WriteFile(filepath.Join("testdata", name), out, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// BenchmarkHostedCall prints what a call of a driven run costs over the
+// same call in process: a protocol of 200 calls, one at a time and 16 to a
+// step, run by engine.Local straight on the provider, then as the code of
+// the run's workflow (Host) with each call an activity of a worker on the
+// same machine. Steps of 64 calls or more, whose calls go as child
+// workflows, are timed too.
+func BenchmarkHostedCall(b *testing.B) {
+	addr := temporaltest.Start(b)
+	c, err := client.Dial(client.Options{HostPort: addr, Logger: quiet{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Reply: "ok"}}})
+	defer srv.Close()
+	blobs, err := blob.OpenDir(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer blobs.Close()
+	p, err := openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-bench-0123456789"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := NewWorker(c, "bench-hosted", &Activities{Provider: p, Blobs: blobs, Identity: "bench"}, worker.Options{})
+	if err := w.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer w.Stop()
+	const n = 256
+	protocol := func(prov llm.Provider, width int, tag string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			x := &engine.Local{Provider: prov}
+			for i := 0; i < n; i += width {
+				var names []string
+				for j := i; j < min(i+width, n); j++ {
+					names = append(names, fmt.Sprint(tag, " ", j))
+				}
+				for _, r := range x.Execute(ctx, toyTasks(names...)) {
+					if r.Err != nil {
+						return r.Err
+					}
+				}
+			}
+			return nil
+		}
+	}
+	var figures []string
+	for i := 0; b.Loop(); i++ {
+		for _, width := range []int{1, 16, 128} {
+			tag := fmt.Sprint("run ", i, " width ", width)
+			start := time.Now()
+			if err := protocol(p, width, "local "+tag)(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			local := time.Since(start)
+			st, err := stack.New(&config.Config{}, stack.Options{Backend: Backend, NoCache: true, Getenv: func(string) string { return "" }})
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := &Host{Client: c, Blobs: blobs, Calls: "bench-hosted", Drive: fmt.Sprint("sot-drive-bench-", i, "-", width), Identity: "bench-host"}
+			start = time.Now()
+			if err := h.Run(context.Background(), protocol(st, width, "hosted "+tag)); err != nil {
+				b.Fatal(err)
+			}
+			hosted := time.Since(start)
+			st.Close()
+			over := float64(hosted-local) / n / float64(time.Millisecond)
+			b.ReportMetric(over, fmt.Sprintf("overhead-ms/call@%d", width))
+			figures = append(figures, fmt.Sprintf("%d to a step: local %.2f ms/call, as the run's workflow %.2f ms/call, overhead %.2f ms/call",
+				width, float64(local)/n/float64(time.Millisecond), float64(hosted)/n/float64(time.Millisecond), over))
+		}
+	}
+	b.Log(strings.Join(figures, "; "))
 }

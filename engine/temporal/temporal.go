@@ -1,9 +1,18 @@
-// Package temporal runs sot's model calls on Temporal, the durable
-// workflow engine: every run of a scenario has a workflow that holds its
-// budget, and each model call is an activity of it, run by whichever
-// `sot worker` takes it from the task queue, on any machine.
+// Package temporal runs sot on Temporal, the durable workflow engine:
+// every run of a scenario has a workflow that holds its budget, and each
+// model call is an activity of it, run by whichever `sot worker` takes it
+// from the task queue, on any machine.
 //
-// The pieces:
+// A driven run (the default) is a workflow of its own:
+//   - DriveWorkflow gives the run to one worker, whose Driver copies the
+//     project and runs the same sot command there.
+//   - That command's run is the code of the run's workflow (Host,
+//     sot.protocol): its calls are activities, a large step's calls child
+//     workflows (CallsWorkflow), its questions activities, and a command
+//     that takes over a dead worker's run replays it from the history.
+//
+// A run whose protocol stays in the starting command (executor.drive:
+// client) sends only its calls:
 //   - RunWorkflow, the workflow of one sot run. A call is an Update of it,
 //     identified by the call's journal key, so a call sent twice (a client
 //     that was stopped and started again) is answered once. The workflow

@@ -7,9 +7,23 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
+// Pollers is how many requests a worker keeps open to take calls (and
+// the child workflows that make a large step's calls) from its queue, by
+// default. A task queue is split into partitions on the server (four by
+// default), and a task put in one that no request is waiting on waits to
+// be forwarded: with the SDK's default of two, a call of a driven run
+// waited up to two seconds now and then.
+const Pollers = 8
+
 // NewWorker returns a worker that takes sot's workflows and calls from
 // queue and answers the calls with acts. Start it with Run or Start.
 func NewWorker(c client.Client, queue string, acts *Activities, opts worker.Options) worker.Worker {
+	if opts.MaxConcurrentActivityTaskPollers == 0 && opts.ActivityTaskPollerBehavior == nil {
+		opts.MaxConcurrentActivityTaskPollers = Pollers
+	}
+	if opts.MaxConcurrentWorkflowTaskPollers == 0 && opts.WorkflowTaskPollerBehavior == nil {
+		opts.MaxConcurrentWorkflowTaskPollers = Pollers
+	}
 	w := worker.New(c, queue, opts)
 	Register(w, acts)
 	return w
