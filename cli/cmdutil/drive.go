@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -32,6 +33,15 @@ import (
 	"github.com/sotlabs/sot/material"
 )
 
+// MaxStdin bounds what a run driven on a worker reads on standard input
+// (an argument "-"), which goes to the blob store with the run.
+const MaxStdin = 64 << 20
+
+// readsStdin reports whether a command's arguments name standard input.
+func readsStdin(args []string) bool {
+	return slices.ContainsFunc(args, func(a string) bool { return a == "-" || strings.HasSuffix(a, "=-") })
+}
+
 // MaxProject bounds the project a run driven on a worker sends to the
 // blob store.
 const MaxProject = 4 << 30
@@ -40,8 +50,8 @@ const MaxProject = 4 << 30
 // Temporal worker: the temporal executor with executor.drive worker (the
 // default), a command that calls models (not a dry run, not --resolve),
 // and not already the command a worker drives. A command a worker could
-// not run as it was given (one that reads standard input, or outside a
-// project, whose files could not be sent) runs its protocol here, with
+// not run as it was given (one outside a project, whose files could not
+// be sent) runs its protocol here, with
 // its calls on the workers, and says so.
 func (f *Factory) Drives(cmd *cobra.Command) (bool, error) {
 	if f.Getenv(temporal.EnvDriveWorkflow) != "" {
@@ -60,9 +70,7 @@ func (f *Factory) Drives(cmd *cobra.Command) (bool, error) {
 		}
 	}
 	why := ""
-	if slices.ContainsFunc(f.Args, func(a string) bool { return a == "-" || strings.HasSuffix(a, "=-") }) {
-		why = "it reads standard input, which a worker cannot"
-	} else if wd, err := os.Getwd(); err != nil {
+	if wd, err := os.Getwd(); err != nil {
 		return false, err
 	} else if _, ok := project.Top(wd); !ok {
 		why = "it runs outside a project (no .git, .sot or .paw above " + wd + "), whose files a worker could not be sent"
@@ -126,12 +134,27 @@ func (f *Factory) Drive(ctx context.Context, command string) error {
 		size += e.Size
 	}
 	f.Logger.Debug("sent the project to the blob store", "files", len(tree.Files), "bytes", size, "took", time.Since(sendStart).Round(time.Millisecond))
-	sum := sha256.Sum256([]byte(string(ref) + "\x00" + filepath.ToSlash(dir) + "\x00" + command + "\x00" + strings.Join(args, "\x00")))
+	var stdin blob.Ref
+	if readsStdin(args) {
+		// What the command reads on standard input goes with it; the same
+		// input, given again, follows the same run.
+		data, err := io.ReadAll(io.LimitReader(f.IO.In, MaxStdin+1))
+		if err != nil {
+			return fmt.Errorf("read standard input: %w", err)
+		}
+		if len(data) > MaxStdin {
+			return AsUsage(fmt.Errorf("standard input holds more than %d MB, more than a run driven on a worker takes; put it in a file of the project", MaxStdin>>20))
+		}
+		if stdin, err = blobs.Put(ctx, data); err != nil {
+			return fmt.Errorf("send standard input to the blob store: %w", err)
+		}
+	}
+	sum := sha256.Sum256([]byte(string(ref) + "\x00" + filepath.ToSlash(dir) + "\x00" + command + "\x00" + strings.Join(args, "\x00") + "\x00" + string(stdin)))
 	id := fmt.Sprintf("%s%s-%s-%x", temporal.WorkflowPrefix, "drive", command, sum[:8])
 	host, _ := os.Hostname()
 	mirror := sha256.Sum256([]byte(host + "\x00" + top))
 	in := temporal.DriveInput{Command: command, Args: args, Dir: filepath.ToSlash(dir), Project: ref, Heartbeat: time.Duration(e.Heartbeat), Interactive: f.IO.InTTY,
-		Mirror: fmt.Sprintf("%x", mirror[:16])}
+		Mirror: fmt.Sprintf("%x", mirror[:16]), Stdin: stdin}
 	wr, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: e.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,

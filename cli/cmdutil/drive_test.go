@@ -97,7 +97,7 @@ func TestDrives(t *testing.T) {
 		{"a review in a project", "", proj, []string{"review"}, "", true, ""},
 		{"drive: client", config.DriveClient, proj, []string{"review"}, "", false, ""},
 		{"a dry run", "", proj, []string{"review", "--dry-run"}, "dry-run", false, ""},
-		{"standard input", "", proj, []string{"debate", "-"}, "", false, "reads standard input"},
+		{"standard input", "", proj, []string{"debate", "-"}, "", true, ""},
 		{"outside a project", "", t.TempDir(), []string{"debate", "poem.txt"}, "", false, "outside a project"},
 	}
 	for _, c := range cases {

@@ -349,6 +349,21 @@ func TestDebateOnTemporalMatchesLocal(t *testing.T) {
 	if len(got) != len(want) || len(debated) != len(local.Requests()) {
 		t.Errorf("the model was asked %d calls (%d distinct) on Temporal, %d (%d distinct) locally", len(debated), len(got), len(local.Requests()), len(want))
 	}
+
+	// A passage read from standard input goes with the run to the worker.
+	poem, err := os.ReadFile(filepath.Join(repo, "poem.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	piped := sotCmd(repo, srv, "debate", "--rounds", "1", "--branch-rounds", "1", "--no-cache", "--executor", "temporal", "--output-dir", "out-stdin", "-")
+	piped.Stdin = bytes.NewReader(poem)
+	out, err = piped.CombinedOutput()
+	if err != nil || bytes.Contains(out, []byte("runs here")) || !bytes.Contains(out, []byte("drives it")) {
+		t.Fatalf("a debate of standard input on Temporal: %v\n%s", err, out)
+	}
+	if log, _ := os.ReadFile(filepath.Join(repo, "out-stdin", "dialectic-log.md")); len(log) == 0 {
+		t.Error("the debate of standard input wrote no dialectic log")
+	}
 }
 
 // A question over a corpus on Temporal, its requests and answers kept in

@@ -55,6 +55,9 @@ type DriveInput struct {
 	// copy of it between runs and writes only what changed (see mirror).
 	// Empty: a fresh copy each run.
 	Mirror string `json:"mirror,omitempty"`
+	// Stdin, when set, is what the command reads on its standard input
+	// (an argument "-"), by reference.
+	Stdin blob.Ref `json:"stdin,omitempty"`
 }
 
 // DriveOutput is what the driven command came to.
@@ -235,6 +238,13 @@ func (d *Driver) Drive(ctx context.Context, in DriveInput) (DriveOutput, error) 
 	cmd.Env = append(slices.Clone(d.Env), EnvDriveWorkflow+"="+wid, "NO_COLOR=1")
 	if in.Interactive {
 		cmd.Env = append(cmd.Env, EnvDriveAsk+"=1")
+	}
+	if in.Stdin != "" {
+		data, err := d.Blobs.Get(ctx, in.Stdin)
+		if err != nil {
+			return DriveOutput{}, fmt.Errorf("the command's standard input: %w", err)
+		}
+		cmd.Stdin = bytes.NewReader(data)
 	}
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -70,6 +71,12 @@ func driveProgram(args []string) int {
 			return 1
 		}
 		_ = os.WriteFile(filepath.Join("out", "answer.txt"), []byte(answer+" (asked: "+os.Getenv(EnvDriveAsk)+")"), 0o644)
+		return 0
+	}
+	if slices.Contains(args, "-") {
+		// Standard input, as `sot debate -` reads it.
+		data, _ := io.ReadAll(os.Stdin)
+		_ = os.WriteFile(filepath.Join("out", "stdin.txt"), data, 0o644)
 		return 0
 	}
 	for i := range 3 {
@@ -170,6 +177,24 @@ func (e *driveEnv) fileOf(t *testing.T, files []blob.Entry, path string) string 
 	}
 	t.Fatalf("the run sent back no %s (it sent %v)", path, files)
 	return ""
+}
+
+// A driven command that reads standard input ("-") reads what the
+// starting command sent with the run.
+func TestDriveGivesTheCommandItsStandardInput(t *testing.T) {
+	e := newDriveEnv(t)
+	ref, err := e.blobs.Put(context.Background(), []byte("a passage read from a pipe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out DriveOutput
+	in := DriveInput{Command: "review", Args: []string{"-"}, Dir: ".", Project: e.project, Stdin: ref}
+	if err := e.startWith(t, "sot-drive-stdin", in).Get(context.Background(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.fileOf(t, out.Files, "out/stdin.txt"); out.Exit != 0 || got != "a passage read from a pipe" {
+		t.Errorf("exit %d; the command read %q on standard input", out.Exit, got)
+	}
 }
 
 // A driven run's command runs on the worker in a copy of the project, and
