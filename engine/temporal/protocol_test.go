@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -405,9 +406,12 @@ func TestProtocolWorkflowInTheTestSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer blobs.Close()
+	var mu sync.Mutex // the test environment runs activities at once
 	var scheduled []string
 	env.RegisterActivityWithOptions(func(ctx context.Context, in CallInput) (CallOutput, error) {
+		mu.Lock()
 		scheduled = append(scheduled, activity.GetInfo(ctx).ActivityID)
+		mu.Unlock()
 		text := "answered"
 		if strings.HasSuffix(in.Label, "slow") {
 			text = "slow answer"
@@ -444,6 +448,7 @@ func TestProtocolWorkflowInTheTestSuite(t *testing.T) {
 	if answer != "right" {
 		t.Errorf("the question was answered %q", answer)
 	}
+	slices.Sort(scheduled)
 	if len(scheduled) != 6 || scheduled[0] != "1 t/a" {
 		t.Errorf("activities %q; want six, named by place and label", scheduled)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -148,9 +149,12 @@ func TestDriveWorkflowQuestions(t *testing.T) {
 func TestCallsWorkflow(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
+	var mu sync.Mutex // the test environment runs activities at once
 	var ids []string
 	env.RegisterActivityWithOptions(func(ctx context.Context, in CallInput) (CallOutput, error) {
+		mu.Lock()
 		ids = append(ids, activity.GetInfo(ctx).ActivityID)
+		mu.Unlock()
 		if in.Key == "k2" {
 			return CallOutput{}, sdktemporal.NewNonRetryableApplicationError("the worker is gone", "gone", nil)
 		}
