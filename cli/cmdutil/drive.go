@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -32,15 +31,6 @@ import (
 	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/material"
 )
-
-// MaxStdin bounds what a run driven on a worker reads on standard input
-// (an argument "-"), which goes to the blob store with the run.
-const MaxStdin = 64 << 20
-
-// readsStdin reports whether a command's arguments name standard input.
-func readsStdin(args []string) bool {
-	return slices.ContainsFunc(args, func(a string) bool { return a == "-" || strings.HasSuffix(a, "=-") })
-}
 
 // MaxProject bounds the project a run driven on a worker sends to the
 // blob store.
@@ -134,20 +124,9 @@ func (f *Factory) Drive(ctx context.Context, command string) error {
 		size += e.Size
 	}
 	f.Logger.Debug("sent the project to the blob store", "files", len(tree.Files), "bytes", size, "took", time.Since(sendStart).Round(time.Millisecond))
-	var stdin blob.Ref
-	if readsStdin(args) {
-		// What the command reads on standard input goes with it; the same
-		// input, given again, follows the same run.
-		data, err := io.ReadAll(io.LimitReader(f.IO.In, MaxStdin+1))
-		if err != nil {
-			return fmt.Errorf("read standard input: %w", err)
-		}
-		if len(data) > MaxStdin {
-			return AsUsage(fmt.Errorf("standard input holds more than %d MB, more than a run driven on a worker takes; put it in a file of the project", MaxStdin>>20))
-		}
-		if stdin, err = blobs.Put(ctx, data); err != nil {
-			return fmt.Errorf("send standard input to the blob store: %w", err)
-		}
+	stdin, err := f.sendStdin(ctx, blobs, args)
+	if err != nil {
+		return err
 	}
 	sum := sha256.Sum256([]byte(string(ref) + "\x00" + filepath.ToSlash(dir) + "\x00" + command + "\x00" + strings.Join(args, "\x00") + "\x00" + string(stdin)))
 	id := fmt.Sprintf("%s%s-%s-%x", temporal.WorkflowPrefix, "drive", command, sum[:8])

@@ -1,11 +1,15 @@
 package cmdutil
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/sotlabs/sot/blob"
 	"github.com/sotlabs/sot/internal/project"
 )
 
@@ -121,4 +125,30 @@ func outputDirs(args []string, top, wd string) []string {
 		}
 	}
 	return out
+}
+
+// MaxStdin bounds what a run driven on a worker reads on standard input
+// (an argument "-"), which goes to the blob store with the run.
+const MaxStdin = 64 << 20
+
+// sendStdin sends what the command reads on standard input (when an
+// argument names it) to the blob store, to go with the run: the same
+// input, given again, follows the same run. It returns "" when no
+// argument names standard input.
+func (f *Factory) sendStdin(ctx context.Context, blobs blob.Store, args []string) (blob.Ref, error) {
+	if !slices.ContainsFunc(args, func(a string) bool { return a == "-" || strings.HasSuffix(a, "=-") }) {
+		return "", nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f.IO.In, MaxStdin+1))
+	if err != nil {
+		return "", fmt.Errorf("read standard input: %w", err)
+	}
+	if len(data) > MaxStdin {
+		return "", AsUsage(fmt.Errorf("standard input holds more than %d MB, more than a run driven on a worker takes; put it in a file of the project", MaxStdin>>20))
+	}
+	ref, err := blobs.Put(ctx, data)
+	if err != nil {
+		return "", fmt.Errorf("send standard input to the blob store: %w", err)
+	}
+	return ref, nil
 }
