@@ -118,6 +118,7 @@ func (f *Factory) hosted() (*temporal.Host, error) {
 			return
 		}
 		e := temporal.Settings(cfg.Executor)
+		exitWhenOrphaned()
 		host, _ := os.Hostname()
 		// What the run printed before this process took it up from its
 		// workflow's history was printed then: it is not printed again.
