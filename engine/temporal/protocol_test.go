@@ -26,7 +26,6 @@ import (
 	"github.com/sotlabs/sot/internal/temporaltest"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
-	"github.com/sotlabs/sot/llm/openai"
 	"github.com/sotlabs/sot/llm/stack"
 )
 
@@ -503,34 +502,13 @@ func recordCallsHistory(t *testing.T, name string) {
 }
 
 // BenchmarkHostedCall prints what a call of a driven run costs over the
-// same call in process: a protocol of 200 calls, one at a time and 16 to a
+// same call in process: a protocol of 256 calls, one at a time and 16 to a
 // step, run by engine.Local straight on the provider, then as the code of
 // the run's workflow (Host) with each call an activity of a worker on the
 // same machine. Steps of 64 calls or more, whose calls go as child
 // workflows, are timed too.
 func BenchmarkHostedCall(b *testing.B) {
-	addr := temporaltest.Start(b)
-	c, err := client.Dial(client.Options{HostPort: addr, Logger: quiet{}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Reply: "ok"}}})
-	defer srv.Close()
-	blobs, err := blob.OpenDir(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer blobs.Close()
-	p, err := openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-bench-0123456789"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	w := NewWorker(c, "bench-hosted", &Activities{Provider: p, Blobs: blobs, Identity: "bench"}, worker.Options{})
-	if err := w.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer w.Stop()
+	c, blobs, p := benchWorker(b, "bench-hosted", "")
 	const n = 256
 	protocol := func(prov llm.Provider, width int, tag string) func(context.Context) error {
 		return func(ctx context.Context) error {

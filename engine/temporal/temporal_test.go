@@ -324,28 +324,7 @@ func TestRemoteNumbersIdenticalCalls(t *testing.T) {
 // Update, the activity on a worker, the blob store both ways. Reported
 // per call, sequential and 16 at a time.
 func BenchmarkRemoteCall(b *testing.B) {
-	addr := temporaltest.Start(b, "history.maxInFlightUpdates=64")
-	c, err := client.Dial(client.Options{HostPort: addr})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Reply: "ok"}}})
-	defer srv.Close()
-	blobs, err := blob.OpenDir(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer blobs.Close()
-	p, err := openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-bench-0123456789"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	w := NewWorker(c, "bench", &Activities{Provider: p, Blobs: blobs, Identity: "bench"}, worker.Options{})
-	if err := w.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer w.Stop()
+	c, blobs, p := benchWorker(b, "bench", "history.maxInFlightUpdates=64")
 	ctx := context.Background()
 	const n = 200
 	run := func(prov llm.Provider, parallel int, tag string) time.Duration {
@@ -379,6 +358,41 @@ func BenchmarkRemoteCall(b *testing.B) {
 		}
 	}
 	b.Log(strings.Join(figures, "; "))
+}
+
+// benchWorker starts a dev server (with the dynamic setting given, if
+// any), a fake model that answers at once, a blob store, and a worker on
+// queue whose calls go to that model, and returns a client, the store and
+// the worker's provider; everything stops when b ends.
+func benchWorker(b *testing.B, queue, dynamic string) (client.Client, *blob.Dir, llm.Provider) {
+	b.Helper()
+	var settings []string
+	if dynamic != "" {
+		settings = append(settings, dynamic)
+	}
+	addr := temporaltest.Start(b, settings...)
+	c, err := client.Dial(client.Options{HostPort: addr, Logger: quiet{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(c.Close)
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Reply: "ok"}}})
+	b.Cleanup(srv.Close)
+	blobs, err := blob.OpenDir(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { blobs.Close() })
+	p, err := openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-bench-0123456789"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := NewWorker(c, queue, &Activities{Provider: p, Blobs: blobs, Identity: "bench"}, worker.Options{})
+	if err := w.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(w.Stop)
+	return c, blobs, p
 }
 
 // A run whose history grows past what Temporal suggests continues as new,
