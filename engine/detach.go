@@ -30,6 +30,12 @@ func Detach(ctx context.Context, x Executor, tasks []*Task) *Detached {
 	if dx, ok := x.(Detacher); ok {
 		return dx.Detach(ctx, tasks)
 	}
+	return inline(ctx, x, tasks)
+}
+
+// inline runs tasks through x before it returns, as a Detached whose
+// calls have all finished.
+func inline(ctx context.Context, x Executor, tasks []*Task) *Detached {
 	d := &Detached{done: make(chan struct{}), results: x.Execute(ctx, tasks)}
 	close(d.done)
 	return d

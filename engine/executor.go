@@ -75,9 +75,7 @@ func (l *Local) Execute(ctx context.Context, tasks []*Task) []Result {
 // that cannot detach.
 func (l *Local) Detach(ctx context.Context, tasks []*Task) *Detached {
 	if llm.SchedulerOf(ctx) != nil {
-		d := &Detached{done: make(chan struct{}), results: l.Execute(ctx, tasks)}
-		close(d.done)
-		return d
+		return inline(ctx, l, tasks)
 	}
 	return Go(ctx, l, tasks)
 }

@@ -120,11 +120,7 @@ func (f *Factory) hosted() (*temporal.Host, error) {
 		e := temporal.Settings(cfg.Executor)
 		exitWhenOrphaned()
 		host, _ := os.Hostname()
-		// What the run printed before this process took it up from its
-		// workflow's history was printed then: it is not printed again.
 		said := f.IO.ErrOut
-		quiet := &quietWhile{w: said}
-		f.IO.ErrOut = quiet
 		f.host = &temporal.Host{Client: c, Blobs: blobs, Calls: e.TaskQueue, Drive: f.Getenv(temporal.EnvDriveWorkflow),
 			Heartbeat: time.Duration(e.Heartbeat), Code: Code, Identity: fmt.Sprintf("%d@%s", os.Getpid(), host),
 			Prices: llm.DefaultPrices().Merge(cfg.Prices),
@@ -134,7 +130,9 @@ func (f *Factory) hosted() (*temporal.Host, error) {
 			OnReplay: func(id string) {
 				Say(said, fmt.Sprintf("note: taking the run up from the history of workflow %s: the calls it holds answered are not made again, and what the run printed before is not printed again", id))
 			}}
-		quiet.quiet = f.host.Replaying
+		// What the run printed before this process took it up from its
+		// workflow's history was printed then: it is not printed again.
+		f.IO.ErrOut = &quietWhile{w: said, quiet: f.host.Replaying}
 	})
 	return f.host, f.hostErr
 }
@@ -146,7 +144,7 @@ type quietWhile struct {
 }
 
 func (q *quietWhile) Write(p []byte) (int, error) {
-	if q.quiet != nil && q.quiet() {
+	if q.quiet() {
 		return len(p), nil
 	}
 	return q.w.Write(p)

@@ -138,18 +138,7 @@ func TestDebateDrivenOnTemporalSurvivesAKilledDriver(t *testing.T) {
 		t.Skip("spawns processes")
 	}
 	addr := temporaltest.Start(t)
-	repo := gitRepo(t)
-	fromScript(t, repo, "debate.txtar", "answers.yaml", "poem.txt")
-	cfg, err := llmtest.LoadConfig(filepath.Join(repo, "answers.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"debate", "--rounds", "1", "--branch-rounds", "1", "--no-cache", "poem.txt"}
-	local := llmtest.NewServer(cfg)
-	defer local.Close()
-	if out, err := sotCmd(repo, local, append(args, "--output-dir", "out-local")...).CombinedOutput(); err != nil {
-		t.Fatalf("local debate: %v\n%s", err, out)
-	}
+	repo, cfg, args, local := localDebate(t)
 	want := requestKeys(local)
 
 	temporalConfig(t, repo, addr, "debate-drive")

@@ -294,18 +294,7 @@ func TestDebateOnTemporalMatchesLocal(t *testing.T) {
 		t.Skip("spawns processes")
 	}
 	addr := temporaltest.Start(t)
-	repo := gitRepo(t)
-	fromScript(t, repo, "debate.txtar", "answers.yaml", "poem.txt")
-	cfg, err := llmtest.LoadConfig(filepath.Join(repo, "answers.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"debate", "--rounds", "1", "--branch-rounds", "1", "--no-cache", "poem.txt"}
-	local := llmtest.NewServer(cfg)
-	defer local.Close()
-	if out, err := sotCmd(repo, local, append(args, "--output-dir", "out-local")...).CombinedOutput(); err != nil {
-		t.Fatalf("local debate: %v\n%s", err, out)
-	}
+	repo, cfg, args, local := localDebate(t)
 	temporalConfig(t, repo, addr, "debate")
 	srv := llmtest.NewServer(cfg)
 	defer srv.Close()
@@ -364,6 +353,28 @@ func TestDebateOnTemporalMatchesLocal(t *testing.T) {
 	if log, _ := os.ReadFile(filepath.Join(repo, "out-stdin", "dialectic-log.md")); len(log) == 0 {
 		t.Error("the debate of standard input wrote no dialectic log")
 	}
+}
+
+// localDebate makes a repository with the debate script's passage and
+// answers, and runs the debate of it with branches in this process into
+// out-local: the run a debate on Temporal must match. It returns the
+// repository, the fake model's configuration, the debate's arguments and
+// the fake model the local run asked.
+func localDebate(t *testing.T) (repo string, cfg llmtest.Config, args []string, local *llmtest.Server) {
+	t.Helper()
+	repo = gitRepo(t)
+	fromScript(t, repo, "debate.txtar", "answers.yaml", "poem.txt")
+	cfg, err := llmtest.LoadConfig(filepath.Join(repo, "answers.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args = []string{"debate", "--rounds", "1", "--branch-rounds", "1", "--no-cache", "poem.txt"}
+	local = llmtest.NewServer(cfg)
+	t.Cleanup(local.Close)
+	if out, err := sotCmd(repo, local, append(args, "--output-dir", "out-local")...).CombinedOutput(); err != nil {
+		t.Fatalf("local debate: %v\n%s", err, out)
+	}
+	return repo, cfg, args, local
 }
 
 // A question over a corpus on Temporal, its requests and answers kept in

@@ -63,15 +63,21 @@ func CallsWorkflow(ctx workflow.Context, in CallsInput) ([]CallOutput, error) {
 	outs := make([]CallOutput, len(in.Calls))
 	for i, f := range futures {
 		if err := f.Get(ctx, &outs[i]); err != nil {
-			kind, msg := "unavailable", "no worker could finish the call: "+err.Error()
-			var canceled *sdktemporal.CanceledError
-			if errors.As(err, &canceled) {
-				kind, msg = kindCancelled, "the run's workflow was cancelled"
-			}
-			outs[i] = CallOutput{Err: &CallError{Kind: kind, Provider: "temporal", Model: in.Calls[i].Model, Message: msg}}
+			outs[i] = CallOutput{Err: unfinished(err, in.Calls[i].Model)}
 		}
 	}
 	return outs, nil
+}
+
+// unfinished is the outcome of a call whose activity, or whose batch's
+// workflow, failed (no worker could finish it, after the retries) or was
+// cancelled with the run's workflow.
+func unfinished(err error, model string) *CallError {
+	var canceled *sdktemporal.CanceledError
+	if errors.As(err, &canceled) {
+		return &CallError{Kind: kindCancelled, Provider: "temporal", Model: model, Message: "the run's workflow was cancelled"}
+	}
+	return &CallError{Kind: "unavailable", Provider: "temporal", Model: model, Message: "no worker could finish the call: " + err.Error()}
 }
 
 // callOptions are the options of a call's activity: a model call may
@@ -152,35 +158,34 @@ func (c *calls) call(ctx context.Context, wctx workflow.Context, req *llm.Reques
 	if c.sched.live >= ChildStep {
 		err = c.batched(wctx, q)
 	} else {
-		opts := c.opts
-		opts.ActivityID = q.id
-		err = workflow.ExecuteActivity(workflow.WithActivityOptions(wctx, opts), ActivityCall, q.in).Get(wctx, &q.out)
+		err = c.activity(wctx, q).Get(wctx, &q.out)
 	}
 	c.replaying.Store(workflow.IsReplaying(wctx))
 	c.st.InFlight--
 	out := q.out
-	if err == nil && out.Err == nil {
-		c.st.Usage = c.st.Usage.Add(out.Usage)
-		if price, ok := c.prices.Lookup(req.Model); ok {
-			c.st.CostUSD += price.Cost(out.Usage)
-		}
-	} else {
-		c.st.Failed++
-	}
 	if err != nil {
-		var canceled *sdktemporal.CanceledError
-		if errors.As(err, &canceled) || ctx.Err() != nil {
-			return nil, fmt.Errorf("the run's workflow was cancelled: %w", context.Canceled)
-		}
-		return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: "no worker could finish the call: " + err.Error(), Err: err}
+		out = CallOutput{Err: unfinished(err, req.Model)}
 	}
 	if out.Err != nil {
-		if out.Err.Kind == kindCancelled {
+		c.st.Failed++
+		if out.Err.Kind == kindCancelled || ctx.Err() != nil {
 			return nil, fmt.Errorf("the run's workflow was cancelled: %w", context.Canceled)
 		}
 		return nil, out.Err.err()
 	}
+	c.st.Usage = c.st.Usage.Add(out.Usage)
+	if price, ok := c.prices.Lookup(req.Model); ok {
+		c.st.CostUSD += price.Cost(out.Usage)
+	}
 	return answer(ctx, c.blobs, req, out.Response)
+}
+
+// activity schedules q's call as an activity of the run's workflow, named
+// by its place and label.
+func (c *calls) activity(ctx workflow.Context, q *queued) workflow.Future {
+	opts := c.opts
+	opts.ActivityID = q.id
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ActivityCall, q.in)
 }
 
 // batched queues q with the other calls of its step and waits for its
@@ -220,9 +225,7 @@ func (c *calls) flush(ctx workflow.Context) {
 		c.inFlight += len(batch)
 		if len(batch) < ChildStep {
 			for _, q := range batch {
-				opts := c.opts
-				opts.ActivityID = q.id
-				f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ActivityCall, q.in)
+				f := c.activity(ctx, q)
 				workflow.Go(ctx, func(gc workflow.Context) {
 					q.err = f.Get(gc, &q.out)
 					q.done = true

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	sdktemporal "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -58,12 +57,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (Status, error) {
 		var out CallOutput
 		if err := workflow.ExecuteActivity(actx, ActivityCall, c).Get(ctx, &out); err != nil {
 			st.Failed++
-			kind, msg := "unavailable", "no worker could finish the call: "+err.Error()
-			var canceled *sdktemporal.CanceledError
-			if errors.As(err, &canceled) {
-				kind, msg = kindCancelled, "the run's workflow was cancelled"
-			}
-			return CallOutput{Client: c.Client, Err: &CallError{Kind: kind, Provider: "temporal", Model: c.Model, Message: msg}}, nil
+			return CallOutput{Client: c.Client, Err: unfinished(err, c.Model)}, nil
 		}
 		out.Client = c.Client
 		if out.Err != nil {
