@@ -50,6 +50,9 @@ import (
 // The command a worker drives runs it as the workflow of its own run
 // (see hosted).
 func RunScenario(ctx context.Context, f *Factory, run func(context.Context) error) error {
+	release := holdGC(f.Getenv)
+	defer release()
+	f.callsStart = release
 	return Interruptible(ctx, "the run's journal", func(ctx context.Context) error {
 		if !f.Driven() {
 			return run(ctx)
@@ -97,6 +100,9 @@ func (l *Live) Start(calls int) {
 	l.hooks.Ask = l.d.Asking(l.hooks.Ask)
 	l.f.LogTo(l.d)
 	l.stop = l.d.Start(time.Second)
+	if l.f.callsStart != nil {
+		l.f.callsStart() // the run waits on models from now on: collect as usual (holdGC)
+	}
 }
 
 // Stop ends the display once the run is over, so that nothing draws over

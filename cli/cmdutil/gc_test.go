@@ -1,0 +1,72 @@
+package cmdutil
+
+import (
+	"context"
+
+	"runtime/debug"
+	"testing"
+
+	"github.com/sotlabs/sot/engine"
+)
+
+// gcSettings reads the collector's percent and memory limit without
+// changing them.
+func gcSettings() (int, int64) {
+	p := debug.SetGCPercent(-1)
+	debug.SetGCPercent(p)
+	return p, debug.SetMemoryLimit(-1)
+}
+
+func TestHoldGC(t *testing.T) {
+	percent, limit := gcSettings()
+	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
+
+	release := holdGC(env(nil))
+	if p, l := gcSettings(); p != -1 || l != prepareHeapLimit {
+		t.Fatalf("while held: GOGC %d, limit %d; want off until %d", p, l, prepareHeapLimit)
+	}
+	inner := holdGC(env(nil)) // a second run in the same process
+	inner()
+	inner() // a release counts once
+	if p, _ := gcSettings(); p != -1 {
+		t.Fatalf("one of two holds released: GOGC %d, want still off", p)
+	}
+	release()
+	if p, l := gcSettings(); p != percent || l != limit {
+		t.Fatalf("released: GOGC %d, limit %d; want %d, %d as before", p, l, percent, limit)
+	}
+
+	for _, v := range []string{"GOGC", "GOMEMLIMIT"} {
+		r := holdGC(env(map[string]string{v: "200"}))
+		if p, l := gcSettings(); p != percent || l != limit {
+			t.Errorf("with %s set: GOGC %d, limit %d; want the runtime's own", v, p, l)
+		}
+		r()
+	}
+}
+
+// A scenario command prepares its run with the collector held off, and
+// its calls wait with the collector as the user left it.
+func TestRunScenarioHoldsTheCollectorUntilTheCallsStart(t *testing.T) {
+	percent, _ := gcSettings()
+	f := testFactory(func(string) string { return "" })
+	var during, after int
+	err := RunScenario(t.Context(), f, func(ctx context.Context) error {
+		during, _ = gcSettings()
+		var h engine.Hooks
+		live := NewLive(f, &h)
+		live.Start(1)
+		after, _ = gcSettings()
+		live.Stop()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during != -1 || after != percent {
+		t.Errorf("GOGC %d while preparing and %d once the calls started; want off, then %d", during, after, percent)
+	}
+	if p, _ := gcSettings(); p != percent {
+		t.Errorf("after the run: GOGC %d, want %d", p, percent)
+	}
+}
