@@ -69,46 +69,15 @@ type File struct {
 // whose document leaves the index (Remove, Sync with Prune) is forgotten
 // with it, so that its loader reads it again.
 func (x *Index) Files(ctx context.Context) ([]File, error) {
-	// The count, from the smallest index, sizes the slice: growing it a
-	// File at a time copied each of 10,000 files many times over. It is
-	// only a hint, read a moment before the rows.
-	var n int
-	if err := x.r.QueryRowContext(ctx, "SELECT count(*) FROM files").Scan(&n); err != nil {
-		return nil, fmt.Errorf("index: %w", err)
+	files, ok, err := readPack(ctx, x.r)
+	if err == nil && !ok {
+		x.unpacked.Store(true) // the next UpdateFiles packs them
+		files, err = fileRows(ctx, x.r)
 	}
-	rows, err := x.r.QueryContext(ctx, `SELECT path, size, mtime, ctime, inode, checked, reader, hash, skip,
-		id, shown, type, date, title, meta FROM files`)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	defer rows.Close()
-	out := make([]File, 0, n)
-	for rows.Next() {
-		var f File
-		var inode int64
-		var date, meta sql.NullString
-		if err := rows.Scan(&f.Path, &f.Size, &f.ModTime, &f.Change, &inode, &f.Checked, &f.Reader, &f.Hash, &f.Skip,
-			&f.Doc.ID, &f.Doc.Path, &f.Doc.Type, &date, &f.Doc.Title, &meta); err != nil {
-			return nil, fmt.Errorf("index: %w", err)
-		}
-		f.Inode = uint64(inode)
-		f.Doc.Hash = f.Hash
-		if date.Valid {
-			t, err := parseDate(date.String)
-			if err != nil {
-				return nil, fmt.Errorf("index: file %q: bad date %q", f.Path, date.String)
-			}
-			f.Doc.Date = t
-		}
-		if meta.Valid {
-			f.Doc.Meta = []byte(meta.String)
-		}
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("index: %w", err)
-	}
-	return out, nil
+	return files, nil
 }
 
 // FileUpdate is what a loader found since the index last saw its files.
@@ -130,10 +99,11 @@ type FileUpdate struct {
 // then removes every document that one of those files gave before and
 // that no file the index remembers gives any more, so that a deleted or
 // edited file's old content leaves the index with its analysis. Documents
-// no file ever gave (added by hand) are left alone. An empty update
-// writes nothing.
+// no file ever gave (added by hand) are left alone. The files are then
+// packed for Files. An empty update writes nothing, unless Files found no
+// pack to read.
 func (x *Index) UpdateFiles(ctx context.Context, u FileUpdate) (Changes, error) {
-	if len(u.Put) == 0 && len(u.Gone) == 0 && len(u.Docs) == 0 {
+	if len(u.Put) == 0 && len(u.Gone) == 0 && len(u.Docs) == 0 && !x.unpacked.Load() {
 		return Changes{}, nil
 	}
 	rows := make([]row, len(u.Docs))
@@ -192,9 +162,13 @@ func (x *Index) UpdateFiles(ctx context.Context, u FileUpdate) (Changes, error) 
 	if c.Removed, err = removeIDs(ctx, tx, gone); err != nil {
 		return Changes{}, fmt.Errorf("index: %w", err)
 	}
+	if err := writePack(ctx, tx); err != nil {
+		return Changes{}, fmt.Errorf("index: packing the files: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return Changes{}, fmt.Errorf("index: %w", err)
 	}
+	x.unpacked.Store(false)
 	c.RemovedIDs = gone
 	slices.Sort(c.AddedIDs)
 	slices.Sort(c.UpdatedIDs)

@@ -19,7 +19,7 @@
 // concurrent use; its writes are serialised on one connection and its reads
 // use a pool of read-only connections, each read seeing one snapshot.
 //
-// The schema (version 3, kept in PRAGMA user_version and marked as sot's by
+// The schema (version 4, kept in PRAGMA user_version and marked as sot's by
 // PRAGMA application_id) is:
 //
 //	CREATE TABLE docs (
@@ -68,6 +68,15 @@
 //
 //	CREATE INDEX docs_rank ON docs(n, date, id);
 //
+// Version 4 keeps every row of files packed into one value, which
+// [Index.Files] reads in one step, and three triggers that drop it on any
+// write to files, so that it never disagrees with them (see pack.go):
+//
+//	CREATE TABLE files_pack (
+//	  k    INTEGER PRIMARY KEY CHECK (k = 1),
+//	  data BLOB NOT NULL
+//	) STRICT;
+//
 // A version 1 or 2 index that is exactly as sot wrote it gains what the
 // later versions add when it is opened, and keeps its sources.
 //
@@ -98,6 +107,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/sotlabs/sot/internal/safedir"
@@ -108,7 +118,7 @@ import (
 // SchemaVersion is the version of the schema this package writes, kept in
 // the database's PRAGMA user_version. A database of a newer version is
 // refused rather than misread.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // applicationID marks a SQLite file as a sot index ("sot1").
 const applicationID = 0x736f7431
@@ -156,6 +166,10 @@ type Index struct {
 
 	rebuilt string // why Open replaced the file it found; see Rebuilt
 	abs     string // the database file's absolute path
+
+	// unpacked is set when Files found no pack to read: UpdateFiles
+	// writes one even when nothing changed.
+	unpacked atomic.Bool
 }
 
 const schema = `
@@ -198,7 +212,7 @@ CREATE INDEX docs_rank ON docs(n, date, id);
 // schemaSteps are the statements of each schema version in turn: version
 // v is the first v of them, and an index of version v is upgraded by the
 // ones after.
-var schemaSteps = []string{"", schema, filesSchema, rankSchema}
+var schemaSteps = []string{"", schema, filesSchema, rankSchema, packSchema}
 
 // schemaOf is every statement of schema version v.
 func schemaOf(v int) string { return strings.Join(schemaSteps[:v+1], "") }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -189,11 +190,11 @@ func TestOpenRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			if _, err := db.Exec("PRAGMA user_version = 4"); err != nil {
+			if _, err := db.Exec("PRAGMA user_version = " + fmt.Sprint(SchemaVersion+1)); err != nil {
 				t.Fatal(err)
 			}
 			return p
-		}, false, "schema version 4, newer"},
+		}, false, fmt.Sprintf("schema version %d, newer", SchemaVersion+1)},
 		{"no path", func(t *testing.T, dir string) string { return "" }, false, "no database path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
