@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
+	"sync"
 )
 
 //go:embed report.html.tmpl
@@ -13,7 +14,9 @@ var reportTemplate string
 
 // answerTemplate renders answer.html. html/template escapes every value
 // that comes from the corpus or the model, in the context it lands in.
-var answerTemplate = template.Must(template.New("answer.html").Parse(reportTemplate))
+var answerTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("answer.html").Parse(reportTemplate))
+})
 
 // roleLabels are the seed's seven perspectives by role id; each has a badge
 // colour in the template's stylesheet (.role-analyst, ...).
@@ -172,7 +175,7 @@ func (a *Answer) HTML() ([]byte, error) {
 	u := a.Usage
 	v.Usage = fmt.Sprintf("%d call(s), %d input tokens (%d cached), %d output tokens, $%.4f", u.Calls, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.CostUSD)
 	var b bytes.Buffer
-	if err := answerTemplate.Execute(&b, v); err != nil {
+	if err := answerTemplate().Execute(&b, v); err != nil {
 		return nil, fmt.Errorf("rendering answer.html: %w", err)
 	}
 	return b.Bytes(), nil

@@ -6,16 +6,19 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"sync"
 )
 
 //go:embed report.html.tmpl
 var htmlSource string
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct": pct, "num": num, "perTrue": perTrue, "wall": wall,
-	"add": func(a, b float64) float64 { return a + b },
-	"sub": func(a, b float64) float64 { return a - b },
-}).Parse(htmlSource))
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"pct": pct, "num": num, "perTrue": perTrue, "wall": wall,
+		"add": func(a, b float64) float64 { return a + b },
+		"sub": func(a, b float64) float64 { return a - b },
+	}).Parse(htmlSource))
+})
 
 // chart is the bar chart of recall and precision per mode, as SVG
 // coordinates: drawn by the page itself, so it needs no script and loads
@@ -94,7 +97,7 @@ func (r *Report) HTML() ([]byte, error) {
 		}
 	}
 	var b bytes.Buffer
-	err := htmlTemplate.Execute(&b, struct {
+	err := htmlTemplate().Execute(&b, struct {
 		*Report
 		Chart chart
 		Rows  []row

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sotlabs/sot/ask"
 )
@@ -18,7 +19,9 @@ var compareTemplateText string
 // compareTemplate renders compare.html. html/template escapes every value
 // that comes from a question, the corpus or a model, in the context it
 // lands in.
-var compareTemplate = template.Must(template.New("compare.html").Parse(compareTemplateText))
+var compareTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("compare.html").Parse(compareTemplateText))
+})
 
 // The chart's geometry, in SVG user units: a column of configuration
 // names, a panel of token bars (input, then output), a panel of tension
@@ -235,7 +238,7 @@ func (c *Comparison) HTML() ([]byte, error) {
 		}
 	}
 	var b bytes.Buffer
-	if err := compareTemplate.Execute(&b, v); err != nil {
+	if err := compareTemplate().Execute(&b, v); err != nil {
 		return nil, fmt.Errorf("rendering compare.html: %w", err)
 	}
 	return b.Bytes(), nil

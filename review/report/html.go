@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sotlabs/sot/internal/markdown"
 	"github.com/sotlabs/sot/review/finding"
@@ -19,46 +20,48 @@ var reviewTemplateText string
 
 // reviewTemplate renders review.html; html/template escapes every value
 // from the material under review and from the models.
-var reviewTemplate = template.Must(template.New("review.html").Funcs(template.FuncMap{
-	"specBadge": specBadge,
-	"lensBadge": lensBadge,
-	"oneLine":   markdown.OneLine,
-	"orNone":    orNone,
-	"joinOne":   joinOne,
-	"loc":       htmlLoc,
-	"lenses":    lenses,
-	"from":      reviewFile,
-	"who":       whoBadges,
-	"isTradeOff": func(k synthesis.DisputeKind) bool {
-		return k == synthesis.TradeOff
-	},
-	"kind": func(k synthesis.DisputeKind) string {
-		switch k {
-		case synthesis.Factual:
-			return "factual dispute"
-		case synthesis.TradeOff:
-			return "trade-off"
-		}
-		return orNone(string(k))
-	},
-	"tierClass": func(g synthesis.Grounding) string { return "tier-" + classWord(string(g)) },
-	"looked":    func(it htmlItem) bool { return it.Grounding == synthesis.Contextual && looked(it.Item) },
-	"sevClass":  func(s finding.Severity) string { return "sev-" + classWord(string(s)) },
-	"stateClass": func(s string) string {
-		return "state-" + classWord(s)
-	},
-	"decisionNeeded": func(d synthesis.Dispute, affected []*synthesis.Item) string {
-		var dec *synthesis.Decision
-		for _, it := range affected {
-			if it.Decision != nil {
-				dec = it.Decision
-				break
+var reviewTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("review.html").Funcs(template.FuncMap{
+		"specBadge": specBadge,
+		"lensBadge": lensBadge,
+		"oneLine":   markdown.OneLine,
+		"orNone":    orNone,
+		"joinOne":   joinOne,
+		"loc":       htmlLoc,
+		"lenses":    lenses,
+		"from":      reviewFile,
+		"who":       whoBadges,
+		"isTradeOff": func(k synthesis.DisputeKind) bool {
+			return k == synthesis.TradeOff
+		},
+		"kind": func(k synthesis.DisputeKind) string {
+			switch k {
+			case synthesis.Factual:
+				return "factual dispute"
+			case synthesis.TradeOff:
+				return "trade-off"
 			}
-		}
-		return decisionNeeded(&d, dec)
-	},
-	"priority": func() string { return strings.Join(synthesis.PriorityHierarchy, " > ") },
-}).Parse(reviewTemplateText))
+			return orNone(string(k))
+		},
+		"tierClass": func(g synthesis.Grounding) string { return "tier-" + classWord(string(g)) },
+		"looked":    func(it htmlItem) bool { return it.Grounding == synthesis.Contextual && looked(it.Item) },
+		"sevClass":  func(s finding.Severity) string { return "sev-" + classWord(string(s)) },
+		"stateClass": func(s string) string {
+			return "state-" + classWord(s)
+		},
+		"decisionNeeded": func(d synthesis.Dispute, affected []*synthesis.Item) string {
+			var dec *synthesis.Decision
+			for _, it := range affected {
+				if it.Decision != nil {
+					dec = it.Decision
+					break
+				}
+			}
+			return decisionNeeded(&d, dec)
+		},
+		"priority": func() string { return strings.Join(synthesis.PriorityHierarchy, " > ") },
+	}).Parse(reviewTemplateText))
+})
 
 // badgeColours is the number of colour classes (.c0 ... .c7) specialists
 // and lenses are spread over; the label always goes with the colour.
@@ -221,7 +224,7 @@ func HTML(res *synthesis.Result, version string) ([]byte, error) {
 		v.Usage += fmt.Sprintf("; %s served from the response cache", plural(u.CacheHits, "call", "calls"))
 	}
 	var b bytes.Buffer
-	if err := reviewTemplate.Execute(&b, v); err != nil {
+	if err := reviewTemplate().Execute(&b, v); err != nil {
 		return nil, fmt.Errorf("rendering review.html: %w", err)
 	}
 	return b.Bytes(), nil
