@@ -18,9 +18,11 @@ import (
 // A user who set GOGC or GOMEMLIMIT keeps what they set.
 
 // prepareHeapLimit is the heap the preparation may grow to before the
-// collector runs: far above what a question over 10,000 notes or a
-// 50,000-line diff leaves behind, and well below any machine sot runs on.
-const prepareHeapLimit = 256 << 20
+// collector runs: more than a question over 10,000 unchanged notes
+// allocates before its first call, and little enough that a run which
+// allocates far more (reading 1,000 sources in full) collects as it goes
+// and peaks where it did before (about 120 MB).
+const prepareHeapLimit = 64 << 20
 
 var gcHold struct {
 	sync.Mutex
