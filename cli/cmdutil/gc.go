@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"runtime"
 	"runtime/debug"
 	"sync"
 )
@@ -11,29 +12,33 @@ import (
 // heap's goal starts at 4 MB and doubles, so that burst runs the
 // collector again and again over a heap that is mostly still in use: on
 // a 2-core machine, a question over 10,000 unchanged notes spent a third
-// of its time before the first request collecting. Until the run's calls
-// start (Live.Start) the collector runs only once the heap reaches
-// prepareHeapLimit, and then as it did before.
+// of its time before the first request collecting.
 //
-// A user who set GOGC or GOMEMLIMIT keeps what they set.
+// So until the run's calls start (Live.Start) the collector is off, up
+// to a heap of prepareHeapLimit. The first collection that limit brings
+// about (a large diff, a run reading 1,000 sources in full) gives the
+// collector back its settings at once: such a run collects as it did
+// before rather than over and over near the limit, and its peak memory
+// stays where it was. A user who set GOGC or GOMEMLIMIT keeps what they
+// set.
 
 // prepareHeapLimit is the heap the preparation may grow to before the
 // collector runs: more than a question over 10,000 unchanged notes
-// allocates before its first call, and little enough that a run which
-// allocates far more (reading 1,000 sources in full) collects as it goes
-// and peaks where it did before (about 120 MB).
+// allocates before its first call.
 const prepareHeapLimit = 64 << 20
 
 var gcHold struct {
 	sync.Mutex
 	n       int   // the holds not yet released
-	percent int   // GOGC before the first hold
-	limit   int64 // the memory limit before the first hold
+	off     bool  // the collector is off now
+	percent int   // GOGC before it was turned off
+	limit   int64 // the memory limit before it was turned off
 }
 
-// holdGC defers collection until the release it returns is called (once
-// or more). Holds nest: the runtime's settings come back when the last
-// is released. It does nothing when getenv says GOGC or GOMEMLIMIT is set.
+// holdGC turns collection off until the release it returns is called
+// (once or more), or until the heap reaches prepareHeapLimit. Holds nest:
+// the runtime's settings come back when the last is released. It does
+// nothing when getenv says GOGC or GOMEMLIMIT is set.
 func holdGC(getenv func(string) string) (release func()) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return func() {}
@@ -42,15 +47,33 @@ func holdGC(getenv func(string) string) (release func()) {
 	if gcHold.n == 0 {
 		gcHold.percent = debug.SetGCPercent(-1)
 		gcHold.limit = debug.SetMemoryLimit(prepareHeapLimit)
+		gcHold.off = true
+		// The first collection from now on finds the sentinel gone and
+		// turns the collector back on.
+		sentinel := new([4]*byte)
+		runtime.AddCleanup(sentinel, func(struct{}) { restoreGC() }, struct{}{})
 	}
 	gcHold.n++
 	gcHold.Unlock()
 	return sync.OnceFunc(func() {
 		gcHold.Lock()
-		defer gcHold.Unlock()
-		if gcHold.n--; gcHold.n == 0 {
-			debug.SetMemoryLimit(gcHold.limit)
-			debug.SetGCPercent(gcHold.percent)
+		gcHold.n--
+		last := gcHold.n == 0
+		gcHold.Unlock()
+		if last {
+			restoreGC()
 		}
 	})
+}
+
+// restoreGC gives the collector back the settings holdGC found, if it is
+// still off.
+func restoreGC() {
+	gcHold.Lock()
+	defer gcHold.Unlock()
+	if gcHold.off {
+		gcHold.off = false
+		debug.SetMemoryLimit(gcHold.limit)
+		debug.SetGCPercent(gcHold.percent)
+	}
 }

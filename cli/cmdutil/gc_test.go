@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"context"
+	"runtime"
 
 	"runtime/debug"
 	"testing"
@@ -42,6 +43,29 @@ func TestHoldGC(t *testing.T) {
 			t.Errorf("with %s set: GOGC %d, limit %d; want the runtime's own", v, p, l)
 		}
 		r()
+	}
+}
+
+// The first collection while the collector is held off (the heap reached
+// the limit) turns it back on, though the hold is not released: a run
+// that allocates that much collects as usual from then on.
+func TestHoldEndsAtTheFirstCollection(t *testing.T) {
+	percent, limit := gcSettings()
+	release := holdGC(func(string) string { return "" })
+	defer release()
+	for range 100 {
+		runtime.GC() // the cleanup runs on its own goroutine once a cycle found the sentinel gone
+		if p, _ := gcSettings(); p != -1 {
+			break
+		}
+		runtime.Gosched()
+	}
+	if p, l := gcSettings(); p != percent || l != limit {
+		t.Fatalf("after a collection: GOGC %d, limit %d; want %d, %d as before", p, l, percent, limit)
+	}
+	release()
+	if p, _ := gcSettings(); p != percent {
+		t.Errorf("released after the collection: GOGC %d, want %d", p, percent)
 	}
 }
 
