@@ -29,6 +29,11 @@ CREATE TRIGGER files_pack_ad AFTER DELETE ON files BEGIN DELETE FROM files_pack;
 // packMagic starts a pack; a pack in another layout is read past.
 const packMagic = "sot-files/1\n"
 
+// minPackedFile is the fewest bytes a packed file takes: a byte for the
+// length of each of its eight strings (nine with a meta), one for each of
+// its five numbers, and its two flags.
+const minPackedFile = 15
+
 // errPack is what a pack that does not decode gives: Files reads the rows
 // instead.
 var errPack = errors.New("the packed files do not decode")
@@ -116,8 +121,8 @@ func unpack(data []byte) ([]File, error) {
 	}
 	d := packDecoder{s: s, at: len(packMagic)}
 	n := d.uvarint()
-	if d.err != nil || n > uint64(len(s)) { // every file takes bytes
-		return nil, errPack
+	if d.err != nil || n > uint64(len(s))/minPackedFile {
+		return nil, errPack // more files than the bytes could hold: no slice sized by a count that lies
 	}
 	files := make([]File, n)
 	for i := range files {

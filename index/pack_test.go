@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -86,6 +87,10 @@ func TestDamagedPackIsReadPast(t *testing.T) {
 		bad := append([]byte(nil), good...)
 		bad[i] ^= 0xff
 		unpack(bad) // decodes to something or fails; never panics
+	}
+	lying := binary.AppendUvarint([]byte(packMagic), 1<<40) // a count no slice should be sized by
+	if _, err := unpack(append(lying, make([]byte, 64)...)); !errors.Is(err, errPack) {
+		t.Errorf("a pack that claims 2^40 files in 64 bytes: %v", err)
 	}
 	if _, err := unpack(append(good, 0)); !errors.Is(err, errPack) {
 		t.Errorf("a pack with a byte after its end: %v", err)
