@@ -31,6 +31,7 @@ var gcHold struct {
 	sync.Mutex
 	n       int   // the holds not yet released
 	off     bool  // the collector is off now
+	gen     int   // counts the times it was turned off
 	percent int   // GOGC before it was turned off
 	limit   int64 // the memory limit before it was turned off
 }
@@ -48,30 +49,32 @@ func holdGC(getenv func(string) string) (release func()) {
 		gcHold.percent = debug.SetGCPercent(-1)
 		gcHold.limit = debug.SetMemoryLimit(prepareHeapLimit)
 		gcHold.off = true
+		gcHold.gen++
 		// The first collection from now on finds the sentinel gone and
-		// turns the collector back on.
+		// turns the collector back on, unless it was turned on (and
+		// perhaps off again, by a later hold) before.
 		sentinel := new([4]*byte)
-		runtime.AddCleanup(sentinel, func(struct{}) { restoreGC() }, struct{}{})
+		runtime.AddCleanup(sentinel, restoreGC, gcHold.gen)
 	}
 	gcHold.n++
 	gcHold.Unlock()
 	return sync.OnceFunc(func() {
 		gcHold.Lock()
 		gcHold.n--
-		last := gcHold.n == 0
+		last, gen := gcHold.n == 0, gcHold.gen
 		gcHold.Unlock()
 		if last {
-			restoreGC()
+			restoreGC(gen)
 		}
 	})
 }
 
 // restoreGC gives the collector back the settings holdGC found, if it is
-// still off.
-func restoreGC() {
+// still off from the time gen turned it off.
+func restoreGC(gen int) {
 	gcHold.Lock()
 	defer gcHold.Unlock()
-	if gcHold.off {
+	if gcHold.off && gcHold.gen == gen {
 		gcHold.off = false
 		debug.SetMemoryLimit(gcHold.limit)
 		debug.SetGCPercent(gcHold.percent)

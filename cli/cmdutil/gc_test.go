@@ -69,6 +69,27 @@ func TestHoldEndsAtTheFirstCollection(t *testing.T) {
 	}
 }
 
+// A hold released before any collection leaves its sentinel behind: the
+// collection that finds it gone later must not end a later hold.
+func TestAnEarlierHoldDoesNotEndALaterOne(t *testing.T) {
+	percent, _ := gcSettings()
+	env := func(string) string { return "" }
+	holdGC(env)() // held and released at once
+	gcHold.Lock()
+	earlier := gcHold.gen
+	gcHold.Unlock()
+	release := holdGC(env)
+	defer release()
+	restoreGC(earlier) // what the earlier sentinel's cleanup does
+	if p, _ := gcSettings(); p != -1 {
+		t.Fatalf("the earlier hold's cleanup turned the collector on (GOGC %d) during a later hold", p)
+	}
+	release()
+	if p, _ := gcSettings(); p != percent {
+		t.Fatalf("after the last release: GOGC %d, want %d", p, percent)
+	}
+}
+
 // A scenario command prepares its run with the collector held off, and
 // its calls wait with the collector as the user left it.
 func TestRunScenarioHoldsTheCollectorUntilTheCallsStart(t *testing.T) {
