@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -369,5 +370,93 @@ LIMIT ?5`, TitleWeight)
 	}
 	if ties == 0 {
 		t.Error("no tie was ranked: the corpus does not test the order of ties")
+	}
+}
+
+// TestSearchLeavesOutCommonTerms: a query with a term most sources hold
+// scores only the sources its rarer terms find when they are enough, and
+// finds the hits a full scoring finds, in the same order, with scores
+// within the common terms' share; otherwise it scores every match.
+func TestSearchLeavesOutCommonTerms(t *testing.T) {
+	ctx := context.Background()
+	x := indexOf(t, generate(3000)...)
+	var ranked []string
+	testHookRank = func(expr string) { ranked = append(ranked, expr) }
+	t.Cleanup(func() { testHookRank = nil })
+	for _, c := range []struct {
+		name, query string
+		opts        SearchOptions
+		narrowed    bool
+	}{
+		{"question", "What did we decide about the discount for enterprise renewal contracts?", SearchOptions{Limit: 30}, true},
+		{"common and topical", "team meeting update on the kubernetes migration", SearchOptions{Limit: 64}, true},
+		{"no recency", "team meeting update on the kubernetes migration", SearchOptions{Limit: 64, RecencyWeight: -1}, true},
+		{"every term common", "team meeting update", SearchOptions{Limit: 30}, false},
+		{"too few rare matches", "team meeting orion42", SearchOptions{Limit: 30}, false},
+		{"recency could outrank", "team meeting update on the kubernetes migration", SearchOptions{Limit: 64, RecencyWeight: 5}, false},
+		{"one term", "kubernetes", SearchOptions{Limit: 30}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ranked = nil
+			got, err := x.Search(ctx, c.query, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A narrowed search ranks the rare terms alone, once; any
+			// other ranks every term last.
+			full := MatchExpression(c.query)
+			if narrowed := len(ranked) == 1 && ranked[0] != full; narrowed != c.narrowed || ranked[len(ranked)-1] != full && !narrowed {
+				t.Fatalf("ranked %q; narrowed %v, want %v", ranked, narrowed, c.narrowed)
+			}
+			// The reference: every match scored.
+			tx, err := x.r.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback()
+			weight := c.opts.RecencyWeight
+			if weight == 0 {
+				weight = DefaultRecencyWeight
+			}
+			want, ns, err := rankMatches(ctx, tx, full, max(weight, 0), nil, DefaultHalfLife, c.opts.Limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, n := range ns {
+				if err := tx.QueryRowContext(ctx, "SELECT id FROM docs WHERE n = ?", n).Scan(&want[i].Doc.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(got) != len(want) || len(got) == 0 {
+				t.Fatalf("%d hits, want %d", len(got), len(want))
+			}
+			terms := Terms(c.query)
+			for i := range want {
+				g, w := got[i], want[i]
+				if g.Doc.ID != w.Doc.ID {
+					t.Fatalf("hit %d is %s, want %s", i, g.Doc.ID, w.Doc.ID)
+				}
+				if !c.narrowed && (g.BM25 != w.BM25 || g.Relevance != w.Relevance || g.Recency != w.Recency) {
+					t.Fatalf("hit %d: %+v, want exactly %+v", i, g, w)
+				}
+				if d := math.Abs(g.BM25 - w.BM25); d > float64(len(terms))*commonIDF*bm25K1p1 {
+					t.Errorf("hit %d: bm25 %v, want %v (within the common terms' share)", i, g.BM25, w.BM25)
+				}
+				if g.Recency != w.Recency || math.Abs(g.Relevance-w.Relevance) > 1e-4 {
+					t.Errorf("hit %d: relevance %v + recency %v, want %v + %v", i, g.Relevance, g.Recency, w.Relevance, w.Recency)
+				}
+			}
+		})
+	}
+
+	// An index of fewer than twice Limit sources is scored whole.
+	small := indexOf(t, generate(100)...)
+	ranked = nil
+	q := "team meeting update on the kubernetes migration"
+	if _, err := small.Search(ctx, q, SearchOptions{Limit: 64}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{MatchExpression(q)}; !slices.Equal(ranked, want) {
+		t.Errorf("100 sources, 64 wanted: ranked %q, want %q", ranked, want)
 	}
 }
