@@ -292,12 +292,29 @@ type walkSkip struct {
 }
 
 type walker struct {
-	files  []file
-	skips  []walkSkip
-	errs   []error
-	seen   map[string]bool // real paths of files and directories walked
-	dirs   []string        // real paths of the directories walked
-	follow bool            // read what links out of the project point to
+	files    []file
+	skips    []walkSkip
+	errs     []error
+	seenDirs map[string]bool // real paths of the directories walked
+	// seenFiles holds the real paths of the files walked, once a file
+	// could be reached twice: after a link, or from a second path given.
+	// Until then it is nil, and a walk of 10,000 plain files keeps no set
+	// of their names.
+	seenFiles map[string]bool
+	dirs      []string // real paths of the directories walked
+	follow    bool     // read what links out of the project point to
+}
+
+// mayRevisit says that a file walked from now on may be one walked
+// before: a link was met, or another path given is walked.
+func (w *walker) mayRevisit() {
+	if w.seenFiles != nil {
+		return
+	}
+	w.seenFiles = make(map[string]bool, len(w.files))
+	for _, f := range w.files {
+		w.seenFiles[f.real] = true
+	}
 }
 
 func (w *walker) skip(path, reason string) {
@@ -352,45 +369,62 @@ func (w *walker) walkRoot(p string) {
 }
 
 func (w *walker) addFile(path, real string, info fs.FileInfo) {
-	if w.seen[real] {
-		return
+	if w.seenFiles != nil {
+		if w.seenFiles[real] {
+			return
+		}
+		w.seenFiles[real] = true
 	}
-	w.seen[real] = true
 	w.files = append(w.files, file{path: path, real: real, size: info.Size(), stamp: stampOf(path, info)})
 }
 
 // walkDir walks the directory shown as dir, whose resolved path is real,
 // inside the given directory root (resolved).
 func (w *walker) walkDir(dir, real, root string) {
-	if w.seen[real] {
+	if w.seenDirs[real] {
 		return
 	}
-	w.seen[real] = true
-	entries, err := os.ReadDir(real)
+	w.seenDirs[real] = true
+	// The directory is held open while its entries are looked at, so that
+	// the stat of an entry resolves one name, not the whole path again:
+	// at 10,000 files that was most of the walk's time. Its names are
+	// all it is asked for: the stat says the rest.
+	d, err := os.OpenRoot(real)
+	var names []string
 	if err == nil {
-		w.dirs = append(w.dirs, real)
+		defer d.Close()
+		names, err = entryNames(d)
 	}
 	if err != nil {
 		w.skip(dir, "unreadable directory: "+errText(err))
 		return
 	}
+	w.dirs = append(w.dirs, real)
 	// The entries are looked at (links resolved, stat read) in parallel,
-	// and taken in order. The directory is held open for it, so that the
-	// stat of an entry that is no link resolves one name, not the whole
-	// path again: at 10,000 files that was most of the walk's time.
-	d, err := os.OpenRoot(real)
-	if err != nil {
-		d = nil // each entry is reached by its path, as links are
-	}
-	looks := make([]entryLook, len(entries))
-	parallel.For(len(entries), func(i int) { looks[i] = w.look(real, root, d, entries[i]) })
-	if d != nil {
-		d.Close()
-	}
-	w.files = slices.Grow(w.files, len(entries))
-	for i, e := range entries {
-		path := filepath.Join(dir, e.Name())
+	// and taken in order. Each goroutine stats through a handle of its
+	// own: an os.Root takes a lock for every call, and two goroutines
+	// stat'ing 2,000 names fought over it.
+	shown, resolved := joiner(dir), joiner(real)
+	looks := make([]entryLook, len(names))
+	parallel.ForWith(len(names), func() *os.Root {
+		if own, err := d.OpenRoot("."); err == nil {
+			return own
+		}
+		return d
+	}, func(own *os.Root, i int) {
+		looks[i] = w.look(resolved(names[i]), root, own, names[i])
+	}, func(own *os.Root) {
+		if own != d {
+			own.Close()
+		}
+	})
+	w.files = slices.Grow(w.files, len(names))
+	for i, name := range names {
+		path := shown(name)
 		l := looks[i]
+		if l.link {
+			w.mayRevisit()
+		}
 		switch {
 		case l.skip != "":
 			w.skip(path, l.skip)
@@ -404,52 +438,70 @@ func (w *walker) walkDir(dir, real, root string) {
 	}
 }
 
+// entryNames lists the directory d holds, sorted, without "." and "..".
+func entryNames(d *os.Root) ([]string, error) {
+	f, err := d.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// joiner returns filepath.Join(dir, name) as a function of name, for the
+// names of dir's entries (one element each, never "." or ".."): dir is
+// joined and cleaned once, not for each of its entries.
+func joiner(dir string) func(name string) string {
+	prefix := filepath.Join(dir, "x")
+	prefix = prefix[:len(prefix)-1]
+	return func(name string) string { return prefix + name }
+}
+
 // entryLook is what an entry of a directory is: the file it resolves to
-// and its stat, or why it is skipped.
+// and its stat, or why it is skipped; link says it was a link.
 type entryLook struct {
 	target string
 	info   fs.FileInfo
 	skip   string
+	link   bool
 }
 
-// look resolves the entry e of the directory real (inside root), open
-// as d unless d is nil, and reads its stat. It changes nothing in w, so
-// entries can be looked at in parallel.
-func (w *walker) look(real, root string, d *os.Root, e fs.DirEntry) entryLook {
-	name := e.Name()
+// look resolves the entry name of the directory d, whose resolved path
+// joined with name is target (inside root), and reads its stat without
+// following a link; a link is resolved, and followed when it stays inside
+// root. It changes nothing in w, so entries can be looked at in parallel.
+func (w *walker) look(target, root string, d *os.Root, name string) entryLook {
+	info, err := d.Lstat(name)
 	if strings.HasPrefix(name, ".") {
-		if e.IsDir() {
+		if err == nil && info.IsDir() {
 			return entryLook{skip: "hidden directory"}
 		}
 		return entryLook{skip: "hidden file"}
 	}
-	target := filepath.Join(real, name)
-	link := e.Type()&fs.ModeSymlink != 0
-	if !link && d != nil {
-		// An entry that was no link when the directory was read is
-		// stat'ed in the directory, without following a link: one that
-		// has become a link since is looked at as a link, below.
-		info, err := d.Lstat(name)
-		if err == nil && info.Mode()&fs.ModeSymlink == 0 {
-			return entryLook{target: target, info: info}
-		}
-		link = err == nil
+	if err == nil && info.Mode()&fs.ModeSymlink == 0 {
+		return entryLook{target: target, info: info}
 	}
+	link := err == nil
 	if link {
 		resolved, err := filepath.EvalSymlinks(target)
 		if err != nil {
-			return entryLook{skip: "broken link"}
+			return entryLook{skip: "broken link", link: true}
 		}
 		if _, ok := within(root, resolved); !ok && !w.follow {
-			return entryLook{skip: "a symbolic link to " + resolved + ", outside the project " + root + "; never read (--follow-symlinks reads it)"}
+			return entryLook{skip: "a symbolic link to " + resolved + ", outside the project " + root + "; never read (--follow-symlinks reads it)", link: true}
 		}
 		target = resolved
 	}
-	info, err := os.Stat(target)
+	info, err = os.Stat(target)
 	if err != nil {
-		return entryLook{skip: "unreadable: " + errText(err)}
+		return entryLook{skip: "unreadable: " + errText(err), link: link}
 	}
-	return entryLook{target: target, info: info}
+	return entryLook{target: target, info: info, link: link}
 }
 
 // within reports whether path lies inside dir (or is dir), both absolute

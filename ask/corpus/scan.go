@@ -139,8 +139,11 @@ func Scan(paths []string, opts Options) (*Result, error) {
 	if opts.Now != nil {
 		res.Checked = opts.Now().UnixNano()
 	}
-	w := walker{seen: map[string]bool{}, follow: opts.FollowSymlinks}
-	for _, p := range paths {
+	w := walker{seenDirs: map[string]bool{}, follow: opts.FollowSymlinks}
+	for i, p := range paths {
+		if i > 0 {
+			w.mayRevisit()
+		}
 		w.walkRoot(p)
 	}
 	res.Dirs = w.dirs
