@@ -3,8 +3,13 @@ package ask
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sotlabs/sot/engine"
 )
 
 // A corpus index that came with the repository, with a trigger of its
@@ -48,5 +53,27 @@ func TestPlantedIndexIsRebuilt(t *testing.T) {
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name IN ('evil', 'stolen')`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("the planted trigger or table is still there (%d, %v)", n, err)
+	}
+}
+
+// A corpus index directory that is a symlink stops the question with an
+// error for the user, though the index is opened while the corpus is
+// walked, and nothing is written where the link points.
+func TestSymlinkedIndexDirIsRefused(t *testing.T) {
+	top := testCorpus(t)
+	victim := t.TempDir()
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(top, IndexDir)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(top, IndexDir)); err != nil {
+		t.Skip(err)
+	}
+	_, err := Prepare(context.Background(), testOptions(t, top, "http://127.0.0.1:1"))
+	var ue *engine.UserError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "sot writes nothing through a symlink") {
+		t.Fatalf("Prepare: %v, want a user error about the symlink", err)
+	}
+	if entries, _ := os.ReadDir(victim); len(entries) != 0 {
+		t.Errorf("written through the link: %v", entries)
 	}
 }

@@ -159,17 +159,20 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 	// Read the corpus through its index, retrieve, then select, and read
 	// the chosen sources in full. A chosen file that changed after the
 	// corpus was scanned sends the whole step round again: what was chosen
-	// was chosen from what it held before.
-	ix, err := OpenIndex(top)
-	if err != nil {
-		return nil, err
-	}
-	defer ix.Close()
-	if note := RebuiltNote(ix); note != "" {
-		p.Notes = append(p.Notes, note)
-	}
+	// was chosen from what it held before. The index is opened while the
+	// corpus is walked, which needs it only once it asks what is known of
+	// the files it found.
+	openIndex := parallel.Go(func() openedIndex {
+		ix, err := OpenIndex(top)
+		return openedIndex{ix, err}
+	})
+	defer func() {
+		if ix := openIndex().ix; ix != nil {
+			ix.Close()
+		}
+	}()
 	for attempt := 1; ; attempt++ {
-		err := p.gather(ctx, ix, paths, copts)
+		err := p.gather(ctx, openIndex, paths, copts)
 		if err == nil {
 			break
 		}
@@ -179,6 +182,9 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 			}
 			return nil, err
 		}
+	}
+	if note := RebuiltNote(openIndex().ix); note != "" {
+		p.Notes = append(p.Notes, note)
 	}
 
 	// Roles.
@@ -368,11 +374,19 @@ func splitOver(text string, budget int) []corpus.Part {
 // the files a question reads through it.
 var corpusReadFile func(name string) ([]byte, error)
 
-// gather reads the corpus at paths through the index ix, records in ix
-// what changed, retrieves and selects the sources for the question, and
-// reads the chosen ones in full (see scanCorpus). It returns an error
-// wrapping corpus.ErrChanged when a chosen file changed after the scan.
-func (p *Plan) gather(ctx context.Context, ix *index.Index, paths []string, copts corpus.Options) error {
+// openedIndex is the corpus index OpenIndex opened, or why it could not.
+type openedIndex struct {
+	ix  *index.Index
+	err error
+}
+
+// gather reads the corpus at paths through the index openIndex gives (it
+// waits for the index, and returns the error that opening it met), records
+// in the index what changed, retrieves and selects the sources for the
+// question, and reads the chosen ones in full (see scanCorpus). It returns
+// an error wrapping corpus.ErrChanged when a chosen file changed after the
+// scan.
+func (p *Plan) gather(ctx context.Context, openIndex func() openedIndex, paths []string, copts corpus.Options) error {
 	// The question is ranked while the corpus is scanned: over a corpus
 	// that has not changed the ranking is the one the index gives now,
 	// and the two together take little more than the longer of them. A
@@ -382,13 +396,20 @@ func (p *Plan) gather(ctx context.Context, ix *index.Index, paths []string, copt
 		err  error
 	}
 	early := parallel.Go(func() ranked {
-		hits, err := search(ctx, ix, p.Question, p.cfg.MaxSources)
+		opened := openIndex()
+		if opened.err != nil {
+			return ranked{err: opened.err}
+		}
+		hits, err := search(ctx, opened.ix, p.Question, p.cfg.MaxSources)
 		return ranked{hits, err}
 	})
-	res, changed, err := scanCorpus(ctx, ix, paths, copts)
+	res, changed, err := scanCorpus(ctx, openIndex, paths, copts)
 	r := early() // always waited for: the search must be over before the index closes
+	if opened := openIndex(); opened.err != nil {
+		return opened.err
+	}
 	if err == nil && changed {
-		r.hits, r.err = search(ctx, ix, p.Question, p.cfg.MaxSources)
+		r.hits, r.err = search(ctx, openIndex().ix, p.Question, p.cfg.MaxSources)
 	}
 	if err != nil {
 		var pe *corpus.PathError
@@ -441,20 +462,31 @@ func (p *Plan) gather(ctx context.Context, ix *index.Index, paths []string, copt
 			files[f.Source.ID] = i
 		}
 	}
-	for _, c := range p.Chosen {
-		i, ok := files[c.ID]
+	// They are read in parallel: each is parsed and masked.
+	type reread struct {
+		src corpus.Source
+		err error
+	}
+	read := make([]reread, len(p.Chosen))
+	parallel.For(len(p.Chosen), func(k int) {
+		i, ok := files[p.Chosen[k].ID]
 		if !ok {
-			continue
+			return
 		}
 		var f corpus.File
 		if i >= 0 {
 			f = res.Files[i]
 		}
-		s, err := corpus.Reread(f, copts)
-		if err != nil {
+		read[k].src, read[k].err = corpus.Reread(f, copts)
+	})
+	for k, c := range p.Chosen {
+		if _, ok := files[c.ID]; !ok {
+			continue
+		}
+		if err := read[k].err; err != nil {
 			return fmt.Errorf("read the source %s: %w", c.ID, err)
 		}
-		p.Sources[c.ID] = s
+		p.Sources[c.ID] = read[k].src
 	}
 	return nil
 }
@@ -463,15 +495,15 @@ func (p *Plan) gather(ctx context.Context, ix *index.Index, paths []string, copt
 const noMatchNote = "no source shares a word with the question; the newest sources are read instead"
 
 // scanCorpus reads the corpus at paths as corpus.Scan does, with the
-// files the index remembers as what is known: a file whose stat has not
-// changed since it was read is not read again, and its source (without
-// its text) is the one the index keeps. It then records in the index,
-// in one transaction, the files read and the sources of those that
-// changed, and forgets the files that are gone, with the sources only
-// they gave. Over a corpus that has not changed it writes nothing.
-// changed says whether a source was added to the index, changed in it or
-// removed from it.
-func scanCorpus(ctx context.Context, ix *index.Index, paths []string, copts corpus.Options) (res *corpus.Result, changed bool, err error) {
+// files the index (from openIndex) remembers as what is known: a file
+// whose stat has not changed since it was read is not read again, and its
+// source (without its text) is the one the index keeps. It then records
+// in the index, in one transaction, the files read and the sources of
+// those that changed, and forgets the files that are gone, with the
+// sources only they gave. Over a corpus that has not changed it writes
+// nothing. changed says whether a source was added to the index, changed
+// in it or removed from it.
+func scanCorpus(ctx context.Context, openIndex func() openedIndex, paths []string, copts corpus.Options) (res *corpus.Result, changed bool, err error) {
 	// What the index remembers is read while the corpus is walked: the
 	// walk waits on the disk and the reading on SQLite, and Scan asks
 	// what is known of a file only once the walk is over. A file's record
@@ -482,7 +514,11 @@ func scanCorpus(ctx context.Context, ix *index.Index, paths []string, copts corp
 		ferr       error
 	)
 	loaded := parallel.Start(func() {
-		remembered, ferr = ix.Files(ctx)
+		opened := openIndex()
+		if ferr = opened.err; ferr != nil {
+			return
+		}
+		remembered, ferr = opened.ix.Files(ctx)
 		byPath = make(map[string]int, len(remembered))
 		for i := range remembered {
 			byPath[remembered[i].Path] = i
@@ -522,7 +558,7 @@ func scanCorpus(ctx context.Context, ix *index.Index, paths []string, copts corp
 		paths0[i] = remembered[i].Path
 	}
 	u.Gone = res.Gone(paths0)
-	c, err := ix.UpdateFiles(ctx, u)
+	c, err := openIndex().ix.UpdateFiles(ctx, u)
 	if err != nil {
 		return nil, false, fmt.Errorf("update the corpus index: %w", err)
 	}
