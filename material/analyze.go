@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -544,7 +543,7 @@ func (a *analysis) finish() {
 type lineRule struct {
 	bit  uint32 // the rule's bit in keyHits
 	keys []string
-	re   *regexp.Regexp
+	re   *lazyRE
 	what string
 }
 
@@ -630,13 +629,13 @@ var (
 	routeRule = lineRule{
 		bit:  1 << 0,
 		keys: []string{"http.", "handlefunc", "mapping", "@", `("/`, `('/`, "(`/", `( "/`},
-		re:   regexp.MustCompile(`http\.(ResponseWriter|Request\b|Handle|HandlerFunc)|\.HandleFunc\(|@(app|router|bp|api)\.(route|get|post|put|delete|patch)\b|@(Get|Post|Put|Delete|Patch|Request)Mapping|\b(app|router|mux|server|api|r|e|g)\.(GET|POST|PUT|DELETE|PATCH|Get|Post|Put|Delete|Patch|get|post|put|delete|patch)\(\s*["'` + "`" + `]/`),
+		re:   lazyRegexp(`http\.(ResponseWriter|Request\b|Handle|HandlerFunc)|\.HandleFunc\(|@(app|router|bp|api)\.(route|get|post|put|delete|patch)\b|@(Get|Post|Put|Delete|Patch|Request)Mapping|\b(app|router|mux|server|api|r|e|g)\.(GET|POST|PUT|DELETE|PATCH|Get|Post|Put|Delete|Patch|get|post|put|delete|patch)\(\s*["'` + "`" + `]/`),
 		what: "handles HTTP requests",
 	}
 	sqlRule = lineRule{
 		bit:  1 << 1,
 		keys: []string{"select", "insert", "update", "delete", "query", "exec", "raw("},
-		re:   regexp.MustCompile(`(?i)\bselect\s+[\w*,. ]{1,200}?\s+from\b|\binsert\s+into\b|\bupdate\s+\w+\s+set\b|\bdelete\s+from\b|\.(Query|QueryRow|QueryContext|QueryRowContext|Exec|ExecContext|Raw)\(|\bcursor\.execute\(`),
+		re:   lazyRegexp(`(?i)\bselect\s+[\w*,. ]{1,200}?\s+from\b|\binsert\s+into\b|\bupdate\s+\w+\s+set\b|\bdelete\s+from\b|\.(Query|QueryRow|QueryContext|QueryRowContext|Exec|ExecContext|Raw)\(|\bcursor\.execute\(`),
 		what: "builds or runs SQL",
 	}
 	trustRules = []lineRule{
@@ -644,13 +643,13 @@ var (
 		{
 			bit:  1 << 2,
 			keys: []string{".url.query", "formvalue", "formfile", "pathvalue", "multipartform", "req.", "request.", "$_"},
-			re:   regexp.MustCompile(`\.URL\.Query\(\)|\.(FormValue|PostFormValue|FormFile|PathValue|MultipartForm)\b|\breq(uest)?\.(query|params|body|args|form|files|cookies|headers|GET|POST)\b|\$_(GET|POST|REQUEST|COOKIE|FILES|SERVER)\b`),
+			re:   lazyRegexp(`\.URL\.Query\(\)|\.(FormValue|PostFormValue|FormFile|PathValue|MultipartForm)\b|\breq(uest)?\.(query|params|body|args|form|files|cookies|headers|GET|POST)\b|\$_(GET|POST|REQUEST|COOKIE|FILES|SERVER)\b`),
 			what: "reads request parameters",
 		},
 		{
 			bit:  1 << 3,
 			keys: []string{"exec", "subprocess", "child_process", "system(", "popen(", "shell", "processbuilder", "eval(", "spawn("},
-			re:   regexp.MustCompile(`\bexec\.Command|"os/exec"|\bsubprocess\.|child_process|\bos\.(system|popen)\(|\bshell\s*=\s*True|Runtime\.getRuntime\(\)\.exec|\bProcessBuilder\(|\b(eval|system|popen|execve?|spawn)\(`),
+			re:   lazyRegexp(`\bexec\.Command|"os/exec"|\bsubprocess\.|child_process|\bos\.(system|popen)\(|\bshell\s*=\s*True|Runtime\.getRuntime\(\)\.exec|\bProcessBuilder\(|\b(eval|system|popen|execve?|spawn)\(`),
 			what: "runs commands or evaluates code",
 		},
 		sqlRule,
@@ -658,20 +657,20 @@ var (
 	ioRule = lineRule{
 		bit:  1 << 4,
 		keys: []string{"file", "getenv", "environ", "env", "open(", "os.create", "os.remove", "os.rename", "os.mkdir", "fs."},
-		re:   regexp.MustCompile(`\bos\.(WriteFile|ReadFile|Create|CreateTemp|OpenFile|Remove|RemoveAll|Rename|Mkdir|MkdirAll|Getenv|LookupEnv|Setenv|Environ)\b|\bioutil\.(WriteFile|ReadFile)\b|\bopen\([^)]*,\s*['"][rwa]b?\+?['"]|\bfs\.(writeFile|readFile|appendFile|unlink|rename|mkdir)(Sync)?\b|\bprocess\.env\b|\bos\.environ\b|\bSystem\.getenv\b|\bFiles\.(write|readAllLines|readString|writeString|delete)\b|\bstd::fs::|\bgetenv\(`),
+		re:   lazyRegexp(`\bos\.(WriteFile|ReadFile|Create|CreateTemp|OpenFile|Remove|RemoveAll|Rename|Mkdir|MkdirAll|Getenv|LookupEnv|Setenv|Environ)\b|\bioutil\.(WriteFile|ReadFile)\b|\bopen\([^)]*,\s*['"][rwa]b?\+?['"]|\bfs\.(writeFile|readFile|appendFile|unlink|rename|mkdir)(Sync)?\b|\bprocess\.env\b|\bos\.environ\b|\bSystem\.getenv\b|\bFiles\.(write|readAllLines|readString|writeString|delete)\b|\bstd::fs::|\bgetenv\(`),
 		what: "reads or writes files or the environment",
 	}
 	dataRule = lineRule{
 		bit: 1 << 5,
 		keys: []string{"table", "index", "column", "json", "yaml", "proto.", "pickle", "encoding/", "database/sql",
 			"gorm", "sqlx", "sqlalchemy", "prisma", "sequelize", "typeorm", "hibernate", "activerecord", "models.model", "serializ"},
-		re:   regexp.MustCompile(`(?i)\b(create|alter|drop)\s+(table|index|column)\b|\bjson\.(Marshal|Unmarshal|NewDecoder|NewEncoder|dumps?|loads?)\b|\bJSON\.(parse|stringify)\b|\byaml\.(Marshal|Unmarshal|safe_load|load|dump)\b|\bproto\.(Marshal|Unmarshal)\b|\bpickle\.|"encoding/(json|xml|gob|csv)"|"database/sql"|\b(gorm|sqlx|sqlalchemy|prisma|sequelize|typeorm|hibernate|ActiveRecord)\b|\bmodels\.Model\b|\b(de)?serializ`),
+		re:   lazyRegexp(`(?i)\b(create|alter|drop)\s+(table|index|column)\b|\bjson\.(Marshal|Unmarshal|NewDecoder|NewEncoder|dumps?|loads?)\b|\bJSON\.(parse|stringify)\b|\byaml\.(Marshal|Unmarshal|safe_load|load|dump)\b|\bproto\.(Marshal|Unmarshal)\b|\bpickle\.|"encoding/(json|xml|gob|csv)"|"database/sql"|\b(gorm|sqlx|sqlalchemy|prisma|sequelize|typeorm|hibernate|ActiveRecord)\b|\bmodels\.Model\b|\b(de)?serializ`),
 		what: "handles stored or serialized data",
 	}
-	goExported = regexp.MustCompile(`^(func\s+(\([^)]*\)\s*)?|type\s+|var\s+|const\s+)\p{Lu}`)
-	tsExported = regexp.MustCompile(`^export\s|^module\.exports\b|^exports\.`)
-	publicDecl = regexp.MustCompile(`^\s*public\s`)
-	rustPublic = regexp.MustCompile(`^\s*pub\s+(fn|struct|enum|trait|type|const|static|mod|use)\b`)
+	goExported = lazyRegexp(`^(func\s+(\([^)]*\)\s*)?|type\s+|var\s+|const\s+)\p{Lu}`)
+	tsExported = lazyRegexp(`^export\s|^module\.exports\b|^exports\.`)
+	publicDecl = lazyRegexp(`^\s*public\s`)
+	rustPublic = lazyRegexp(`^\s*pub\s+(fn|struct|enum|trait|type|const|static|mod|use)\b`)
 )
 
 // controlWords start control-flow lines.

@@ -2,7 +2,6 @@ package material
 
 import (
 	"path"
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -294,7 +293,7 @@ func syntaxOf(lang string) commentSyntax {
 // and markers (@..., +..., [...], !..., $...), compiler, cgo, linter,
 // formatter, type-checker, bundler, container, migration, query and
 // editor directives, and generated-file headers.
-var directiveBody = regexp.MustCompile(`(?i)^([@+\[!$]|` +
+var directiveBody = lazyRegexp(`(?i)^([@+\[!$]|` +
 	`go:|export\b|line\b|extern\b|cgo\b|sys(nb)?\b|` +
 	`nolint|lint:|noqa|nosec|nosonar|eslint|jshint|jslint|jscs:|global\b|istanbul\b|c8\b|v8\b|` +
 	`prettier-ignore|biome-ignore|deno-(lint|fmt)-ignore|swiftlint|clang-(format|tidy)|webpack|vite-ignore|` +
@@ -333,7 +332,7 @@ func toolReadComments(f File) bool {
 	return false
 }
 
-var goExampleOutput = regexp.MustCompile(`(?i)//\s*(unordered )?output:`)
+var goExampleOutput = lazyRegexp(`(?i)//\s*(unordered )?output:`)
 
 // isDataPath reports whether p is test data or a golden file, whose
 // comments and whitespace are content.
@@ -359,8 +358,8 @@ var (
 	// singleQuoteLines: single-quoted strings may span lines.
 	singleQuoteLines = setOf("shell", "sql", "perl", "ruby", "php", "powershell", "dockerfile", "makefile")
 	heredocs         = setOf("shell", "dockerfile", "ruby", "perl", "php", "terraform", "hcl", "makefile", "powershell")
-	heredoc          = regexp.MustCompile(`<<<?[-~]?\s*['"]?[A-Za-z_]`)
-	yamlBlockScalar  = regexp.MustCompile(`(^|[:\-?]\s)\s*[|>][-+0-9]*\s*(#.*)?$`)
+	heredoc          = lazyRegexp(`<<<?[-~]?\s*['"]?[A-Za-z_]`)
+	yamlBlockScalar  = lazyRegexp(`(^|[:\-?]\s)\s*[|>][-+0-9]*\s*(#.*)?$`)
 )
 
 // opensMultiline reports whether a line may open or close a string that
@@ -629,7 +628,7 @@ func isProseDoc(p string) bool {
 
 // messageCall matches a line that passes a string to an error, log,
 // print, panic or help text.
-var messageCall = regexp.MustCompile(`(?i)(\berrors?\.new|\w*errorf?|\bnew\s+\w*(error|exception)|\bpanicf?|` +
+var messageCall = lazyRegexp(`(?i)(\berrors?\.new|\w*errorf?|\bnew\s+\w*(error|exception)|\bpanicf?|` +
 	`\bfatal(f|ln)?|\bprint(f|ln)?|\bfprint(f|ln)?|\bwarn(f|ing)?|\binfof?|\bdebugf?|\blogf?|\braise\s+\w+|` +
 	`\bconsole\.\w+|\b(message|msg|usage|help|description|summary|hint|reason)\b)\s*[(:=]`)
 
