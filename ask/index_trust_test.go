@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/persona"
 )
 
 // A corpus index that came with the repository, with a trigger of its
@@ -75,5 +76,30 @@ func TestSymlinkedIndexDirIsRefused(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(victim); len(entries) != 0 {
 		t.Errorf("written through the link: %v", entries)
+	}
+}
+
+// Without a Library, Prepare loads one with LoadLibrary (beside the walk
+// of the corpus) and reads the roles with it; an error from LoadLibrary
+// stops the question with that error.
+func TestPrepareLoadsTheLibrary(t *testing.T) {
+	top := testCorpus(t)
+	o := testOptions(t, top, "http://127.0.0.1:1")
+	lib := o.Library
+	o.Library = nil
+	calls := 0
+	o.LoadLibrary = func() (*persona.Library, error) { calls++; return lib, nil }
+	p, err := Prepare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || !p.SoT || len(p.Readings) == 0 || p.Readings[0].Role == nil {
+		t.Fatalf("LoadLibrary called %d times; SoT %v, %d readings", calls, p.SoT, len(p.Readings))
+	}
+
+	broken := errors.New("persona directory unreadable")
+	o.LoadLibrary = func() (*persona.Library, error) { return nil, broken }
+	if _, err := Prepare(context.Background(), o); !errors.Is(err, broken) {
+		t.Errorf("Prepare with a library that fails to load: %v", err)
 	}
 }

@@ -56,7 +56,13 @@ type Options struct {
 	// before the config's ask.custom_groups of the same name.
 	CustomGroups []config.CustomGroup
 
+	// Library holds the personas the roles are read with. When it is nil,
+	// Prepare calls LoadLibrary for it, beside the walk of the corpus.
 	Library *persona.Library
+	// LoadLibrary loads the personas for a caller that has not: loading
+	// them (parsing every built-in and project persona) then costs the
+	// question no time of its own.
+	LoadLibrary func() (*persona.Library, error)
 }
 
 // Plan is everything decided before the first model call.
@@ -166,6 +172,8 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		ix, err := OpenIndex(top)
 		return openedIndex{ix, err}
 	})
+	library := loadLibrary(o)
+	defer library() // its warnings are written before Prepare returns
 	defer func() {
 		if ix := openIndex().ix; ix != nil {
 			ix.Close()
@@ -214,12 +222,16 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		}
 	}
 	roles := map[string]*persona.Persona{}
+	lib, err := library()
+	if err != nil {
+		return nil, err
+	}
 	if p.SoT {
 		for _, a := range p.Assignments {
 			if _, ok := roles[a.Role]; ok {
 				continue
 			}
-			r, ok := o.Library.Get(persona.Role, a.Role)
+			r, ok := lib.Get(persona.Role, a.Role)
 			if !ok {
 				return nil, &engine.UserError{Msg: fmt.Sprintf("no persona for the role %q; add one under .sot/personas/roles/ or restore the built-in", a.Role)}
 			}
@@ -373,6 +385,26 @@ func splitOver(text string, budget int) []corpus.Part {
 // corpusReadFile reads the corpus's files; nil: os.ReadFile. Tests count
 // the files a question reads through it.
 var corpusReadFile func(name string) ([]byte, error)
+
+// loadLibrary returns o.Library, or else starts o.LoadLibrary and returns
+// what waits for it.
+func loadLibrary(o *Options) func() (*persona.Library, error) {
+	if o.Library != nil || o.LoadLibrary == nil {
+		return func() (*persona.Library, error) { return o.Library, nil }
+	}
+	type loaded struct {
+		lib *persona.Library
+		err error
+	}
+	wait := parallel.Go(func() loaded {
+		lib, err := o.LoadLibrary()
+		return loaded{lib, err}
+	})
+	return func() (*persona.Library, error) {
+		l := wait()
+		return l.lib, l.err
+	}
+}
 
 // openedIndex is the corpus index OpenIndex opened, or why it could not.
 type openedIndex struct {

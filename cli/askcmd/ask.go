@@ -239,10 +239,6 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		}
 		cfg.Ask.ConflictThreshold = o.Threshold
 	}
-	lib, err := f.Library()
-	if err != nil {
-		return err
-	}
 	var custom []config.CustomGroup
 	for _, d := range o.GroupDefs {
 		g, err := config.ParseCustomGroup(d)
@@ -251,7 +247,7 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 		}
 		custom = append(custom, g)
 	}
-	ao := &ask.Options{Options: scenario.Options{FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), OutputDir: o.OutputDir, Config: cfg, Getenv: f.Getenv, Fresh: o.Fresh, Formats: o.Formats, Version: version.Get().Version, Command: cmdutil.ResumeCommand(), NewStack: f.NewStack(cfg, cmdutil.StackOptions{})}, Question: o.Question, Paths: o.Paths, Intent: o.Intent, Debate: o.Debate, Groups: o.Groups, CustomGroups: custom, Library: lib}
+	ao := &ask.Options{Options: scenario.Options{FollowSymlinks: o.FollowSymlinks, Dir: f.WorkDir(), OutputDir: o.OutputDir, Config: cfg, Getenv: f.Getenv, Fresh: o.Fresh, Formats: o.Formats, Version: version.Get().Version, Command: cmdutil.ResumeCommand(), NewStack: f.NewStack(cfg, cmdutil.StackOptions{})}, Question: o.Question, Paths: o.Paths, Intent: o.Intent, Debate: o.Debate, Groups: o.Groups, CustomGroups: custom, LoadLibrary: f.Library}
 	live := cmdutil.NewLive(f, &ao.Hooks)
 
 	if o.Questions != "" && !o.Compare {
