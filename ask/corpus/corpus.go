@@ -392,8 +392,10 @@ func (w *walker) walkDir(dir, real, root string) {
 	d, err := os.OpenRoot(real)
 	var names []string
 	if err == nil {
-		defer d.Close()
 		names, err = entryNames(d)
+		if err != nil {
+			d.Close()
+		}
 	}
 	if err != nil {
 		w.skip(dir, "unreadable directory: "+errText(err))
@@ -401,23 +403,28 @@ func (w *walker) walkDir(dir, real, root string) {
 	}
 	w.dirs = append(w.dirs, real)
 	// The entries are looked at (links resolved, stat read) in parallel,
-	// and taken in order. Each goroutine stats through a handle of its
-	// own: an os.Root takes a lock for every call, and two goroutines
-	// stat'ing 2,000 names fought over it.
+	// and taken in order. In a large directory each goroutine stats
+	// through a handle of its own: an os.Root takes a lock for every
+	// call, and two goroutines stat'ing 2,000 names fought over it.
 	shown, resolved := joiner(dir), joiner(real)
 	looks := make([]entryLook, len(names))
-	parallel.ForWith(len(names), func() *os.Root {
-		if own, err := d.OpenRoot("."); err == nil {
-			return own
-		}
-		return d
-	}, func(own *os.Root, i int) {
-		looks[i] = w.look(resolved(names[i]), root, own, names[i])
-	}, func(own *os.Root) {
-		if own != d {
-			own.Close()
-		}
-	})
+	if len(names) < ownHandleEntries {
+		parallel.For(len(names), func(i int) { looks[i] = w.look(resolved(names[i]), root, d, names[i]) })
+	} else {
+		parallel.ForWith(len(names), func() *os.Root {
+			if own, err := d.OpenRoot("."); err == nil {
+				return own
+			}
+			return d
+		}, func(own *os.Root, i int) {
+			looks[i] = w.look(resolved(names[i]), root, own, names[i])
+		}, func(own *os.Root) {
+			if own != d {
+				own.Close()
+			}
+		})
+	}
+	d.Close() // before the walk goes down: one directory open at a time
 	w.files = slices.Grow(w.files, len(names))
 	for i, name := range names {
 		path := shown(name)
@@ -437,6 +444,11 @@ func (w *walker) walkDir(dir, real, root string) {
 		}
 	}
 }
+
+// ownHandleEntries is the size of a directory from which each goroutine
+// that stats its entries opens a handle of its own: below it, two more
+// opens cost more than the lock they would spare.
+const ownHandleEntries = 64
 
 // entryNames lists the directory d holds, sorted, without "." and "..".
 func entryNames(d *os.Root) ([]string, error) {
