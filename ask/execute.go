@@ -19,6 +19,7 @@ import (
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/jsonlayout"
+	"github.com/sotlabs/sot/internal/parallel"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 )
@@ -142,10 +143,39 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	var extra []string // files written besides the answer's
+	// The lexical detector runs beside the debate call, which does not
+	// read what it finds: the answers' words are compared while the
+	// model thinks.
+	pairs := slices.Contains(o.Formats, FormatPairs)
+	type detection struct {
+		an  conflict.Analysis
+		err error
+	}
+	var detected func() detection
 	if p.SoT && p.cfg.ConflictDetection && len(evidence) > 1 {
-		pairs := slices.Contains(o.Formats, FormatPairs)
-		an, err := p.detectInto(r, evidence, pairs)
+		detected = parallel.Go(func() detection {
+			an, err := p.detectInto(r, evidence, pairs)
+			return detection{an, err}
+		})
+	} else if pairs {
+		a.Notes = append(a.Notes, "no "+PairsFile+": the lexical conflict detector did not run")
+	}
+	addressing := slices.DeleteFunc(slices.Clone(evidence), func(e Evidence) bool { return !e.Addresses })
+	var debate *Debate
+	if p.Debate && len(addressing) > 1 {
+		o.Progressf("debating %d answers", len(addressing))
+		debate, err = pr.debateStep(ctx, evidence)
+		if err != nil {
+			a.Missing = append(a.Missing, Missing{Step: "debate", What: "the tensions between the answers", Error: llm.Redact(err.Error()), Budget: errors.Is(err, llm.ErrBudget)})
+		}
+	} else if p.Debate {
+		a.Notes = append(a.Notes, "the debate step did not run: fewer than two answers address the question")
+	}
+
+	var extra []string // files written besides the answer's
+	if detected != nil {
+		d := detected()
+		an, err := d.an, d.err
 		if err != nil {
 			return nil, err
 		}
@@ -166,19 +196,6 @@ func execute(ctx context.Context, p *Plan, o *Options) (*Outcome, error) {
 		}
 		a.ConflictSummary = &ConflictSummary{Tensions: an.TotalConflicts, Agreements: an.TotalAgreements, Themes: an.ConflictThemes, Summary: an.Summary,
 			Truncated: an.Truncated, PairsFile: lex.PairsFile}
-	} else if slices.Contains(o.Formats, FormatPairs) {
-		a.Notes = append(a.Notes, "no "+PairsFile+": the lexical conflict detector did not run")
-	}
-	addressing := slices.DeleteFunc(slices.Clone(evidence), func(e Evidence) bool { return !e.Addresses })
-	var debate *Debate
-	if p.Debate && len(addressing) > 1 {
-		o.Progressf("debating %d answers", len(addressing))
-		debate, err = pr.debateStep(ctx, evidence)
-		if err != nil {
-			a.Missing = append(a.Missing, Missing{Step: "debate", What: "the tensions between the answers", Error: llm.Redact(err.Error()), Budget: errors.Is(err, llm.ErrBudget)})
-		}
-	} else if p.Debate {
-		a.Notes = append(a.Notes, "the debate step did not run: fewer than two answers address the question")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, scenario.Interrupted(err)
