@@ -91,8 +91,8 @@ func BenchmarkAskResume500(b *testing.B) {
 	o.Question = resumeQuestion
 	dir := filepath.Join(top, ".sot", "answers", "resume")
 	first := runAsk(b, o, dir)
-	if len(first.out.Plan.Readings) != n || !first.out.Plan.Debate {
-		b.Fatalf("the first run read %d sources (debate %v, %s); want %d", len(first.out.Plan.Readings), first.out.Plan.Debate, first.out.Plan.DebateWhy, n)
+	if p := first.out.Plan; len(p.Chosen) != n || unread(p) != nil || !p.Debate {
+		b.Fatalf("the first run chose %d sources in %d readings, unread %v (debate %v, %s); want %d", len(p.Chosen), len(p.Readings), unread(p), p.Debate, p.DebateWhy, n)
 	}
 	calls := first.out.Answer.Usage.Calls
 	sent := srv.Count()

@@ -94,10 +94,10 @@ var benchObservers = []struct {
 func benchResponder(r *llmtest.Recorded) llmtest.Reply {
 	switch r.SchemaName {
 	case observerSchemaName:
-		n := len(listedObserver.FindAllString(r.LastUser(), -1))
+		n := len(listedObserver.FindAllString(unfenced(r.LastUser()), -1))
 		return llmtest.Reply{JSON: benchObservers[min(n, len(benchObservers)-1)].ob}
 	case questionSchemaName:
-		m := youAre.FindStringSubmatch(r.System)
+		m := youAre.FindStringSubmatch(unfenced(r.System))
 		for _, b := range benchObservers {
 			if m != nil && b.ob["name"] == m[1] {
 				return llmtest.Reply{JSON: map[string]any{"question": b.question, "missing": "No turn asks.", "why": "Its bias.", "debate_summary": "The debaters disagree."}}
@@ -204,7 +204,7 @@ func BenchmarkPhase2HTTP(b *testing.B) {
 					b.Fatalf("verdict: %v (missing %+v)", err, out.Result.Missing)
 				}
 				if r := out.Result; len(r.Observers) != 5 || len(r.Branches) != 5 {
-					b.Fatalf("%d observers, %d branches", len(r.Observers), len(r.Branches))
+					b.Fatalf("%d observers, %d branches; notes %q; missing %+v", len(r.Observers), len(r.Branches), r.Notes, r.Missing)
 				}
 				reqs := srv.Requests()[before:]
 				calls += len(reqs)
