@@ -465,7 +465,6 @@ func (p *Plan) gather(ctx context.Context, openIndex func() openedIndex, paths [
 		}
 		return m
 	})
-	defer func() { p.Sources = all() }()
 
 	if r.err != nil {
 		return r.err

@@ -228,23 +228,19 @@ func splitCommon(ctx context.Context, tx *sql.Tx, terms []string, limit int) (ra
 	// A term's sources are counted up to half of them: past that it is
 	// common, however many more hold it.
 	half := (total + 1) / 2
-	var q strings.Builder
-	q.WriteString("SELECT 0")
+	cols := make([]string, len(terms))
 	args := make([]any, len(terms))
-	held := make([]int64, len(terms)+1)
-	counts := make([]any, len(terms)+1)
+	held := make([]int64, len(terms))
+	counts := make([]any, len(terms))
 	for i, t := range terms {
-		fmt.Fprintf(&q, ", (SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ?%d LIMIT %d))", i+1, half)
-		args[i] = orOf([]string{t})
+		cols[i] = fmt.Sprintf("(SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ?%d LIMIT %d))", i+1, half)
+		args[i], counts[i] = orOf([]string{t}), &held[i]
 	}
-	for i := range counts {
-		counts[i] = &held[i]
-	}
-	if err := tx.QueryRowContext(ctx, q.String(), args...).Scan(counts...); err != nil {
+	if err := tx.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", "), args...).Scan(counts...); err != nil {
 		return nil, 0, err
 	}
 	for i, t := range terms {
-		if n := held[i+1]; n > 0 && n >= half {
+		if n := held[i]; n > 0 && n >= half {
 			common++
 			continue
 		}

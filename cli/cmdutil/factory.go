@@ -58,11 +58,11 @@ type Factory struct {
 	// hosted).
 	hostOnce sync.Once
 	host     *temporal.Host
+	hostErr  error
 
 	// callsStart releases the hold on collection RunScenario took (holdGC)
 	// once the run's calls start.
 	callsStart func()
-	hostErr    error
 }
 
 // Note prints a note on ErrOut once per command: a stack built for each
