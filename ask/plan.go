@@ -261,7 +261,8 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 			// The historian reads a group in date order, as it reads a span.
 			members, order = route.DateOrder(members, route.Sources(p.Chosen)), route.InDateOrder
 		}
-		for _, part := range splitOver(p.joinSources(members), partBudget) {
+		text, _ := p.joinSources(members, nil)
+		for _, part := range splitOver(text, partBudget) {
 			p.Readings = append(p.Readings, Reading{ID: fmt.Sprintf("A%d", len(p.Readings)+1), Source: "group:" + g.Group.ID,
 				Title: fmt.Sprintf("%s (%d sources)", g.Group.Name, len(g.Group.Members)), Type: "group of " + string(g.Group.Kind) + " sources",
 				Part: part.Index + 1, Parts: part.Count, Text: part.Text, Role: roles[g.Role], Why: g.Why, Members: members, Order: order})
@@ -319,18 +320,31 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 }
 
 // joinSources is the text of several sources read as one: each under a
-// "## Source:" heading with its title and date.
-func (p *Plan) joinSources(ids []string) string {
+// "## Source:" heading with its title and date. The sources in part are
+// shown in excerpt (excerpt, ExcerptBytes), and their heading says so.
+func (p *Plan) joinSources(ids []string, part map[string]bool) (text string, excerpts int) {
 	var b strings.Builder
+	var terms []string
+	if len(part) > 0 {
+		terms = index.Terms(p.Question)
+	}
 	for _, id := range ids {
 		s := p.Sources[id]
 		fmt.Fprintf(&b, "## Source: %s", strings.Join(strings.Fields(s.Title), " "))
 		if !s.Date.IsZero() {
 			fmt.Fprintf(&b, " (%s)", s.Date.Format("2006-01-02"))
 		}
-		fmt.Fprintf(&b, "\n\n%s\n\n", strings.TrimSpace(s.Text))
+		text := strings.TrimSpace(s.Text)
+		if part[id] {
+			var cut bool
+			if text, cut = excerpt(text, terms, ExcerptBytes); cut {
+				b.WriteString(" (excerpt)")
+				excerpts++
+			}
+		}
+		fmt.Fprintf(&b, "\n\n%s\n\n", text)
 	}
-	return strings.TrimSpace(b.String())
+	return strings.TrimSpace(b.String()), excerpts
 }
 
 // span gives the cross-source roles that read by source their spans
@@ -361,9 +375,24 @@ func (p *Plan) readSpan(sp route.Span, role *persona.Persona, budget int) {
 	if n := len(titles); n > 1 {
 		title = strings.Join(titles[:n-1], ", ") + " and " + titles[n-1]
 	}
-	for _, part := range splitOver(p.joinSources(sp.Members), budget) {
+	// The sources added to the span are read in full by their own role:
+	// the span shows the passages of each nearest the question.
+	added := map[string]bool{}
+	for _, id := range sp.Members {
+		if !slices.Contains(sp.Own, id) {
+			added[id] = true
+		}
+	}
+	text, excerpts := p.joinSources(sp.Members, added)
+	if excerpts > 0 {
+		sp.Why += fmt.Sprintf(" (%d of them shown in excerpt: the passages nearest the question)", excerpts)
+		if i := slices.IndexFunc(p.Spans, func(s route.Span) bool { return s.Role == sp.Role }); i >= 0 {
+			p.Spans[i].Why = sp.Why
+		}
+	}
+	for _, part := range splitOver(text, budget) {
 		p.Readings = append(p.Readings, Reading{ID: fmt.Sprintf("A%d", len(p.Readings)+1), Source: "span:" + sp.Role, Title: title,
-			Part: part.Index + 1, Parts: part.Count, Text: part.Text, Role: role, Why: sp.Why, Members: sp.Members, Order: sp.Order})
+			Part: part.Index + 1, Parts: part.Count, Text: part.Text, Role: role, Why: sp.Why, Members: sp.Members, Order: sp.Order, Excerpts: excerpts})
 	}
 }
 

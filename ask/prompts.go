@@ -35,6 +35,9 @@ type Reading struct {
 	// Order says how Members are ordered and why they are read together,
 	// for the prompt; "" for a group read in the order of its sources.
 	Order string
+	// Excerpts is how many of a span's Members are shown in excerpt:
+	// sources added to the span, which their own role reads in full.
+	Excerpts int
 }
 
 // mapInstructions open every MAP prompt: the same bytes for every call of
@@ -70,6 +73,14 @@ func composeMap(r Reading, question, nonce, model string) *llm.Request {
 	switch {
 	case len(r.Members) > 0 && r.Order != "":
 		fmt.Fprintf(&b, "These are %d sources read together, %s; each begins with a \"## Source:\" heading inside the markers. Say which of them each point comes from.\n", len(r.Members), r.Order)
+		if r.Excerpts > 0 {
+			verb := "show"
+			if r.Excerpts == 1 {
+				verb = "shows"
+			}
+			fmt.Fprintf(&b, "%d of them %s only the passages nearest the question (the heading ends with \"(excerpt)\"); another reading takes each in full. Use them to link the others, and quote only what they show.\n",
+				r.Excerpts, verb)
+		}
 	case len(r.Members) > 0:
 		fmt.Fprintf(&b, "This source is a group of %d sources read together; each begins with a \"## Source:\" heading inside the markers. Say which of them each point comes from.\n", len(r.Members))
 	}

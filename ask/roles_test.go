@@ -478,3 +478,74 @@ func TestAskCrossSourceRolesReadSpans(t *testing.T) {
 		}
 	}
 }
+
+// A source added to a span is read in full by its own role; the span
+// shows only its passages nearest the question, and says so, while the
+// span's own sources are shown whole.
+func TestAskSpanShowsAddedSourcesInExcerpt(t *testing.T) {
+	top := testCorpus(t)
+	dir := filepath.Join(top, ".sot", "corpus")
+	names, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	filler := strings.Repeat("\n\nThe room talked about lunch plans and the weather for a while, then moved on.", 30)
+	for _, e := range names {
+		f, err := os.OpenFile(filepath.Join(dir, e.Name()), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(filler); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	o := testOptions(t, top, "http://127.0.0.1:1")
+	o.Question = "How has the billing migration plan changed over time?"
+	p, err := Prepare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(p.Spans, func(sp route.Span) bool { return sp.Role == route.RoleHistorian })
+	if i < 0 || len(p.Spans[i].Own) == len(p.Spans[i].Members) {
+		t.Fatalf("no historian span with sources added: %+v", p.Spans)
+	}
+	sp := p.Spans[i]
+	var span *Reading
+	whole := map[string]bool{} // sources read alone, in full
+	for k, r := range p.Readings {
+		if r.Source == "span:"+route.RoleHistorian {
+			span = &p.Readings[k]
+		} else if len(r.Members) == 0 && r.Parts == 1 {
+			whole[r.Source] = r.Text == p.Sources[r.Source].Text
+		}
+	}
+	if span == nil || span.Parts != 1 {
+		t.Fatalf("the span is read as %+v", span)
+	}
+	added := len(sp.Members) - len(sp.Own)
+	if span.Excerpts != added || strings.Count(span.Text, " (excerpt)\n") != added {
+		t.Errorf("%d sources added, %d excerpts (%d headings say so):\n%s", added, span.Excerpts, strings.Count(span.Text, " (excerpt)\n"), span.Text)
+	}
+	for _, m := range sp.Members {
+		text := strings.TrimSpace(p.Sources[m].Text)
+		switch {
+		case slices.Contains(sp.Own, m) && !strings.Contains(span.Text, text):
+			t.Errorf("the span's own source %s is not shown whole", m)
+		case !slices.Contains(sp.Own, m) && strings.Contains(span.Text, text):
+			t.Errorf("the added source %s is shown whole", m)
+		case !slices.Contains(sp.Own, m) && !whole[m]:
+			t.Errorf("the added source %s is not read in full by its own role", m)
+		}
+	}
+	if !strings.Contains(span.Text, "billing migration") {
+		t.Errorf("the excerpts miss the passages about the question:\n%s", span.Text)
+	}
+	req := composeMap(*span, p.Question, p.Nonce, p.Model)
+	if !strings.Contains(sp.Why, fmt.Sprintf("(%d of them shown in excerpt", added)) || !strings.Contains(p.Spans[i].Why, "shown in excerpt") {
+		t.Errorf("the span's reason does not say that %d are shown in excerpt: %q", added, p.Spans[i].Why)
+	}
+	if want := fmt.Sprintf("%d of them show", added); added > 1 && !strings.Contains(req.System, want) || added == 1 && !strings.Contains(req.System, "1 of them shows only") {
+		t.Errorf("the prompt does not say which sources are excerpts:\n%s", req.System)
+	}
+}

@@ -37,7 +37,8 @@ type Span struct {
 	// the sources.
 	Members []string `json:"members"`
 	// Own are the members the strategy gave the role; the others were
-	// added to span time or themes, and are also read by their own role.
+	// added to span time or themes, and are also read by their own role
+	// (which is why the ask package shows only an excerpt of each).
 	Own []string `json:"own"`
 	// Rule is "span-time" (the historian) or "span-themes" (the
 	// synthesizer).
