@@ -572,8 +572,18 @@ func keyHits(text string) uint32 {
 			return hits
 		}
 	}
+	// Most bytes start no key, and the next byte rules out most of the
+	// others: only where the two could begin a key are the keys compared.
 	for i := 0; i < len(text); i++ {
-		for _, k := range keysByByte[lowerByte(text[i])] {
+		c := lowered[text[i]]
+		next := byte(0)
+		if i+1 < len(text) {
+			next = lowered[text[i+1]]
+		}
+		if keyPairs[c][next>>6]&(1<<(next&63)) == 0 {
+			continue
+		}
+		for _, k := range keysByByte[c] {
 			if hits&k.bit == 0 && hasPrefixFold(text[i:], k.key) {
 				hits |= k.bit
 			}
@@ -599,6 +609,28 @@ var (
 				}
 				t[k[0]] = append(t[k[0]], ruleKey{k, r.bit})
 			}
+		}
+		return t
+	}()
+	// keyPairs has, for each byte a key starts with, the bit of each
+	// byte that follows it in a key (a key of one byte sets every bit,
+	// and bit 0 stands for the end of the line too).
+	keyPairs = func() (t [utf8.RuneSelf][2]uint64) {
+		for c, keys := range keysByByte {
+			for _, k := range keys {
+				if len(k.key) == 1 {
+					t[c] = [2]uint64{^uint64(0), ^uint64(0)}
+					continue
+				}
+				t[c][k.key[1]>>6] |= 1 << (k.key[1] & 63)
+			}
+		}
+		return t
+	}()
+	// lowered is each ASCII byte lower-cased.
+	lowered = func() (t [utf8.RuneSelf]byte) {
+		for c := range t {
+			t[c] = lowerByte(byte(c))
 		}
 		return t
 	}()

@@ -27,7 +27,7 @@ func reference(t testing.TB) (tokenizer.Codec, *counter) {
 		if err != nil {
 			return
 		}
-		v := readVocabulary(vocabFile)
+		v := readVocabulary(vocabFile, slotsFile)
 		if v == nil {
 			return
 		}

@@ -61,12 +61,12 @@ func count(s string) int {
 	return (len(s) + 3) / 4
 }
 
-// load reads the encoding's vocabulary (a few milliseconds of CPU); the
+// load reads the encoding's vocabulary (under a millisecond of CPU); the
 // codec itself, which takes about ninety, is loaded only for the rare text
 // the counter leaves to it.
 func load() {
 	loaded.Store(true)
-	if v := readVocabulary(vocabFile); v != nil {
+	if v := readVocabulary(vocabFile, slotsFile); v != nil {
 		fast = newCounter(v, loadCodec)
 	}
 }

@@ -9,10 +9,11 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 )
 
-var update = flag.Bool("update", false, "write o200k_base.tokens again from the codec")
+var update = flag.Bool("update", false, "write o200k_base.tokens and o200k_base.slots again from the codec")
 
 // TestVocabularyFile checks that the embedded vocabulary is the codec's,
-// id for id; with -update it writes the file from the codec.
+// id for id, and its table of slots the one buildSlots makes from it; with
+// -update it writes both files from the codec.
 func TestVocabularyFile(t *testing.T) {
 	codec, err := tokenizer.Get(tokenizer.O200kBase)
 	if err != nil {
@@ -37,14 +38,21 @@ func TestVocabularyFile(t *testing.T) {
 		if err := os.WriteFile("o200k_base.tokens", want, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		v := readVocabulary(string(want), string(make([]byte, 4*slotCount)))
+		if err := os.WriteFile("o200k_base.slots", buildSlots(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return
 	}
 	if vocabFile != string(want) {
 		t.Fatal("o200k_base.tokens is not the codec's vocabulary: run go test ./internal/tokens -run TestVocabularyFile -update")
 	}
-	v := readVocabulary(vocabFile)
+	v := readVocabulary(vocabFile, slotsFile)
 	if v == nil {
-		t.Fatal("o200k_base.tokens cannot be read")
+		t.Fatal("o200k_base.tokens or o200k_base.slots cannot be read")
+	}
+	if string(buildSlots(v)) != slotsFile {
+		t.Fatal("o200k_base.slots is not the table of o200k_base.tokens: run go test ./internal/tokens -run TestVocabularyFile -update")
 	}
 	for id := range vocabularySize {
 		ids[0] = uint(id)
@@ -65,6 +73,6 @@ func TestVocabularyFile(t *testing.T) {
 
 func BenchmarkReadVocabulary(b *testing.B) {
 	for b.Loop() {
-		readVocabulary(vocabFile)
+		readVocabulary(vocabFile, slotsFile)
 	}
 }
