@@ -49,6 +49,28 @@ type Task struct {
 	// Looks, when set, offers the model tools: the task is then the rounds
 	// of Converse, and its Result the final answer (see Looks).
 	Looks *Looks
+	// Compose, when set, builds the request's system prompt, which
+	// Request.System lacks until then: the engine builds it as the task's
+	// call is first sent, and keeps it in Request (see Prompt). A step
+	// whose prompts each copy large material then builds each one when
+	// its call goes out, and its first call waits for no other's prompt.
+	Compose func() string
+	// Prefix names the shared prefix of a prompt that Compose builds (its
+	// first Request.SharedPrefix bytes), which cannot be read before it
+	// exists: tasks of one model with the same Prefix and SharedPrefix
+	// share it. Unnamed, such a prompt is taken to share no prefix.
+	Prefix string
+}
+
+// Prompt returns the task's request with its system prompt built: Compose
+// is called, once, when Request.System is still empty. A task's Prompt is
+// not called from two goroutines at once: the engine calls it from the one
+// that sends the task.
+func (t *Task) Prompt() *llm.Request {
+	if t.Compose != nil && t.Request.System == "" {
+		t.Request.System = t.Compose()
+	}
+	return t.Request
 }
 
 // Event reports a task's new state.
@@ -125,7 +147,7 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 	shared := make([]bool, len(tasks))
 	sharing := map[prefixKey]int{}
 	for i, t := range tasks {
-		if keys[i], shared[i] = keyOf(t.Request); shared[i] {
+		if keys[i], shared[i] = taskKey(t); shared[i] {
 			sharing[keys[i]]++
 		}
 	}
@@ -160,7 +182,7 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 			running := func() {
 				started.Do(func() { emit(Event{Task: t, State: Running}) })
 			}
-			req := t.Request.Clone()
+			req := t.Prompt().Clone()
 			req.OnStart = running
 			if first != nil {
 				cctx = middleware.WithAnswerStart(ctx, first.open)
@@ -171,6 +193,11 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 			}
 			running()
 			if shared[i] && err == nil && resp != nil && resp.Source == llm.SourceLive {
+				if t.Compose != nil {
+					// A later step's prompts are read: the prefix is
+					// remembered by its bytes.
+					key, _ = keyOf(req)
+				}
 				warm.mark(key, time.Now())
 			}
 			results[i] = finish(ctx, t, resp, err, emit)
@@ -208,7 +235,7 @@ func scheduled(ctx context.Context, s llm.Scheduler, p llm.Provider, tasks []*Ta
 					emit(Event{Task: t, State: Running})
 				}
 			}
-			req := t.Request.Clone()
+			req := t.Prompt().Clone()
 			req.OnStart = running
 			resp, err := Converse(ctx, p, req, t.Looks)
 			running()
@@ -236,11 +263,26 @@ func stoppedBy(ctx context.Context, err error) error {
 // to save one cache write.
 const minSharing = 3
 
-// prefixKey identifies a shared prefix sent to a model.
+// prefixKey identifies a shared prefix sent to a model: by a hash of its
+// bytes, or by the name a task gives it (Task.Prefix).
 type prefixKey struct {
 	model string
 	hash  uint64
 	n     int
+	named bool
+}
+
+// taskKey is keyOf the task's request, or of its named prefix when its
+// prompt is not built yet (Task.Compose).
+func taskKey(t *Task) (prefixKey, bool) {
+	req := t.Request
+	if t.Compose == nil || req.System != "" {
+		return keyOf(req)
+	}
+	if n := req.SharedPrefix; t.Prefix != "" && cacheable(req.Model, n) {
+		return prefixKey{req.Model, maphash.String(prefixSeed, t.Prefix), n, true}, true
+	}
+	return prefixKey{}, false
 }
 
 var prefixSeed = maphash.MakeSeed()
@@ -254,14 +296,16 @@ var prefixSeed = maphash.MakeSeed()
 // without a wait rather than waited for in vain.
 func keyOf(req *llm.Request) (prefixKey, bool) {
 	n := req.SharedPrefix
-	if n <= 0 || n > len(req.System) {
+	if n > len(req.System) || !cacheable(req.Model, n) {
 		return prefixKey{}, false
 	}
-	floor := llm.MinCachePrefix(req.Model)
-	if floor == 0 || n/4 < floor {
-		return prefixKey{}, false
-	}
-	return prefixKey{req.Model, maphash.String(prefixSeed, req.System[:n]), n}, true
+	return prefixKey{req.Model, maphash.String(prefixSeed, req.System[:n]), n, false}, true
+}
+
+// cacheable reports whether a prefix of n bytes reaches model's cache floor.
+func cacheable(model string, n int) bool {
+	floor := llm.MinCachePrefix(model)
+	return n > 0 && floor > 0 && n/4 >= floor
 }
 
 // cacheLife is how long a prefix a call had written is taken to stay in

@@ -275,9 +275,10 @@ func cachingRouter(t *testing.T, srv *llmtest.Server) llm.Provider {
 	return middleware.Limit(r, 20, 0)
 }
 
-// heldBack reports whether every request but the first arrived only once
-// the first one's answer had started: whether the calls waited for the
-// first to write the prefix.
+// heldBack reports whether every request of first's step (those whose
+// last user message is first's but for its closing number) but first
+// arrived only once first's answer had started: whether the calls waited
+// for the first to write the prefix.
 func heldBack(t *testing.T, srv *llmtest.Server, first string) bool {
 	t.Helper()
 	reqs := srv.Requests()
@@ -285,9 +286,10 @@ func heldBack(t *testing.T, srv *llmtest.Server, first string) bool {
 	if i < 0 {
 		t.Fatalf("no request %q", first)
 	}
+	step := strings.TrimRight(first, "0123456789")
 	started := reqs[i].Time.Add(firstToken)
 	for _, r := range reqs {
-		if r.LastUser() != first && r.Time.Before(started) {
+		if r.LastUser() != first && strings.HasPrefix(r.LastUser(), step) && r.Time.Before(started) {
 			return false
 		}
 	}
@@ -507,5 +509,60 @@ func TestRunUnderAScheduler(t *testing.T) {
 	}
 	if s.ran != 4 || d.Wait()[0].Err != nil {
 		t.Errorf("the detached call: %d calls started, result %v", s.ran, d.Wait()[0].Err)
+	}
+}
+
+// A task whose prompt Compose builds is sent with that prompt, built once,
+// when its call goes: the calls waiting for a named shared prefix build
+// theirs only once the first call's answer has started. The prompt stays
+// in the task's request, and a later step whose prompts have the same
+// prefix bytes does not wait for it again.
+func TestRunComposesPromptsAsTheyGo(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Latency: firstToken, FirstToken: firstToken, PrefixCache: true})
+	defer srv.Close()
+	x := &Local{Provider: cachingRouter(t, srv)}
+	tasks := sharedTasks(4, "openai:gpt-4.1", "deferred")
+	var mu sync.Mutex
+	var built []string // the tasks whose prompts were built, in order
+	want := map[string]string{}
+	for _, task := range tasks {
+		sys := task.Request.System
+		want[task.ID] = sys
+		task.Request.System, task.Prefix = "", "the material"
+		task.Compose = func() string {
+			mu.Lock()
+			defer mu.Unlock()
+			built = append(built, task.ID)
+			return sys
+		}
+	}
+	for _, r := range x.Execute(context.Background(), tasks) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		if r.Task.Request.System != want[r.Task.ID] {
+			t.Errorf("%s keeps a system prompt of %d bytes, want its built %d", r.Task.ID, len(r.Task.Request.System), len(want[r.Task.ID]))
+		}
+	}
+	slices.Sort(built[1:])
+	if !slices.Equal(built, []string{"t0", "t1", "t2", "t3"}) {
+		t.Errorf("prompts built %v, want each once, the first task's first", built)
+	}
+	for _, r := range srv.Requests() {
+		if r.System != want["t"+strings.TrimPrefix(r.LastUser(), "deferred task ")] {
+			t.Errorf("%q was sent with another system prompt (%d bytes)", r.LastUser(), len(r.System))
+		}
+	}
+	if !heldBack(t, srv, "deferred task 0") {
+		t.Error("the calls did not wait for the first to write the named prefix")
+	}
+	// The next step's prompts, built already, begin with the same bytes.
+	next := sharedTasks(3, "openai:gpt-4.1", "deferred")
+	for k, task := range next {
+		task.Request.Messages[0].Content = fmt.Sprintf("next call %d", k)
+	}
+	x.Execute(context.Background(), next)
+	if heldBack(t, srv, "next call 0") {
+		t.Error("the next step waited for a prefix the deferred prompts had written")
 	}
 }

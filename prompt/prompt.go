@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -149,16 +150,18 @@ type Layer struct {
 	tokens int
 }
 
-// count returns the tokens of the layer's text.
-func (l Layer) count(text string) int {
+// count returns the tokens of the layer's text in c.
+func (l Layer) count(c Composed) int {
 	if l.tokens > 0 {
 		return l.tokens
 	}
-	return tokens.Count(text[l.Start:l.End])
+	return tokens.Count(c.slice(l.Start, l.End))
 }
 
 // Composed is a finished system prompt.
 type Composed struct {
+	// Text is the prompt; "" when it was composed with Options.Defer,
+	// whose text Join builds.
 	Text string
 	// SharedPrefix is how many leading bytes of Text every specialist of the
 	// run shares (0 when this specialist shares none).
@@ -166,6 +169,46 @@ type Composed struct {
 	Layers       []Layer
 	// Warnings say what was truncated.
 	Warnings []string
+	// prefix and rest are a deferred prompt's text: the run's prefix,
+	// which every specialist of the run shares, and the layers after it.
+	prefix, rest string
+}
+
+// Deferred reports whether the prompt's text is left to Join.
+func (c Composed) Deferred() bool { return c.Text == "" && len(c.prefix)+len(c.rest) > 0 }
+
+// Join returns the prompt's text: Text, or a deferred prompt's parts
+// joined, a new copy on every call.
+func (c Composed) Join() string {
+	if !c.Deferred() {
+		return c.Text
+	}
+	return c.prefix + c.rest
+}
+
+// Joined returns c with its Text set (see Join).
+func (c Composed) Joined() Composed {
+	c.Text, c.prefix, c.rest = c.Join(), "", ""
+	return c
+}
+
+// Len is the length of the prompt's text in bytes.
+func (c Composed) Len() int { return len(c.Text) + len(c.prefix) + len(c.rest) }
+
+// slice returns the prompt's text from byte start to end, without joining
+// a deferred prompt unless the span crosses from its prefix into the rest.
+func (c Composed) slice(start, end int) string {
+	if !c.Deferred() {
+		return c.Text[start:end]
+	}
+	n := len(c.prefix)
+	switch {
+	case end <= n:
+		return c.prefix[start:end]
+	case start >= n:
+		return c.rest[start-n : end-n]
+	}
+	return c.prefix[start:] + c.rest[:end-n]
 }
 
 // Tokens counts the tokens of the prompt as the sum of its layers' counts
@@ -174,7 +217,7 @@ type Composed struct {
 func (c Composed) Tokens() int {
 	n := 0
 	for _, l := range c.Layers {
-		n += l.count(c.Text)
+		n += l.count(c)
 	}
 	return n
 }
@@ -184,7 +227,7 @@ func (c Composed) PrefixTokens() int {
 	n := 0
 	for _, l := range c.Layers {
 		if l.End <= c.SharedPrefix {
-			n += l.count(c.Text)
+			n += l.count(c)
 		}
 	}
 	return n
@@ -194,7 +237,7 @@ func (c Composed) PrefixTokens() int {
 func (c Composed) Layer(name string) string {
 	for _, l := range c.Layers {
 		if l.Name == name {
-			return c.Text[l.Start:l.End]
+			return c.slice(l.Start, l.End)
 		}
 	}
 	return ""
@@ -224,6 +267,13 @@ type Options struct {
 	// material rests on what a tool showed; without, a step that needs
 	// what is not shown names it and lowers its confidence.
 	Tools bool
+	// Defer leaves the text of a prompt that begins with the run's whole
+	// prefix (a specialist that shares the rules, not in prose) unjoined:
+	// Composed.Text is then "", and Composed.Join builds it. Each prompt
+	// copies the prefix, material and all, so a review whose material is
+	// cut into chunks builds hundreds of copies of it; deferred, each is
+	// built when its call goes out (engine.Task.Compose).
+	Defer bool
 }
 
 // rulesAndFormat splits the shared rules: the rules proper go first, in the
@@ -396,7 +446,7 @@ func (r *Run) Compose(spec *persona.Persona, o Options) (Composed, error) {
 	c, err := r.build(spec, o, overlay)
 	// A text has no more tokens than bytes: a prompt that fits in bytes is
 	// not tokenized.
-	if err != nil || o.MaxTokens <= 0 || len(c.Text) <= o.MaxTokens {
+	if err != nil || o.MaxTokens <= 0 || c.Len() <= o.MaxTokens {
 		return c, err
 	}
 	total := c.Tokens()
@@ -435,25 +485,37 @@ func (r *Run) build(spec *persona.Persona, o Options, overlay string) (Composed,
 	}
 	c := Composed{}
 	var b strings.Builder
-	b.Grow(len(prefix) + len(spec.Body) + len(overlay) + 4096)
 	// A specialist that carries its own rules has its own output format.
 	shared := !spec.Meta.SharedRulesIncluded
 	format := false
-	for _, l := range layers {
-		if !shared && (l.Name == LayerRules || l.Name == LayerFormat) || o.Prose && l.Name == LayerFormat {
-			continue
+	base := 0 // where b starts in the prompt: after a deferred prompt's prefix
+	if o.Defer && shared && !o.Prose {
+		// Every layer of the prefix is kept, in its order, so the prompt
+		// begins with the prefix itself (its layers follow one another).
+		c.prefix, base = prefix, len(prefix)
+		c.Layers = slices.Clone(layers)
+		format = slices.ContainsFunc(layers, func(l Layer) bool { return l.Name == LayerFormat })
+		b.Grow(len(spec.Body) + len(overlay) + 4096)
+	} else {
+		b.Grow(len(prefix) + len(spec.Body) + len(overlay) + 4096)
+		for _, l := range layers {
+			if !shared && (l.Name == LayerRules || l.Name == LayerFormat) || o.Prose && l.Name == LayerFormat {
+				continue
+			}
+			format = format || l.Name == LayerFormat
+			start := b.Len()
+			b.WriteString(prefix[l.Start:l.End])
+			c.Layers = append(c.Layers, Layer{Name: l.Name, Start: start, End: b.Len(), tokens: l.tokens})
 		}
-		format = format || l.Name == LayerFormat
-		start := b.Len()
-		b.WriteString(prefix[l.Start:l.End])
-		c.Layers = append(c.Layers, Layer{Name: l.Name, Start: start, End: b.Len(), tokens: l.tokens})
 	}
 	if shared && !o.Prose {
-		c.SharedPrefix = b.Len()
+		c.SharedPrefix = base + b.Len()
 	}
 	add := func(name, heading, text string) {
 		if text = strings.TrimSpace(text); text != "" {
-			c.Layers = append(c.Layers, writeLayer(&b, name, heading, text))
+			l := writeLayer(&b, name, heading, text)
+			l.Start, l.End = l.Start+base, l.End+base
+			c.Layers = append(c.Layers, l)
 		}
 	}
 	looks := looksWithout
@@ -469,6 +531,10 @@ func (r *Run) build(spec *persona.Persona, o Options, overlay string) (Composed,
 		add(LayerReport, "How to report", reportAs(spec.ID))
 	}
 	add(LayerRound, "This round", o.Round)
+	if c.prefix != "" {
+		c.rest = b.String()
+		return c, nil
+	}
 	c.Text = b.String()
 	return c, nil
 }

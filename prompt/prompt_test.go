@@ -3,6 +3,7 @@ package prompt
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/persona"
 )
 
@@ -320,5 +322,68 @@ func TestPAWSharedRulesFormat(t *testing.T) {
 	}
 	if !strings.Contains(c.Layer(LayerFormat), "**Category**: "+namePlaceholder) || !strings.Contains(c.Layer(LayerReport), "wherever the output format says "+namePlaceholder+", that is security") {
 		t.Errorf("format layer %q, report layer %q", c.Layer(LayerFormat), c.Layer(LayerReport))
+	}
+}
+
+// A deferred prompt is the prompt composed at once, to the byte, with the
+// same layers, counts, prefix and warnings; it is deferred only when it
+// begins with the run's whole prefix.
+func TestDeferredComposeIsTheSamePrompt(t *testing.T) {
+	lib := library(t)
+	spec := get(t, lib, persona.Specialist, "security")
+	own, probs := persona.Parse("own.md", []byte("---\nshared_rules_included: true\n---\n# Own\n\n## Identity & Narrative Backstory\nx\n\n## Cognitive Strategy\ny\n\n## Anti-Sycophancy Rules\nMine.\n"), persona.Specialist, persona.LevelProject)
+	if persona.HasErrors(probs) {
+		t.Fatal(probs)
+	}
+	material := strings.Repeat(diffMaterial, 20)
+	for _, tt := range []struct {
+		name     string
+		spec     *persona.Persona
+		o        Options
+		deferred bool
+	}{
+		{"shared rules", spec, Options{Round: "Part 2 of 3."}, true},
+		{"with a lens cut to fit", spec, Options{Lens: get(t, lib, persona.Lens, lib.List(persona.Lens)[0].ID)}, true},
+		{"with tools", spec, Options{Tools: true}, true},
+		{"own rules", own, Options{}, false},
+		{"prose", spec, Options{Prose: true}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			run := &Run{Type: TypeDiff, SharedRules: lib.SharedRules(), Material: material, Nonce: nonce, Coordinates: "HEAD"}
+			now, err := run.Compose(tt.spec, tt.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.o.Lens != nil {
+				// A budget that cuts the lens overlay, for both.
+				tt.o.MaxTokens = now.Tokens() - tokens.Count(now.Layer(LayerLens))/2
+				if now, err = run.Compose(tt.spec, tt.o); err != nil || len(now.Warnings) == 0 {
+					t.Fatalf("the lens was not cut: %v %v", err, now.Warnings)
+				}
+			}
+			o := tt.o
+			o.Defer = true
+			later, err := run.Compose(tt.spec, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if later.Deferred() != tt.deferred || (later.Text == "") != tt.deferred {
+				t.Fatalf("deferred %v, text %d bytes; want deferred %v", later.Deferred(), len(later.Text), tt.deferred)
+			}
+			if later.Join() != now.Text || later.Len() != len(now.Text) || later.Joined().Text != now.Text {
+				t.Fatalf("the deferred prompt joins to another text (%d bytes, want %d)", later.Len(), len(now.Text))
+			}
+			if fmt.Sprint(later.Layers) != fmt.Sprint(now.Layers) || later.SharedPrefix != now.SharedPrefix || fmt.Sprint(later.Warnings) != fmt.Sprint(now.Warnings) {
+				t.Errorf("layers %v prefix %d warnings %v; composed at once %v %d %v", later.Layers, later.SharedPrefix, later.Warnings, now.Layers, now.SharedPrefix, now.Warnings)
+			}
+			if later.Tokens() != now.Tokens() || later.PrefixTokens() != now.PrefixTokens() {
+				t.Errorf("tokens %d (prefix %d), composed at once %d (%d)", later.Tokens(), later.PrefixTokens(), now.Tokens(), now.PrefixTokens())
+			}
+			for _, l := range now.Layers {
+				if later.Layer(l.Name) != now.Layer(l.Name) {
+					t.Errorf("layer %s differs", l.Name)
+				}
+			}
+		})
 	}
 }

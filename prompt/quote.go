@@ -140,6 +140,9 @@ func needsEscape(s string) bool { return nextEscape(s) >= 0 }
 // sequence starting 0xC2 (C1) or the three bytes E2 80 A8/A9.
 func nextEscape(s string) int {
 	for i := 0; i < len(s); i++ {
+		if !mayEscape[s[i]] {
+			continue
+		}
 		switch c := s[i]; {
 		case c < 0x20 && c != '\t', c == 0x7f:
 			return i
@@ -151,6 +154,16 @@ func nextEscape(s string) int {
 	}
 	return -1
 }
+
+// mayEscape marks the bytes nextEscape stops at: those that are, or may
+// begin, a character to escape.
+var mayEscape = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = c != '\t'
+	}
+	t[0x7f], t[0xc2], t[0xe2] = true, true, true
+	return t
+}()
 
 // writeEscape writes r as a Go escape sequence.
 func writeEscape(b *strings.Builder, r rune) {

@@ -81,8 +81,8 @@ func TestMaterialTokensCountsTheMaterialLayer(t *testing.T) {
 	if a.Text != b.Text || b.Tokens() != a.Tokens() || b.PrefixTokens() != a.PrefixTokens() {
 		t.Errorf("tokens %d and prefix %d with the count given, %d and %d counted", b.Tokens(), b.PrefixTokens(), a.Tokens(), a.PrefixTokens())
 	}
-	if n := tokens.Count(b.Layer(LayerMaterial)); b.Layers[2].count(b.Text) != n {
-		t.Errorf("the material layer counts %d, its text %d", b.Layers[2].count(b.Text), n)
+	if n := tokens.Count(b.Layer(LayerMaterial)); b.Layers[2].count(b) != n {
+		t.Errorf("the material layer counts %d, its text %d", b.Layers[2].count(b), n)
 	}
 	// A count that says the material is larger is believed: the prompt no
 	// longer fits.

@@ -498,7 +498,7 @@ func cacheableReads(p *Plan) (most, prefix int) {
 	for _, t := range p.Tasks {
 		k := fmt.Sprint(t.Request.Model, "\x00", p.taskInfo[t.ID].chunk)
 		var b strings.Builder
-		b.WriteString("system:\n" + t.Request.System + "\n\n")
+		b.WriteString("system:\n" + t.Prompt().System + "\n\n")
 		for _, m := range t.Request.Messages {
 			b.WriteString(string(m.Role) + ":\n" + m.Content + "\n\n")
 		}

@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func TestReviewSplitsMaterialOverTheBudget(t *testing.T) {
 	}
 	longest := 0
 	for _, task := range whole.Tasks {
-		longest = max(longest, tokens.Count(task.Request.System))
+		longest = max(longest, tokens.Count(task.Prompt().System))
 	}
 	o.MaxPromptTokens = longest - whole.Material.Tokens()/2 // room for about half the material
 
@@ -60,8 +61,16 @@ func TestReviewSplitsMaterialOverTheBudget(t *testing.T) {
 	if want := p.Material.Paths(); !slices.Equal(inChunks, want) {
 		t.Errorf("files in the chunks %v, want every file once: %v", inChunks, want)
 	}
+	// Each prompt copies its chunk: the plan holds none of them, and each
+	// is built as its call goes out, its shared prefix named by its chunk.
+	prompts := map[string]bool{}
 	for _, task := range p.Tasks {
-		if n := tokens.Count(task.Request.System); n > o.MaxPromptTokens {
+		if task.Request.System != "" || task.Compose == nil || task.Prefix != fmt.Sprintf("chunk %d", p.taskInfo[task.ID].chunk) {
+			t.Errorf("%s: the plan holds a prompt of %d bytes (built later: %v), its prefix named %q", task.ID, len(task.Request.System), task.Compose != nil, task.Prefix)
+		}
+		prompt := task.Compose()
+		prompts[prompt] = true
+		if n := tokens.Count(prompt); n > o.MaxPromptTokens {
 			t.Errorf("%s: a prompt of %d tokens over the budget of %d", task.ID, n, o.MaxPromptTokens)
 		}
 	}
@@ -69,6 +78,15 @@ func TestReviewSplitsMaterialOverTheBudget(t *testing.T) {
 	out, err := Execute(ctx, p, o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	sent := 0
+	for _, r := range srv.Requests() {
+		if prompts[r.System] {
+			sent++
+		}
+	}
+	if sent != len(p.Tasks) {
+		t.Errorf("%d requests were sent with the specialists' prompts, want %d", sent, len(p.Tasks))
 	}
 	res := out.Result
 	if res.Partial() || res.Chunks != len(p.Chunks) || res.Usage.Calls != len(p.Tasks)+1 {
@@ -113,7 +131,7 @@ func TestReviewSaysWhenAFileIsCutIntoParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.MaxPromptTokens = tokens.Count(whole.Tasks[0].Request.System) - whole.Material.Tokens()/2
+	o.MaxPromptTokens = tokens.Count(whole.Tasks[0].Prompt().System) - whole.Material.Tokens()/2
 	p, err := Prepare(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +160,7 @@ func TestReviewChunkThatFailedIsNotReviewed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.MaxPromptTokens = tokens.Count(whole.Tasks[0].Request.System) - whole.Material.Tokens()/2
+	o.MaxPromptTokens = tokens.Count(whole.Tasks[0].Prompt().System) - whole.Material.Tokens()/2
 	p, err := Prepare(ctx, o)
 	if err != nil {
 		t.Fatal(err)

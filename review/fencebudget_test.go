@@ -33,7 +33,7 @@ func TestChunksFitTheBudgetOnceFenced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, raw := tokens.Count(whole.Tasks[0].Request.System), whole.Material.Tokens()
+	full, raw := tokens.Count(whole.Tasks[0].Prompt().System), whole.Material.Tokens()
 	tests := []struct {
 		name   string
 		budget int
@@ -54,7 +54,7 @@ func TestChunksFitTheBudgetOnceFenced(t *testing.T) {
 				t.Errorf("budget %d: %d chunk(s); want the material split", tt.budget, len(p.Chunks))
 			}
 			for _, task := range p.Tasks {
-				if n := tokens.Count(task.Request.System); n > tt.budget {
+				if n := tokens.Count(task.Prompt().System); n > tt.budget {
 					t.Errorf("%s: a prompt of %d tokens over the budget of %d", task.ID, n, tt.budget)
 				}
 			}

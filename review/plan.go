@@ -701,8 +701,8 @@ func (p *Plan) schedule(o *Options) error {
 	if p.Material.Bytes()+promptSlack <= budget {
 		if err := p.buildTasks(o, rules); err == nil {
 			longest := 0
-			for _, t := range p.Tasks {
-				longest = max(longest, len(t.Request.System))
+			for _, info := range p.taskInfo {
+				longest = max(longest, info.prompt.Len())
 			}
 			if longest+promptSlack <= budget {
 				return nil
@@ -725,7 +725,9 @@ func (p *Plan) schedule(o *Options) error {
 			overheadBytes = max(overheadBytes, len(c.Text))
 		}
 	}
-	if roomBytes := budget - overheadBytes - 256; roomBytes < 500 || fencedBytes(p.Material) > roomBytes {
+	// Material of twice the room in bytes is over it fenced (the fence
+	// only adds to it): it is not joined and measured.
+	if roomBytes := budget - overheadBytes - 256; roomBytes < 500 || p.Material.Bytes() > 2*roomBytes || fencedBytes(p.Material) > roomBytes {
 		overhead := 0
 		for _, c := range probes {
 			overhead = max(overhead, c.Tokens())
@@ -829,7 +831,9 @@ func (p *Plan) chunkTasks(ch material.Chunk, rules *persona.Persona) ([]*engine.
 	for _, s := range p.Specialists {
 		for _, l := range p.lenses.runs(s.ID) {
 			looks := p.lookRounds > 0 && p.toolsFor[s.ID]
-			c, err := run.Compose(s, prompt.Options{Lens: l, Round: chunkNote(ch.Index, n), MaxTokens: p.PromptBudget, Tools: looks})
+			// The prompt is joined when its call goes out (engine.Task.Compose):
+			// each copies the chunk's material.
+			c, err := run.Compose(s, prompt.Options{Lens: l, Round: chunkNote(ch.Index, n), MaxTokens: p.PromptBudget, Tools: looks, Defer: true})
 			if err != nil {
 				return nil, nil, nil, fmt.Errorf("compose the prompt of %s: %w", s.ID, err)
 			}
@@ -845,12 +849,16 @@ func (p *Plan) chunkTasks(ch material.Chunk, rules *persona.Persona) ([]*engine.
 			if n > 1 {
 				label += fmt.Sprintf("/c%d", ch.Index)
 			}
-			tasks = append(tasks, &engine.Task{ID: label, Group: s.ID, Request: &llm.Request{
+			task := &engine.Task{ID: label, Group: s.ID, Request: &llm.Request{
 				Model: p.Models[s.ID], System: c.Text, SharedPrefix: c.SharedPrefix, Label: label,
 				Messages:    []llm.Message{{Role: llm.RoleUser, Content: reviewInstructions}},
 				Temperature: llm.Float(0.3), MaxTokens: 8192,
 				Schema: &llm.Schema{Name: finding.ReportSchemaName, JSON: finding.ReportSchema},
-			}})
+			}}
+			if c.Deferred() {
+				task.Compose, task.Prefix = c.Join, fmt.Sprintf("chunk %d", ch.Index)
+			}
+			tasks = append(tasks, task)
 			chunk := 0
 			if n > 1 {
 				chunk = ch.Index
@@ -977,7 +985,7 @@ func (p *Plan) LensIDs() []string {
 func (p *Plan) Prompt(specialist string) (string, error) {
 	for _, t := range p.Tasks {
 		if t.Group == specialist {
-			return t.Request.System + "\n# User message\n\n" + t.Request.Messages[0].Content + "\n", nil
+			return p.taskInfo[t.ID].prompt.Join() + "\n# User message\n\n" + t.Request.Messages[0].Content + "\n", nil
 		}
 	}
 	return "", fmt.Errorf("--show-prompt %q: no such specialist in this review (taking part: %s)", specialist, strings.Join(p.specialistIDs(), ", "))

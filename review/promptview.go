@@ -15,7 +15,7 @@ func (p *Plan) ComposedPrompt(specialist, lens string) (prompt.Composed, string,
 	for _, t := range p.Tasks {
 		info := p.taskInfo[t.ID]
 		if info.specialist == specialist && info.lens == lens && info.chunk <= 1 {
-			return info.prompt, t.Request.Messages[0].Content, nil
+			return info.prompt.Joined(), t.Request.Messages[0].Content, nil
 		}
 	}
 	var have []string

@@ -96,7 +96,7 @@ func TestChangeCannotRewriteItsReviewers(t *testing.T) {
 				t.Errorf("warnings %q, want one saying %q", p.Warnings, tc.wantNote)
 			}
 			for _, task := range p.Tasks {
-				instructions := task.Request.System
+				instructions := task.Prompt().System
 				// The planted rule may stand only inside the fenced diff,
 				// where every line carries the gutter.
 				for _, line := range strings.Split(instructions, "\n") {

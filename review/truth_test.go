@@ -487,7 +487,7 @@ func TestReviewStaysUnderMaxCost(t *testing.T) {
 	m := middleware.NewMeter(middleware.Budget{}, llm.DefaultPrices(), nil)
 	worst := 0.0
 	for _, task := range p.Tasks {
-		c, _ := m.WorstCost(task.Request)
+		c, _ := m.WorstCost(task.Prompt())
 		worst = max(worst, c)
 	}
 	limit := 1.5 * worst // one call at a time at most, whatever it costs
