@@ -324,8 +324,7 @@ func (r *Run) Prefix() (string, []Layer, error) {
 	}
 	var b strings.Builder
 	var layers []Layer
-	fenced := Fence(r.Material, r.Nonce)
-	b.Grow(len(rules) + len(pre) + len(fenced) + len(format) + len(coordinates) + 256)
+	b.Grow(len(rules) + len(pre) + fencedSize(r.Material, r.Nonce) + len(format) + len(coordinates) + 256)
 	add := func(name, heading, text string) {
 		if text != "" {
 			layers = append(layers, writeLayer(&b, name, heading, text))
@@ -333,7 +332,12 @@ func (r *Run) Prefix() (string, []Layer, error) {
 	}
 	add(LayerRules, "Rules for every reviewer", rules)
 	add(LayerPreamble, "What you are reviewing", pre)
-	add(LayerMaterial, "Material under review", fenced)
+	// The fence is written in place: the material is the prompt's bulk.
+	start := b.Len()
+	b.WriteString("# Material under review\n\n")
+	writeFence(&b, r.Material, r.Nonce)
+	b.WriteString("\n\n")
+	layers = append(layers, Layer{Name: LayerMaterial, Start: start, End: b.Len()})
 	if r.MaterialTokens > 0 && r.Material != "" {
 		// The fence's lines split the text into pieces the tokenizer
 		// counts on their own, so the layer counts as the layer around no
@@ -367,14 +371,25 @@ func writeLayer(b *strings.Builder, name, heading, text string) Layer {
 // line break, a copy of the end marker) can make a line between the
 // markers that lacks the gutter, or a line after them.
 func Fence(material, nonce string) string {
-	material = strings.TrimRight(material, "\n")
 	var b strings.Builder
-	b.Grow(len(material) + len(material)/8 + len(fenceStatement) + 4*len(nonce) + 64)
+	b.Grow(fencedSize(material, nonce))
+	writeFence(&b, material, nonce)
+	return b.String()
+}
+
+// writeFence writes Fence(material, nonce) to b.
+func writeFence(b *strings.Builder, material, nonce string) {
+	material = strings.TrimRight(material, "\n")
 	b.WriteString(strings.ReplaceAll(fenceStatement, "{nonce}", nonce))
 	b.WriteString("\n\n<<<BEGIN MATERIAL " + nonce + ">>>\n")
-	writeGuttered(&b, material)
+	writeGuttered(b, material)
 	b.WriteString("<<<END MATERIAL " + nonce + ">>>")
-	return b.String()
+}
+
+// fencedSize is about the size of Fence(material, nonce), to grow a
+// builder by.
+func fencedSize(material, nonce string) int {
+	return len(material) + len(material)/8 + len(fenceStatement) + 4*len(nonce) + 64
 }
 
 // writeGuttered writes every line of text after the gutter, with the

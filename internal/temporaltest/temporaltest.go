@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,6 +43,26 @@ func Start(t testing.TB, dynamic ...string) string {
 		}
 		t.Skip("the temporal CLI is not on PATH: go install github.com/temporalio/cli/cmd/temporal@v1.5.1, or set SOT_TEMPORAL_CLI")
 	}
+	// A port found free may be taken by another process before the
+	// server binds it: the server then exits at once, and is started
+	// again on other ports.
+	for attempt := 1; ; attempt++ {
+		addr, log, err := startOnce(t, bin, dynamic)
+		if err == nil {
+			return addr
+		}
+		if attempt < 3 && strings.Contains(log, "address already in use") {
+			continue
+		}
+		t.Fatalf("the temporal dev server did not come up at %s: %v\n%s", addr, err, log)
+	}
+}
+
+// startOnce starts a dev server on ports found free, and returns its
+// address once it answers, or its log and why it did not come up: it
+// exited, or did not answer within a minute.
+func startOnce(t testing.TB, bin string, dynamic []string) (addr, log string, err error) {
+	t.Helper()
 	port, http, metrics := freePort(t), freePort(t), freePort(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -56,21 +77,27 @@ func Start(t testing.TB, dynamic ...string) string {
 		args = append(args, "--dynamic-config-value", d)
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
-	log, err := os.Create(filepath.Join(dir, "server.log"))
+	logFile, err := os.Create(filepath.Join(dir, "server.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		cancel()
 		t.Fatalf("start the temporal dev server: %v", err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		cancel()
-		_ = cmd.Wait()
-		log.Close()
+		<-exited
+		logFile.Close()
 	})
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	addr = fmt.Sprintf("127.0.0.1:%d", port)
+	readLog := func() string {
+		b, _ := os.ReadFile(filepath.Join(dir, "server.log"))
+		return string(b)
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		c, err := client.Dial(client.Options{HostPort: addr})
@@ -78,12 +105,17 @@ func Start(t testing.TB, dynamic ...string) string {
 			_, err = c.CheckHealth(context.Background(), &client.CheckHealthRequest{})
 			c.Close()
 			if err == nil {
-				return addr
+				return addr, "", nil
 			}
 		}
+		select {
+		case werr := <-exited:
+			exited <- werr // for the cleanup
+			return addr, readLog(), fmt.Errorf("the server exited: %v (last dial: %w)", werr, err)
+		default:
+		}
 		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(filepath.Join(dir, "server.log"))
-			t.Fatalf("the temporal dev server did not come up at %s: %v\n%s", addr, err, b)
+			return addr, readLog(), err
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -178,6 +178,14 @@ func (c *counter) mergeCount(piece string) int {
 // s must be valid UTF-8, and s[i] not DEL. The result is at least one
 // character.
 func pieceAt(s string, i int) int {
+	if e := asciiPieceAt(s, i); e > 0 {
+		return e - i
+	}
+	return runePieceAt(s, i)
+}
+
+// runePieceAt is pieceAt rune by rune, for any text.
+func runePieceAt(s string, i int) int {
 	r, size := utf8.DecodeRuneInString(s[i:])
 	if isPrefix(r) {
 		if e := upperThenLower(s, i+size); e > 0 {
@@ -238,6 +246,135 @@ func pieceAt(s string, i int) int {
 	}
 	return w - i
 }
+
+// asciiPieceAt is pieceAt for the common case of a piece of ASCII
+// characters: it returns where the piece at s[i] ends, byte by byte
+// through asciiClass, or 0 when a character it would have to classify is
+// not ASCII (a letter, mark, number or space could continue the run
+// there), which pieceAt then decides rune by rune. Both read the pattern
+// the same way: a prefix character before a letter starts a word, a word
+// is its upper-case run then its lower-case run (no ASCII character is
+// both) and a contraction, a number is at most three digits, punctuation
+// runs to its line breaks and slashes, and white space is split as
+// pieceAt's last step says.
+func asciiPieceAt(s string, i int) int {
+	at := func(k int) uint8 {
+		if k < len(s) {
+			return asciiClass[s[k]]
+		}
+		return 0
+	}
+	c := at(i)
+	if c == aHigh {
+		return 0
+	}
+	j := i
+	if c&aPrefix != 0 {
+		switch next := at(i + 1); {
+		case next == aHigh:
+			return 0
+		case next&(aUpper|aLower) != 0:
+			j = i + 1
+		}
+	}
+	switch cj := at(j); {
+	case cj&(aUpper|aLower) != 0:
+		u := j
+		for at(u)&aUpper != 0 {
+			u++
+		}
+		l := u
+		for at(l)&aLower != 0 {
+			l++
+		}
+		if at(l) == aHigh {
+			return 0
+		}
+		return contraction(s, l)
+	case c&aNumber != 0:
+		e := i + 1
+		for k := 1; k < 3 && at(e)&aNumber != 0; k++ {
+			e++
+		}
+		if e-i < 3 && at(e) == aHigh {
+			return 0
+		}
+		return e
+	}
+	if o := i + btoi(s[i] == ' '); at(o)&aOther != 0 {
+		e := o
+		for at(e)&aOther != 0 {
+			e++
+		}
+		if at(e) == aHigh {
+			return 0
+		}
+		for e < len(s) && (s[e] == '\r' || s[e] == '\n' || s[e] == '/') {
+			e++
+		}
+		return e
+	}
+	if c&aSpace == 0 {
+		return 0
+	}
+	w := i
+	for at(w)&aSpace != 0 {
+		w++
+	}
+	if at(w) == aHigh {
+		return 0
+	}
+	if k := strings.IndexAny(s[i:w], "\r\n"); k >= 0 {
+		e := i + k
+		for e < w && (s[e] == '\r' || s[e] == '\n') {
+			e++
+		}
+		return e
+	}
+	if w == len(s) || w-1 == i {
+		return w
+	}
+	return w - 1
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// The classes of asciiPieceAt, by byte: those of pieceAt's functions for
+// each ASCII character, aHigh alone for every byte of a longer one. DEL,
+// in no class, is 0.
+const (
+	aUpper  = 1 << iota // isUpper
+	aLower              // isLower
+	aNumber             // isNumber
+	aSpace              // unicode.IsSpace
+	aOther              // isOther
+	aPrefix             // isPrefix
+	aHigh               // not ASCII
+)
+
+var asciiClass = func() (t [256]uint8) {
+	for c := range t {
+		if c >= utf8.RuneSelf {
+			t[c] = aHigh
+			continue
+		}
+		r := rune(c)
+		for _, k := range []struct {
+			in  func(rune) bool
+			bit uint8
+		}{{isUpper, aUpper}, {isLower, aLower}, {isNumber, aNumber}, {unicode.IsSpace, aSpace}, {isOther, aOther}, {isPrefix, aPrefix}} {
+			if k.in(r) {
+				t[c] |= k.bit
+			}
+		}
+	}
+	return t
+}()
 
 // upperThenLower matches [U]*[L]+ and a contraction at s[j:], where U is
 // Lu, Lt, Lm, Lo or M and L is Ll, Lm, Lo or M, and returns where the match

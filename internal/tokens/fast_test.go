@@ -3,11 +3,14 @@ package tokens
 import (
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -148,4 +151,45 @@ func BenchmarkCount(b *testing.B) {
 			fast.count(s)
 		}
 	})
+}
+
+// asciiPieceAt finds the piece runePieceAt finds wherever it finds one: at
+// every position of the tricky texts, of the repository's Go files and of
+// random texts of ASCII with a few longer characters among them.
+func TestASCIIPiecesAreThePieces(t *testing.T) {
+	texts := slices.Clone(tricky)
+	for _, dir := range []string{".", filepath.Join("..", "..", "review")} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, f := range files {
+			if b, err := os.ReadFile(f); err == nil {
+				texts = append(texts, string(b))
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "Z", "q", "0", "9", " ", "  ", "\t", "\n", "\r\n", "'", "'s", "'LL", "/", "(", "-", "_", "\x00", "\x0b", "\x1c", "é", "É", "\u0301", "\u00a0", "\u0085", "٣", "│", "ſ"}
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	checked := 0
+	for _, s := range texts {
+		for i := 0; i < len(s); i++ {
+			if s[i] == 0x7f || !utf8.RuneStart(s[i]) {
+				continue
+			}
+			if e := asciiPieceAt(s, i); e > 0 {
+				checked++
+				if want := runePieceAt(s, i); e-i != want {
+					t.Fatalf("%q at %d: piece %q, want %q", s, i, s[i:e], s[i:i+want])
+				}
+			}
+		}
+	}
+	if checked < 100_000 {
+		t.Errorf("only %d pieces compared", checked)
+	}
 }
