@@ -234,7 +234,11 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	slices.SortStableFunc(d.m.Skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
 	maskFiles(d.m.Files)
 	d.m.Top = d.top
-	if repo.head || len(revs) > 0 {
+	switch {
+	case len(revs) == 0 && repo.commit != "":
+		// The working tree or the index against HEAD, which repoTop read.
+		d.m.Base, d.m.Head, d.m.Worktree = repo.commit, repo.commit, d.worktree || o.Staged
+	case repo.head || len(revs) > 0:
 		base, err := baseOf(ctx, d.top, revs)
 		if err != nil {
 			return nil, err

@@ -107,9 +107,15 @@ func filterDrivers(ctx context.Context, dir string) []string {
 	if abs, err := filepath.Abs(dir); err == nil {
 		key = abs
 	}
-	if v, ok := filterCache.Load(key); ok {
-		return v.([]string)
-	}
+	// Asked from several goroutines at once (the diff, the untracked
+	// files and their attributes start together), git runs once.
+	v, _ := filterCache.LoadOrStore(key, sync.OnceValue(func() []string { return readFilterDrivers(ctx, dir) }))
+	return v.(func() []string)()
+}
+
+// readFilterDrivers runs git to list the filter drivers dir's
+// configuration defines.
+func readFilterDrivers(ctx context.Context, dir string) []string {
 	cmd := exec.CommandContext(ctx, "git", "config", "--null", "--get-regexp", `^filter\.`)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
@@ -125,11 +131,11 @@ func filterDrivers(ctx context.Context, dir string) []string {
 			names = append(names, name)
 		}
 	}
-	filterCache.Store(key, names)
 	return names
 }
 
-// filterCache holds filterDrivers' answers by directory.
+// filterCache holds filterDrivers' answers by directory, each a
+// func() []string that reads them once.
 var filterCache sync.Map
 
 // errNoGit says what to do when git cannot be found.
@@ -160,6 +166,7 @@ type repoInfo struct {
 	top    string // the top directory of the work tree
 	prefix string // the directory relative to top, "" or ending in "/"
 	head   bool   // a commit is checked out
+	commit string // the commit checked out, when head
 }
 
 // repoTop finds the work tree containing dir, with one git process.
@@ -197,6 +204,9 @@ func repoTop(ctx context.Context, dir string) (repoInfo, error) {
 		return info, fmt.Errorf("%s: %w", dir, ErrNotRepo)
 	}
 	info.prefix = lines[1]
+	if info.head && len(lines) == 3 {
+		info.commit = strings.TrimSpace(lines[2])
+	}
 	return info, nil
 }
 
