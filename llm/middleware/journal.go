@@ -40,7 +40,8 @@ type entry struct {
 }
 
 // Journal is a run's append-only log of finished calls, one JSON line each,
-// fsynced before the answer is handed on. Opening an existing journal loads
+// written before the answer is handed on and fsynced before any later call
+// is sent (see Wrap). Opening an existing journal loads
 // its records, so that re-running an interrupted run replays every call that
 // had finished instead of paying for it again.
 type Journal struct {
@@ -72,6 +73,7 @@ type Journal struct {
 	seq     uint64
 	durable uint64
 	syncing bool
+	syncErr error // the first error a sync met; no record is durable after it
 }
 
 // OpenJournal opens or creates the journal at path. A torn last line (a crash
@@ -264,6 +266,16 @@ func (j *Journal) ReplayedUsage() (calls int, byModel map[string]llm.Usage) {
 // appends share one fsync (group commit), so a parallel run does not queue
 // behind the disk.
 func (j *Journal) Append(req *llm.Request, resp *llm.Response) error {
+	if err := j.write(req, resp); err != nil {
+		return err
+	}
+	return j.settle()
+}
+
+// write writes one record and has it synced in the background: it is in
+// the file, and survives the process, once write returns; settle waits
+// until it is on disk too.
+func (j *Journal) write(req *llm.Request, resp *llm.Response) error {
 	<-j.ready
 	if j.openErr != nil {
 		return j.openErr
@@ -283,58 +295,98 @@ func (j *Journal) Append(req *llm.Request, resp *llm.Response) error {
 		return fmt.Errorf("write journal: %w", err)
 	}
 	j.seq++
-	mine := j.seq
-	for j.durable < mine {
-		if j.syncing {
-			j.synced.Wait()
-			continue
-		}
-		j.syncing = true
-		target, f := j.seq, j.f
-		j.mu.Unlock()
-		err := f.Sync()
-		j.mu.Lock()
-		j.syncing = false
-		j.synced.Broadcast()
-		if err != nil {
-			return fmt.Errorf("sync journal: %w", err)
-		}
-		j.durable = target
-	}
 	j.written++
+	if !j.syncing {
+		j.syncing = true
+		go j.syncAll()
+	}
 	return nil
 }
 
-// Close closes the journal file.
+// syncAll syncs the file until every record written is on disk: one
+// fsync covers every record written before it started (group commit).
+func (j *Journal) syncAll() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for j.durable < j.seq && j.syncErr == nil {
+		target, f := j.seq, j.f
+		j.mu.Unlock()
+		err := syncFile(f)
+		j.mu.Lock()
+		if err != nil {
+			j.syncErr = fmt.Errorf("sync journal: %w", err)
+			break
+		}
+		j.durable = target
+	}
+	j.syncing = false
+	j.synced.Broadcast()
+}
+
+// syncFile syncs a journal's file; tests hold it back.
+var syncFile = (*os.File).Sync
+
+// settle waits until every record written is on disk, and returns the
+// error a sync met, if any.
+func (j *Journal) settle() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for j.durable < j.seq && j.syncErr == nil {
+		if !j.syncing {
+			if j.f == nil {
+				return errors.New("journal is closed")
+			}
+			j.syncing = true
+			go j.syncAll()
+		}
+		j.synced.Wait()
+	}
+	return j.syncErr
+}
+
+// Close waits until every record is on disk, then closes the journal
+// file; it returns the error a sync met, if any.
 func (j *Journal) Close() error {
 	<-j.ready
+	serr := j.settle()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for j.syncing {
 		j.synced.Wait()
 	}
 	if j.f == nil {
-		return nil
+		return serr
 	}
 	err := j.f.Close()
 	j.f = nil
-	return err
+	return errors.Join(serr, err)
 }
 
 // Wrap replays recorded answers and records every new one before returning it.
 // If the record cannot be written the call fails: an answer that is not
 // journaled could be paid for twice.
+//
+// A record is written before its answer is returned, and synced to disk in
+// the background; a call is sent only once every record written before it
+// is on disk. So the run goes on (checks the answer, composes the next
+// prompt, renders its outputs) while the disk syncs, and no call that
+// could depend on an answer is paid for before that answer is on disk:
+// a crash of the machine loses at most the answers of the last calls,
+// with no later call built on them. Close waits for the last sync.
 func (j *Journal) Wrap(next llm.Provider) llm.Provider {
 	return llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		if r, ok := j.take(req.Key()); ok {
 			r.Source = llm.SourceJournal
 			return r, nil
 		}
+		if err := j.settle(); err != nil {
+			return nil, err
+		}
 		resp, err := next.Complete(ctx, req)
 		if err != nil {
 			return nil, err
 		}
-		if err := j.Append(req, resp); err != nil {
+		if err := j.write(req, resp); err != nil {
 			return nil, err
 		}
 		return resp, nil

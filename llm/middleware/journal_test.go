@@ -322,3 +322,65 @@ func TestJournalReadsAcrossBatches(t *testing.T) {
 		}
 	}
 }
+
+// An answer is handed on once its record is written, while the disk syncs
+// it; the next call is sent only once that record is on disk, and Close
+// waits for the last sync. A failed sync stops the next call and Close.
+func TestJournalSyncsBeforeTheNextCall(t *testing.T) {
+	release := make(chan struct{})
+	syncing := make(chan struct{}, 8)
+	fail := false
+	defer func(f func(*os.File) error) { syncFile = f }(syncFile)
+	syncFile = func(f *os.File) error {
+		syncing <- struct{}{}
+		<-release
+		if fail {
+			return errors.New("disk gone")
+		}
+		return f.Sync()
+	}
+	p, srv := backend(t, llmtest.Config{})
+	j, err := OpenJournal(filepath.Join(t.TempDir(), "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := j.Wrap(p)
+	complete(t, w, ask(0)) // returns with its record written, not yet synced
+	<-syncing
+	if _, written, _ := j.Stats(); written != 1 {
+		t.Fatalf("%d records written, want 1", written)
+	}
+	second := make(chan error, 1)
+	go func() {
+		_, err := w.Complete(context.Background(), ask(1))
+		second <- err
+	}()
+	select {
+	case err := <-second:
+		t.Fatalf("the next call went while the first answer was not on disk (err %v)", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if srv.Count() != 1 {
+		t.Fatalf("%d requests reached the provider before the first record was synced, want 1", srv.Count())
+	}
+	release <- struct{}{} // the first record is on disk: the second call goes
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	<-syncing // the second record's sync
+	closed := make(chan error, 1)
+	go func() { closed <- j.Close() }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned before the last record was on disk")
+	case <-time.After(50 * time.Millisecond):
+	}
+	fail = true
+	release <- struct{}{}
+	if err := <-closed; err == nil || !strings.Contains(err.Error(), "disk gone") {
+		t.Errorf("Close after a failed sync: %v, want the sync's error", err)
+	}
+	if _, err := w.Complete(context.Background(), ask(2)); err == nil {
+		t.Error("a call went after the journal failed to sync")
+	}
+}
