@@ -193,9 +193,13 @@ func (r *Run) Executor(fallback string) engine.Executor {
 	return r.o.NewExecutor.Make(r.Stack, r.o.Hooks, fallback)
 }
 
-// Close closes the stack, then the directory.
+// Close closes the stack, then the directory. The journal's last records
+// are synced to disk first; when that fails, a warning says that a resumed
+// run may pay for its last calls again.
 func (r *Run) Close() {
-	r.Stack.Close()
+	if err := r.Stack.Close(); err != nil {
+		r.o.Warnf("the run's journal: %v; the same command run again may pay again for the calls whose answers it had not saved", err)
+	}
 	r.Dir.Close()
 }
 
