@@ -14,9 +14,9 @@ import (
 const ExcerptBytes = 800
 
 // excerpt returns about max bytes of text (the markers of what was left
-// out come on top): its paragraphs that share the
-// most words with the question's terms, the best first, kept in the order
-// of the text, with "…" where paragraphs were left out. A paragraph longer
+// out come on top): its paragraphs that share the most words with the
+// question's terms, the best first, kept in the order of the text, with
+// "…" where paragraphs were left out. A paragraph longer
 // than what is left is cut at its last sentence end (else its last space)
 // that fits. With no paragraph sharing a word, the text's opening is kept.
 // cut reports whether anything was left out; a text of at most max bytes is
