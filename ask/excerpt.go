@@ -6,12 +6,12 @@ import (
 	"unicode"
 )
 
-// ExcerptBytes is the most a span shows of a source it adds (route.Span's
+// excerptBytes is the most a span shows of a source it adds (route.Span's
 // members that are not its own): the passages nearest the question. Such
 // a source is read in full by its own role, so the span needs it only to
 // link across time or themes, and reading it whole twice cost the society
 // of thought most of its token overhead over a plain reading.
-const ExcerptBytes = 800
+const excerptBytes = 800
 
 // excerpt returns about max bytes of text (the markers of what was left
 // out come on top): its paragraphs that share the most words with the

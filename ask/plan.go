@@ -321,7 +321,7 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 
 // joinSources is the text of several sources read as one: each under a
 // "## Source:" heading with its title and date. The sources in part are
-// shown in excerpt (excerpt, ExcerptBytes), and their heading says so.
+// shown in excerpt (excerpt, excerptBytes), and their heading says so.
 func (p *Plan) joinSources(ids []string, part map[string]bool) (text string, excerpts int) {
 	var b strings.Builder
 	var terms []string
@@ -337,7 +337,7 @@ func (p *Plan) joinSources(ids []string, part map[string]bool) (text string, exc
 		text := strings.TrimSpace(s.Text)
 		if part[id] {
 			var cut bool
-			if text, cut = excerpt(text, terms, ExcerptBytes); cut {
+			if text, cut = excerpt(text, terms, excerptBytes); cut {
 				b.WriteString(" (excerpt)")
 				excerpts++
 			}
