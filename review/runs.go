@@ -18,21 +18,30 @@ import (
 // the journal of a run that did not finish into dollars.
 func ListRuns(top string, prices llm.PriceTable) ([]run.Listed, error) {
 	patterns := []string{filepath.Join(".sot", "reviews", "*"), filepath.Join(".paw", "work", "*", "reviews")}
-	return run.ListOf(top, patterns, prices, func(e run.Entry, rec *record) run.Described {
-		kind := []string{rec.Context.Type}
-		if rec.Mode != "" && rec.Mode != ModeSociety {
-			kind = append(kind, rec.Mode)
-		} else if rec.Context.InteractionMode != "" {
-			kind = append(kind, rec.Context.InteractionMode)
-		}
-		d := run.Described{Kind: strings.Join(kind, ", "), Material: rec.Context.Coordinates,
-			Command: resumeCommand(rec, e.State.RunID, e.Path())}
-		if res, done := run.ReadResult[synthesis.Result](e, resultFile); done {
-			d.Finished = &run.Finished{Missing: len(res.Missing), Calls: res.Usage.Calls, CostUSD: res.Usage.CostUSD}
-			d.Items = len(res.Items)
-		}
-		return d
-	})
+	return run.ListOf(top, patterns, prices, describeRun)
+}
+
+// ListRun is what ListRuns says of the run in dir (absolute, or relative
+// to top), reading no other run; ok is false when dir holds no run.
+func ListRun(top, dir string, prices llm.PriceTable) (run.Listed, bool) {
+	return run.ListDir(top, dir, prices, describeRun)
+}
+
+// describeRun is what a listing says of a review run.
+func describeRun(e run.Entry, rec *record) run.Described {
+	kind := []string{rec.Context.Type}
+	if rec.Mode != "" && rec.Mode != ModeSociety {
+		kind = append(kind, rec.Mode)
+	} else if rec.Context.InteractionMode != "" {
+		kind = append(kind, rec.Context.InteractionMode)
+	}
+	d := run.Described{Kind: strings.Join(kind, ", "), Material: rec.Context.Coordinates,
+		Command: resumeCommand(rec, e.State.RunID, e.Path())}
+	if res, done := run.ReadResult[synthesis.Result](e, resultFile); done {
+		d.Finished = &run.Finished{Missing: len(res.Missing), Calls: res.Usage.Calls, CostUSD: res.Usage.CostUSD}
+		d.Items = len(res.Items)
+	}
+	return d
 }
 
 // resumeCommand rebuilds, from a run's record, the sot review command that

@@ -43,23 +43,15 @@ type Outcome struct {
 	Message string `json:"message,omitempty"`
 }
 
-// listed finds a job's run as sot runs lists it.
+// listed finds a job's run as sot runs lists it, reading that run alone:
+// a status costs the same in a project of one run and of a thousand.
 func (s *Server) listed(j Job) (run.Listed, bool) {
-	lists := map[string]func(string, llm.PriceTable) ([]run.Listed, error){"review": review.ListRuns, "ask": ask.ListRuns, "debate": debate.ListRuns}
+	lists := map[string]func(string, string, llm.PriceTable) (run.Listed, bool){"review": review.ListRun, "ask": ask.ListRun, "debate": debate.ListRun}
 	list, ok := lists[j.Scenario]
 	if !ok {
 		return run.Listed{}, false
 	}
-	runs, err := list(s.top, s.prices)
-	if err != nil {
-		return run.Listed{}, false
-	}
-	for _, l := range runs {
-		if filepath.Clean(l.Dir) == filepath.Clean(j.Dir) {
-			return l, true
-		}
-	}
-	return run.Listed{}, false
+	return list(s.top, j.Dir, s.prices)
 }
 
 // verdicts names the exit codes of a run's command.

@@ -28,7 +28,7 @@ import (
 
 // userKey gives the test a user cache directory of its own and returns the
 // key Begin and ListOf sign and check records with there.
-func userKey(t *testing.T) []byte {
+func userKey(t testing.TB) []byte {
 	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Setenv("HOME", t.TempDir()) // where macOS keeps its user cache
@@ -91,7 +91,7 @@ func paid(in, out int) *llm.Response {
 
 // writeRun records st in dir under key, as a run does, and journals the
 // answers, each to question i, through the run's journal.
-func writeRun(t *testing.T, top, dir string, key []byte, st State, answers ...*llm.Response) {
+func writeRun(t testing.TB, top, dir string, key []byte, st State, answers ...*llm.Response) {
 	t.Helper()
 	d, err := Open(top, dir, testLayout, key)
 	if err != nil {
@@ -650,19 +650,20 @@ func TestListOf(t *testing.T) {
 	writeRun(t, top, filepath.Join(top, ".sot", "reviews", "rother"), key, State{RunID: "rother", Created: day(9)})
 
 	patterns := []string{filepath.Join(answers, "*"), filepath.Join(debates, "*")}
+	describe := func(e Entry, p *payload) Described {
+		if p == nil {
+			t.Fatalf("%s: describe was given no payload", e.Dir)
+		}
+		d := Described{Material: p.Mode, Command: "sot ask " + e.State.RunID, Items: 3}
+		if b, err := os.ReadFile(filepath.Join(e.Path(), "result.json")); err == nil {
+			d.Finished = new(Finished)
+			json.Unmarshal(b, d.Finished)
+		}
+		return d
+	}
 	list := func() []Listed {
 		t.Helper()
-		got, err := ListOf(top, patterns, prices, func(e Entry, p *payload) Described {
-			if p == nil {
-				t.Fatalf("%s: describe was given no payload", e.Dir)
-			}
-			d := Described{Material: p.Mode, Command: "sot ask " + e.State.RunID, Items: 3}
-			if b, err := os.ReadFile(filepath.Join(e.Path(), "result.json")); err == nil {
-				d.Finished = new(Finished)
-				json.Unmarshal(b, d.Finished)
-			}
-			return d
-		})
+		got, err := ListOf(top, patterns, prices, describe)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -684,6 +685,24 @@ func TestListOf(t *testing.T) {
 	}
 	if diff := cmp.Diff(got, list()); diff != "" {
 		t.Errorf("a second listing differs from the first (-first +second):\n%s", diff)
+	}
+
+	// ListDir says of one run what ListOf says of it, reading that run
+	// alone, wherever it is; a directory is taken as named, never as a
+	// pattern, and what is not a run is not listed.
+	for _, l := range got {
+		one, ok := ListDir(top, l.Dir, prices, describe)
+		if diff := cmp.Diff(l, one, cmpopts.EquateApprox(0, 1e-12)); !ok || diff != "" {
+			t.Errorf("ListDir(%s): ok %v (-ListOf +ListDir):\n%s", l.Dir, ok, diff)
+		}
+	}
+	if one, ok := ListDir(top, filepath.Join(top, ".sot", "reviews", "rother"), prices, describe); !ok || one.ID != "rother" || one.Dir != filepath.Join(".sot", "reviews", "rother") {
+		t.Errorf("a run outside the patterns, named absolutely: %+v, %v", one, ok)
+	}
+	for _, dir := range []string{"empty", "broken", "notes.txt", "rlink", "*", "r*"} {
+		if one, ok := ListDir(top, filepath.Join(answers, dir), prices, describe); ok {
+			t.Errorf("%s is listed as a run: %+v", dir, one)
+		}
 	}
 }
 

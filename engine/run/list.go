@@ -38,38 +38,49 @@ type Entry struct {
 // run's record is skipped, and a symlink is never followed. payload, when
 // set, returns a new value to decode each record's payload into.
 func List(top string, patterns []string, payload func() any, key []byte) ([]Entry, error) {
-	var out []Entry
+	var dirs []string
 	for _, pattern := range patterns {
-		dirs, err := filepath.Glob(filepath.Join(top, pattern))
+		m, err := filepath.Glob(filepath.Join(top, pattern))
 		if err != nil {
 			return nil, err
 		}
-		for _, dir := range dirs {
-			fi, err := os.Lstat(dir)
-			if err != nil || !fi.IsDir() {
-				continue
-			}
-			b, err := os.ReadFile(filepath.Join(dir, StateFile))
-			if err != nil {
-				continue
-			}
-			var p any
-			if payload != nil {
-				p = payload()
-			}
-			st := ParseState(b, p, key)
-			if st.RunID == "" {
-				continue
-			}
-			e := Entry{Dir: dir, State: st, Running: Running(dir), path: dir}
-			if rel, err := filepath.Rel(top, dir); err == nil {
-				e.Dir = rel
-			}
-			out = append(out, e)
+		dirs = append(dirs, m...)
+	}
+	return ListDirs(top, dirs, payload, key), nil
+}
+
+// ListDirs is List over the directories given, each absolute or relative
+// to top, as they are named (no pattern is expanded).
+func ListDirs(top string, dirs []string, payload func() any, key []byte) []Entry {
+	var out []Entry
+	for _, dir := range dirs {
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(top, dir)
 		}
+		fi, err := os.Lstat(dir)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, StateFile))
+		if err != nil {
+			continue
+		}
+		var p any
+		if payload != nil {
+			p = payload()
+		}
+		st := ParseState(b, p, key)
+		if st.RunID == "" {
+			continue
+		}
+		e := Entry{Dir: dir, State: st, Running: Running(dir), path: dir}
+		if rel, err := filepath.Rel(top, dir); err == nil {
+			e.Dir = rel
+		}
+		out = append(out, e)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].State.Created.After(out[j].State.Created) })
-	return out, nil
+	return out
 }
 
 // Path is the entry's directory as found (not made relative).
@@ -169,6 +180,23 @@ func ListOf[P any](top string, patterns []string, prices llm.PriceTable, describ
 	if err != nil {
 		return nil, err
 	}
+	return listedAs(entries, prices, describe), nil
+}
+
+// ListDir is ListOf for the one run directory dir (absolute, or relative
+// to top), whatever the patterns: what a caller that knows its run reads
+// without reading every other. ok is false when dir holds no run.
+func ListDir[P any](top, dir string, prices llm.PriceTable, describe func(e Entry, payload *P) Described) (l Listed, ok bool) {
+	out := listedAs(ListDirs(top, []string{dir}, func() any { return new(P) }, Key()), prices, describe)
+	if len(out) == 0 {
+		return Listed{}, false
+	}
+	return out[0], true
+}
+
+// listedAs is what describe makes of entries, with their state and
+// spending.
+func listedAs[P any](entries []Entry, prices llm.PriceTable, describe func(e Entry, payload *P) Described) []Listed {
 	out := make([]Listed, 0, len(entries))
 	for _, e := range entries {
 		p, _ := e.State.Payload.(*P)
@@ -186,7 +214,7 @@ func ListOf[P any](top string, patterns []string, prices llm.PriceTable, describ
 		}
 		out = append(out, l)
 	}
-	return out, nil
+	return out
 }
 
 // ReadResult reads the result a run wrote as JSON into the file name of
