@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // excerptBytes is the most a span shows of a source it adds (route.Span's
@@ -111,7 +112,7 @@ func cutAt(p string, n int) string {
 		return p
 	}
 	head := p[:n]
-	for !utf8Start(p, len(head)) {
+	for !utf8.RuneStart(p[len(head)]) {
 		head = head[:len(head)-1]
 	}
 	if i := strings.LastIndexAny(head, ".!?"); i > n/3 {
@@ -121,11 +122,6 @@ func cutAt(p string, n int) string {
 		return strings.TrimRight(head[:i], " ")
 	}
 	return head
-}
-
-// utf8Start reports whether p[i:] starts at a rune's first byte.
-func utf8Start(p string, i int) bool {
-	return i >= len(p) || p[i]&0xC0 != 0x80
 }
 
 // wordRune is what index.Terms counts as part of a word.

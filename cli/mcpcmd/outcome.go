@@ -109,8 +109,8 @@ func lastSaid(log string) string {
 
 // outputs are the files a job's run wrote, as its record lists them.
 func (s *Server) outputs(j Job) []string {
-	entries, err := run.List(s.top, []string{j.Dir}, nil, run.Key())
-	if err != nil || len(entries) == 0 {
+	entries := run.ListDirs(s.top, []string{j.Dir}, nil, run.Key())
+	if len(entries) == 0 {
 		return nil
 	}
 	files := append([]string(nil), entries[0].State.Written...)
