@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sotlabs/sot/internal/parallel"
 )
 
 // Categories of a change, as reported by Analyze.
@@ -145,16 +148,16 @@ func (m *Material) Analyze() Signals { return m.analyze(true) }
 func (m *Material) Categorize() Signals { return m.analyze(false) }
 
 func (m *Material) analyze(keywords bool) Signals {
-	s := Signals{
-		Languages: make(map[string]int),
-		Reasons:   make(map[string]string),
-		Keywords:  make(map[string]int),
-		Evidence:  make(map[string]map[string]float64),
-	}
-	a := &analysis{s: &s, dirs: make(map[string]bool), removedSet: make(map[string]int), prose: make(map[string]*proseHits), keywords: keywords}
+	return m.analyzeIn(keywords, m.analysisParts())
+}
+
+// analyzeIn is analyze with the files read in the given number of parts
+// at once (see analyzeFiles).
+func (m *Material) analyzeIn(keywords bool, parts int) Signals {
+	a := m.analyzeFiles(keywords, parts)
+	s := a.s
 	allDocs := true
 	for _, f := range m.Files {
-		a.file(m.Type, f)
 		if !isDocPath(f.Path) {
 			allDocs = false
 		}
@@ -192,7 +195,170 @@ func (m *Material) analyze(keywords bool) Signals {
 	}
 	slices.Sort(s.Categories)
 	s.Keywords = topKeywords(a.wordAt, a.wordCount, maxKeywords)
-	return s
+	return *s
+}
+
+// analysisPart is the text, in bytes, a part of a large material's files
+// holds at least when they are analysed in parts.
+const analysisPart = 256 << 10
+
+// analysisParts is the number of parts analyzeFiles cuts the files in:
+// one for each CPU, but none of less than analysisPart bytes.
+func (m *Material) analysisParts() int {
+	total := 0
+	for _, f := range m.Files {
+		total += len(f.Text)
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), total/analysisPart))
+}
+
+// analyzeFiles applies the path and line rules to the material's files,
+// cut into parts of about the same size in bytes (at most one a file).
+// The parts are analysed at once and merged in the files' order, which
+// comes to what reading every file in turn comes to (see merge).
+func (m *Material) analyzeFiles(keywords bool, parts int) *analysis {
+	total := 0
+	for _, f := range m.Files {
+		total += len(f.Text)
+	}
+	parts = max(1, min(parts, len(m.Files)))
+	// bounds[i] is the first file of part i.
+	bounds := make([]int, 0, parts+1)
+	bounds = append(bounds, 0)
+	seen := 0
+	for i, f := range m.Files {
+		if len(bounds) < parts && seen >= total*len(bounds)/parts {
+			bounds = append(bounds, i)
+		}
+		seen += len(f.Text)
+	}
+	bounds = append(bounds, len(m.Files))
+	as := make([]*analysis, len(bounds)-1)
+	parallel.For(len(as), func(i int) {
+		as[i] = newAnalysis(keywords, m.Type, m.Files[bounds[i]:bounds[i+1]])
+	})
+	a := as[0]
+	for _, b := range as[1:] {
+		a.merge(b)
+	}
+	return a
+}
+
+// newAnalysis reads files of a material of type typ.
+func newAnalysis(keywords bool, typ string, files []File) *analysis {
+	a := &analysis{
+		s: &Signals{
+			Languages: make(map[string]int),
+			Reasons:   make(map[string]string),
+			Keywords:  make(map[string]int),
+			Evidence:  make(map[string]map[string]float64),
+		},
+		dirs: make(map[string]bool), removedSet: make(map[string]int), prose: make(map[string]*proseHits), keywords: keywords,
+	}
+	if typ == TypeDiff {
+		n := 0
+		for _, f := range files {
+			if isCodePath(f.Path) && !isTestPath(f.Path) {
+				n += f.Additions
+			}
+		}
+		a.addedCode = make([]codeLine, 0, n)
+	}
+	for _, f := range files {
+		a.file(typ, f)
+	}
+	return a
+}
+
+// merge adds the analysis of the files after a's to a, as if a had read
+// them too: counts add up, sets join, b's added lines follow a's, and of
+// two reasons for a category b's stays only when its rank is lower (the
+// first of the lowest rank stays, as in noteRank); the same holds for a
+// prose hit's reason and for the file of the most added control flow.
+func (a *analysis) merge(b *analysis) {
+	s, t := a.s, b.s
+	s.Files += t.Files
+	s.Additions += t.Additions
+	s.Deletions += t.Deletions
+	s.TestFilesChanged += t.TestFilesChanged
+	s.CodeFilesChanged += t.CodeFilesChanged
+	for l, n := range t.Languages {
+		s.Languages[l] += n
+	}
+	for cat, r := range b.rank {
+		if old, ok := a.rank[cat]; ok && old <= r {
+			continue
+		}
+		if a.rank == nil {
+			a.rank = make(map[string]int)
+		}
+		a.rank[cat] = r
+		s.Reasons[cat] = t.Reasons[cat]
+	}
+	for cat, e := range t.Evidence {
+		for p, w := range e {
+			a.evidence(cat, p, w)
+		}
+	}
+	maps.Copy(a.dirs, b.dirs)
+	for i, w := range b.wordIndex() {
+		if j, ok := a.wordAt[w]; ok {
+			a.wordCount[j] += b.wordCount[i]
+			continue
+		}
+		if a.wordAt == nil {
+			a.wordAt = make(map[string]int)
+		}
+		a.wordAt[w] = len(a.wordCount)
+		a.wordCount = append(a.wordCount, b.wordCount[i])
+	}
+	a.cfAdded += b.cfAdded
+	a.cfRemoved += b.cfRemoved
+	if b.cfExampleCount > a.cfExampleCount {
+		a.cfExample, a.cfExampleCount = b.cfExample, b.cfExampleCount
+	}
+	a.codeAdded += b.codeAdded
+	a.codeRemoved += b.codeRemoved
+	if a.renamedCode == "" {
+		a.renamedCode, a.renamedTo = b.renamedCode, b.renamedTo
+	}
+	for l, n := range b.removedSet {
+		a.removedSet[l] += n
+	}
+	a.addedCode = append(a.addedCode, b.addedCode...)
+	for p := range b.cfFiles {
+		if a.cfFiles == nil {
+			a.cfFiles = make(map[string]bool)
+		}
+		a.cfFiles[p] = true
+	}
+	for p, n := range b.behaviour {
+		if a.behaviour == nil {
+			a.behaviour = make(map[string]int)
+		}
+		a.behaviour[p] += n
+	}
+	for cat, h := range b.prose {
+		g := a.prose[cat]
+		if g == nil {
+			a.prose[cat] = h
+			continue
+		}
+		g.lines += h.lines
+		maps.Copy(g.files, h.files)
+		if h.rank < g.rank {
+			g.rank, g.reason = h.rank, h.reason
+		}
+	}
+}
+
+// wordIndex lists the words a counted, each at its index in wordCount.
+func (a *analysis) wordIndex() []string {
+	words := make([]string, len(a.wordCount))
+	for w, i := range a.wordAt {
+		words[i] = w
+	}
+	return words
 }
 
 // analysis accumulates what Analyze needs across files.
@@ -393,8 +559,8 @@ func (a *analysis) file(typ string, f File) {
 		a.codeRemoved += f.Deletions
 	}
 	cfAdded := 0
-	for _, l := range splitLines(f.Text) {
-		mark, num, text := parseLine(l)
+	for l := range strings.Lines(f.Text) {
+		mark, num, text := parseLine(strings.TrimSuffix(l, "\n"))
 		if mark != markAdded && mark != markRemoved && mark != markPlain {
 			continue // context, headers, notes
 		}
@@ -699,7 +865,6 @@ var (
 		re:   lazyRegexp(`(?i)\b(create|alter|drop)\s+(table|index|column)\b|\bjson\.(Marshal|Unmarshal|NewDecoder|NewEncoder|dumps?|loads?)\b|\bJSON\.(parse|stringify)\b|\byaml\.(Marshal|Unmarshal|safe_load|load|dump)\b|\bproto\.(Marshal|Unmarshal)\b|\bpickle\.|"encoding/(json|xml|gob|csv)"|"database/sql"|\b(gorm|sqlx|sqlalchemy|prisma|sequelize|typeorm|hibernate|ActiveRecord)\b|\bmodels\.Model\b|\b(de)?serializ`),
 		what: "handles stored or serialized data",
 	}
-	goExported = lazyRegexp(`^(func\s+(\([^)]*\)\s*)?|type\s+|var\s+|const\s+)\p{Lu}`)
 	tsExported = lazyRegexp(`^export\s|^module\.exports\b|^exports\.`)
 	publicDecl = lazyRegexp(`^\s*public\s`)
 	rustPublic = lazyRegexp(`^\s*pub\s+(fn|struct|enum|trait|type|const|static|mod|use)\b`)
@@ -790,8 +955,7 @@ var trustWordKeys = lineRule{bit: 1 << 6, keys: func() []string {
 func apiLine(lang, text string) bool {
 	switch lang {
 	case "go":
-		return (strings.HasPrefix(text, "func") || strings.HasPrefix(text, "type") || strings.HasPrefix(text, "var") ||
-			strings.HasPrefix(text, "const")) && goExported.MatchString(text)
+		return goExported(text)
 	case "typescript", "javascript":
 		return (strings.HasPrefix(text, "export") || strings.HasPrefix(text, "module.exports")) && tsExported.MatchString(text)
 	case "java", "kotlin", "csharp", "scala":
@@ -801,6 +965,38 @@ func apiLine(lang, text string) bool {
 	}
 	return false
 }
+
+// goExported reports whether a line of Go declares an exported name: func
+// (with or without a receiver), type, var or const, then white space, then
+// an upper-case letter, as the regular expression
+// ^(func\s+(\([^)]*\)\s*)?|type\s+|var\s+|const\s+)\p{Lu} matches (a test
+// holds the two together). Most lines of a Go diff are tried, so it is
+// written out.
+func goExported(text string) bool {
+	for _, kw := range [...]string{"func", "type", "var", "const"} {
+		rest, ok := strings.CutPrefix(text, kw)
+		if !ok {
+			continue
+		}
+		name := strings.TrimLeft(rest, reSpace)
+		if len(name) == len(rest) {
+			return false
+		}
+		if kw == "func" && strings.HasPrefix(name, "(") {
+			i := strings.IndexByte(name, ')')
+			if i < 0 {
+				return false
+			}
+			name = strings.TrimLeft(name[i+1:], reSpace)
+		}
+		r, _ := utf8.DecodeRuneInString(name)
+		return unicode.IsUpper(r)
+	}
+	return false
+}
+
+// reSpace is what \s matches in a regular expression.
+const reSpace = "\t\n\f\r "
 
 // stopWords are words too common to tell a change apart.
 var stopWords = map[string]bool{

@@ -1,6 +1,7 @@
 package material
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -37,4 +38,34 @@ func TestTrustWordKeysCoverTheWords(t *testing.T) {
 			t.Errorf("%q is not a trust word", w)
 		}
 	}
+}
+
+// goExportedRE is the rule goExported writes out.
+var goExportedRE = regexp.MustCompile(`^(func\s+(\([^)]*\)\s*)?|type\s+|var\s+|const\s+)\p{Lu}`)
+
+var goExportedLines = []string{
+	"", "func", "func ", "func Handle(v int) int {", "func handle()", "func\tÜber()", "func  (s *S) Serve()",
+	"func (s *S) serve()", "func (s *S)Serve()", "func (s *S", "func(s *S) Serve()", "func (a, b) X", "func ((x)) Y",
+	"type T struct{}", "type t struct{}", "typeT", "var X = 1", "var\n\fX", "const Pi = 3", "const pi = 3",
+	"functional X", "  func X()", "var _ = 1", "func \xffX", "func (r \u212a) Éclair()", "type \u01c5x",
+}
+
+// goExported says what the regular expression it stands for says.
+func TestGoExportedIsTheExpression(t *testing.T) {
+	for _, l := range goExportedLines {
+		if got, want := goExported(l), goExportedRE.MatchString(l); got != want {
+			t.Errorf("goExported(%q) = %v, the expression says %v", l, got, want)
+		}
+	}
+}
+
+func FuzzGoExported(f *testing.F) {
+	for _, l := range goExportedLines {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, l string) {
+		if got, want := goExported(l), goExportedRE.MatchString(l); got != want {
+			t.Errorf("goExported(%q) = %v, the expression says %v", l, got, want)
+		}
+	})
 }

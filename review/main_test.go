@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotlabs/sot/internal/gchold"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm/llmtest"
 )
@@ -104,11 +105,15 @@ func reviewIfChild() (code int, child bool) {
 		}
 	}
 	ctx := context.Background()
+	// sot review prepares with the collector held off until its calls
+	// start (cmdutil.RunScenario); so does this process.
+	release := gchold.Hold(os.Getenv)
 	fmt.Println(time.Now().UnixNano())
 	cpu := cpuTime()
 	p, err := Prepare(ctx, o)
 	cpu = cpuTime() - cpu
 	pprof.StopCPUProfile()
+	release()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1, true

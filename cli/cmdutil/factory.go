@@ -60,7 +60,7 @@ type Factory struct {
 	host     *temporal.Host
 	hostErr  error
 
-	// callsStart releases the hold on collection RunScenario took (holdGC)
+	// callsStart releases the hold on collection RunScenario took (gchold.Hold)
 	// once the run's calls start.
 	callsStart func()
 }

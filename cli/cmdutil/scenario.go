@@ -40,6 +40,7 @@ import (
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/scenario"
+	"github.com/sotlabs/sot/internal/gchold"
 	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/llm"
 )
@@ -50,7 +51,7 @@ import (
 // The command a worker drives runs it as the workflow of its own run
 // (see hosted).
 func RunScenario(ctx context.Context, f *Factory, run func(context.Context) error) error {
-	release := holdGC(f.Getenv)
+	release := gchold.Hold(f.Getenv)
 	defer release()
 	f.callsStart = release
 	return Interruptible(ctx, "the run's journal", func(ctx context.Context) error {
@@ -101,7 +102,7 @@ func (l *Live) Start(calls int) {
 	l.f.LogTo(l.d)
 	l.stop = l.d.Start(time.Second)
 	if l.f.callsStart != nil {
-		l.f.callsStart() // the run waits on models from now on: collect as usual (holdGC)
+		l.f.callsStart() // the run waits on models from now on: collect as usual (gchold.Hold)
 	}
 }
 

@@ -248,21 +248,33 @@ func runePieceAt(s string, i int) int {
 }
 
 // asciiPieceAt is pieceAt for the common case of a piece of ASCII
-// characters: it returns where the piece at s[i] ends, byte by byte
-// through asciiClass, or 0 when a character it would have to classify is
-// not ASCII (a letter, mark, number or space could continue the run
-// there), which pieceAt then decides rune by rune. Both read the pattern
-// the same way: a prefix character before a letter starts a word, a word
-// is its upper-case run then its lower-case run (no ASCII character is
-// both) and a contraction, a number is at most three digits, punctuation
-// runs to its line breaks and slashes, and white space is split as
-// pieceAt's last step says.
+// characters and the few punctuation marks and symbols symbolWidth knows
+// (the fence's gutter starts every line of material): it returns where the
+// piece at s[i] ends, byte by byte through asciiClass, or 0 when a
+// character it would have to classify is another one (a letter, mark,
+// number or space could continue the run there), which pieceAt then
+// decides rune by rune. Both read the pattern the same way: a prefix
+// character before a letter starts a word, a word is its upper-case run
+// then its lower-case run (no ASCII character is both) and a
+// contraction, a number is at most three digits, punctuation runs to its
+// line breaks and slashes, and white space is split as pieceAt's last
+// step says.
 func asciiPieceAt(s string, i int) int {
 	at := func(k int) uint8 {
-		if k < len(s) {
-			return asciiClass[s[k]]
+		if k >= len(s) {
+			return 0
 		}
-		return 0
+		if c := asciiClass[s[k]]; c != aHigh || symbolWidth(s, k) == 0 {
+			return c
+		}
+		return aOther | aPrefix
+	}
+	// width is the size of the character at s[k], of a class at knows.
+	width := func(k int) int {
+		if s[k] < utf8.RuneSelf {
+			return 1
+		}
+		return symbolWidth(s, k)
 	}
 	c := at(i)
 	if c == aHigh {
@@ -270,11 +282,11 @@ func asciiPieceAt(s string, i int) int {
 	}
 	j := i
 	if c&aPrefix != 0 {
-		switch next := at(i + 1); {
+		switch next := at(i + width(i)); {
 		case next == aHigh:
 			return 0
 		case next&(aUpper|aLower) != 0:
-			j = i + 1
+			j = i + width(i)
 		}
 	}
 	switch cj := at(j); {
@@ -304,7 +316,7 @@ func asciiPieceAt(s string, i int) int {
 	if o := i + btoi(s[i] == ' '); at(o)&aOther != 0 {
 		e := o
 		for at(e)&aOther != 0 {
-			e++
+			e += width(e)
 		}
 		if at(e) == aHigh {
 			return 0
@@ -335,6 +347,27 @@ func asciiPieceAt(s string, i int) int {
 		return w
 	}
 	return w - 1
+}
+
+// symbolWidth returns the size in bytes of the character at s[k] when it
+// is one of the punctuation marks and symbols common in sot's prompts
+// that the pattern reads like ASCII punctuation (neither letter, mark,
+// number nor space): the fence's gutter │ (U+2502), the dashes, quotes,
+// bullets and ellipsis of U+2010 to U+2027, and the arrows U+2190 to
+// U+21FF. Otherwise it returns 0.
+func symbolWidth(s string, k int) int {
+	if k+2 >= len(s) || s[k] != 0xe2 {
+		return 0
+	}
+	switch b, c := s[k+1], s[k+2]; {
+	case b == 0x94 && c == 0x82: // U+2502
+		return 3
+	case b == 0x80 && 0x90 <= c && c <= 0xa7: // U+2010 to U+2027
+		return 3
+	case b == 0x86 && 0x90 <= c && c <= 0xbf, b == 0x87 && 0x80 <= c && c <= 0xbf: // U+2190 to U+21FF
+		return 3
+	}
+	return 0
 }
 
 func btoi(b bool) int {

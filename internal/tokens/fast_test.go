@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
@@ -52,7 +53,7 @@ var tricky = []string{
 	"don't DON'T it's IT'S we're WE'RE they've I'm you'll he'd 'S 'T 'Re 'vE 'lL 'd", "x'ſ x'ſt 'x '",
 	"e\u0301 a\u0300\u0301 \u0301\u0302 ab\u0301c Ä\u0308B", "ʰʲ ᵃᵇ ﬁ", "日本語のテキスト 中文 한국어",
 	"1 12 123 1234 12345 ١٢٣٤ ½¾ Ⅷ 3.14 -42 0x1F",
-	"}\n//x /\n/ ;\r\n// a/b/c */\n", "x := y; // c\n\t\t}\n\n)]}>\n", "<<<END MATERIAL 0123>>>\n│  12 +| code",
+	"}\n//x /\n/ ;\r\n// a/b/c */\n", "x := y; // c\n\t\t}\n\n)]}>\n", "<<<END MATERIAL 0123>>>\n│  12 +| code", "│func\n│## a.go\n│\n│ x\n│… —dash “q” ’s →go ↑ \u2010x\u2027\u2028\u218f", "a│b 1│2 \t│\n├─┤",
 	"   \n\t\n \n", "a   b", "a  \n  b", "  x", "x  ", "\u00a0\u2028\u2029\u3000x", "\r\n\r\n\r", "\v\f x",
 	"🙂👍🏽 ok 🎉🎉", "\x00\x01\x7f x", "�", "  " + strings.Repeat("x", 300), strings.Repeat(" ", 200) + "x",
 	strings.Repeat("ab", 80), strings.Repeat("=", 120) + "\n", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" + strings.Repeat("é", 40),
@@ -156,6 +157,29 @@ func BenchmarkCount(b *testing.B) {
 // asciiPieceAt finds the piece runePieceAt finds wherever it finds one: at
 // every position of the tricky texts, of the repository's Go files and of
 // random texts of ASCII with a few longer characters among them.
+// The characters symbolWidth knows are read like ASCII punctuation by
+// every function of the pattern, and it knows no other.
+func TestSymbolsAreOther(t *testing.T) {
+	known := 0
+	for r := rune(utf8.RuneSelf); r < 0x10000; r++ {
+		s := string(r) + "x"
+		w := symbolWidth(s, 0)
+		if w == 0 {
+			continue
+		}
+		known++
+		if w != utf8.RuneLen(r) {
+			t.Errorf("%U: width %d, want %d", r, w, utf8.RuneLen(r))
+		}
+		if !isOther(r) || !isPrefix(r) || isUpper(r) || isLower(r) || isNumber(r) || unicode.IsSpace(r) {
+			t.Errorf("%U %q is not read like ASCII punctuation", r, r)
+		}
+	}
+	if want := 1 + (0x2027 - 0x2010 + 1) + (0x21ff - 0x2190 + 1); known != want {
+		t.Errorf("symbolWidth knows %d characters, want %d", known, want)
+	}
+}
+
 func TestASCIIPiecesAreThePieces(t *testing.T) {
 	texts := slices.Clone(tricky)
 	for _, dir := range []string{".", filepath.Join("..", "..", "review")} {
@@ -167,7 +191,8 @@ func TestASCIIPiecesAreThePieces(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	alphabet := []string{"a", "Z", "q", "0", "9", " ", "  ", "\t", "\n", "\r\n", "'", "'s", "'LL", "/", "(", "-", "_", "\x00", "\x0b", "\x1c", "é", "É", "\u0301", "\u00a0", "\u0085", "٣", "│", "ſ"}
+	alphabet := []string{"a", "Z", "q", "0", "9", " ", "  ", "\t", "\n", "\r\n", "'", "'s", "'LL", "/", "(", "-", "_", "\x00", "\x0b", "\x1c", "é", "É", "\u0301", "\u00a0", "\u0085", "٣", "│", "ſ",
+		"…", "—", "’", "“", "→", "\u2010", "\u2027", "\u2028", "\u2030", "\u2180", "\u218f", "\u2190", "\u21ff", "\u2501", "\u2503"}
 	for range 2000 {
 		var b strings.Builder
 		for range rng.IntN(40) {

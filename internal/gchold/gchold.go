@@ -1,4 +1,7 @@
-package cmdutil
+// Package gchold holds the garbage collector off while a run prepares: the
+// policy every scenario command shares, and which the benchmarks that
+// time a run's preparation in a process of its own apply the same way.
+package gchold
 
 import (
 	"runtime"
@@ -14,8 +17,8 @@ import (
 // a 2-core machine, a question over 10,000 unchanged notes spent a third
 // of its time before the first request collecting.
 //
-// So until the run's calls start (Live.Start) the collector is off, up
-// to a heap of prepareHeapLimit. The first collection that limit brings
+// So until the run's calls start (in a command, when its live display
+// starts) the collector is off, up to a heap of prepareHeapLimit. The first collection that limit brings
 // about (a large diff, a run reading 1,000 sources in full) gives the
 // collector back its settings at once: such a run collects as it did
 // before rather than over and over near the limit, and its peak memory
@@ -36,11 +39,11 @@ var gcHold struct {
 	limit   int64 // the memory limit before it was turned off
 }
 
-// holdGC turns collection off until the release it returns is called
+// Hold turns collection off until the release it returns is called
 // (once or more), or until the heap reaches prepareHeapLimit. Holds nest:
 // the runtime's settings come back when the last is released. It does
 // nothing when getenv says GOGC or GOMEMLIMIT is set.
-func holdGC(getenv func(string) string) (release func()) {
+func Hold(getenv func(string) string) (release func()) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
@@ -69,7 +72,7 @@ func holdGC(getenv func(string) string) (release func()) {
 	})
 }
 
-// restoreGC gives the collector back the settings holdGC found, if it is
+// restoreGC gives the collector back the settings Hold found, if it is
 // still off from the time gen turned it off.
 func restoreGC(gen int) {
 	gcHold.Lock()
