@@ -18,6 +18,7 @@ import (
 
 	"github.com/sourcegraph/go-diff/diff"
 
+	"github.com/sotlabs/sot/internal/parallel"
 	"github.com/sotlabs/sot/internal/project"
 )
 
@@ -220,6 +221,7 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
+	var read []string
 	for _, p := range l.paths {
 		if d.excluded(repo.fromTop(p)) {
 			continue
@@ -228,8 +230,9 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 			d.m.Skipped = append(d.m.Skipped, Skipped{Path: repo.fromTop(p), Reason: r})
 			continue
 		}
-		d.addUntracked(repo.fromTop(p))
+		read = append(read, repo.fromTop(p))
 	}
+	d.addUntracked(read)
 	slices.SortStableFunc(d.m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortStableFunc(d.m.Skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
 	maskFiles(d.m.Files)
@@ -620,9 +623,11 @@ func (fd *fileDiff) path() string {
 
 // addDiff parses git's output and adds its files.
 func (d *differ) addDiff(ctx context.Context, out []byte) error {
+	segs := splitSegments(out)
+	parsed := make([]*fileDiff, len(segs))
+	parallel.For(len(segs), func(i int) { parsed[i] = parseSegment(segs[i]) })
 	var fds []*fileDiff
-	for _, seg := range splitSegments(out) {
-		fd := parseSegment(seg)
+	for _, fd := range parsed {
 		if d.excluded(fd.path()) {
 			continue
 		}
@@ -662,16 +667,16 @@ func (d *differ) addDiff(ctx context.Context, out []byte) error {
 	if err != nil {
 		return err
 	}
-	var files []File
 	var kept []*fileDiff
 	for _, fd := range fds {
 		if generated[fd] {
 			d.m.Skipped = append(d.m.Skipped, Skipped{Path: fd.path(), Reason: reasonGenerated})
 			continue
 		}
-		files = append(files, renderFileDiff(fd, ""))
 		kept = append(kept, fd)
 	}
+	files := make([]File, len(kept))
+	parallel.For(len(kept), func(i int) { files[i] = renderFileDiff(kept[i], "") })
 	// Only a file longer in bytes than the limit can be over it in tokens
 	// (a token is at least one byte), so small files are not tokenized.
 	var big []int
@@ -1375,55 +1380,71 @@ func bodySize(hunks []*diff.Hunk) int {
 	return n
 }
 
-// addUntracked adds an untracked file as an added file, with the same skip
-// rules as the diff.
-func (d *differ) addUntracked(p string) {
-	skip := func(reason string) { d.m.Skipped = append(d.m.Skipped, Skipped{Path: p, Reason: reason}) }
-	if r := pathSkipReason(p); r != "" {
-		skip(r)
-		return
+// addUntracked adds untracked files (paths relative to the top) as added
+// files, with the same skip rules as the diff. They are read at once.
+func (d *differ) addUntracked(paths []string) {
+	type result struct {
+		f    File
+		skip string // why the file is left out, or ""
+		ok   bool   // f is reviewed
 	}
-	name := filepath.Join(d.top, filepath.FromSlash(p))
+	got := make([]result, len(paths))
+	parallel.For(len(paths), func(i int) {
+		f, skip, ok := readUntracked(d.top, d.max, paths[i])
+		got[i] = result{f, skip, ok}
+	})
+	for i, r := range got {
+		switch {
+		case r.skip != "":
+			d.m.Skipped = append(d.m.Skipped, Skipped{Path: paths[i], Reason: r.skip})
+		case r.ok:
+			d.m.Files = append(d.m.Files, r.f)
+		}
+	}
+}
+
+// readUntracked reads and renders the untracked file p (relative to top),
+// of at most max bytes. It returns why the file is left out instead, or
+// ok false for what git would not track either (a socket, a pipe, a
+// nested repository).
+func readUntracked(top string, max int, p string) (f File, skip string, ok bool) {
+	if r := pathSkipReason(p); r != "" {
+		return File{}, r, false
+	}
+	name := filepath.Join(top, filepath.FromSlash(p))
 	fi, err := os.Lstat(name)
 	if err != nil {
-		skip("could not be read: " + err.Error())
-		return
+		return File{}, "could not be read: " + err.Error(), false
 	}
 	var data []byte
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
 		target, err := os.Readlink(name)
 		if err != nil {
-			skip("could not be read: " + err.Error())
-			return
+			return File{}, "could not be read: " + err.Error(), false
 		}
 		data = []byte(target)
 	case !fi.Mode().IsRegular():
-		return // sockets, pipes, nested repositories: git does not track them either
-	case fi.Size() > int64(d.max):
-		skip(fmt.Sprintf("file of %d bytes exceeds the %s limit", fi.Size(), sizeLimit(d.max)))
-		return
+		return File{}, "", false // sockets, pipes, nested repositories: git does not track them either
+	case fi.Size() > int64(max):
+		return File{}, fmt.Sprintf("file of %d bytes exceeds the %s limit", fi.Size(), sizeLimit(max)), false
 	default:
 		data, err = os.ReadFile(name)
 		if err != nil {
-			skip("could not be read: " + err.Error())
-			return
+			return File{}, "could not be read: " + err.Error(), false
 		}
 	}
 	if r := checkText(data); r != "" {
-		skip(r)
-		return
+		return File{}, r, false
 	}
 	data = normalize(data)
 	if r := credentialContent(p, data, false); r != "" {
-		skip(r)
-		return
+		return File{}, r, false
 	}
 	if generatedHeader(headLines(data, 5)) {
-		skip(reasonGenerated)
-		return
+		return File{}, reasonGenerated, false
 	}
-	d.m.Files = append(d.m.Files, renderAdded(p, string(data)))
+	return renderAdded(p, string(data)), "", true
 }
 
 // renderAdded renders a new file that git has not seen. The caller counts

@@ -266,21 +266,21 @@ func (j *Journal) ReplayedUsage() (calls int, byModel map[string]llm.Usage) {
 // appends share one fsync (group commit), so a parallel run does not queue
 // behind the disk.
 func (j *Journal) Append(req *llm.Request, resp *llm.Response) error {
-	if err := j.write(req, resp); err != nil {
+	if err := j.write(req.Key(), req, resp); err != nil {
 		return err
 	}
 	return j.settle()
 }
 
-// write writes one record and has it synced in the background: it is in
-// the file, and survives the process, once write returns; settle waits
-// until it is on disk too.
-func (j *Journal) write(req *llm.Request, resp *llm.Response) error {
+// write writes one record, of the request whose key is key, and has it
+// synced in the background: it is in the file, and survives the process,
+// once write returns; settle waits until it is on disk too.
+func (j *Journal) write(key string, req *llm.Request, resp *llm.Response) error {
 	<-j.ready
 	if j.openErr != nil {
 		return j.openErr
 	}
-	b, err := json.Marshal(record{V: journalVersion, Key: req.Key(), Label: req.Label, Model: req.Model, At: time.Now().UTC(), Response: resp,
+	b, err := json.Marshal(record{V: journalVersion, Key: key, Label: req.Label, Model: req.Model, At: time.Now().UTC(), Response: resp,
 		FromCache: resp.Source == llm.SourceCache})
 	if err != nil {
 		return err
@@ -375,7 +375,9 @@ func (j *Journal) Close() error {
 // with no later call built on them. Close waits for the last sync.
 func (j *Journal) Wrap(next llm.Provider) llm.Provider {
 	return llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-		if r, ok := j.take(req.Key()); ok {
+		// The key of a prompt is a hash of all of it: computed once.
+		key := req.Key()
+		if r, ok := j.take(key); ok {
 			r.Source = llm.SourceJournal
 			return r, nil
 		}
@@ -386,7 +388,7 @@ func (j *Journal) Wrap(next llm.Provider) llm.Provider {
 		if err != nil {
 			return nil, err
 		}
-		if err := j.write(req, resp); err != nil {
+		if err := j.write(key, req, resp); err != nil {
 			return nil, err
 		}
 		return resp, nil
