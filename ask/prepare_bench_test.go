@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sotlabs/sot/ask/corpus"
+	"github.com/sotlabs/sot/internal/benchload"
 	"github.com/sotlabs/sot/internal/corpusgen"
 	"github.com/sotlabs/sot/llm/llmtest"
 )
@@ -25,8 +26,11 @@ import (
 // chose, when the corpus is read incrementally). The goal of issue 23 is
 // 50 ms at 1,000 notes and 150 ms at 10,000; the benchmark fails when the
 // median misses it by more than half again, which only a regression does
-// (the goal holds on a quiet machine; a loaded one takes longer).
+// (the goal holds on a quiet machine; a loaded one takes longer). With
+// SOT_BENCH_HOGS=N it runs beside N processes spinning on the CPU, and
+// reports their number and the load average (internal/benchload).
 func BenchmarkAskUnchangedCorpus(b *testing.B) {
+	hogs := benchload.FromEnv(b)
 	for _, size := range []struct {
 		notes int
 		goal  time.Duration
@@ -96,6 +100,10 @@ func BenchmarkAskUnchangedCorpus(b *testing.B) {
 			b.ReportMetric(float64(med)/float64(time.Millisecond), "first-request-ms")
 			b.ReportMetric(float64(median(preps))/float64(time.Millisecond), "prepare-ms")
 			b.ReportMetric(float64(reads.Load())/float64(len(firsts)), "files-read")
+			if hogs > 0 {
+				b.ReportMetric(float64(hogs), "cpu-hogs")
+				b.ReportMetric(benchload.LoadAverage(), "load-1m")
+			}
 			b.Logf("%d notes, unchanged: first request after %v (median of %d; goal %v), Prepare %v; fastest %v; %.0f file(s) read a question",
 				size.notes, med.Round(time.Millisecond), len(firsts), size.goal, median(preps).Round(time.Millisecond), slices.Min(firsts).Round(time.Millisecond),
 				float64(reads.Load())/float64(len(firsts)))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine/scenario"
+	"github.com/sotlabs/sot/internal/benchload"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/persona"
@@ -361,10 +362,15 @@ func BenchmarkDebate(b *testing.B) {
 // whose Prepare loaded the tokenizer, which a 300-line diff, far from any
 // budget, must not (it fails the benchmark). The goals, at a load
 // average of 7 to 11 on two cores: 50 ms at 300 lines, 300 ms at 50,000;
-// a median past twice the goal fails the benchmark. With
-// SOT_BENCH_CHILD_CPUPROFILE=FILE each review process writes a CPU
+// a median past twice the goal fails the benchmark. Each review process
+// holds the collector off while it prepares, as sot review does
+// (internal/gchold). With SOT_BENCH_HOGS=N the reviews run beside N
+// processes spinning on the CPU (eight make the load of the goals on the
+// benchmark VM), and the number and the load average are reported too.
+// With SOT_BENCH_CHILD_CPUPROFILE=FILE each review process writes a CPU
 // profile of its Prepare to FILE, a %p in FILE standing for its process id.
 func BenchmarkReviewFirstRequest(b *testing.B) {
+	hogs := benchload.FromEnv(b)
 	for _, size := range []struct {
 		name         string
 		files, lines int
@@ -408,6 +414,10 @@ func BenchmarkReviewFirstRequest(b *testing.B) {
 			b.ReportMetric(ms(median(sending)), "ms-plan-to-first-request")
 			b.ReportMetric(ms(median(cpu)), "ms-prepare-cpu")
 			b.ReportMetric(float64(loads)/float64(b.N), "tokenizer-loaded")
+			if hogs > 0 {
+				b.ReportMetric(float64(hogs), "cpu-hogs")
+				b.ReportMetric(benchload.LoadAverage(), "load-1m")
+			}
 			b.Logf("prepare to first request: median %v of %v; goal %v", median(fromPrepare), fromPrepare, size.goal)
 			b.Logf("medians: Prepare %v (CPU %v), plan to first request %v", median(preparing), median(cpu), median(sending))
 			if loads > 0 && !size.tokenize {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotlabs/sot/internal/benchload"
 	"github.com/sotlabs/sot/internal/corpusgen"
 	"github.com/sotlabs/sot/internal/temporaltest"
 	"github.com/sotlabs/sot/llm/llmtest"
@@ -410,8 +411,11 @@ func sizes(b *testing.B, ns ...int) []int {
 // dependent calls (span minus the chain's sum), and after the last answer;
 // the dependent steps; the peak RSS of the process; answer.json's size;
 // the calls. The figures come from the clock around the process and the
-// times of the requests as the server saw them.
+// times of the requests as the server saw them. With SOT_BENCH_HOGS=N the
+// questions run beside N processes spinning on the CPU, whose number and
+// the load average are reported too (internal/benchload).
 func BenchmarkSotAsk(b *testing.B) {
+	hogs := benchload.FromEnv(b)
 	for _, n := range sizes(b, 10, 1_000, 10_000) {
 		b.Run(fmt.Sprintf("notes=%d", n), func(b *testing.B) {
 			srv := newBenchServer(b)
@@ -432,7 +436,7 @@ func BenchmarkSotAsk(b *testing.B) {
 			critical := time.Duration(f.chain.steps) * benchLatency
 			wall := medianOf(figs, func(f figures) time.Duration { return f.wall })
 			before := medianOf(figs, func(f figures) time.Duration { return f.before })
-			report(b, map[string]float64{
+			metrics := map[string]float64{
 				"wall/critical-path": float64(wall) / float64(critical),
 				"wall-ms":            ms(wall),
 				"chain-ms":           ms(medianOf(figs, func(f figures) time.Duration { return f.chain.sum })),
@@ -444,7 +448,11 @@ func BenchmarkSotAsk(b *testing.B) {
 				"peak-rss-MB":        float64(medianOf(runs, func(r askRun) time.Duration { return time.Duration(r.rssKB) })) / 1024,
 				"answer-bytes":       float64(last.answerBytes),
 				"calls":              float64(len(last.seen)),
-			})
+			}
+			if hogs > 0 {
+				metrics["cpu-hogs"], metrics["load-1m"] = float64(hogs), benchload.LoadAverage()
+			}
+			report(b, metrics)
 			if r := float64(wall) / float64(critical); r > goalWallOverCritical {
 				b.Errorf("wall %v is %.2f× the critical path %v; the goal is %.1f×", wall, r, critical, goalWallOverCritical)
 			}
