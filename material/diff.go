@@ -1404,10 +1404,10 @@ func (d *differ) addUntracked(paths []string) {
 }
 
 // readUntracked reads and renders the untracked file p (relative to top),
-// of at most max bytes. It returns why the file is left out instead, or
+// of at most limit bytes. It returns why the file is left out instead, or
 // ok false for what git would not track either (a socket, a pipe, a
 // nested repository).
-func readUntracked(top string, max int, p string) (f File, skip string, ok bool) {
+func readUntracked(top string, limit int, p string) (f File, skip string, ok bool) {
 	if r := pathSkipReason(p); r != "" {
 		return File{}, r, false
 	}
@@ -1426,8 +1426,8 @@ func readUntracked(top string, max int, p string) (f File, skip string, ok bool)
 		data = []byte(target)
 	case !fi.Mode().IsRegular():
 		return File{}, "", false // sockets, pipes, nested repositories: git does not track them either
-	case fi.Size() > int64(max):
-		return File{}, fmt.Sprintf("file of %d bytes exceeds the %s limit", fi.Size(), sizeLimit(max)), false
+	case fi.Size() > int64(limit):
+		return File{}, fmt.Sprintf("file of %d bytes exceeds the %s limit", fi.Size(), sizeLimit(limit)), false
 	default:
 		data, err = os.ReadFile(name)
 		if err != nil {
