@@ -148,11 +148,11 @@ func (m *Material) Analyze() Signals { return m.analyze(true) }
 func (m *Material) Categorize() Signals { return m.analyze(false) }
 
 func (m *Material) analyze(keywords bool) Signals {
-	return m.analyzeIn(keywords, m.analysisParts())
+	return m.analyzeIn(keywords, 0)
 }
 
 // analyzeIn is analyze with the files read in the given number of parts
-// at once (see analyzeFiles).
+// at once, or with 0 in one part for each CPU (see analyzeFiles).
 func (m *Material) analyzeIn(keywords bool, parts int) Signals {
 	a := m.analyzeFiles(keywords, parts)
 	s := a.s
@@ -202,24 +202,19 @@ func (m *Material) analyzeIn(keywords bool, parts int) Signals {
 // holds at least when they are analysed in parts.
 const analysisPart = 256 << 10
 
-// analysisParts is the number of parts analyzeFiles cuts the files in:
-// one for each CPU, but none of less than analysisPart bytes.
-func (m *Material) analysisParts() int {
-	total := 0
-	for _, f := range m.Files {
-		total += len(f.Text)
-	}
-	return max(1, min(runtime.GOMAXPROCS(0), total/analysisPart))
-}
-
 // analyzeFiles applies the path and line rules to the material's files,
-// cut into parts of about the same size in bytes (at most one a file).
-// The parts are analysed at once and merged in the files' order, which
-// comes to what reading every file in turn comes to (see merge).
+// cut into parts of about the same size in bytes (at most one a file):
+// the given number of parts, or with 0 one for each CPU, but none of
+// less than analysisPart bytes. The parts are analysed at once and merged
+// in the files' order, which comes to what reading every file in turn
+// comes to (see merge).
 func (m *Material) analyzeFiles(keywords bool, parts int) *analysis {
 	total := 0
 	for _, f := range m.Files {
 		total += len(f.Text)
+	}
+	if parts == 0 {
+		parts = min(runtime.GOMAXPROCS(0), total/analysisPart)
 	}
 	parts = max(1, min(parts, len(m.Files)))
 	// bounds[i] is the first file of part i.
