@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -26,33 +27,40 @@ CREATE TRIGGER files_pack_au AFTER UPDATE ON files BEGIN DELETE FROM files_pack;
 CREATE TRIGGER files_pack_ad AFTER DELETE ON files BEGIN DELETE FROM files_pack; END;
 `
 
-// packMagic starts a pack; a pack in another layout is read past.
-const packMagic = "sot-files/1\n"
+// packMagic starts a pack; a pack in another layout (sot-files/1, before
+// the paths were written as they differ from the one before) is read past.
+const packMagic = "sot-files/2\n"
 
-// minPackedFile is the fewest bytes a packed file takes: a byte for the
-// length of each of its eight strings (nine with a meta), one for each of
-// its five numbers, and its two flags.
-const minPackedFile = 15
+// minPackedFile is the fewest bytes a packed file takes: one for each of
+// its sixteen parts (numbers, lengths of strings, and flags).
+const minPackedFile = 16
 
 // errPack is what a pack that does not decode gives: Files reads the rows
 // instead.
 var errPack = errors.New("the packed files do not decode")
 
 // readPack returns the files the pack holds, or ok false when there is
-// none, or none that decodes.
+// none, or none that decodes. The pack's bytes are read where the driver
+// put them (sql.RawBytes), and copied once, into the strings the files
+// share.
 func readPack(ctx context.Context, q queryer) (files []File, ok bool, err error) {
-	var data []byte
-	switch err := q.QueryRowContext(ctx, "SELECT data FROM files_pack WHERE k = 1").Scan(&data); {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, false, nil
-	case err != nil:
+	rows, err := q.QueryContext(ctx, "SELECT data FROM files_pack WHERE k = 1")
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, false, rows.Err()
+	}
+	var data sql.RawBytes
+	if err := rows.Scan(&data); err != nil {
 		return nil, false, err
 	}
 	files, err = unpack(data)
 	if err != nil {
 		return nil, false, nil // the rows are the truth
 	}
-	return files, true, nil
+	return files, true, rows.Close()
 }
 
 // writePack packs the rows of files, as the transaction sees them now.
@@ -66,34 +74,64 @@ func writePack(ctx context.Context, tx *sql.Tx) error {
 }
 
 // pack encodes files: packMagic, their count, and each file's fields in
-// turn, strings as a length and their bytes, numbers as varints, and the
-// date as seconds and nanoseconds after a flag that says it is set (the
-// meta likewise).
+// turn; numbers as varints, strings as a length and their bytes. What
+// files of one corpus share is written once (the rows come sorted by
+// path):
+//   - the path as the length of the prefix it shares with the path before
+//     it, and the rest;
+//   - the change time after the modification time, and the checked time
+//     after the one before, as differences;
+//   - the reader, the skip reason and the type as a flag that says they
+//     are the file before's, or the flag and the string;
+//   - the ID as its length plus one when it starts the hash (it is the
+//     hash's first digits), else 0 and the string; the shown path likewise
+//     when it ends the path;
+//   - the date as seconds and nanoseconds after a flag that says it is
+//     set, and the meta likewise.
 func pack(files []File) []byte {
 	size := len(packMagic) + binary.MaxVarintLen64
 	for i := range files {
 		f := &files[i]
-		size += 12*binary.MaxVarintLen64 + len(f.Path) + len(f.Reader) + len(f.Hash) + len(f.Skip) + len(f.Doc.ID) +
-			len(f.Doc.Path) + len(f.Doc.Type) + len(f.Doc.Title) + len(f.Doc.Meta) + 2
+		size += 13*binary.MaxVarintLen64 + len(f.Path) + len(f.Reader) + len(f.Hash) + len(f.Skip) + len(f.Doc.ID) +
+			len(f.Doc.Path) + len(f.Doc.Type) + len(f.Doc.Title) + len(f.Doc.Meta) + 6
 	}
 	b := make([]byte, 0, size)
 	b = append(b, packMagic...)
 	b = binary.AppendUvarint(b, uint64(len(files)))
 	str := func(s string) { b = binary.AppendUvarint(b, uint64(len(s))); b = append(b, s...) }
+	same := func(before, s string) {
+		if s == before {
+			b = append(b, 1)
+			return
+		}
+		b = append(b, 0)
+		str(s)
+	}
+	part := func(s string, ok bool) { // a part of another string, by its length plus one
+		if ok {
+			b = binary.AppendUvarint(b, uint64(len(s))+1)
+			return
+		}
+		b = append(b, 0)
+		str(s)
+	}
+	var prev File
 	for i := range files {
 		f := &files[i]
-		str(f.Path)
+		k := sharedPrefix(prev.Path, f.Path)
+		b = binary.AppendUvarint(b, uint64(k))
+		str(f.Path[k:])
 		b = binary.AppendVarint(b, f.Size)
 		b = binary.AppendVarint(b, f.ModTime)
-		b = binary.AppendVarint(b, f.Change)
+		b = binary.AppendVarint(b, f.Change-f.ModTime)
 		b = binary.AppendUvarint(b, f.Inode)
-		b = binary.AppendVarint(b, f.Checked)
-		str(f.Reader)
+		b = binary.AppendVarint(b, f.Checked-prev.Checked)
+		same(prev.Reader, f.Reader)
 		str(f.Hash)
-		str(f.Skip)
-		str(f.Doc.ID)
-		str(f.Doc.Path)
-		str(f.Doc.Type)
+		same(prev.Skip, f.Skip)
+		part(f.Doc.ID, strings.HasPrefix(f.Hash, f.Doc.ID))
+		part(f.Doc.Path, strings.HasSuffix(f.Path, f.Doc.Path))
+		same(prev.Doc.Type, f.Doc.Type)
 		str(f.Doc.Title)
 		if f.Doc.Date.IsZero() {
 			b = append(b, 0)
@@ -108,12 +146,25 @@ func pack(files []File) []byte {
 			b = append(b, 1)
 			str(string(f.Doc.Meta))
 		}
+		prev = *f
 	}
 	return b
 }
 
-// unpack decodes what pack encoded. Its strings share one copy of data.
-// Anything but a whole pack, read to its last byte, is errPack.
+// sharedPrefix is the length of the longest prefix a and b share.
+func sharedPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// unpack decodes what pack encoded. Its strings share one copy of data,
+// and the paths one more copy of their own. Anything but a whole pack,
+// read to its last byte, is errPack.
 func unpack(data []byte) ([]File, error) {
 	s := string(data)
 	if len(s) < len(packMagic) || s[:len(packMagic)] != packMagic {
@@ -125,14 +176,48 @@ func unpack(data []byte) ([]File, error) {
 		return nil, errPack // more files than the bytes could hold: no slice sized by a count that lies
 	}
 	files := make([]File, n)
+	// The paths are put together in one buffer, each from the one before
+	// it and what follows the prefix they share, and made strings once
+	// they are all there, with the shown paths that end them.
+	var paths []byte
+	ends := make([]int, n)
+	shown := make([]int, n) // the length of the shown path that ends the path, plus one; 0 when it is its own
+	start, prevChecked := 0, int64(0)
+	var reader, skip, typ string
 	for i := range files {
 		f := &files[i]
-		f.Path = d.str()
-		f.Size, f.ModTime, f.Change = d.varint(), d.varint(), d.varint()
+		k := d.uvarint()
+		rest := d.str()
+		if d.err != nil || k > uint64(len(paths)-start) {
+			return nil, errPack
+		}
+		before := len(paths)
+		paths = append(paths, paths[start:start+int(k)]...)
+		paths = append(paths, rest...)
+		start, ends[i] = before, len(paths)
+		f.Size, f.ModTime = d.varint(), d.varint()
+		f.Change = f.ModTime + d.varint()
 		f.Inode = d.uvarint()
-		f.Checked = d.varint()
-		f.Reader, f.Hash, f.Skip = d.str(), d.str(), d.str()
-		f.Doc.ID, f.Doc.Path, f.Doc.Type, f.Doc.Title = d.str(), d.str(), d.str(), d.str()
+		f.Checked = prevChecked + d.varint()
+		prevChecked = f.Checked
+		reader = d.same(reader)
+		f.Reader, f.Hash = reader, d.str()
+		skip = d.same(skip)
+		f.Skip = skip
+		if id := d.uvarint(); id > 0 {
+			if id-1 > uint64(len(f.Hash)) {
+				return nil, errPack
+			}
+			f.Doc.ID = f.Hash[:id-1]
+		} else {
+			f.Doc.ID = d.str()
+		}
+		shown[i] = int(min(d.uvarint(), uint64(len(paths)-start)+2)) // past the path's length is an error below
+		if shown[i] == 0 {
+			f.Doc.Path = d.str()
+		}
+		typ = d.same(typ)
+		f.Doc.Type, f.Doc.Title = typ, d.str()
 		f.Doc.Hash = f.Hash
 		if d.flag() {
 			sec, nsec := d.varint(), d.varint()
@@ -150,6 +235,18 @@ func unpack(data []byte) ([]File, error) {
 	}
 	if d.at != len(s) {
 		return nil, errPack
+	}
+	all, from := string(paths), 0
+	for i := range files {
+		f := &files[i]
+		f.Path = all[from:ends[i]]
+		from = ends[i]
+		if k := shown[i]; k > 0 {
+			if k-1 > len(f.Path) {
+				return nil, errPack
+			}
+			f.Doc.Path = f.Path[len(f.Path)-(k-1):]
+		}
 	}
 	return files, nil
 }
@@ -199,6 +296,15 @@ func (d *packDecoder) str() string {
 	s := d.s[d.at : d.at+int(n)]
 	d.at += int(n)
 	return s
+}
+
+// same reads a string written after a flag that says it is before, the
+// string of the file before.
+func (d *packDecoder) same(before string) string {
+	if d.flag() {
+		return before
+	}
+	return d.str()
 }
 
 func (d *packDecoder) flag() bool {

@@ -13,8 +13,13 @@ import (
 )
 
 // packFiles are files with every field set, and with the ones that can be
-// missing (date, meta, skip) missing.
+// missing (date, meta, skip) missing; an ID that starts the hash and one
+// that does not, a shown path that ends the path and one that does not,
+// readers, skip reasons and types as the file before's and not, times
+// that go back (a change before the modification, a check before the one
+// before), and paths that share more or less of the one before.
 func packFiles() []File {
+	const hash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 	return []File{
 		{Path: "/c/a.md", Size: 120, ModTime: 1_700_000_000_123_456_789, Change: 1_700_000_001_000_000_000, Inode: 1 << 40,
 			Checked: 1_700_000_002_000_000_000, Reader: "r/1", Hash: "h-a",
@@ -22,6 +27,10 @@ func packFiles() []File {
 				Date: time.Date(2025, 1, 10, 9, 30, 0, 123, time.UTC), Meta: json.RawMessage(`{"people":["Ana"]}`)}},
 		{Path: "/c/b.md", Size: 0, ModTime: -5, Reader: "r/1", Hash: "h-b", Doc: Doc{ID: "b", Path: "b.md", Hash: "h-b"}},
 		{Path: "/c/big.bin", Size: 1 << 30, Reader: "r/1", Hash: "h-c", Skip: "binary", Doc: Doc{Path: "big.bin", Hash: "h-c"}},
+		{Path: "/c/big.bin.d/2025/x.md", Size: 3, ModTime: 10, Change: 9, Checked: 5, Reader: "r/2", Hash: hash, Skip: "binary",
+			Doc: Doc{ID: hash[:16], Path: "2025/x.md", Type: "memo", Title: "X", Hash: hash}},
+		{Path: "/d/ü.md", Size: 3, ModTime: 10, Change: 10, Checked: 5, Reader: "r/2", Hash: hash + "!",
+			Doc: Doc{ID: hash[:16], Path: "/d/ü.md", Type: "memo", Title: "Ü", Hash: hash + "!"}},
 	}
 }
 
@@ -59,14 +68,14 @@ func TestFilesComeFromThePack(t *testing.T) {
 		t.Fatal("the pack outlived a write to files")
 	}
 	got, err := x.Files(ctx)
-	if err != nil || len(got) != 2 {
-		t.Fatalf("Files without a pack = %d files, %v; want b and big.bin", len(got), err)
+	if err != nil || len(got) != 4 {
+		t.Fatalf("Files without a pack = %d files, %v; want all but a.md", len(got), err)
 	}
 	if _, err := x.UpdateFiles(ctx, FileUpdate{}); err != nil {
 		t.Fatal(err)
 	}
-	if packed, ok, _ := readPack(ctx, x.r); !ok || len(packed) != 2 {
-		t.Errorf("after an empty update: pack %v with %d files; want the two files packed", ok, len(packed))
+	if packed, ok, _ := readPack(ctx, x.r); !ok || len(packed) != 4 {
+		t.Errorf("after an empty update: pack %v with %d files; want the four files packed", ok, len(packed))
 	}
 }
 
@@ -95,6 +104,10 @@ func TestDamagedPackIsReadPast(t *testing.T) {
 	if _, err := unpack(append(good, 0)); !errors.Is(err, errPack) {
 		t.Errorf("a pack with a byte after its end: %v", err)
 	}
+	older := append([]byte("sot-files/1\n"), good[len(packMagic):]...)
+	if _, err := unpack(older); !errors.Is(err, errPack) {
+		t.Errorf("a pack in the first layout: %v; want it read past (the rows are read, and packed anew)", err)
+	}
 
 	ctx := context.Background()
 	x, _ := openTemp(t)
@@ -105,8 +118,8 @@ func TestDamagedPackIsReadPast(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := x.Files(ctx)
-	if err != nil || len(got) != 3 {
-		t.Errorf("Files over a damaged pack = %d files, %v; want the 3 rows", len(got), err)
+	if err != nil || len(got) != 5 {
+		t.Errorf("Files over a damaged pack = %d files, %v; want the 5 rows", len(got), err)
 	}
 }
 

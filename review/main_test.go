@@ -10,10 +10,10 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/sotlabs/sot/internal/benchload"
 	"github.com/sotlabs/sot/internal/gchold"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm/llmtest"
@@ -109,9 +109,9 @@ func reviewIfChild() (code int, child bool) {
 	// start (cmdutil.RunScenario); so does this process.
 	release := gchold.Hold(os.Getenv)
 	fmt.Println(time.Now().UnixNano())
-	cpu := cpuTime()
+	cpu := benchload.CPUTime()
 	p, err := Prepare(ctx, o)
-	cpu = cpuTime() - cpu
+	cpu = benchload.CPUTime() - cpu
 	pprof.StopCPUProfile()
 	release()
 	if err != nil {
@@ -124,13 +124,6 @@ func reviewIfChild() (code int, child bool) {
 		return 1, true
 	}
 	return 0, true
-}
-
-// cpuTime is the CPU time, user and system, this process has spent.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // childReview is what a review process reports of its Prepare.

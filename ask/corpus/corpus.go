@@ -362,20 +362,20 @@ func (w *walker) walkRoot(p string) {
 		}
 		w.walkDir(p, real, root)
 	case info.Mode().IsRegular():
-		w.addFile(p, real, info)
+		w.addFile(p, real, statOf(info))
 	default:
 		w.errs = append(w.errs, &PathError{Path: p, Err: errors.New("not a regular file or directory")})
 	}
 }
 
-func (w *walker) addFile(path, real string, info fs.FileInfo) {
+func (w *walker) addFile(path, real string, st entryStat) {
 	if w.seenFiles != nil {
 		if w.seenFiles[real] {
 			return
 		}
 		w.seenFiles[real] = true
 	}
-	w.files = append(w.files, file{path: path, real: real, size: info.Size(), stamp: stampOf(path, info)})
+	w.files = append(w.files, file{path: path, real: real, size: st.size, stamp: st.stamp(path)})
 }
 
 // walkDir walks the directory shown as dir, whose resolved path is real,
@@ -389,12 +389,12 @@ func (w *walker) walkDir(dir, real, root string) {
 	// the stat of an entry resolves one name, not the whole path again:
 	// at 10,000 files that was most of the walk's time. Its names are
 	// all it is asked for: the stat says the rest.
-	d, err := os.OpenRoot(real)
+	d, err := openDir(real)
 	var names []string
 	if err == nil {
-		names, err = entryNames(d)
+		names, err = d.names()
 		if err != nil {
-			d.Close()
+			d.close()
 		}
 	}
 	if err != nil {
@@ -403,28 +403,29 @@ func (w *walker) walkDir(dir, real, root string) {
 	}
 	w.dirs = append(w.dirs, real)
 	// The entries are looked at (links resolved, stat read) in parallel,
-	// and taken in order. In a large directory each goroutine stats
-	// through a handle of its own: an os.Root takes a lock for every
-	// call, and two goroutines stat'ing 2,000 names fought over it.
+	// and taken in order. Where the stat goes through an os.Root, which
+	// takes a lock for every call, each goroutine in a large directory
+	// stats through a handle of its own: two goroutines stat'ing 2,000
+	// names fought over the lock.
 	shown, resolved := joiner(dir), joiner(real)
 	looks := make([]entryLook, len(names))
-	if len(names) < ownHandleEntries {
+	if len(names) < ownHandleEntries || !ownStatHandles {
 		parallel.For(len(names), func(i int) { looks[i] = w.look(resolved(names[i]), root, d, names[i]) })
 	} else {
-		parallel.ForWith(len(names), func() *os.Root {
-			if own, err := d.OpenRoot("."); err == nil {
-				return own
+		parallel.ForWith(len(names), func() dirHandle {
+			if own, err := d.root.OpenRoot("."); err == nil {
+				return dirHandle{root: own}
 			}
 			return d
-		}, func(own *os.Root, i int) {
+		}, func(own dirHandle, i int) {
 			looks[i] = w.look(resolved(names[i]), root, own, names[i])
-		}, func(own *os.Root) {
-			if own != d {
-				own.Close()
+		}, func(own dirHandle) {
+			if own.root != d.root {
+				own.root.Close()
 			}
 		})
 	}
-	d.Close() // before the walk goes down: one directory open at a time
+	d.close() // before the walk goes down: one directory open at a time
 	w.files = slices.Grow(w.files, len(names))
 	for i, name := range names {
 		path := shown(name)
@@ -435,10 +436,10 @@ func (w *walker) walkDir(dir, real, root string) {
 		switch {
 		case l.skip != "":
 			w.skip(path, l.skip)
-		case l.info.IsDir():
+		case l.st.kind == kindDir:
 			w.walkDir(path, l.target, root)
-		case l.info.Mode().IsRegular():
-			w.addFile(path, l.target, l.info)
+		case l.st.kind == kindRegular:
+			w.addFile(path, l.target, l.st)
 		default:
 			w.skip(path, "not a regular file")
 		}
@@ -450,19 +451,82 @@ func (w *walker) walkDir(dir, real, root string) {
 // opens cost more than the lock they would spare.
 const ownHandleEntries = 64
 
-// entryNames lists the directory d holds, sorted, without "." and "..".
-func entryNames(d *os.Root) ([]string, error) {
-	f, err := d.Open(".")
+// dirHandle is a directory open for the walk: as an os.Root, and, for
+// the listing of its names and (where the system allows) the stats of its
+// entries, as the directory itself.
+type dirHandle struct {
+	root *os.Root
+	f    *os.File // nil in a handle a goroutine opened for its stats
+}
+
+// openDir opens the directory at path.
+func openDir(path string) (dirHandle, error) {
+	root, err := os.OpenRoot(path)
 	if err != nil {
-		return nil, err
+		return dirHandle{}, err
 	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
+	f, err := root.Open(".")
+	if err != nil {
+		root.Close()
+		return dirHandle{}, err
+	}
+	return dirHandle{root: root, f: f}, nil
+}
+
+// names lists the entries of the directory, sorted, without "." and "..".
+func (d dirHandle) names() ([]string, error) {
+	names, err := d.f.Readdirnames(-1)
 	if err != nil {
 		return nil, err
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+func (d dirHandle) close() {
+	d.f.Close()
+	d.root.Close()
+}
+
+// entryKind is what kind of file an entry is, as far as the walk cares.
+type entryKind uint8
+
+const (
+	kindOther entryKind = iota // a device, a pipe, a socket: skipped
+	kindRegular
+	kindDir
+	kindLink
+)
+
+// entryStat is what the walk keeps of an entry's stat: a value, so that
+// 10,000 of them are not 10,000 allocations.
+type entryStat struct {
+	kind         entryKind
+	size         int64
+	mtime, ctime int64 // nanoseconds since the epoch; ctime 0 where unknown
+	ino          uint64
+}
+
+// statOf is what fi says, as the walk keeps it.
+func statOf(fi fs.FileInfo) entryStat {
+	st := entryStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		st.kind = kindRegular
+	case m.IsDir():
+		st.kind = kindDir
+	case m&fs.ModeSymlink != 0:
+		st.kind = kindLink
+	}
+	if _, ino, ctime, ok := identity(fi); ok {
+		st.ino, st.ctime = ino, ctime
+	}
+	return st
+}
+
+// stamp is the stamp of the file shown as path, with this stat.
+func (st entryStat) stamp(path string) Stamp {
+	return Stamp{Path: path, Size: st.size, ModTime: st.mtime, Change: st.ctime, Inode: st.ino}
 }
 
 // joiner returns filepath.Join(dir, name) as a function of name, for the
@@ -478,7 +542,7 @@ func joiner(dir string) func(name string) string {
 // and its stat, or why it is skipped; link says it was a link.
 type entryLook struct {
 	target string
-	info   fs.FileInfo
+	st     entryStat
 	skip   string
 	link   bool
 }
@@ -487,16 +551,16 @@ type entryLook struct {
 // joined with name is target (inside root), and reads its stat without
 // following a link; a link is resolved, and followed when it stays inside
 // root. It changes nothing in w, so entries can be looked at in parallel.
-func (w *walker) look(target, root string, d *os.Root, name string) entryLook {
-	info, err := d.Lstat(name)
+func (w *walker) look(target, root string, d dirHandle, name string) entryLook {
+	st, err := d.lstat(name)
 	if strings.HasPrefix(name, ".") {
-		if err == nil && info.IsDir() {
+		if err == nil && st.kind == kindDir {
 			return entryLook{skip: "hidden directory"}
 		}
 		return entryLook{skip: "hidden file"}
 	}
-	if err == nil && info.Mode()&fs.ModeSymlink == 0 {
-		return entryLook{target: target, info: info}
+	if err == nil && st.kind != kindLink {
+		return entryLook{target: target, st: st}
 	}
 	link := err == nil
 	if link {
@@ -509,11 +573,11 @@ func (w *walker) look(target, root string, d *os.Root, name string) entryLook {
 		}
 		target = resolved
 	}
-	info, err = os.Stat(target)
+	info, err := os.Stat(target)
 	if err != nil {
 		return entryLook{skip: "unreadable: " + errText(err), link: link}
 	}
-	return entryLook{target: target, info: info, link: link}
+	return entryLook{target: target, st: statOf(info), link: link}
 }
 
 // within reports whether path lies inside dir (or is dir), both absolute
@@ -582,4 +646,14 @@ func readSource(f file, opts Options) fileResult {
 		}
 	}
 	return fileResult{src: src, hash: hash}
+}
+
+// statOfRoot reads the stat of the entry name of root without following a
+// link.
+func statOfRoot(root *os.Root, name string) (entryStat, error) {
+	fi, err := root.Lstat(name)
+	if err != nil {
+		return entryStat{}, err
+	}
+	return statOf(fi), nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -39,15 +38,6 @@ type Stamp struct {
 	Change  int64
 	// Inode is the file's inode number, 0 where unknown.
 	Inode uint64
-}
-
-// stampOf is the stamp of the file shown as path, as fi describes it.
-func stampOf(path string, fi fs.FileInfo) Stamp {
-	s := Stamp{Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
-	if _, ino, ctime, ok := identity(fi); ok {
-		s.Inode, s.Change = ino, ctime
-	}
-	return s
 }
 
 // Known is what a file gave when it was read before, as the caller kept

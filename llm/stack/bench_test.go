@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/sotlabs/sot/internal/benchload"
 	"github.com/sotlabs/sot/llm/llmtest"
 )
 
@@ -30,7 +30,7 @@ func BenchmarkOrchestration(b *testing.B) {
 		}
 		runtime.ReadMemStats(&ms)
 		startAllocs := ms.Mallocs
-		start := cpuTime()
+		start := benchload.CPUTime()
 		b.StartTimer()
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, 8)
@@ -47,7 +47,7 @@ func BenchmarkOrchestration(b *testing.B) {
 		}
 		wg.Wait()
 		b.StopTimer()
-		cpu += cpuTime() - start
+		cpu += benchload.CPUTime() - start
 		runtime.ReadMemStats(&ms)
 		mallocs += ms.Mallocs - startAllocs
 		st.Close()
@@ -56,10 +56,4 @@ func BenchmarkOrchestration(b *testing.B) {
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*1000), "cpu-µs/call")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*1000), "wall-µs/call")
 	b.ReportMetric(float64(mallocs)/float64(b.N*1000), "allocs/call")
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
