@@ -178,8 +178,10 @@ func unpack(data []byte) ([]File, error) {
 	files := make([]File, n)
 	// The paths are put together in one buffer, each from the one before
 	// it and what follows the prefix they share, and made strings once
-	// they are all there, with the shown paths that end them.
-	var paths []byte
+	// they are all there, with the shown paths that end them. The buffer
+	// starts at the pack's size, which the paths seldom pass, so that it
+	// is not grown a path at a time.
+	paths := make([]byte, 0, len(s))
 	ends := make([]int, n)
 	shown := make([]int, n) // the length of the shown path that ends the path, plus one; 0 when it is its own
 	start, prevChecked := 0, int64(0)
