@@ -32,6 +32,10 @@ type Factory struct {
 	// Args are the process's arguments after the program's name, as
 	// given: a run driven on a worker runs the same command there.
 	Args []string
+	// ReleaseStartup ends the hold on the collector that cmd/sot takes
+	// while its packages initialise (internal/gcstart); nil for a Factory
+	// built without it. See StartupOver.
+	ReleaseStartup func()
 
 	once sync.Once
 	cfg  *config.Config
@@ -95,6 +99,18 @@ func New() *Factory {
 	}
 	f.Logger = f.newLogger(io.ErrOut)
 	return f
+}
+
+// StartupOver ends the hold on the collector the process took while its
+// packages initialised (ReleaseStartup). A scenario ends it once it holds
+// the collector itself (RunScenario), and a command that serves (sot mcp,
+// sot worker) as it starts; any other command exits before it matters,
+// and the hold ends by itself at the first collection, which its heap
+// limit (64 MB) starts.
+func (f *Factory) StartupOver() {
+	if f.ReleaseStartup != nil {
+		f.ReleaseStartup()
+	}
 }
 
 // LogTo sends diagnostics and notes to w from now on (see Logger); a live

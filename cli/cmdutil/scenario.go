@@ -53,6 +53,7 @@ import (
 func RunScenario(ctx context.Context, f *Factory, run func(context.Context) error) error {
 	release := gchold.Hold(f.Getenv)
 	defer release()
+	f.StartupOver() // this hold takes over from the start's
 	f.callsStart = release
 	return Interruptible(ctx, "the run's journal", func(ctx context.Context) error {
 		if !f.Driven() {

@@ -87,6 +87,7 @@ then it requires a bearer token, read from the variable --token-env names
 
 // Run serves until the client goes away (stdio) or ctx is done.
 func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
+	f.StartupOver()
 	top, ok := project.Top(o.WorkDir)
 	if !ok {
 		return cmdutil.UsageError("%s is not in a project (no .git, .sot or .paw above it); start sot mcp in the repository it serves", o.WorkDir)

@@ -115,6 +115,7 @@ func driver(blobs temporal.Blobs, identity string) (*temporal.Driver, error) {
 
 // Run runs the worker until ctx is done.
 func Run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
+	f.StartupOver()
 	if ctx == nil {
 		ctx = context.Background()
 	}

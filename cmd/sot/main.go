@@ -7,10 +7,13 @@ import (
 
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/cli/root"
+	"github.com/sotlabs/sot/internal/gcstart"
 )
 
 func main() {
-	code := root.Main(cmdutil.New(), os.Args[1:])
+	f := cmdutil.New()
+	f.ReleaseStartup = gcstart.Release
+	code := root.Main(f, os.Args[1:])
 	cmdutil.RecordExit(os.Getenv, code)
 	os.Exit(code)
 }
