@@ -78,10 +78,25 @@ func (x *keywordIndex) newState() []int32 {
 	return s
 }
 
+// keywordHits holds, by keyword id, the offsets just past each occurrence
+// of the keyword in a text; nil when none occurs.
+type keywordHits [][]int
+
+// of is the offsets of keyword id's occurrences.
+func (h keywordHits) of(id int) []int {
+	if h == nil {
+		return nil
+	}
+	return h[id]
+}
+
 // scan returns, by keyword id, the offsets in text just past each
-// occurrence of the keyword (nil for a keyword that does not occur).
-func (x *keywordIndex) scan(text string) [][]int {
-	found := make([][]int, x.n)
+// occurrence of the keyword (nil for a keyword that does not occur), or
+// nil when no keyword occurs: most strings masked (a title, a name, a
+// line of a prompt) hold none, and a slot for each of the 258 keywords
+// was most of what masking them cost.
+func (x *keywordIndex) scan(text string) keywordHits {
+	var found keywordHits
 	s := int32(0)
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -89,7 +104,10 @@ func (x *keywordIndex) scan(text string) [][]int {
 			c += 'a' - 'A'
 		}
 		s = x.next[int(s)*x.cols+int(x.class[c])]
-		if s != 0 {
+		if s != 0 && len(x.output[s]) > 0 {
+			if found == nil {
+				found = make([][]int, x.n)
+			}
 			for _, id := range x.output[s] {
 				found[id] = append(found[id], i+1)
 			}

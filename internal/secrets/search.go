@@ -34,9 +34,12 @@ func detect(text, path string) []Span {
 	var spans []Span
 	for i, r := range rs.rules {
 		kw := rs.ruleKeywords[i]
+		if found == nil && len(kw) > 0 {
+			continue // no keyword occurs in text
+		}
 		var at []int // where the keywords start
 		for _, k := range kw {
-			for _, end := range found[k] {
+			for _, end := range found.of(k) {
 				at = append(at, end-len(rs.words[k]))
 			}
 		}
