@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // KnownKind is the kind of a masked registered value.
@@ -49,8 +50,8 @@ const minRegistered = 6
 const prefixMin = 16
 
 var (
-	knownMu sync.RWMutex
-	known   []string
+	knownMu sync.Mutex               // serialises Register
+	known   atomic.Pointer[[]string] // replaced, never changed: Find reads it without a lock or a copy
 )
 
 // Register makes Find and Mask treat every occurrence of value as a secret.
@@ -63,16 +64,19 @@ func Register(value string) {
 	}
 	knownMu.Lock()
 	defer knownMu.Unlock()
-	if !slices.Contains(known, value) {
-		known = append(known, value)
+	if old := registered(); !slices.Contains(old, value) {
+		next := append(slices.Clip(old), value) // a new array: a reader may hold the old one
+		known.Store(&next)
 	}
 }
 
-// registered returns the registered values.
+// registered returns the registered values, which the caller must not
+// change.
 func registered() []string {
-	knownMu.RLock()
-	defer knownMu.RUnlock()
-	return slices.Clone(known)
+	if p := known.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // Span is a secret found in a text: the bytes text[Start:End], and the
