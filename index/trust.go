@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"database/sql"
+	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -34,19 +36,74 @@ type schemaObject struct {
 func (o schemaObject) String() string { return fmt.Sprintf("%s %q", o.Type, o.Name) }
 
 // expectedSchema is what this package's schema looks like in sqlite_schema
-// and in the FTS5 configuration table, as SQLite itself writes it: read
-// from a fresh in-memory database the first time it is needed.
+// and in the FTS5 configuration table, as SQLite itself writes it: as a
+// fresh in-memory database built with the same statements reads back
+// (freshSchema), kept in schema.json, which TestExpectedSchemaFile holds
+// equal to that reading. Building the database in each process took a
+// millisecond of every sot ask before the index could be opened.
 // There is one for each version, since an index sot wrote with an earlier
 // version is upgraded in place.
 var expectedSchema = func() []func() (schemaState, error) {
+	all := sync.OnceValues(func() ([]schemaState, error) { return decodeSchemaFile(schemaFile) })
 	out := make([]func() (schemaState, error), SchemaVersion+1)
 	for v := 1; v <= SchemaVersion; v++ {
-		out[v] = sync.OnceValues(func() (schemaState, error) {
-			return freshSchema(fmt.Sprintf("sot-index-schema-v%d", v), schemaOf(v))
-		})
+		out[v] = func() (schemaState, error) {
+			states, err := all()
+			if err != nil {
+				return schemaState{}, err
+			}
+			return states[v], nil
+		}
 	}
 	return out
 }()
+
+//go:embed schema.json
+var schemaFile []byte
+
+// schemaFileEntry is one version's schemaState in schema.json.
+type schemaFileEntry struct {
+	Version int `json:"version"`
+	Objects []struct {
+		Type  string  `json:"type"`
+		Name  string  `json:"name"`
+		Table string  `json:"table"`
+		SQL   *string `json:"sql"` // null for the indexes SQLite makes itself
+	} `json:"objects"`
+	Config []string `json:"config"`
+}
+
+// decodeSchemaFile reads schema.json: the schemaState of every version, by
+// version (index 0 unused).
+func decodeSchemaFile(data []byte) ([]schemaState, error) {
+	var entries []schemaFileEntry
+	if err := json.Unmarshal(data, &entries); err != nil {
+		return nil, fmt.Errorf("index: schema.json: %w", err)
+	}
+	states := make([]schemaState, SchemaVersion+1)
+	seen := make([]bool, SchemaVersion+1)
+	for _, e := range entries {
+		if e.Version < 1 || e.Version > SchemaVersion || seen[e.Version] {
+			return nil, fmt.Errorf("index: schema.json: version %d is unknown or given twice", e.Version)
+		}
+		seen[e.Version] = true
+		s := schemaState{config: e.Config}
+		for _, o := range e.Objects {
+			obj := schemaObject{Type: o.Type, Name: o.Name, Table: o.Table}
+			if o.SQL != nil {
+				obj.SQL = sql.NullString{String: *o.SQL, Valid: true}
+			}
+			s.objects = append(s.objects, obj)
+		}
+		states[e.Version] = s
+	}
+	for v := 1; v <= SchemaVersion; v++ {
+		if !seen[v] {
+			return nil, fmt.Errorf("index: schema.json has no version %d", v)
+		}
+	}
+	return states, nil
+}
 
 // freshSchema creates statements in a new in-memory database of the given
 // name and reads back what SQLite made of them.

@@ -344,6 +344,9 @@ func badSynopses(root *cobra.Command, text string) (n int, problems []string) {
 			continue
 		}
 		for _, m := range inlineFlag.FindAllStringSubmatch(strings.Join(words[i:], " "), -1) {
+			if m[2] == "help" {
+				continue // cobra gives every command --help as it runs
+			}
 			if cmd.Flags().Lookup(m[2]) == nil && cmd.InheritedFlags().Lookup(m[2]) == nil {
 				problems = append(problems, fmt.Sprintf("%s: %s takes no --%s", span, cmd.CommandPath(), m[2]))
 			}
