@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"flag"
@@ -20,23 +21,20 @@ var updateSchema = flag.Bool("update", false, "rewrite schema.json from a fresh 
 // (or to SQLite): go test ./index -run TestExpectedSchemaFile -update.
 func TestExpectedSchemaFile(t *testing.T) {
 	var entries []schemaFileEntry
+	fresh := make([]schemaState, SchemaVersion+1)
 	for v := 1; v <= SchemaVersion; v++ {
 		s, err := freshSchema(fmt.Sprintf("sot-index-schema-test-v%d", v), schemaOf(v))
 		if err != nil {
 			t.Fatal(err)
 		}
+		fresh[v] = s
 		e := schemaFileEntry{Version: v, Config: s.config}
 		for _, o := range s.objects {
 			var q *string
 			if o.SQL.Valid {
 				q = &o.SQL.String
 			}
-			e.Objects = append(e.Objects, struct {
-				Type  string  `json:"type"`
-				Name  string  `json:"name"`
-				Table string  `json:"table"`
-				SQL   *string `json:"sql"`
-			}{o.Type, o.Name, o.Table, q})
+			e.Objects = append(e.Objects, schemaFileObject{o.Type, o.Name, o.Table, q})
 		}
 		entries = append(entries, e)
 	}
@@ -60,9 +58,24 @@ func TestExpectedSchemaFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for v := 1; v <= SchemaVersion; v++ {
-		fresh, _ := freshSchema(fmt.Sprintf("sot-index-schema-test2-v%d", v), schemaOf(v))
-		if d := cmp.Diff(fresh, got[v], cmp.AllowUnexported(schemaState{}), cmp.Comparer(func(a, b sql.NullString) bool { return a == b })); d != "" {
+		if d := cmp.Diff(fresh[v], got[v], cmp.AllowUnexported(schemaState{}), cmp.Comparer(func(a, b sql.NullString) bool { return a == b })); d != "" {
 			t.Errorf("version %d decodes to another schema (-fresh +file):\n%s", v, d)
 		}
 	}
+}
+
+// freshSchema creates statements in a new in-memory database of the given
+// name and reads back what SQLite made of them.
+func freshSchema(name, statements string) (schemaState, error) {
+	db, err := sql.Open("sqlite", "file:"+name+"?mode=memory")
+	if err != nil {
+		return schemaState{}, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // every connection to :memory: is a database of its own
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, statements); err != nil {
+		return schemaState{}, fmt.Errorf("creating the schema: %w", err)
+	}
+	return readSchema(ctx, db)
 }

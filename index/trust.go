@@ -41,36 +41,35 @@ func (o schemaObject) String() string { return fmt.Sprintf("%s %q", o.Type, o.Na
 // (freshSchema), kept in schema.json, which TestExpectedSchemaFile holds
 // equal to that reading. Building the database in each process took a
 // millisecond of every sot ask before the index could be opened.
-// There is one for each version, since an index sot wrote with an earlier
-// version is upgraded in place.
-var expectedSchema = func() []func() (schemaState, error) {
-	all := sync.OnceValues(func() ([]schemaState, error) { return decodeSchemaFile(schemaFile) })
-	out := make([]func() (schemaState, error), SchemaVersion+1)
-	for v := 1; v <= SchemaVersion; v++ {
-		out[v] = func() (schemaState, error) {
-			states, err := all()
-			if err != nil {
-				return schemaState{}, err
-			}
-			return states[v], nil
-		}
+// There is one for each version (1 to SchemaVersion), since an index sot
+// wrote with an earlier version is upgraded in place.
+func expectedSchema(version int) (schemaState, error) {
+	states, err := schemaStates()
+	if err != nil {
+		return schemaState{}, err
 	}
-	return out
-}()
+	return states[version], nil
+}
+
+// schemaStates is schema.json decoded, once.
+var schemaStates = sync.OnceValues(func() ([]schemaState, error) { return decodeSchemaFile(schemaFile) })
 
 //go:embed schema.json
 var schemaFile []byte
 
 // schemaFileEntry is one version's schemaState in schema.json.
 type schemaFileEntry struct {
-	Version int `json:"version"`
-	Objects []struct {
-		Type  string  `json:"type"`
-		Name  string  `json:"name"`
-		Table string  `json:"table"`
-		SQL   *string `json:"sql"` // null for the indexes SQLite makes itself
-	} `json:"objects"`
-	Config []string `json:"config"`
+	Version int                `json:"version"`
+	Objects []schemaFileObject `json:"objects"`
+	Config  []string           `json:"config"`
+}
+
+// schemaFileObject is a schemaObject in schema.json.
+type schemaFileObject struct {
+	Type  string  `json:"type"`
+	Name  string  `json:"name"`
+	Table string  `json:"table"`
+	SQL   *string `json:"sql"` // null for the indexes SQLite makes itself
 }
 
 // decodeSchemaFile reads schema.json: the schemaState of every version, by
@@ -103,22 +102,6 @@ func decodeSchemaFile(data []byte) ([]schemaState, error) {
 		}
 	}
 	return states, nil
-}
-
-// freshSchema creates statements in a new in-memory database of the given
-// name and reads back what SQLite made of them.
-func freshSchema(name, statements string) (schemaState, error) {
-	db, err := sql.Open("sqlite", "file:"+name+"?mode=memory")
-	if err != nil {
-		return schemaState{}, err
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1) // every connection to :memory: is a database of its own
-	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, statements); err != nil {
-		return schemaState{}, fmt.Errorf("creating the schema: %w", err)
-	}
-	return readSchema(ctx, db)
 }
 
 // schemaState is the part of a database that must match expectedSchema.
@@ -263,7 +246,7 @@ func examine(ctx context.Context, q queryer, deep bool) (verdict, error) {
 	case version < 1:
 		return verdict{distrust: fmt.Sprintf("it is marked as schema version %d, which sot never writes", version)}, nil
 	}
-	want, err := expectedSchema[version]()
+	want, err := expectedSchema(int(version))
 	if err != nil {
 		return verdict{}, err
 	}

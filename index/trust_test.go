@@ -186,7 +186,7 @@ func TestOpenRebuildsUntrustedIndex(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := expectedSchema[SchemaVersion]()
+			want, err := expectedSchema(SchemaVersion)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -422,7 +422,7 @@ func TestOpenIgnoresStrayWAL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := expectedSchema[SchemaVersion]()
+	want, err := expectedSchema(SchemaVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +432,7 @@ func TestOpenIgnoresStrayWAL(t *testing.T) {
 }
 
 func TestDiffSchema(t *testing.T) {
-	want, err := expectedSchema[SchemaVersion]()
+	want, err := expectedSchema(SchemaVersion)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,10 +25,8 @@ var noStatx atomic.Bool
 // relative to the directory's descriptor, as os.Root.Lstat does but
 // without a lock, and into a value instead of an fs.FileInfo.
 func (d dirHandle) lstat(name string) (entryStat, error) {
-	if d.f == nil {
-		return statOfRoot(d.root, name)
-	}
-	fd := int(d.f.Fd())
+	fd := int(d.f.Fd()) // every handle has it here: no goroutine opens one of its own
+
 	if !noStatx.Load() {
 		var sx unix.Statx_t
 		err := unix.Statx(fd, name, unix.AT_SYMLINK_NOFOLLOW, statxMask, &sx)
