@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -126,19 +127,34 @@ type toolSpec struct {
 // Complete sends req and returns the answer. It streams when req.OnDelta is
 // set (or the output limit is large) and passes the text to OnDelta.
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	resp, err := p.complete(ctx, req, llm.NewHeldTexts())
+	if errors.Is(err, llm.ErrHeldTexts) {
+		resp, err = p.complete(ctx, req, nil)
+	}
+	return resp, err
+}
+
+// complete is Complete, its long texts encoded apart from the SDK's
+// encoder when held is not nil.
+func (p *Provider) complete(ctx context.Context, req *llm.Request, held *llm.HeldTexts) (*llm.Response, error) {
 	start := time.Now()
 	params, tool, err := p.params(req)
 	if err != nil {
 		return nil, err
 	}
+	holdTexts(&params, held)
 	var (
 		httpResp *http.Response
 		msg      *sdk.Message
 	)
+	hold := option.WithMiddleware(held.Middleware)
 	if req.OnDelta != nil || params.MaxTokens > streamAbove {
-		msg, err = p.stream(ctx, req, params, tool, &httpResp)
+		msg, err = p.stream(ctx, req, params, tool, &httpResp, hold)
 	} else {
-		msg, err = p.svc.New(ctx, params, option.WithResponseInto(&httpResp))
+		msg, err = p.svc.New(ctx, params, option.WithResponseInto(&httpResp), hold)
+	}
+	if errors.Is(err, llm.ErrHeldTexts) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, p.fail(ctx, req, httpResp, err)
@@ -220,8 +236,8 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 // stream makes a streaming call, passing text and the answer tool's input
 // (not the input of calls to other tools) to req.OnDelta, and returns the
 // whole message.
-func (p *Provider) stream(ctx context.Context, req *llm.Request, params sdk.MessageNewParams, tool *toolSpec, httpResp **http.Response) (*sdk.Message, error) {
-	s := p.svc.NewStreaming(ctx, params, option.WithResponseInto(httpResp))
+func (p *Provider) stream(ctx context.Context, req *llm.Request, params sdk.MessageNewParams, tool *toolSpec, httpResp **http.Response, hold option.RequestOption) (*sdk.Message, error) {
+	s := p.svc.NewStreaming(ctx, params, option.WithResponseInto(httpResp), hold)
 	defer s.Close()
 	var msg sdk.Message
 	stopped, callsBegun := false, false
@@ -422,6 +438,39 @@ func toolResult(m llm.Message) sdk.ContentBlockParamUnion {
 		r.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: m.Content}}}
 	}
 	return sdk.ContentBlockParamUnion{OfToolResult: &r}
+}
+
+// holdTexts puts held's stand-ins in params for its long texts: the system
+// prompt's blocks, and the text blocks of the messages and of their tool
+// results.
+func holdTexts(params *sdk.MessageNewParams, held *llm.HeldTexts) {
+	if held == nil {
+		return
+	}
+	for i := range params.System {
+		params.System[i].Text = held.Hold(params.System[i].Text)
+	}
+	for _, m := range params.Messages {
+		var blocks []sdk.ContentBlockParamUnion
+		switch {
+		case m.OfUser != nil:
+			blocks = m.OfUser.Content
+		case m.OfAssistant != nil:
+			blocks = m.OfAssistant.Content
+		}
+		for _, b := range blocks {
+			if t := b.OfText; t != nil {
+				t.Text = held.Hold(t.Text)
+			}
+			if r := b.OfToolResult; r != nil {
+				for _, c := range r.Content {
+					if t := c.OfText; t != nil {
+						t.Text = held.Hold(t.Text)
+					}
+				}
+			}
+		}
+	}
 }
 
 // systemBlocks splits the system prompt at the shared prefix and marks the

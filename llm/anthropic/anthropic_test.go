@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
 )
@@ -550,4 +552,59 @@ func BenchmarkComplete(b *testing.B) {
 			}
 		}
 	})
+}
+
+// trickyText is a long text with everything a JSON encoder must escape or
+// replace: quotes, backslashes, control bytes, HTML, line separators,
+// non-ASCII text and a byte that is not UTF-8.
+var trickyText = strings.Repeat("a \"quoted\" C:\\path\ttab\r\n<b>&amp;</b> \u2028\u2029 ünï 🎉 \x01\x1f \xff end\n", 200)
+
+// Long texts are encoded apart from the SDK's encoder (llm.HeldTexts): the
+// body that goes out, streamed or not, decodes to the same value as the
+// body the SDK makes of the request by itself, cache marks included.
+func TestLongTextsGoOutWhole(t *testing.T) {
+	for _, streamed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streamed=%v", streamed), func(t *testing.T) {
+			s := server(t, llmtest.Config{Rules: []llmtest.Rule{{Reply: "the answer"}}})
+			p := provider(t, s, nil)
+			system := "system " + trickyText + "the rest " + trickyText
+			req := &llm.Request{
+				Model:        "anthropic:claude-test",
+				System:       system,
+				SharedPrefix: len(system) / 2,
+				Messages: []llm.Message{
+					{Role: llm.RoleUser, Content: "user " + trickyText},
+					{Role: llm.RoleAssistant, Content: "assistant " + trickyText, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read", Arguments: json.RawMessage(`{"path":"a.go"}`)}}},
+					{Role: llm.RoleTool, ToolCallID: "c1", Content: "tool " + trickyText},
+					{Role: llm.RoleUser, Content: "short"},
+				},
+			}
+			if streamed {
+				req.OnDelta = func(string) {}
+			}
+			if _, err := p.complete(context.Background(), req, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Complete(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			rs := s.Requests()
+			if len(rs) != 2 {
+				t.Fatalf("%d requests, want 2", len(rs))
+			}
+			var plain, held any
+			if err := json.Unmarshal(rs[0].Body, &plain); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(rs[1].Body, &held); err != nil {
+				t.Fatalf("the body with the long texts put back is not JSON: %v", err)
+			}
+			if diff := cmp.Diff(plain, held); diff != "" {
+				t.Errorf("the body with the long texts put back differs from the SDK's own (-SDK +held):\n%s", diff)
+			}
+			if strings.Contains(string(rs[1].Body), "sotheld") {
+				t.Error("a stand-in went out in the body")
+			}
+		})
+	}
 }

@@ -17,6 +17,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -112,13 +113,23 @@ func New(cfg Config) (*Provider, error) {
 // Complete sends req and returns the answer. The call always streams; the
 // text is passed to req.OnDelta as it arrives.
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	resp, err := p.complete(ctx, req, llm.NewHeldTexts())
+	if errors.Is(err, llm.ErrHeldTexts) {
+		resp, err = p.complete(ctx, req, nil)
+	}
+	return resp, err
+}
+
+// complete is Complete, its long texts encoded apart from the SDK's
+// encoder when held is not nil.
+func (p *Provider) complete(ctx context.Context, req *llm.Request, held *llm.HeldTexts) (*llm.Response, error) {
 	start := time.Now()
-	params, err := p.params(req)
+	params, err := p.params(req, held)
 	if err != nil {
 		return nil, err
 	}
 	var httpResp *http.Response
-	stream := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&httpResp))
+	stream := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&httpResp), option.WithMiddleware(held.Middleware))
 	defer stream.Close()
 
 	var (
@@ -165,6 +176,9 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 		}
 	}
 	if err := stream.Err(); err != nil {
+		if errors.Is(err, llm.ErrHeldTexts) {
+			return nil, err
+		}
 		return nil, p.fail(ctx, req, httpResp, err)
 	}
 	if httpResp == nil {
@@ -206,14 +220,16 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	return resp, nil
 }
 
-// params translates a request into the SDK's parameters.
-func (p *Provider) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {
+// params translates a request into the SDK's parameters, its long texts
+// held by held.
+func (p *Provider) params(req *llm.Request, held *llm.HeldTexts) (sdk.ChatCompletionNewParams, error) {
 	var params sdk.ChatCompletionNewParams
 	params.Model = shared.ChatModel(modelName(req.Model))
 	if req.System != "" {
-		params.Messages = append(params.Messages, sdk.SystemMessage(req.System))
+		params.Messages = append(params.Messages, sdk.SystemMessage(held.Hold(req.System)))
 	}
 	for i, m := range req.Messages {
+		m.Content = held.Hold(m.Content)
 		switch m.Role {
 		case llm.RoleUser:
 			params.Messages = append(params.Messages, sdk.UserMessage(m.Content))

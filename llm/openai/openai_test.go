@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/llmtest"
@@ -91,7 +94,7 @@ func TestMaxCompletionTokensForOpenAI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	params, err := p.params(&llm.Request{Model: "openai:gpt-4.1", MaxTokens: 50, Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
+	params, err := p.params(&llm.Request{Model: "openai:gpt-4.1", MaxTokens: 50, Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,4 +494,50 @@ func BenchmarkComplete(b *testing.B) {
 			}
 		}
 	})
+}
+
+// trickyText is a long text with everything a JSON encoder must escape or
+// replace: quotes, backslashes, control bytes, HTML, line separators,
+// non-ASCII text and a byte that is not UTF-8.
+var trickyText = strings.Repeat("a \"quoted\" C:\\path\ttab\r\n<b>&amp;</b> \u2028\u2029 ünï 🎉 \x01\x1f \xff end\n", 200)
+
+// A long text is encoded apart from the SDK's encoder (llm.HeldTexts):
+// the body that goes out decodes to the same value as the body the SDK
+// makes of the request by itself.
+func TestLongTextsGoOutWhole(t *testing.T) {
+	s := server(t, llmtest.Config{Rules: []llmtest.Rule{{Reply: "the answer"}}})
+	p := provider(t, s, nil)
+	req := &llm.Request{
+		Model:  "openai:gpt-test",
+		System: "system " + trickyText,
+		Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: "user " + trickyText},
+			{Role: llm.RoleAssistant, Content: "assistant " + trickyText, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read", Arguments: json.RawMessage(`{"path":"a.go"}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "c1", Content: "tool " + trickyText},
+			{Role: llm.RoleUser, Content: "short"},
+		},
+	}
+	if _, err := p.complete(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	rs := s.Requests()
+	if len(rs) != 2 {
+		t.Fatalf("%d requests, want 2", len(rs))
+	}
+	var plain, held any
+	if err := json.Unmarshal(rs[0].Body, &plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(rs[1].Body, &held); err != nil {
+		t.Fatalf("the body with the long texts put back is not JSON: %v", err)
+	}
+	if diff := cmp.Diff(plain, held); diff != "" {
+		t.Errorf("the body with the long texts put back differs from the SDK's own (-SDK +held):\n%s", diff)
+	}
+	if bytes.Contains(rs[1].Body, []byte("sotheld")) {
+		t.Error("a stand-in went out in the body")
+	}
 }
