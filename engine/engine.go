@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"runtime"
 	"sync"
 	"time"
 
@@ -153,6 +154,7 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 	}
 	now := time.Now()
 	firsts := map[prefixKey]*release{}
+	building := make(chan struct{}, builders())
 	var wg sync.WaitGroup
 	for i, t := range tasks {
 		key := keys[i]
@@ -175,6 +177,17 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 				case <-ctx.Done():
 				}
 			}
+			// A slot to build the request in, given back when the call
+			// yields (llm.Yield: it is sent, or it waits) or returns.
+			var built sync.Once
+			select {
+			case building <- struct{}{}:
+			case <-ctx.Done():
+				built.Do(func() {}) // no slot to give back
+			}
+			yield := func() { built.Do(func() { <-building }) }
+			defer yield()
+			cctx = llm.WithYield(cctx, yield)
 			// Running is reported when the provider's limits let the call
 			// through, not when it starts waiting for a slot; a call answered
 			// from the journal or cache is reported running as it finishes.
@@ -185,9 +198,10 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 			req := t.Prompt().Clone()
 			req.OnStart = running
 			if first != nil {
-				cctx = middleware.WithAnswerStart(ctx, first.open)
+				cctx = middleware.WithAnswerStart(cctx, first.open)
 			}
 			resp, err := Converse(cctx, p, req, t.Looks)
+			yield()
 			if first != nil {
 				first.open()
 			}
@@ -257,6 +271,13 @@ func stoppedBy(ctx context.Context, err error) error {
 	}
 	return fmt.Errorf("%w: %w", ctx.Err(), err)
 }
+
+// builders is how many calls of a Run build and encode their requests at
+// once: one core fewer than the process may use, so that a request that
+// is ready to go, or an answer that arrives, finds a core free instead of
+// waiting behind requests still being built (Go's scheduler runs the
+// goroutines it has in hand before it looks at the network again).
+func builders() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 
 // minSharing is the fewest calls sharing a prefix that are worth holding
 // back for it: with two, the second would wait for the first's first token

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -564,5 +565,65 @@ func TestRunComposesPromptsAsTheyGo(t *testing.T) {
 	x.Execute(context.Background(), next)
 	if heldBack(t, srv, "next call 0") {
 		t.Error("the next step waited for a prefix the deferred prompts had written")
+	}
+}
+
+// Only a few calls of a Run build their requests at once (builders, one
+// fewer than the cores), each starting when an earlier one has handed its
+// request to the HTTP client: the first request goes out after its own
+// work, not after every call's. A call gives its slot back as its request
+// leaves, not when its answer comes: the server holds every answer until
+// all the requests have arrived, which they could not if each call kept
+// its slot until it returned.
+func TestRunBuildsFewRequestsAtOnce(t *testing.T) {
+	n := builders() + 3
+	var arrived atomic.Int32
+	var timedOut atomic.Bool
+	all := make(chan struct{})
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: func(*llmtest.Recorded) llmtest.Reply {
+		if arrived.Add(1) == int32(n) {
+			close(all)
+		}
+		select {
+		case <-all:
+		case <-time.After(2 * time.Second):
+			timedOut.Store(true)
+		}
+		return llmtest.Reply{}
+	}}}})
+	defer srv.Close()
+	var mu sync.Mutex
+	building, most := 0, 0
+	var tasks []*Task
+	for i := range n {
+		model := "openai:gpt-4.1"
+		if i%2 == 1 {
+			model = "anthropic:claude-sonnet-4-5"
+		}
+		task := &Task{ID: fmt.Sprintf("t%d", i), Group: "g", Request: &llm.Request{Model: model,
+			Messages: []llm.Message{{Role: llm.RoleUser, Content: fmt.Sprintf("task %d", i)}}}}
+		task.Compose = func() string {
+			mu.Lock()
+			building++
+			most = max(most, building)
+			mu.Unlock()
+			time.Sleep(2 * time.Millisecond) // a long prompt's building
+			mu.Lock()
+			building--
+			mu.Unlock()
+			return "You review."
+		}
+		tasks = append(tasks, task)
+	}
+	for _, r := range Run(context.Background(), cachingRouter(t, srv), tasks, nil) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	if most > builders() {
+		t.Errorf("%d requests were built at once, want at most %d", most, builders())
+	}
+	if timedOut.Load() {
+		t.Errorf("not all %d requests arrived while the first answers were held: the calls kept their slots until they returned", n)
 	}
 }

@@ -156,6 +156,7 @@ func (r *Remote) Complete(ctx context.Context, req *llm.Request) (*llm.Response,
 	if err != nil {
 		return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: err.Error(), Err: err}
 	}
+	llm.Yield(ctx) // what is left is waiting: for a slot, then for the answer
 	select {
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():

@@ -207,6 +207,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 		}
 		return nil, p.startError(req, args[0], err)
 	}
+	llm.Yield(parent) // the program has the request
 	err = cmd.Wait()
 	latency := time.Since(start)
 	switch {

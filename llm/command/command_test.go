@@ -633,3 +633,18 @@ func TestSplitArgs(t *testing.T) {
 		}
 	}
 }
+
+// The call yields (llm.Yield) once the program has started with the
+// request: what is left is waiting for its answer, and the caller may let
+// another call build its request meanwhile.
+func TestCommandYieldsOnceStarted(t *testing.T) {
+	p := newProvider(t, 30*time.Second)
+	yields := 0
+	ctx := llm.WithYield(context.Background(), func() { yields++ })
+	if _, err := p.Complete(ctx, &llm.Request{Model: "echo", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if yields == 0 {
+		t.Error("the call did not yield once its program had started")
+	}
+}

@@ -32,6 +32,9 @@ func Limit(next llm.Provider, concurrency, rpm int) llm.Provider {
 			return nil, err
 		}
 		if limiter != nil {
+			if limiter.Tokens() < 1 {
+				llm.Yield(ctx)
+			}
 			if err := limiter.Wait(ctx); err != nil {
 				g.release(epoch, false, false)
 				return nil, err
@@ -84,6 +87,7 @@ func (g *gate) acquire(ctx context.Context) (int, error) {
 	ch := make(chan struct{})
 	g.waiting = append(g.waiting, ch)
 	g.mu.Unlock()
+	llm.Yield(ctx)
 	select {
 	case <-ch:
 		g.mu.Lock()

@@ -277,6 +277,7 @@ func (m *Meter) reserve(ctx context.Context, req *llm.Request) (float64, error) 
 			}
 			continue
 		}
+		llm.Yield(ctx)
 		select {
 		case <-released:
 			m.mu.Lock()

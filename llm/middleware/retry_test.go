@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -145,5 +146,40 @@ func TestLimitSpacesRequestsPerMinute(t *testing.T) {
 	}
 	if span := starts[3].Sub(starts[0]); span < 145*time.Millisecond {
 		t.Errorf("four calls started within %s; 1200 rpm spaces them 50ms apart (150ms from first to last)", span)
+	}
+}
+
+// A call that has to wait for a slot yields first (llm.Yield), so that the
+// caller can let another call build its request meanwhile; one let
+// through at once yields only as its request leaves (the provider's
+// middleware), after its own work.
+func TestLimitYieldsWhileWaiting(t *testing.T) {
+	p, _ := backend(t, llmtest.Config{Latency: 200 * time.Millisecond})
+	l := Limit(p, 1, 0)
+	first := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctx := llm.WithYield(context.Background(), func() {})
+		req := ask(0)
+		req.OnStart = func() { close(first) }
+		if _, err := l.Complete(ctx, req); err != nil {
+			t.Error(err)
+		}
+	}()
+	<-first
+	var yieldedWhileFirstRan atomic.Bool
+	ctx := llm.WithYield(context.Background(), func() {
+		select {
+		case <-done:
+		default:
+			yieldedWhileFirstRan.Store(true)
+		}
+	})
+	if _, err := l.Complete(ctx, ask(1)); err != nil {
+		t.Fatal(err)
+	}
+	if !yieldedWhileFirstRan.Load() {
+		t.Error("the call waiting for the only slot did not yield while it waited")
 	}
 }
