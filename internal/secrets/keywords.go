@@ -14,7 +14,9 @@ type keywordIndex struct {
 
 func newKeywordIndex(words []string) *keywordIndex {
 	x := &keywordIndex{n: len(words)}
+	states := 1 // at most: the root, and a state for each keyword byte
 	for _, w := range words {
+		states += len(w)
 		for i := 0; i < len(w); i++ {
 			c := w[i]
 			if x.class[c] == 0 {
@@ -24,58 +26,54 @@ func newKeywordIndex(words []string) *keywordIndex {
 		}
 	}
 	x.cols++ // column 0
-	// The trie: goto edges, -1 where there is none.
-	edges := [][]int32{x.newState()}
-	x.output = [][]int{nil}
+	cols := x.cols
+	// The trie, its goto edges in one table, a row a state: 0 where there
+	// is none, since no edge goes back to the root.
+	next := make([]int32, cols, states*cols)
+	x.output = make([][]int, 1, states)
 	for id, w := range words {
 		s := 0
 		for i := 0; i < len(w); i++ {
-			c := x.class[w[i]]
-			if edges[s][c] < 0 {
-				edges[s][c] = int32(len(edges))
-				edges = append(edges, x.newState())
+			e := s*cols + int(x.class[w[i]])
+			if next[e] == 0 {
+				next[e] = int32(len(x.output))
+				next = next[:len(next)+cols] // a new row, zero: the slice has room
 				x.output = append(x.output, nil)
 			}
-			s = int(edges[s][c])
+			s = int(next[e])
 		}
 		x.output[s] = append(x.output[s], id)
 	}
 	// Breadth first, each state's missing edges become those of its
-	// failure state, and it inherits its failure state's outputs.
-	x.next = make([]int32, len(edges)*x.cols)
-	fail := make([]int32, len(edges))
-	queue := []int32{}
-	for c := 0; c < x.cols; c++ {
-		if t := edges[0][c]; t > 0 {
-			x.next[c] = t
+	// failure state, and it inherits its failure state's outputs. The
+	// table is rewritten in place: a state's row is read as its goto
+	// edges just before it is rewritten, and the rows of the failure
+	// states it reads, nearer the root, are rewritten already.
+	fail := make([]int32, len(x.output))
+	queue := make([]int32, 0, len(x.output))
+	for c := 0; c < cols; c++ {
+		if t := next[c]; t > 0 {
 			queue = append(queue, t)
 		}
 	}
-	for len(queue) > 0 {
-		s := queue[0]
-		queue = queue[1:]
-		f := fail[s]
-		x.output[s] = append(x.output[s], x.output[f]...)
-		for c := 0; c < x.cols; c++ {
-			t := edges[s][c]
-			if t < 0 {
-				x.next[int(s)*x.cols+c] = x.next[int(f)*x.cols+c]
+	for q := 0; q < len(queue); q++ {
+		s := int(queue[q])
+		f := int(fail[s])
+		if len(x.output[f]) > 0 {
+			x.output[s] = append(x.output[s], x.output[f]...)
+		}
+		row, frow := next[s*cols:(s+1)*cols], next[f*cols:(f+1)*cols]
+		for c, t := range row {
+			if t == 0 {
+				row[c] = frow[c]
 				continue
 			}
-			x.next[int(s)*x.cols+c] = t
-			fail[t] = x.next[int(f)*x.cols+c]
+			fail[t] = frow[c]
 			queue = append(queue, t)
 		}
 	}
+	x.next = next
 	return x
-}
-
-func (x *keywordIndex) newState() []int32 {
-	s := make([]int32, x.cols)
-	for i := range s {
-		s[i] = -1
-	}
-	return s
 }
 
 // keywordHits holds, by keyword id, the offsets just past each occurrence

@@ -2,19 +2,15 @@ package secrets
 
 import (
 	"bytes"
-	_ "embed"
 	"encoding/base64"
-	"encoding/json"
 	"math"
 	"regexp"
 	"strings"
 	"sync"
 )
 
-//go:embed gitleaks.json
-var gitleaksJSON []byte
-
-// ruleFile is the format of gitleaks.json, written by gen/.
+// ruleFile is the format of gitleaks.json, written by gen/; sot loads
+// the same rules from rules_gen.go (gitleaksRules), generated from it.
 type ruleFile struct {
 	Source     string       `json:"source"`
 	Allowlists []*allowlist `json:"allowlists"`
@@ -229,12 +225,14 @@ type ruleSet struct {
 
 // rules loads the rule set once; regular expressions are compiled when a
 // rule first runs.
-var rules = sync.OnceValue(func() *ruleSet {
-	var f ruleFile
-	if err := json.Unmarshal(gitleaksJSON, &f); err != nil {
-		panic("secrets: gitleaks.json is damaged: " + err.Error())
-	}
-	rs := &ruleSet{rules: append(f.Rules, sotRules...), global: f.Allowlists}
+var rules = sync.OnceValue(loadRules)
+
+// loadRules builds the rule set: gitleaks' rules and sot's, and the
+// keyword index over them. Every process that masks anything builds it
+// once (BenchmarkLoadRules).
+func loadRules() *ruleSet {
+	f := gitleaksRules
+	rs := &ruleSet{rules: append(f.Rules[:len(f.Rules):len(f.Rules)], sotRules...), global: f.Allowlists}
 	for _, a := range rs.global {
 		a.compile()
 	}
@@ -257,7 +255,7 @@ var rules = sync.OnceValue(func() *ruleSet {
 	rs.index = newKeywordIndex(words)
 	rs.words = words
 	return rs
-})
+}
 
 // compile compiles the rule's expressions once and reports whether they
 // compiled (the tests make sure every rule does).

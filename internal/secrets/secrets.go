@@ -5,8 +5,9 @@
 // with Register: the API keys sot itself loads. Detected secrets are found
 // by gitleaks' default rule set (about 220 rules for cloud, SaaS and
 // database credentials, tokens and private keys), which this package
-// embeds as gitleaks.json and evaluates the way gitleaks does: a rule runs
-// only where one of its keywords occurs, its secret group must carry more
+// keeps as gitleaks.json, loads from rules_gen.go (the same rules as Go
+// values) and evaluates the way gitleaks does: a rule runs only where one
+// of its keywords occurs, its secret group must carry more
 // entropy than the rule asks, and its allowlists drop known false
 // positives. A few rules of sot's own add the key formats of the providers
 // sot talks to that gitleaks' rules only know in their latest exact shape,
@@ -15,7 +16,8 @@
 // other INI sections, .netrc, .npmrc, the auths of Docker's config.json,
 // the password in a URL), which gitleaks' generic rule misses when they do
 // not look random enough. gen/ regenerates gitleaks.json from a gitleaks
-// release; sot's rules live in rules.go.
+// release, and TestRulesFileIsCurrent -update regenerates rules_gen.go from
+// it; sot's rules live in rules.go.
 //
 // A masked secret keeps its first four characters, when it is long enough
 // for that to give nothing away, and names its kind:

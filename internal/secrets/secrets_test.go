@@ -319,3 +319,52 @@ func BenchmarkMaskShort(b *testing.B) {
 		}
 	}
 }
+
+// Over the rules' own keywords (overlapping ones, prefixes of one another,
+// in either case, cut short), the index finds every occurrence a plain
+// search finds, and no other, at the offsets just past each.
+func TestKeywordIndexFindsEveryOccurrence(t *testing.T) {
+	words := rules().words
+	x := newKeywordIndex(words)
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		var b strings.Builder
+		for range 40 {
+			w := words[r.IntN(len(words))]
+			switch r.IntN(4) {
+			case 0:
+				w = strings.ToUpper(w)
+			case 1:
+				w = w[:r.IntN(len(w)+1)]
+			}
+			b.WriteString(w)
+			if r.IntN(2) == 0 {
+				b.WriteString(" _-=\n"[r.IntN(5):][:1])
+			}
+		}
+		text := b.String()
+		lower := strings.ToLower(text)
+		got := x.scan(text)
+		for id, w := range words {
+			var want []int
+			for i := 0; i+len(w) <= len(lower); i++ {
+				if lower[i:i+len(w)] == w {
+					want = append(want, i+len(w))
+				}
+			}
+			if !slices.Equal(got.of(id), want) {
+				t.Fatalf("round %d, keyword %q in %q: offsets %v, want %v", round, w, text, got.of(id), want)
+			}
+		}
+	}
+}
+
+// BenchmarkLoadRules: building the rule set, which every process that
+// masks does once before its first mask: go test ./internal/secrets -run
+// '^$' -bench LoadRules.
+func BenchmarkLoadRules(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		loadRules()
+	}
+}
