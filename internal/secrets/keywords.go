@@ -5,9 +5,11 @@ package secrets
 // automaton turned into a table: one lookup per byte). Bytes that occur in
 // no keyword share one column of the table.
 type keywordIndex struct {
-	class  [256]uint8 // byte -> column; 0 for bytes in no keyword
-	cols   int
-	next   []int32 // state*cols + column -> state
+	class [256]uint8 // byte -> column, an upper-case letter's that of its lower case; 0 for bytes in no keyword
+	cols  int
+	// next is the table: row + column -> the next state's row, where a
+	// state's row is state*cols, negated when keywords end at the state.
+	next   []int32
 	output [][]int // state -> keywords that end there
 	n      int     // number of keywords
 }
@@ -26,6 +28,9 @@ func newKeywordIndex(words []string) *keywordIndex {
 		}
 	}
 	x.cols++ // column 0
+	for c := 'A'; c <= 'Z'; c++ {
+		x.class[c] = x.class[c+'a'-'A']
+	}
 	cols := x.cols
 	// The trie, its goto edges in one table, a row a state: 0 where there
 	// is none, since no edge goes back to the root.
@@ -72,6 +77,13 @@ func newKeywordIndex(words []string) *keywordIndex {
 			queue = append(queue, t)
 		}
 	}
+	// From states to rows, flagged where keywords end.
+	for i, t := range next {
+		next[i] = t * int32(cols)
+		if len(x.output[t]) > 0 {
+			next[i] = -next[i]
+		}
+	}
 	x.next = next
 	return x
 }
@@ -95,18 +107,16 @@ func (h keywordHits) of(id int) []int {
 // was most of what masking them cost.
 func (x *keywordIndex) scan(text string) keywordHits {
 	var found keywordHits
-	s := int32(0)
+	next, class := x.next, &x.class
+	row := int32(0)
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		s = x.next[int(s)*x.cols+int(x.class[c])]
-		if s != 0 && len(x.output[s]) > 0 {
+		row = next[int(row)+int(class[text[i]])]
+		if row < 0 { // keywords end here
+			row = -row
 			if found == nil {
 				found = make([][]int, x.n)
 			}
-			for _, id := range x.output[s] {
+			for _, id := range x.output[int(row)/x.cols] {
 				found[id] = append(found[id], i+1)
 			}
 		}
