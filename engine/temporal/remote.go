@@ -152,11 +152,13 @@ func (r *Remote) Complete(ctx context.Context, req *llm.Request) (*llm.Response,
 	if err != nil {
 		return nil, err
 	}
+	// What is left is waiting: for the blob store (S3 is a round trip
+	// away), for a slot, then for the answer.
+	llm.Yield(ctx)
 	ref, err := r.blobs.Put(ctx, data)
 	if err != nil {
 		return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: err.Error(), Err: err}
 	}
-	llm.Yield(ctx) // what is left is waiting: for a slot, then for the answer
 	select {
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():
