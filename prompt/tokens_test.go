@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -89,5 +90,29 @@ func TestMaterialTokensCountsTheMaterialLayer(t *testing.T) {
 	given.MaterialTokens += 100
 	if _, err := given.Compose(spec, Options{MaxTokens: a.Tokens()}); err == nil {
 		t.Error("a prompt over the budget by the material's given count was composed")
+	}
+}
+
+// Counted a batch of lines at a time, in a reused buffer, a text longer
+// than a batch counts what its guttered text counts whole, escapes and
+// all; and counting one text does not change the next one's count.
+func TestGutteredTokensInBatches(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 3*countBatch; i++ {
+		fmt.Fprintf(&b, "line %d: func f() { return \"a\\tb\" } \u2028 x\r\n", i)
+		if i%7 == 0 {
+			b.WriteString("\n")
+		}
+	}
+	texts := []string{b.String(), "short\n", strings.Repeat("é\x01 word ", countBatch/4)}
+	for _, text := range texts {
+		var g strings.Builder
+		writeGuttered(&g, strings.TrimSuffix(text, "\n"))
+		want := tokens.Count(g.String())
+		for range 2 {
+			if got := GutteredTokens(text); got != want {
+				t.Errorf("GutteredTokens of %d bytes = %d, the guttered text counts %d", len(text), got, want)
+			}
+		}
 	}
 }

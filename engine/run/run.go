@@ -21,7 +21,10 @@ import (
 // ID builds a run id from what a run does: the same command on the same
 // material gets the same id, so a re-run finds its journal. Parts are
 // hashed in order, each ended by a zero byte.
-type ID struct{ h hash.Hash }
+type ID struct {
+	h   hash.Hash
+	buf [4096]byte // the parts pass through it: a part is not copied whole (a review's is its diff)
+}
 
 // NewID starts an id under a recipe version (for a review, "sot-run-v1").
 func NewID(version string) *ID {
@@ -33,8 +36,13 @@ func NewID(version string) *ID {
 // Add hashes parts into the id.
 func (id *ID) Add(parts ...string) {
 	for _, s := range parts {
-		id.h.Write([]byte(s))
-		id.h.Write([]byte{0})
+		for len(s) > 0 {
+			n := copy(id.buf[:], s)
+			id.h.Write(id.buf[:n])
+			s = s[n:]
+		}
+		id.buf[0] = 0
+		id.h.Write(id.buf[:1])
 	}
 }
 
