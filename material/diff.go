@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/sourcegraph/go-diff/diff"
 
@@ -1444,26 +1445,34 @@ func readUntracked(top string, limit int, p string) (f File, skip string, ok boo
 	if generatedHeader(headLines(data, 5)) {
 		return File{}, reasonGenerated, false
 	}
-	return renderAdded(p, string(data)), "", true
+	// The file's bytes are read as the text rendered from them without a
+	// copy: nothing changes them once read (a 50,000-line review's new
+	// files are 3.8 MB of them).
+	return renderAdded(p, unsafe.String(unsafe.SliceData(data), len(data))), "", true
 }
 
 // renderAdded renders a new file that git has not seen. The caller counts
 // the tokens.
 func renderAdded(p, content string) File {
 	f := File{Path: p, Status: StatusAdded, Language: Language(p)}
-	lines := splitLines(content)
-	f.Additions = len(lines)
+	// The lines as splitLines cuts them, read one by one.
+	content = strings.TrimSuffix(content, "\n")
+	if content != "" {
+		f.Additions = strings.Count(content, "\n") + 1
+	}
 	var b strings.Builder
-	b.Grow(len(content) + len(lines)*10 + len(p) + 32)
+	b.Grow(len(content) + f.Additions*10 + len(p) + 32)
 	b.WriteString("## ")
 	b.WriteString(headerName(p))
-	if len(lines) == 0 {
+	if f.Additions == 0 {
 		b.WriteString(" (added, empty file)\n")
 	} else {
-		fmt.Fprintf(&b, " (added, +%d -0)\n@@\n", len(lines))
-		w := newLineWriter(&b, numWidth(len(lines)))
-		for i, l := range lines {
-			w.diffLine(markAdded, i+1, l)
+		fmt.Fprintf(&b, " (added, +%d -0)\n@@\n", f.Additions)
+		w := newLineWriter(&b, numWidth(f.Additions))
+		i := 0
+		for l := range strings.SplitSeq(content, "\n") {
+			i++
+			w.diffLine(markAdded, i, l)
 		}
 		f.Changed, f.Shown = w.changed, w.shown
 	}
