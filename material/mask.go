@@ -28,24 +28,28 @@ func maskFiles(files []File) {
 // file, so that the rendering never hides a secret from the rules nor
 // becomes part of one.
 func maskSecrets(path, text string) string {
-	lines := strings.SplitAfter(text, "\n")
-	offsets := make([]int, len(lines)) // where each line's content starts; -1 for none
 	var view strings.Builder
 	view.Grow(len(text))
-	for i, l := range lines {
-		body := strings.TrimSuffix(l, "\n")
-		offsets[i] = contentOffset(body)
-		if i > 0 {
+	first := true
+	for l := range strings.SplitAfterSeq(text, "\n") {
+		if !first {
 			view.WriteByte('\n')
 		}
-		if offsets[i] >= 0 {
-			view.WriteString(body[offsets[i]:])
+		first = false
+		body := strings.TrimSuffix(l, "\n")
+		if o := contentOffset(body); o >= 0 {
+			view.WriteString(body[o:])
 		}
 	}
 	v := view.String()
 	spans := secrets.Find(v, path)
 	if len(spans) == 0 {
-		return text
+		return text // the common case: no list of the lines is made
+	}
+	lines := strings.SplitAfter(text, "\n")
+	offsets := make([]int, len(lines)) // where each line's content starts; -1 for none
+	for i, l := range lines {
+		offsets[i] = contentOffset(strings.TrimSuffix(l, "\n"))
 	}
 	masked := strings.Split(secrets.Apply(v, spans), "\n")
 	original := strings.Split(v, "\n")
