@@ -119,7 +119,7 @@ type prefix struct {
 	typ, framing, material, nonce, coordinates string
 	materialTokens                             int
 	rules                                      *persona.Persona
-	text                                       string
+	text                                       *lazyText
 	layers                                     []Layer
 }
 
@@ -171,12 +171,22 @@ type Composed struct {
 	// Warnings say what was truncated.
 	Warnings []string
 	// prefix and rest are a deferred prompt's text: the run's prefix,
-	// which every specialist of the run shares, and the layers after it.
-	prefix, rest string
+	// which every specialist of the run shares (written when first read),
+	// and the layers after it.
+	prefix *lazyText
+	rest   string
 }
 
 // Deferred reports whether the prompt's text is left to Join.
-func (c Composed) Deferred() bool { return c.Text == "" && len(c.prefix)+len(c.rest) > 0 }
+func (c Composed) Deferred() bool { return c.Text == "" && c.prefixLen()+len(c.rest) > 0 }
+
+// prefixLen is the length of a deferred prompt's prefix, 0 for none.
+func (c Composed) prefixLen() int {
+	if c.prefix == nil {
+		return 0
+	}
+	return c.prefix.n
+}
 
 // Join returns the prompt's text: Text, or a deferred prompt's parts
 // joined, a new copy on every call.
@@ -184,17 +194,17 @@ func (c Composed) Join() string {
 	if !c.Deferred() {
 		return c.Text
 	}
-	return c.prefix + c.rest
+	return c.prefix.String() + c.rest
 }
 
 // Joined returns c with its Text set (see Join).
 func (c Composed) Joined() Composed {
-	c.Text, c.prefix, c.rest = c.Join(), "", ""
+	c.Text, c.prefix, c.rest = c.Join(), nil, ""
 	return c
 }
 
 // Len is the length of the prompt's text in bytes.
-func (c Composed) Len() int { return len(c.Text) + len(c.prefix) + len(c.rest) }
+func (c Composed) Len() int { return len(c.Text) + c.prefixLen() + len(c.rest) }
 
 // slice returns the prompt's text from byte start to end, without joining
 // a deferred prompt unless the span crosses from its prefix into the rest.
@@ -202,14 +212,14 @@ func (c Composed) slice(start, end int) string {
 	if !c.Deferred() {
 		return c.Text[start:end]
 	}
-	n := len(c.prefix)
+	n := c.prefixLen()
 	switch {
 	case end <= n:
-		return c.prefix[start:end]
+		return c.prefix.String()[start:end]
 	case start >= n:
 		return c.rest[start-n : end-n]
 	}
-	return c.prefix[start:] + c.rest[:end-n]
+	return c.prefix.String()[start:] + c.rest[:end-n]
 }
 
 // Tokens counts the tokens of the prompt as the sum of its layers' counts
@@ -311,6 +321,18 @@ func rulesAndFormat(rules *persona.Persona) (string, string) {
 // format and review coordinates. A specialist that carries its own rules
 // leaves out the rules and the output format (see Compose).
 func (r *Run) Prefix() (string, []Layer, error) {
+	t, layers, err := r.prefix()
+	if err != nil {
+		return "", nil, err
+	}
+	return t.String(), layers, nil
+}
+
+// prefix is Prefix, its text written only when it is first read: a
+// deferred prompt (Options.Defer) needs the prefix's layers and length to
+// be planned, and its text only when its call goes out. A 50,000-line
+// review's 17 prefixes are 3 MB that its plan does not write.
+func (r *Run) prefix() (*lazyText, []Layer, error) {
 	coordinates := r.coordinates()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -321,37 +343,80 @@ func (r *Run) Prefix() (string, []Layer, error) {
 	rules, format := rulesAndFormat(r.SharedRules)
 	pre, err := Preamble(r.Type, r.Framing)
 	if err != nil {
-		return "", nil, err
+		return nil, nil, err
 	}
-	var b strings.Builder
+	format = strings.ReplaceAll(format, "[specialist-name]", namePlaceholder)
+	coords := strings.TrimSpace(coordinates)
+	material, nonce := r.Material, r.Nonce
+	// The layers are measured: the small ones written on their own and
+	// counted, the material's from the length of its fence.
 	var layers []Layer
-	b.Grow(len(rules) + len(pre) + fencedSize(r.Material, r.Nonce) + len(format) + len(coordinates) + 256)
+	n := 0
 	add := func(name, heading, text string) {
-		if text != "" {
-			layers = append(layers, writeLayer(&b, name, heading, text))
+		if text == "" {
+			return
 		}
+		var b strings.Builder
+		l := writeLayer(&b, name, heading, text)
+		l.Start, l.End, l.tokens = n, n+l.End, tokens.Count(b.String())
+		n = l.End
+		layers = append(layers, l)
 	}
 	add(LayerRules, "Rules for every reviewer", rules)
 	add(LayerPreamble, "What you are reviewing", pre)
-	// The fence is written in place: the material is the prompt's bulk.
-	start := b.Len()
-	b.WriteString("# Material under review\n\n")
-	writeFence(&b, r.Material, r.Nonce)
-	b.WriteString("\n\n")
-	layers = append(layers, Layer{Name: LayerMaterial, Start: start, End: b.Len()})
-	if r.MaterialTokens > 0 && r.Material != "" {
+	m := Layer{Name: LayerMaterial, Start: n, End: n + len(materialHeading) + fencedLen(material, nonce) + 2}
+	n = m.End
+	if r.MaterialTokens > 0 && material != "" {
 		// The fence's lines split the text into pieces the tokenizer
 		// counts on their own, so the layer counts as the layer around no
 		// material, less its one empty line, plus the material's lines.
 		var e strings.Builder
-		empty := writeLayer(&e, LayerMaterial, "Material under review", Fence("", r.Nonce))
-		layers[len(layers)-1].tokens = tokens.Count(e.String()[empty.Start:empty.End]) - GutteredTokens("\n") + r.MaterialTokens
+		empty := writeLayer(&e, LayerMaterial, "Material under review", Fence("", nonce))
+		m.tokens = tokens.Count(e.String()[empty.Start:empty.End]) - GutteredTokens("\n") + r.MaterialTokens
 	}
-	add(LayerFormat, "Output format", strings.ReplaceAll(format, "[specialist-name]", namePlaceholder))
-	add(LayerCoordinates, "Review coordinates", strings.TrimSpace(coordinates))
+	layers = append(layers, m)
+	add(LayerFormat, "Output format", format)
+	add(LayerCoordinates, "Review coordinates", coords)
+	text := &lazyText{n: n, write: func() string {
+		var b strings.Builder
+		b.Grow(n)
+		add := func(name, heading, text string) {
+			if text != "" {
+				writeLayer(&b, name, heading, text)
+			}
+		}
+		add(LayerRules, "Rules for every reviewer", rules)
+		add(LayerPreamble, "What you are reviewing", pre)
+		// The fence is written in place: the material is the prompt's bulk.
+		b.WriteString(materialHeading)
+		writeFence(&b, material, nonce)
+		b.WriteString("\n\n")
+		add(LayerFormat, "Output format", format)
+		add(LayerCoordinates, "Review coordinates", coords)
+		return b.String()
+	}}
 	r.cached = &prefix{typ: r.Type, framing: r.Framing, material: r.Material, nonce: r.Nonce, coordinates: coordinates,
-		materialTokens: r.MaterialTokens, rules: r.SharedRules, text: b.String(), layers: layers}
-	return r.cached.text, layers, nil
+		materialTokens: r.MaterialTokens, rules: r.SharedRules, text: text, layers: layers}
+	return text, layers, nil
+}
+
+// materialHeading opens the material's layer.
+const materialHeading = "# Material under review\n\n"
+
+// lazyText is a text written when it is first read, its length known
+// before.
+type lazyText struct {
+	n     int
+	once  sync.Once
+	write func() string
+	text  string
+}
+
+func (t *lazyText) String() string {
+	t.once.Do(func() {
+		t.text, t.write = t.write(), nil
+	})
+	return t.text
 }
 
 // writeLayer writes one "# heading" section and returns its extent.
@@ -385,6 +450,17 @@ func writeFence(b *strings.Builder, material, nonce string) {
 	b.WriteString("\n\n<<<BEGIN MATERIAL " + nonce + ">>>\n")
 	writeGuttered(b, material)
 	b.WriteString("<<<END MATERIAL " + nonce + ">>>")
+}
+
+// fencedLen is the length of Fence(material, nonce), measured without
+// writing it.
+func fencedLen(material, nonce string) int {
+	material = strings.TrimRight(material, "\n")
+	n := len(strings.ReplaceAll(fenceStatement, "{nonce}", nonce)) + len("\n\n<<<BEGIN MATERIAL "+nonce+">>>\n") + len("<<<END MATERIAL "+nonce+">>>")
+	eachLine(material, func(line string) {
+		n += len(Gutter) + escapedLen(line) + 1
+	})
+	return n
 }
 
 // fencedSize is about the size of Fence(material, nonce), to grow a
@@ -530,7 +606,7 @@ func (r *Run) Compose(spec *persona.Persona, o Options) (Composed, error) {
 
 // build lays out the layers with the given overlay text.
 func (r *Run) build(spec *persona.Persona, o Options, overlay string) (Composed, error) {
-	prefix, layers, err := r.Prefix()
+	lazy, layers, err := r.prefix()
 	if err != nil {
 		return Composed{}, err
 	}
@@ -543,11 +619,12 @@ func (r *Run) build(spec *persona.Persona, o Options, overlay string) (Composed,
 	if o.Defer && shared && !o.Prose {
 		// Every layer of the prefix is kept, in its order, so the prompt
 		// begins with the prefix itself (its layers follow one another).
-		c.prefix, base = prefix, len(prefix)
+		c.prefix, base = lazy, lazy.n
 		c.Layers = slices.Clone(layers)
 		format = slices.ContainsFunc(layers, func(l Layer) bool { return l.Name == LayerFormat })
 		b.Grow(len(spec.Body) + len(overlay) + 4096)
 	} else {
+		prefix := lazy.String()
 		b.Grow(len(prefix) + len(spec.Body) + len(overlay) + 4096)
 		for _, l := range layers {
 			if !shared && (l.Name == LayerRules || l.Name == LayerFormat) || o.Prose && l.Name == LayerFormat {
@@ -582,7 +659,7 @@ func (r *Run) build(spec *persona.Persona, o Options, overlay string) (Composed,
 		add(LayerReport, "How to report", reportAs(spec.ID))
 	}
 	add(LayerRound, "This round", o.Round)
-	if c.prefix != "" {
+	if c.prefix != nil {
 		c.rest = b.String()
 		return c, nil
 	}

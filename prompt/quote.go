@@ -116,6 +116,21 @@ func writeLine(b *strings.Builder, line string) {
 	}
 }
 
+// escapedLen is the length of what writeLine writes of line.
+func escapedLen(line string) int {
+	n := 0
+	for len(line) > 0 {
+		i := nextEscape(line)
+		if i < 0 {
+			return n + len(line)
+		}
+		r, size := utf8.DecodeRuneInString(line[i:])
+		n += i + escapeLen(r)
+		line = line[i+size:]
+	}
+	return n
+}
+
 // writeRune writes r, escaped when it must be.
 func writeRune(b *strings.Builder, r rune) {
 	if mustEscape(r) {
@@ -166,6 +181,17 @@ var mayEscape = func() (t [256]bool) {
 }()
 
 // writeEscape writes r as a Go escape sequence.
+// escapeLen is the length of what writeEscape writes of r.
+func escapeLen(r rune) int {
+	switch {
+	case r == '\n' || r == '\r' || r == '\v' || r == '\f':
+		return 2
+	case r < 0x80:
+		return 4
+	}
+	return 6
+}
+
 func writeEscape(b *strings.Builder, r rune) {
 	switch r {
 	case '\n':

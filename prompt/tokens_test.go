@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,6 +113,55 @@ func TestGutteredTokensInBatches(t *testing.T) {
 		for range 2 {
 			if got := GutteredTokens(text); got != want {
 				t.Errorf("GutteredTokens of %d bytes = %d, the guttered text counts %d", len(text), got, want)
+			}
+		}
+	}
+}
+
+// A deferred prompt's prefix is measured, not written, while a run is
+// planned: its fence's length and its layers, extents and token counts,
+// are those of the prefix once written, for every kind of material (line
+// breaks of every kind, escapes of one, two and three bytes, no material),
+// and composing deferred prompts writes no prefix.
+func TestDeferredPrefixIsMeasured(t *testing.T) {
+	lib := library(t)
+	spec := get(t, lib, persona.Specialist, "security")
+	escapes := "tab\there \x01\x7f c1:\u0085 ls:\u2028 ps:\u2029 vt\v ff\f cr\r mid\rline\n"
+	samples := append(slices.Clone(fenceSamples), escapes, strings.Repeat(escapes+diffMaterial, 3), "\n\n\n")
+	for i, m := range samples {
+		if got, want := fencedLen(m, nonce), len(Fence(m, nonce)); got != want {
+			t.Errorf("sample %d: fencedLen %d, the fence is %d bytes", i, got, want)
+		}
+		for _, given := range []int{0, GutteredTokens(m)} {
+			r := &Run{Type: TypeDiff, SharedRules: lib.SharedRules(), Material: m, MaterialTokens: given, Nonce: nonce, Coordinates: "HEAD"}
+			c, err := r.Compose(spec, Options{Defer: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tokensBefore := c.Tokens()
+			if r.cached.text.write == nil && given > 0 {
+				t.Fatalf("sample %d: composing a deferred prompt and counting its tokens wrote its prefix", i)
+			}
+			text := c.Join()
+			if len(text) != c.Len() {
+				t.Errorf("sample %d: the prompt is %d bytes, measured %d", i, len(text), c.Len())
+			}
+			end := 0
+			for _, l := range c.Layers {
+				if l.Start != end || !strings.HasPrefix(text[l.Start:], "# ") {
+					t.Errorf("sample %d: layer %q starts at %d, where %q is; the layer before ended at %d", i, l.Name, l.Start, text[l.Start:min(l.Start+20, len(text))], end)
+				}
+				end = l.End
+			}
+			if end != len(text) {
+				t.Errorf("sample %d: the layers end at %d of %d bytes", i, end, len(text))
+			}
+			whole := Composed{Text: text, SharedPrefix: c.SharedPrefix, Layers: c.Layers}
+			for k := range whole.Layers {
+				whole.Layers[k].tokens = 0
+			}
+			if given == 0 && whole.Tokens() != tokensBefore {
+				t.Errorf("sample %d: the measured layers count %d tokens, the written prompt %d", i, tokensBefore, whole.Tokens())
 			}
 		}
 	}
