@@ -149,12 +149,18 @@ type Layer struct {
 	// tokens is the layer's token count when it is known without counting
 	// (the material's, from Run.MaterialTokens); 0 otherwise.
 	tokens int
+	// own is the text of a layer of a deferred prompt's prefix other than
+	// the material, to count without writing the prefix; "" otherwise.
+	own string
 }
 
 // count returns the tokens of the layer's text in c.
 func (l Layer) count(c Composed) int {
 	if l.tokens > 0 {
 		return l.tokens
+	}
+	if l.own != "" {
+		return tokens.Count(l.own)
 	}
 	return tokens.Count(c.slice(l.Start, l.End))
 }
@@ -348,8 +354,10 @@ func (r *Run) prefix() (*lazyText, []Layer, error) {
 	format = strings.ReplaceAll(format, "[specialist-name]", namePlaceholder)
 	coords := strings.TrimSpace(coordinates)
 	material, nonce := r.Material, r.Nonce
-	// The layers are measured: the small ones written on their own and
-	// counted, the material's from the length of its fence.
+	// The layers are measured: the small ones written on their own (and
+	// counted from that text if they are counted: a prompt far from any
+	// budget loads no tokenizer), the material's from the length of its
+	// fence.
 	var layers []Layer
 	n := 0
 	add := func(name, heading, text string) {
@@ -358,7 +366,7 @@ func (r *Run) prefix() (*lazyText, []Layer, error) {
 		}
 		var b strings.Builder
 		l := writeLayer(&b, name, heading, text)
-		l.Start, l.End, l.tokens = n, n+l.End, tokens.Count(b.String())
+		l.Start, l.End, l.own = n, n+l.End, b.String()
 		n = l.End
 		layers = append(layers, l)
 	}

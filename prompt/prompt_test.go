@@ -373,8 +373,8 @@ func TestDeferredComposeIsTheSamePrompt(t *testing.T) {
 			if later.Join() != now.Text || later.Len() != len(now.Text) || later.Joined().Text != now.Text {
 				t.Fatalf("the deferred prompt joins to another text (%d bytes, want %d)", later.Len(), len(now.Text))
 			}
-			if fmt.Sprint(later.Layers) != fmt.Sprint(now.Layers) || later.SharedPrefix != now.SharedPrefix || fmt.Sprint(later.Warnings) != fmt.Sprint(now.Warnings) {
-				t.Errorf("layers %v prefix %d warnings %v; composed at once %v %d %v", later.Layers, later.SharedPrefix, later.Warnings, now.Layers, now.SharedPrefix, now.Warnings)
+			if extents(later.Layers) != extents(now.Layers) || later.SharedPrefix != now.SharedPrefix || fmt.Sprint(later.Warnings) != fmt.Sprint(now.Warnings) {
+				t.Errorf("layers %v prefix %d warnings %v; composed at once %v %d %v", extents(later.Layers), later.SharedPrefix, later.Warnings, extents(now.Layers), now.SharedPrefix, now.Warnings)
 			}
 			if later.Tokens() != now.Tokens() || later.PrefixTokens() != now.PrefixTokens() {
 				t.Errorf("tokens %d (prefix %d), composed at once %d (%d)", later.Tokens(), later.PrefixTokens(), now.Tokens(), now.PrefixTokens())
@@ -386,4 +386,13 @@ func TestDeferredComposeIsTheSamePrompt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// extents lists the layers' names and extents.
+func extents(ls []Layer) string {
+	var b strings.Builder
+	for _, l := range ls {
+		fmt.Fprintf(&b, "%s %d-%d; ", l.Name, l.Start, l.End)
+	}
+	return b.String()
 }

@@ -2,6 +2,8 @@ package prompt
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -164,5 +166,29 @@ func TestDeferredPrefixIsMeasured(t *testing.T) {
 				t.Errorf("sample %d: the measured layers count %d tokens, the written prompt %d", i, tokensBefore, whole.Tokens())
 			}
 		}
+	}
+}
+
+// Composing deferred prompts of a small material with a budget it cannot
+// come near loads no tokenizer: their prefix's layers are measured, not
+// counted. Run in a process of its own, where nothing has loaded it yet.
+func TestDeferredComposeLoadsNoTokenizer(t *testing.T) {
+	if os.Getenv("SOT_PROMPT_TOKENIZER_CHILD") == "1" {
+		lib := library(t)
+		r := &Run{Type: TypeDiff, SharedRules: lib.SharedRules(), Material: diffMaterial, Nonce: nonce, Coordinates: "HEAD"}
+		for _, id := range []string{"security", "correctness"} {
+			if _, err := r.Compose(get(t, lib, persona.Specialist, id), Options{Defer: true, MaxTokens: 128_000}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tokens.Loaded() {
+			t.Fatal("composing the deferred prompts loaded the tokenizer")
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDeferredComposeLoadsNoTokenizer$")
+	cmd.Env = append(os.Environ(), "SOT_PROMPT_TOKENIZER_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
