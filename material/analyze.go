@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sotlabs/sot/internal/keywords"
 	"github.com/sotlabs/sot/internal/parallel"
 )
 
@@ -733,24 +734,7 @@ func keyHits(text string) uint32 {
 			return hits
 		}
 	}
-	// Most bytes start no key, and the next byte rules out most of the
-	// others: only where the two could begin a key are the keys compared.
-	for i := 0; i < len(text); i++ {
-		c := lowered[text[i]]
-		next := byte(0)
-		if i+1 < len(text) {
-			next = lowered[text[i+1]]
-		}
-		if keyPairs[c][next>>6]&(1<<(next&63)) == 0 {
-			continue
-		}
-		for _, k := range keysByByte[c] {
-			if hits&k.bit == 0 && hasPrefixFold(text[i:], k.key) {
-				hits |= k.bit
-			}
-		}
-	}
-	return hits
+	return lineKeys.Bits(text, lineKeyBits)
 }
 
 // ruleKey is a key of the line rule whose bit it carries.
@@ -759,64 +743,24 @@ type ruleKey struct {
 	bit uint32
 }
 
-// keyedRules are the line rules; keysByByte lists their keys by first byte.
+// keyedRules are the line rules; lineKeys finds their keys in a line, and
+// lineKeyBits gives each key's rule bit by its id.
 var (
-	keyedRules = append(slices.Clone(trustRules), ioRule, dataRule, trustWordKeys)
-	keysByByte = func() (t [utf8.RuneSelf][]ruleKey) {
+	keyedRules            = append(slices.Clone(trustRules), ioRule, dataRule, trustWordKeys)
+	lineKeys, lineKeyBits = func() (*keywords.Index, []uint32) {
+		var words []string
+		var bits []uint32
 		for _, r := range keyedRules {
 			for _, k := range r.keys {
 				if strings.ToLower(k) != k || k == "" || k[0] >= utf8.RuneSelf {
 					panic("material: line rule key " + k + " is not lower-case ASCII")
 				}
-				t[k[0]] = append(t[k[0]], ruleKey{k, r.bit})
+				words, bits = append(words, k), append(bits, r.bit)
 			}
 		}
-		return t
-	}()
-	// keyPairs has, for each byte a key starts with, the bit of each
-	// byte that follows it in a key (a key of one byte sets every bit,
-	// and bit 0 stands for the end of the line too).
-	keyPairs = func() (t [utf8.RuneSelf][2]uint64) {
-		for c, keys := range keysByByte {
-			for _, k := range keys {
-				if len(k.key) == 1 {
-					t[c] = [2]uint64{^uint64(0), ^uint64(0)}
-					continue
-				}
-				t[c][k.key[1]>>6] |= 1 << (k.key[1] & 63)
-			}
-		}
-		return t
-	}()
-	// lowered is each ASCII byte lower-cased.
-	lowered = func() (t [utf8.RuneSelf]byte) {
-		for c := range t {
-			t[c] = lowerByte(byte(c))
-		}
-		return t
+		return keywords.New(words), bits
 	}()
 )
-
-func lowerByte(c byte) byte {
-	if isUpperASCII(c) {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// hasPrefixFold reports whether the ASCII text s starts with key once
-// lower-cased.
-func hasPrefixFold(s, key string) bool {
-	if len(s) < len(key) {
-		return false
-	}
-	for i := 0; i < len(key); i++ {
-		if lowerByte(s[i]) != key[i] {
-			return false
-		}
-	}
-	return true
-}
 
 var (
 	routeRule = lineRule{

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/sotlabs/sot/internal/keywords"
 )
 
 // ruleFile is the format of gitleaks.json, written by gen/; sot loads
@@ -217,7 +219,7 @@ func hasKeyMaterial(s string) bool {
 type ruleSet struct {
 	rules  []*rule
 	global []*allowlist
-	index  *keywordIndex
+	index  *keywords.Index
 	words  []string // the keywords of index, by id
 	// ruleKeywords lists, per rule, the ids of its keywords in index.
 	ruleKeywords [][]int
@@ -252,7 +254,7 @@ func loadRules() *ruleSet {
 		}
 		rs.ruleKeywords = append(rs.ruleKeywords, kw)
 	}
-	rs.index = newKeywordIndex(words)
+	rs.index = keywords.New(words)
 	rs.words = words
 	return rs
 }

@@ -29,7 +29,7 @@ const searchLimit = 64 << 10
 //     is unbounded.
 func detect(text, path string) []Span {
 	rs := rules()
-	found := rs.index.scan(text)
+	found := rs.index.Scan(text)
 	var starts []int // where each line of text starts, once needed
 	var spans []Span
 	for i, r := range rs.rules {
@@ -39,7 +39,7 @@ func detect(text, path string) []Span {
 		}
 		var at []int // where the keywords start
 		for _, k := range kw {
-			for _, end := range found.of(k) {
+			for _, end := range found.Of(k) {
 				at = append(at, end-len(rs.words[k]))
 			}
 		}

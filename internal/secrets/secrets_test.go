@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sotlabs/sot/internal/keywords"
 )
 
 // fake returns a made-up token: prefix, then n characters drawn from
@@ -163,29 +165,6 @@ func TestEveryRuleCompiles(t *testing.T) {
 	}
 }
 
-func TestKeywordIndex(t *testing.T) {
-	x := newKeywordIndex([]string{"he", "she", "his", "hers", "akia"})
-	for _, tt := range []struct {
-		text string
-		want []bool
-	}{
-		{"ushers", []bool{true, true, false, true, false}},
-		{"HIS KEY: AKIA...", []bool{false, false, true, false, true}},
-		{"nothing", []bool{false, false, false, false, false}},
-	} {
-		got := x.scan(tt.text)
-		if want := slices.Contains(tt.want, true); (got != nil) != want {
-			t.Errorf("scan(%q) = %v; a keyword occurs: %v", tt.text, got, want)
-		}
-		for i := range tt.want {
-			if (len(got.of(i)) > 0) != tt.want[i] {
-				t.Errorf("scan(%q) = %v, want %v", tt.text, got, tt.want)
-				break
-			}
-		}
-	}
-}
-
 func TestMergeOverlaps(t *testing.T) {
 	got := merge([]Span{{5, 9, "generic-api-key"}, {0, 4, "generic-password"}, {3, 6, "github-pat"}, {20, 30, KnownKind}, {22, 25, "b"}})
 	want := []Span{{0, 9, "github-pat"}, {20, 30, KnownKind}}
@@ -232,7 +211,7 @@ func BenchmarkKeywordScan(b *testing.B) {
 	x := rules().index
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		x.scan(text)
+		x.Scan(text)
 	}
 }
 
@@ -240,12 +219,12 @@ func BenchmarkKeywordScan(b *testing.B) {
 // keywords occur runs over the whole text.
 func wholeText(text, path string) []Span {
 	rs := rules()
-	found := rs.index.scan(text)
+	found := rs.index.Scan(text)
 	var spans []Span
 	for i, r := range rs.rules {
 		hit := len(rs.ruleKeywords[i]) == 0
 		for _, k := range rs.ruleKeywords[i] {
-			hit = hit || len(found.of(k)) > 0
+			hit = hit || len(found.Of(k)) > 0
 		}
 		if hit && r.compile() && (r.path == nil || r.path.MatchString(path)) {
 			spans = r.find(spans, text, 0, len(text), rs.global)
@@ -343,7 +322,7 @@ func BenchmarkMaskShort(b *testing.B) {
 // search finds, and no other, at the offsets just past each.
 func TestKeywordIndexFindsEveryOccurrence(t *testing.T) {
 	words := rules().words
-	x := newKeywordIndex(words)
+	x := keywords.New(words)
 	r := rand.New(rand.NewPCG(1, 2))
 	for round := range 200 {
 		var b strings.Builder
@@ -362,7 +341,7 @@ func TestKeywordIndexFindsEveryOccurrence(t *testing.T) {
 		}
 		text := b.String()
 		lower := strings.ToLower(text)
-		got := x.scan(text)
+		got := x.Scan(text)
 		for id, w := range words {
 			var want []int
 			for i := 0; i+len(w) <= len(lower); i++ {
@@ -370,8 +349,8 @@ func TestKeywordIndexFindsEveryOccurrence(t *testing.T) {
 					want = append(want, i+len(w))
 				}
 			}
-			if !slices.Equal(got.of(id), want) {
-				t.Fatalf("round %d, keyword %q in %q: offsets %v, want %v", round, w, text, got.of(id), want)
+			if !slices.Equal(got.Of(id), want) {
+				t.Fatalf("round %d, keyword %q in %q: offsets %v, want %v", round, w, text, got.Of(id), want)
 			}
 		}
 	}

@@ -1,10 +1,15 @@
-package secrets
+// Package keywords finds which of a set of ASCII keywords occur in a text,
+// ignoring ASCII case, in one pass over it: an Aho-Corasick automaton
+// turned into a table. The secret rules find their keywords with it
+// (internal/secrets), and so do the line rules that choose a review's
+// lenses (material).
+package keywords
 
-// keywordIndex finds which of a set of lower-case ASCII keywords occur in a
+// Index finds which of a set of lower-case ASCII keywords occur in a
 // text, ignoring ASCII case, in one pass over the text (an Aho-Corasick
 // automaton turned into a table: one lookup per byte). Bytes that occur in
 // no keyword share one column of the table.
-type keywordIndex struct {
+type Index struct {
 	class [256]uint8 // byte -> column, an upper-case letter's that of its lower case; 0 for bytes in no keyword
 	cols  int
 	// next is the table: row + column -> the next state's row, where a
@@ -14,8 +19,10 @@ type keywordIndex struct {
 	n      int     // number of keywords
 }
 
-func newKeywordIndex(words []string) *keywordIndex {
-	x := &keywordIndex{n: len(words)}
+// New returns the index of words, lower-case ASCII (a byte of another
+// case is never matched).
+func New(words []string) *Index {
+	x := &Index{n: len(words)}
 	states := 1 // at most: the root, and a state for each keyword byte
 	for _, w := range words {
 		states += len(w)
@@ -88,25 +95,25 @@ func newKeywordIndex(words []string) *keywordIndex {
 	return x
 }
 
-// keywordHits holds, by keyword id, the offsets just past each occurrence
+// Hits holds, by keyword id, the offsets just past each occurrence
 // of the keyword in a text; nil when none occurs.
-type keywordHits [][]int
+type Hits [][]int
 
-// of is the offsets of keyword id's occurrences.
-func (h keywordHits) of(id int) []int {
+// Of is the offsets of keyword id's occurrences.
+func (h Hits) Of(id int) []int {
 	if h == nil {
 		return nil
 	}
 	return h[id]
 }
 
-// scan returns, by keyword id, the offsets in text just past each
+// Scan returns, by keyword id, the offsets in text just past each
 // occurrence of the keyword (nil for a keyword that does not occur), or
 // nil when no keyword occurs: most strings masked (a title, a name, a
-// line of a prompt) hold none, and a slot for each of the 258 keywords
-// was most of what masking them cost.
-func (x *keywordIndex) scan(text string) keywordHits {
-	var found keywordHits
+// line of a prompt) hold none, and a slot for each of the secret rules'
+// 258 keywords was most of what masking them cost.
+func (x *Index) Scan(text string) Hits {
+	var found Hits
 	next, class := x.next, &x.class
 	row := int32(0)
 	for i := 0; i < len(text); i++ {
@@ -122,4 +129,22 @@ func (x *keywordIndex) scan(text string) keywordHits {
 		}
 	}
 	return found
+}
+
+// Bits returns the union of bits[id] over the keywords that occur in
+// text, and allocates nothing.
+func (x *Index) Bits(text string, bits []uint32) uint32 {
+	var u uint32
+	next, class := x.next, &x.class
+	row := int32(0)
+	for i := 0; i < len(text); i++ {
+		row = next[int(row)+int(class[text[i]])]
+		if row < 0 { // keywords end here
+			row = -row
+			for _, id := range x.output[int(row)/x.cols] {
+				u |= bits[id]
+			}
+		}
+	}
+	return u
 }
