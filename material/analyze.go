@@ -715,9 +715,8 @@ func (r lineRule) match(text string, hits uint32) bool {
 }
 
 // keyHits returns the bits of the line rules of which text, lower-cased,
-// contains a key. An ASCII line is read once, each of its bytes compared
-// with the keys that start with it; another line is lower-cased and
-// searched key by key.
+// contains a key. An ASCII line is read once, by the keys' automaton
+// (lineKeys); another line is lower-cased and searched key by key.
 func keyHits(text string) uint32 {
 	var hits uint32
 	for i := 0; i < len(text); i++ {
@@ -735,12 +734,6 @@ func keyHits(text string) uint32 {
 		}
 	}
 	return lineKeys.Bits(text, lineKeyBits)
-}
-
-// ruleKey is a key of the line rule whose bit it carries.
-type ruleKey struct {
-	key string
-	bit uint32
 }
 
 // keyedRules are the line rules; lineKeys finds their keys in a line, and

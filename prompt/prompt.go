@@ -385,22 +385,20 @@ func (r *Run) prefix() (*lazyText, []Layer, error) {
 	layers = append(layers, m)
 	add(LayerFormat, "Output format", format)
 	add(LayerCoordinates, "Review coordinates", coords)
+	// Written, the prefix is its layers' texts in turn, the material's
+	// fenced in place: the material is the prompt's bulk.
 	text := &lazyText{n: n, write: func() string {
 		var b strings.Builder
 		b.Grow(n)
-		add := func(name, heading, text string) {
-			if text != "" {
-				writeLayer(&b, name, heading, text)
+		for _, l := range layers {
+			if l.Name != LayerMaterial {
+				b.WriteString(l.own)
+				continue
 			}
+			b.WriteString(materialHeading)
+			writeFence(&b, material, nonce)
+			b.WriteString("\n\n")
 		}
-		add(LayerRules, "Rules for every reviewer", rules)
-		add(LayerPreamble, "What you are reviewing", pre)
-		// The fence is written in place: the material is the prompt's bulk.
-		b.WriteString(materialHeading)
-		writeFence(&b, material, nonce)
-		b.WriteString("\n\n")
-		add(LayerFormat, "Output format", format)
-		add(LayerCoordinates, "Review coordinates", coords)
 		return b.String()
 	}}
 	r.cached = &prefix{typ: r.Type, framing: r.Framing, material: r.Material, nonce: r.Nonce, coordinates: coordinates,
@@ -463,9 +461,9 @@ func writeFence(b *strings.Builder, material, nonce string) {
 // fencedLen is the length of Fence(material, nonce), measured without
 // writing it.
 func fencedLen(material, nonce string) int {
-	material = strings.TrimRight(material, "\n")
-	n := len(strings.ReplaceAll(fenceStatement, "{nonce}", nonce)) + len("\n\n<<<BEGIN MATERIAL "+nonce+">>>\n") + len("<<<END MATERIAL "+nonce+">>>")
-	eachLine(material, func(line string) {
+	// The fence around nothing holds one empty guttered line.
+	n := len(Fence("", nonce)) - len(Gutter) - 1
+	eachLine(strings.TrimRight(material, "\n"), func(line string) {
 		n += len(Gutter) + escapedLen(line) + 1
 	})
 	return n

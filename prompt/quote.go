@@ -180,7 +180,6 @@ var mayEscape = func() (t [256]bool) {
 	return t
 }()
 
-// writeEscape writes r as a Go escape sequence.
 // escapeLen is the length of what writeEscape writes of r.
 func escapeLen(r rune) int {
 	switch {
@@ -192,6 +191,7 @@ func escapeLen(r rune) int {
 	return 6
 }
 
+// writeEscape writes r as a Go escape sequence.
 func writeEscape(b *strings.Builder, r rune) {
 	switch r {
 	case '\n':
