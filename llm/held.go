@@ -35,6 +35,17 @@ type HeldTexts struct {
 // hold each stand-in exactly once: send it again without stand-ins.
 var ErrHeldTexts = errors.New("a long text's stand-in is not in the request body exactly once")
 
+// Holding runs complete with a new HeldTexts, and again without one when
+// its body did not hold each stand-in exactly once (ErrHeldTexts): a
+// provider's Complete around the call it makes with its long texts held.
+func Holding(complete func(*HeldTexts) (*Response, error)) (*Response, error) {
+	resp, err := complete(NewHeldTexts())
+	if errors.Is(err, ErrHeldTexts) {
+		resp, err = complete(nil)
+	}
+	return resp, err
+}
+
 // heldFrom is the length from which a text is held: shorter ones cost the
 // SDK's encoder little.
 const heldFrom = 4 << 10

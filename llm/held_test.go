@@ -3,8 +3,10 @@ package llm
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -116,4 +118,26 @@ func TestNilHeldTextsHoldNothing(t *testing.T) {
 func quote(ss ...string) string {
 	b, _ := json.Marshal(ss)
 	return string(b)
+}
+
+// A call whose body did not hold its stand-ins goes again, once, without
+// any; one that did is not repeated.
+func TestHoldingFallsBackOnce(t *testing.T) {
+	for _, refused := range []bool{false, true} {
+		var calls []bool // whether each call held texts
+		resp, err := Holding(func(h *HeldTexts) (*Response, error) {
+			calls = append(calls, h != nil)
+			if h != nil && refused {
+				return nil, fmt.Errorf("text 0: %w", ErrHeldTexts)
+			}
+			return &Response{Text: "ok"}, nil
+		})
+		want := []bool{true}
+		if refused {
+			want = []bool{true, false}
+		}
+		if err != nil || resp.Text != "ok" || !slices.Equal(calls, want) {
+			t.Errorf("refused %v: calls holding %v, want %v (err %v)", refused, calls, want, err)
+		}
+	}
 }

@@ -127,11 +127,7 @@ type toolSpec struct {
 // Complete sends req and returns the answer. It streams when req.OnDelta is
 // set (or the output limit is large) and passes the text to OnDelta.
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	resp, err := p.complete(ctx, req, llm.NewHeldTexts())
-	if errors.Is(err, llm.ErrHeldTexts) {
-		resp, err = p.complete(ctx, req, nil)
-	}
-	return resp, err
+	return llm.Holding(func(held *llm.HeldTexts) (*llm.Response, error) { return p.complete(ctx, req, held) })
 }
 
 // complete is Complete, its long texts encoded apart from the SDK's

@@ -113,11 +113,7 @@ func New(cfg Config) (*Provider, error) {
 // Complete sends req and returns the answer. The call always streams; the
 // text is passed to req.OnDelta as it arrives.
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	resp, err := p.complete(ctx, req, llm.NewHeldTexts())
-	if errors.Is(err, llm.ErrHeldTexts) {
-		resp, err = p.complete(ctx, req, nil)
-	}
-	return resp, err
+	return llm.Holding(func(held *llm.HeldTexts) (*llm.Response, error) { return p.complete(ctx, req, held) })
 }
 
 // complete is Complete, its long texts encoded apart from the SDK's
