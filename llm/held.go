@@ -71,11 +71,11 @@ func (h *HeldTexts) standIn(i int) string {
 // Middleware is an SDK middleware (both SDKs' option.Middleware) that
 // puts the held texts back in the request's body before it is sent. It
 // runs once the request is encoded, as it is handed to the HTTP client:
-// the call then yields (Yield), a nil *HeldTexts's too.
+// it waits for the call's send gate (Sending), then the call yields
+// (Yield), a nil *HeldTexts's too.
 func (h *HeldTexts) Middleware(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	if h == nil || len(h.texts) == 0 || req.Body == nil {
-		Yield(req.Context())
-		return next(req)
+		return send(req, next)
 	}
 	body, err := io.ReadAll(req.Body)
 	req.Body.Close()
@@ -89,6 +89,15 @@ func (h *HeldTexts) Middleware(req *http.Request, next func(*http.Request) (*htt
 	req.Body = io.NopCloser(bytes.NewReader(out))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
 	req.ContentLength = int64(len(out))
+	return send(req, next)
+}
+
+// send hands req to the HTTP client once the call may send (Sending),
+// and yields.
+func send(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	if err := Sending(req.Context()); err != nil {
+		return nil, err
+	}
 	Yield(req.Context())
 	return next(req)
 }

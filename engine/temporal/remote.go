@@ -159,6 +159,9 @@ func (r *Remote) Complete(ctx context.Context, req *llm.Request) (*llm.Response,
 	if err != nil {
 		return nil, &llm.Error{Provider: "temporal", Model: req.Model, Kind: llm.ErrUnavailable, Message: err.Error(), Err: err}
 	}
+	if err := llm.Sending(ctx); err != nil {
+		return nil, err
+	}
 	select {
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():

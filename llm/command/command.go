@@ -200,6 +200,9 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	cmd.Stdin = strings.NewReader(in)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := llm.Sending(parent); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		if parent.Err() != nil {

@@ -648,3 +648,30 @@ func TestCommandYieldsOnceStarted(t *testing.T) {
 		t.Error("the call did not yield once its program had started")
 	}
 }
+
+// The program starts only once the call's send gate lets it (the
+// journal's, while the answers before it reach the disk); a gate that
+// fails starts nothing.
+func TestCommandWaitsForTheSendGate(t *testing.T) {
+	p := newProvider(t, 30*time.Second)
+	req := &llm.Request{Model: "echo", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}
+	var order []string
+	ctx := llm.WithSendGate(context.Background(), func() error { order = append(order, "gate"); return nil })
+	ctx = llm.WithYield(ctx, func() { order = append(order, "started") })
+	if _, err := p.Complete(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) < 2 || order[0] != "gate" || order[1] != "started" {
+		t.Errorf("order %v: the program started before the gate let it", order)
+	}
+	stop := errors.New("the journal cannot sync")
+	started := false
+	ctx = llm.WithSendGate(context.Background(), func() error { return stop })
+	ctx = llm.WithYield(ctx, func() { started = true })
+	if _, err := p.Complete(ctx, req); !errors.Is(err, stop) {
+		t.Errorf("err = %v, want the gate's", err)
+	}
+	if started {
+		t.Error("the program started though the gate failed")
+	}
+}

@@ -326,12 +326,24 @@ func (j *Journal) syncAll() {
 // syncFile syncs a journal's file; tests hold it back.
 var syncFile = (*os.File).Sync
 
-// settle waits until every record written is on disk, and returns the
-// error a sync met, if any.
-func (j *Journal) settle() error {
+// settle waits until every record written so far is on disk, and returns
+// the error a sync met, if any.
+func (j *Journal) settle() error { return j.settleTo(j.writtenSeq()) }
+
+// writtenSeq is the number of records written so far: a call that starts
+// now is sent once that many are on disk (settleTo).
+func (j *Journal) writtenSeq() uint64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for j.durable < j.seq && j.syncErr == nil {
+	return j.seq
+}
+
+// settleTo waits until the first n records written are on disk, and
+// returns the error a sync met, if any.
+func (j *Journal) settleTo(n uint64) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for j.durable < n && j.syncErr == nil {
 		if !j.syncing {
 			if j.f == nil {
 				return errors.New("journal is closed")
@@ -368,7 +380,9 @@ func (j *Journal) Close() error {
 //
 // A record is written before its answer is returned, and synced to disk in
 // the background; a call is sent only once every record written before it
-// is on disk. So the run goes on (checks the answer, composes the next
+// began is on disk: its provider builds the request meanwhile and waits
+// as it sends (llm.Sending), or, if it does not, the call waits as it
+// returns. So the run goes on (checks the answer, composes the next
 // prompt, renders its outputs) while the disk syncs, and no call that
 // could depend on an answer is paid for before that answer is on disk:
 // a crash of the machine loses at most the answers of the last calls,
@@ -381,10 +395,16 @@ func (j *Journal) Wrap(next llm.Provider) llm.Provider {
 			r.Source = llm.SourceJournal
 			return r, nil
 		}
-		if err := j.settle(); err != nil {
-			return nil, err
+		// The call builds its request while the records before it are
+		// synced; its provider waits for them as it sends (llm.Sending).
+		before := j.writtenSeq()
+		settled := func() error { return j.settleTo(before) }
+		resp, err := next.Complete(llm.WithSendGate(ctx, settled), req)
+		// A provider that sent without the gate, or whose sending it
+		// stopped, is waited for here: a failed sync is the call's error.
+		if serr := settled(); serr != nil {
+			return nil, serr
 		}
-		resp, err := next.Complete(ctx, req)
 		if err != nil {
 			return nil, err
 		}

@@ -324,8 +324,9 @@ func TestJournalReadsAcrossBatches(t *testing.T) {
 }
 
 // An answer is handed on once its record is written, while the disk syncs
-// it; the next call is sent only once that record is on disk, and Close
-// waits for the last sync. A failed sync stops the next call and Close.
+// it; the next call builds its request meanwhile and is sent only once
+// that record is on disk, and Close waits for the last sync. A failed
+// sync stops the next call and Close.
 func TestJournalSyncsBeforeTheNextCall(t *testing.T) {
 	release := make(chan struct{})
 	syncing := make(chan struct{}, 8)
@@ -344,8 +345,13 @@ func TestJournalSyncsBeforeTheNextCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := j.Wrap(p)
+	entered := make(chan struct{}, 8)
+	w := j.Wrap(llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		entered <- struct{}{}
+		return p.Complete(ctx, req)
+	}))
 	complete(t, w, ask(0)) // returns with its record written, not yet synced
+	<-entered
 	<-syncing
 	if _, written, _ := j.Stats(); written != 1 {
 		t.Fatalf("%d records written, want 1", written)
@@ -355,6 +361,13 @@ func TestJournalSyncsBeforeTheNextCall(t *testing.T) {
 		_, err := w.Complete(context.Background(), ask(1))
 		second <- err
 	}()
+	select {
+	case <-entered: // it builds its request while the disk syncs
+	case err := <-second:
+		t.Fatalf("the next call returned while the first answer was not on disk (err %v)", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the next call did not start while the first answer was synced")
+	}
 	select {
 	case err := <-second:
 		t.Fatalf("the next call went while the first answer was not on disk (err %v)", err)
@@ -382,5 +395,54 @@ func TestJournalSyncsBeforeTheNextCall(t *testing.T) {
 	}
 	if _, err := w.Complete(context.Background(), ask(2)); err == nil {
 		t.Error("a call went after the journal failed to sync")
+	}
+}
+
+// A provider that sends without the journal's gate (llm.Sending) is
+// waited for as it returns: its answer is not handed on, nor recorded,
+// before the records written ahead of it are on disk.
+func TestJournalWaitsForAProviderWithoutTheGate(t *testing.T) {
+	release := make(chan struct{})
+	syncing := make(chan struct{}, 8)
+	defer func(f func(*os.File) error) { syncFile = f }(syncFile)
+	syncFile = func(f *os.File) error {
+		syncing <- struct{}{}
+		<-release
+		return f.Sync()
+	}
+	j, err := OpenJournal(filepath.Join(t.TempDir(), "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	answered := make(chan string, 4)
+	w := j.Wrap(llm.ProviderFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		answered <- req.Label
+		return &llm.Response{Text: "ok " + req.Label}, nil
+	}))
+	complete(t, w, ask(0))
+	<-answered
+	<-syncing
+	second := make(chan error, 1)
+	go func() {
+		_, err := w.Complete(context.Background(), ask(1))
+		second <- err
+	}()
+	select {
+	case <-answered: // the provider ran: it had no gate to wait at
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call did not reach its provider while the record before it was synced")
+	}
+	select {
+	case err := <-second:
+		t.Fatalf("the call returned while the record before it was not on disk (err %v)", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if _, written, _ := j.Stats(); written != 1 {
+		t.Fatalf("%d records written before the first was on disk, want 1", written)
+	}
+	close(release)
+	if err := <-second; err != nil {
+		t.Fatal(err)
 	}
 }
