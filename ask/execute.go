@@ -277,7 +277,7 @@ func (p *Plan) answer() *Answer {
 		a.Notes = append(a.Notes, "no debate step: "+p.DebateWhy)
 	}
 	for _, sp := range p.Spans {
-		a.Notes = append(a.Notes, spanNote(sp.Why, sp.Members, func(id string) string { return p.Sources[id].Title }))
+		a.Notes = append(a.Notes, spanNote(sp.Why, sp.Members, func(id string) string { return p.source(id).Title }))
 	}
 	if len(p.Groups) > 0 {
 		a.ByGroup = true
@@ -305,7 +305,7 @@ func (p *Plan) answer() *Answer {
 		}
 	}
 	for i, c := range p.Chosen {
-		s := p.Sources[c.ID]
+		s := p.source(c.ID)
 		// Four decimals say all a score says (ANSWER.md shows two), and
 		// not seventeen digits of rounding noise a source.
 		u := SourceUse{ID: s.ID, Title: s.Title, Type: s.Type, Relevance: round4(c.Normalized), Bonus: round4(c.Bonus), Parts: max(1, len(s.Parts)),

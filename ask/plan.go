@@ -92,7 +92,7 @@ type Plan struct {
 	// file was read for this question (new or changed), and otherwise
 	// hold what the index keeps for selection (ID, Path, Title, Type,
 	// Date, Metadata, Hash), without Text or Parts.
-	Sources map[string]corpus.Source
+	Sources map[string]*corpus.Source
 	Skipped []corpus.Skipped
 	Notes   []string
 
@@ -113,6 +113,15 @@ type Plan struct {
 	Nonce string
 	top   string
 	cfg   config.Ask
+}
+
+// source is the source of the plan whose ID is id, or the zero Source
+// when it has none by that ID (a group's reading names its group).
+func (p *Plan) source(id string) corpus.Source {
+	if s := p.Sources[id]; s != nil {
+		return *s
+	}
+	return corpus.Source{}
 }
 
 // Calls is how many model calls the plan makes at most: one a reading,
@@ -273,7 +282,7 @@ func Prepare(ctx context.Context, o *Options) (*Plan, error) {
 		if len(p.Groups) > 0 {
 			break
 		}
-		s := p.Sources[c.ID]
+		s := p.source(c.ID)
 		var role *persona.Persona
 		why := ""
 		if p.SoT {
@@ -329,7 +338,7 @@ func (p *Plan) joinSources(ids []string, part map[string]bool) (text string, exc
 		terms = index.Terms(p.Question)
 	}
 	for _, id := range ids {
-		s := p.Sources[id]
+		s := p.source(id)
 		fmt.Fprintf(&b, "## Source: %s", strings.Join(strings.Fields(s.Title), " "))
 		if !s.Date.IsZero() {
 			fmt.Fprintf(&b, " (%s)", s.Date.Format("2006-01-02"))
@@ -369,7 +378,7 @@ func (p *Plan) span(top string) {
 func (p *Plan) readSpan(sp route.Span, role *persona.Persona, budget int) {
 	titles := make([]string, len(sp.Members))
 	for i, id := range sp.Members {
-		titles[i] = strings.Join(strings.Fields(p.Sources[id].Title), " ")
+		titles[i] = strings.Join(strings.Fields(p.source(id).Title), " ")
 	}
 	title := strings.Join(titles, ", ")
 	if n := len(titles); n > 1 {
@@ -487,8 +496,8 @@ func (p *Plan) gather(ctx context.Context, openIndex func() openedIndex, paths [
 	// The map of every source (10,000 of them copied in, 2 ms) is built
 	// beside the choice and the reading of the chosen sources, which need
 	// only the hits' sources, or in the fallback every source.
-	all := parallel.Go(func() map[string]corpus.Source {
-		m := make(map[string]corpus.Source, len(sources))
+	all := parallel.Go(func() map[string]*corpus.Source {
+		m := make(map[string]*corpus.Source, len(sources))
 		for _, s := range sources {
 			m[s.ID] = s
 		}
@@ -521,7 +530,7 @@ func (p *Plan) gather(ctx context.Context, openIndex func() openedIndex, paths [
 	// by the rules of this sot.
 	files := make(map[string]int, len(p.Chosen)) // the chosen sources' first files, in res.Files
 	for _, c := range p.Chosen {
-		if held[c.ID].Text == "" {
+		if s := held[c.ID]; s == nil || s.Text == "" {
 			files[c.ID] = -1
 		}
 	}
@@ -556,18 +565,18 @@ func (p *Plan) gather(ctx context.Context, openIndex func() openedIndex, paths [
 		if err := read[k].err; err != nil {
 			return fmt.Errorf("read the source %s: %w", c.ID, err)
 		}
-		p.Sources[c.ID] = read[k].src
+		p.Sources[c.ID] = &read[k].src
 	}
 	return nil
 }
 
 // hitSources are the sources, of those given, that hits name, by ID.
-func hitSources(hits []index.Hit, sources []corpus.Source) map[string]corpus.Source {
+func hitSources(hits []index.Hit, sources []*corpus.Source) map[string]*corpus.Source {
 	named := make(map[string]bool, len(hits))
 	for _, h := range hits {
 		named[h.Doc.ID] = true
 	}
-	held := make(map[string]corpus.Source, len(hits))
+	held := make(map[string]*corpus.Source, len(hits))
 	for _, s := range sources {
 		if named[s.ID] {
 			held[s.ID] = s
@@ -733,12 +742,12 @@ func (p *Plan) runID(o *Options) string {
 		if r.Role != nil {
 			role = r.Role.ID + "\x00" + r.Role.Body
 		}
-		id.Add(r.ID, p.Sources[r.Source].Hash, fmt.Sprint(r.Part, r.Parts), role)
+		id.Add(r.ID, p.source(r.Source).Hash, fmt.Sprint(r.Part, r.Parts), role)
 		if len(r.Members) > 0 {
 			id.Add(r.Source, r.Title)
 		}
 		for _, m := range r.Members {
-			id.Add(m, p.Sources[m].Hash)
+			id.Add(m, p.source(m).Hash)
 		}
 	}
 	return id.String()
@@ -828,13 +837,14 @@ func DocOf(s corpus.Source) index.Doc {
 }
 
 // candidates turns hits into what selection weighs.
-func candidates(hits []index.Hit, sources map[string]corpus.Source) []route.Candidate {
+func candidates(hits []index.Hit, sources map[string]*corpus.Source) []route.Candidate {
 	var out []route.Candidate
 	for _, h := range hits {
-		s, ok := sources[h.Doc.ID]
+		sp, ok := sources[h.Doc.ID]
 		if !ok {
 			continue
 		}
+		s := *sp
 		s.Metadata = cmp.Or(s.Metadata, MetadataOf(h.Doc)) // an export's payload, else sot sources analyze's answer
 		out = append(out, candidateOf(s, h.Score()))
 	}
@@ -870,12 +880,12 @@ func candidateOf(s corpus.Source, relevance float64) route.Candidate {
 
 // newest ranks sources by date, newest first, when none matches the
 // question's words.
-func newest(sources []corpus.Source) []route.Candidate {
+func newest(sources []*corpus.Source) []route.Candidate {
 	s := slices.Clone(sources)
-	slices.SortStableFunc(s, func(a, b corpus.Source) int { return b.Date.Compare(a.Date) })
+	slices.SortStableFunc(s, func(a, b *corpus.Source) int { return b.Date.Compare(a.Date) })
 	var out []route.Candidate
 	for i, src := range s {
-		out = append(out, candidateOf(src, 1/float64(i+1)))
+		out = append(out, candidateOf(*src, 1/float64(i+1)))
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,6 +77,44 @@ func TestFilesComeFromThePack(t *testing.T) {
 	}
 	if packed, ok, _ := readPack(ctx, x.r); !ok || len(packed) != 4 {
 		t.Errorf("after an empty update: pack %v with %d files; want the four files packed", ok, len(packed))
+	}
+}
+
+// TestFilesOutliveTheirRow: the files Files gives share the pack's bytes
+// as the driver read them (readPack), so they must stay as they were
+// after more reads, a new pack and the index's close, whatever the driver
+// does with its memory then.
+func TestFilesOutliveTheirRow(t *testing.T) {
+	ctx := context.Background()
+	x, _ := openTemp(t)
+	if _, err := x.UpdateFiles(ctx, FileUpdate{Put: packFiles()}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := x.Files(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := packFiles()
+	for i := range other {
+		other[i].Hash, other[i].Doc.Title = strings.Repeat("x", len(other[i].Hash)), strings.Repeat("y", len(other[i].Doc.Title))
+	}
+	for range 3 {
+		if _, err := x.Files(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := x.UpdateFiles(ctx, FileUpdate{Put: other}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Files(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	byPath := cmpopts.SortSlices(func(a, b File) bool { return a.Path < b.Path })
+	if d := cmp.Diff(packFiles(), got, byPath); d != "" {
+		t.Errorf("the files changed after their row was read (-recorded +now):\n%s", d)
 	}
 }
 

@@ -603,3 +603,42 @@ func TestMetadataValidate(t *testing.T) {
 		}
 	}
 }
+
+// Each source is shown as the path given joined with where the file lies
+// below it, however the path was given: absolute, relative, ".", through
+// a link inside the project, or not clean.
+func TestShownPaths(t *testing.T) {
+	top := t.TempDir()
+	os.MkdirAll(filepath.Join(top, ".git"), 0o755)
+	corpus := filepath.Join(top, "corpus")
+	os.MkdirAll(filepath.Join(corpus, "sub"), 0o755)
+	write(t, corpus, "a.md", "# A\n\nThe launch moved to May.\n")
+	write(t, filepath.Join(corpus, "sub"), "b.md", "# B\n\nThe budget grew.\n")
+	if err := os.Symlink(corpus, filepath.Join(top, "alias")); err != nil {
+		t.Skip(err)
+	}
+	for _, c := range []struct{ name, wd, given string }{
+		{"absolute", top, corpus},
+		{"relative", top, "corpus"},
+		{"dot", corpus, "."},
+		{"through a link", top, "alias"},
+		{"not clean", top, "corpus/../corpus/"},
+		{"parent", filepath.Join(corpus, "sub"), ".."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Chdir(c.wd)
+			srcs, skipped, err := Load([]string{c.given}, Options{FollowSymlinks: true})
+			if err != nil || len(skipped) > 0 {
+				t.Fatalf("Load: skipped %v, err %v", skipped, err)
+			}
+			var got []string
+			for _, s := range srcs {
+				got = append(got, s.Path)
+			}
+			want := []string{filepath.Join(c.given, "a.md"), filepath.Join(c.given, "sub", "b.md")}
+			if !slices.Equal(got, want) {
+				t.Errorf("shown as %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -96,8 +96,10 @@ type File struct {
 
 // Result is what Scan found.
 type Result struct {
-	// Sources and Skipped are what Load returns.
-	Sources []Source
+	// Sources are the sources Load returns, each the Source of its file
+	// in Files (the first of several with the same bytes), and Skipped
+	// what Load returns.
+	Sources []*Source
 	Skipped []Skipped
 	// Files are the regular files walked, in walk order.
 	Files []File
@@ -153,7 +155,7 @@ func Scan(paths []string, opts Options) (*Result, error) {
 	var errs []error
 	errs = append(errs, w.errs...)
 	byHash := make(map[string]string, len(res.Files))
-	res.Sources = make([]Source, 0, len(res.Files))
+	res.Sources = make([]*Source, 0, len(res.Files))
 	// Walk problems and file results are merged in walk order.
 	si := 0
 	for i := range res.Files {
@@ -176,7 +178,7 @@ func Scan(paths []string, opts Options) (*Result, error) {
 				res.Skipped = append(res.Skipped, Skipped{Path: rec.Source.Path, Reason: "same content as " + first})
 			} else {
 				byHash[rec.Source.Hash] = rec.Source.Path
-				res.Sources = append(res.Sources, rec.Source)
+				res.Sources = append(res.Sources, &rec.Source)
 			}
 		}
 	}
