@@ -603,8 +603,7 @@ func scanCorpus(ctx context.Context, openIndex func() openedIndex, paths []strin
 	// what is known of a file only once the walk is over. A file's record
 	// becomes a corpus.Known only when Scan asks for it.
 	var (
-		remembered []index.File
-		byPath     map[string]int // index in remembered
+		remembered []index.File // sorted by path, as Files gives them
 		ferr       error
 	)
 	loaded := parallel.Start(func() {
@@ -613,18 +612,10 @@ func scanCorpus(ctx context.Context, openIndex func() openedIndex, paths []strin
 			return
 		}
 		remembered, ferr = opened.ix.Files(ctx)
-		byPath = make(map[string]int, len(remembered))
-		for i := range remembered {
-			byPath[remembered[i].Path] = i
-		}
 	})
-	copts.Known = func(real string) (corpus.Known, bool) {
+	copts.Known = func() corpus.Remembered {
 		loaded()
-		i, ok := byPath[real]
-		if !ok {
-			return corpus.Known{}, false
-		}
-		return knownOf(remembered[i]), true
+		return rememberedFiles(remembered)
 	}
 	res, err = corpus.Scan(paths, copts)
 	loaded()
@@ -647,17 +638,21 @@ func scanCorpus(ctx context.Context, openIndex func() openedIndex, paths []strin
 			u.Docs = append(u.Docs, DocOf(f.Source))
 		}
 	}
-	paths0 := make([]string, len(remembered))
-	for i := range remembered {
-		paths0[i] = remembered[i].Path
-	}
-	u.Gone = res.Gone(paths0)
+	u.Gone = res.Gone()
 	c, err := openIndex().ix.UpdateFiles(ctx, u)
 	if err != nil {
 		return nil, false, fmt.Errorf("update the corpus index: %w", err)
 	}
 	return res, c.Added+c.Updated+c.Removed > 0, nil
 }
+
+// rememberedFiles are the files the index remembers, sorted by path, as
+// corpus.Scan takes them.
+type rememberedFiles []index.File
+
+func (r rememberedFiles) Len() int                 { return len(r) }
+func (r rememberedFiles) Real(i int) string        { return r[i].Path }
+func (r rememberedFiles) Known(i int) corpus.Known { return knownOf(r[i]) }
 
 // knownOf is what the index remembers of a file, as corpus.Scan takes it.
 func knownOf(f index.File) corpus.Known {

@@ -65,7 +65,8 @@ type File struct {
 	Doc Doc `json:"doc"`
 }
 
-// Files returns every file the index remembers, in no set order. A file
+// Files returns every file the index remembers, sorted by Path (byte by
+// byte, as strings compare). A file
 // whose document leaves the index (Remove, Sync with Prune) is forgotten
 // with it, so that its loader reads it again.
 func (x *Index) Files(ctx context.Context) ([]File, error) {

@@ -335,7 +335,7 @@ func fileRows(ctx context.Context, q queryer) ([]File, error) {
 		return nil, err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT path, size, mtime, ctime, inode, checked, reader, hash, skip,
-		id, shown, type, date, title, meta FROM files`)
+		id, shown, type, date, title, meta FROM files ORDER BY path`)
 	if err != nil {
 		return nil, err
 	}

@@ -199,10 +199,11 @@ type Options struct {
 	// such a link is a *PathError wrapping a *project.LinkError, and such a
 	// link found in a directory is skipped.
 	FollowSymlinks bool
-	// Known says what a file gave when it was read before, by its
-	// resolved, absolute path (see Scan); nil: nothing is known. Load
+	// Known gives what files gave when they were read before (see
+	// Scan). Scan calls it once its walk is over, so that the caller can
+	// load it meanwhile; nil, or a nil Remembered, knows nothing. Load
 	// ignores it.
-	Known func(real string) (Known, bool)
+	Known func() Remembered
 	// ReadFile reads a file's bytes; nil: os.ReadFile. A caller can wrap
 	// it to count or limit what is read.
 	ReadFile func(name string) ([]byte, error)

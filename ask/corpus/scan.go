@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/sotlabs/sot/internal/parallel"
@@ -56,6 +59,18 @@ type Known struct {
 	// Source is the source the file gave. Only ID, Format, Title, Type,
 	// Date, Metadata and Hash need be set: what selection weighs.
 	Source Source
+}
+
+// Remembered is what a caller kept of the files it read before (sot ask
+// keeps it in the corpus index): Len of them, sorted by their resolved,
+// absolute paths, byte by byte. Scan meets them in the order it walks,
+// which is theirs nearly everywhere.
+type Remembered interface {
+	Len() int
+	// Real is the resolved, absolute path of the ith file.
+	Real(i int) string
+	// Known is what the ith file gave.
+	Known(i int) Known
 }
 
 // fresh reports whether the file, whose stat now says s, can be taken to
@@ -111,6 +126,9 @@ type Result struct {
 	// the epoch (0 without it); Read is how many files it read.
 	Checked int64
 	Read    int
+
+	known Remembered // what Options.Known gave
+	at    []int      // for each of Files, its record in known, or -1
 }
 
 // ErrChanged is the error Reread returns for a file whose bytes are not
@@ -139,6 +157,10 @@ func Scan(paths []string, opts Options) (*Result, error) {
 		w.walkRoot(p)
 	}
 	res.Dirs = w.dirs
+	if opts.Known != nil {
+		res.known = opts.Known()
+	}
+	res.at = match(w.files, res.known)
 
 	// Each file's result goes straight into its place in Files: a
 	// Source is large, and a slice of results copied into Files cost
@@ -147,7 +169,12 @@ func Scan(paths []string, opts Options) (*Result, error) {
 	errAt := make([]error, len(w.files))
 	parallel.For(len(w.files), func(i int) {
 		f := w.files[i]
-		r := scanFile(f, opts)
+		var k *Known
+		if j := res.at[i]; j >= 0 {
+			known := res.known.Known(j)
+			k = &known
+		}
+		r := scanFile(f, k, opts)
 		res.Files[i] = File{Path: f.path, Real: f.real, Stamp: f.stamp, Read: r.read, Changed: r.changed, Hash: r.hash, Skip: r.skip, Source: r.src}
 		errAt[i] = r.err
 	})
@@ -188,9 +215,59 @@ func Scan(paths []string, opts Options) (*Result, error) {
 	return res, errors.Join(errs...)
 }
 
-// scanFile gives what one file walked holds: from opts.Known when its
-// stat says it has not changed, else by reading it.
-func scanFile(f file, opts Options) fileResult {
+// match gives, for each file walked, the index of what known remembers
+// of it, or -1; all -1 without known. The walk lists each directory's
+// entries sorted, so its order is known's except where a name that sorts
+// before "/" follows a directory whose name it starts with ("2024" and
+// "2024-notes.md"): the records are met by a cursor, and searched for
+// only where the orders part. A map of 10,000 paths cost more to build
+// and to ask than this. A known that is not sorted is looked at through a
+// sorted order of its own.
+func match(files []file, known Remembered) []int {
+	at := make([]int, len(files))
+	if known == nil || known.Len() == 0 {
+		for i := range at {
+			at[i] = -1
+		}
+		return at
+	}
+	n := known.Len()
+	order := func(i int) int { return i }
+	for i := 1; i < n; i++ {
+		if known.Real(i-1) > known.Real(i) {
+			perm := make([]int, n)
+			for j := range perm {
+				perm[j] = j
+			}
+			slices.SortFunc(perm, func(a, b int) int { return strings.Compare(known.Real(a), known.Real(b)) })
+			order = func(i int) int { return perm[i] }
+			break
+		}
+	}
+	real := func(i int) string { return known.Real(order(i)) }
+	cur := 0
+	for i := range files {
+		p := files[i].real
+		for cur < n && real(cur) < p {
+			cur++
+		}
+		if cur < n && real(cur) == p {
+			at[i] = order(cur)
+			cur++
+			continue
+		}
+		// A new file, or one out of the order that the cursor went past.
+		at[i] = -1
+		if j, ok := sort.Find(n, func(j int) int { return strings.Compare(p, real(j)) }); ok {
+			at[i] = order(j)
+		}
+	}
+	return at
+}
+
+// scanFile gives what one file walked holds: from k, what was known of
+// it, when its stat says it has not changed, else by reading it.
+func scanFile(f file, k *Known, opts Options) fileResult {
 	limit := opts.MaxFileBytes
 	if limit == 0 {
 		limit = DefaultMaxFileBytes
@@ -198,18 +275,13 @@ func scanFile(f file, opts Options) fileResult {
 	if limit > 0 && f.size > limit {
 		return fileResult{skip: fmt.Sprintf("larger than %d bytes (%d)", limit, f.size)}
 	}
-	var k Known
-	var known bool
-	if opts.Known != nil {
-		k, known = opts.Known(f.real)
-	}
-	if known && k.fresh(f.stamp) {
-		return fromKnown(k, f.path)
+	if k != nil && k.fresh(f.stamp) {
+		return fromKnown(*k, f.path)
 	}
 	r := readSource(f, opts)
 	r.read = r.hash != ""
-	if known && r.hash == k.Hash && k.Reader == Reader && k.Stamp.Path == f.path {
-		kr := fromKnown(k, f.path)
+	if k != nil && r.hash == k.Hash && k.Reader == Reader && k.Stamp.Path == f.path {
+		kr := fromKnown(*k, f.path)
 		kr.read = true
 		return kr
 	}
@@ -275,25 +347,46 @@ func inDirs(dirs map[string]bool, path string) bool {
 	}
 }
 
-// Gone returns, of the resolved paths of files read before (known), those
-// this scan found no longer there or no longer readable as they were:
-// files below a directory it walked that it did not find (deleted, moved
-// away, or now left out of the walk), and files it found but did not
-// hash (now over the size limit, or unreadable).
-func (r *Result) Gone(known []string) []string {
-	dirs := make(map[string]bool, len(r.Dirs))
-	for _, d := range r.Dirs {
-		dirs[d] = true
+// Gone returns, of the files Options.Known remembered, the resolved
+// paths of those this scan found no longer there or no longer readable as
+// they were: files below a directory it walked that it did not find
+// (deleted, moved away, or now left out of the walk), and files it found
+// but did not hash (now over the size limit, or unreadable).
+func (r *Result) Gone() []string {
+	if r.known == nil {
+		return nil
 	}
-	walked := make(map[string]bool, len(r.Files))
-	for _, f := range r.Files {
-		walked[f.Real] = f.Hash != ""
+	const (
+		unseen = iota
+		hashed
+		unhashed
+	)
+	seen := make([]uint8, r.known.Len())
+	for i, j := range r.at {
+		if j >= 0 {
+			seen[j] = hashed
+			if r.Files[i].Hash == "" {
+				seen[j] = unhashed
+			}
+		}
 	}
+	var dirs map[string]bool
 	var gone []string
-	for _, p := range known {
-		hashed, ok := walked[p]
-		if ok && !hashed || !ok && inDirs(dirs, p) {
+	for j, s := range seen {
+		p := r.known.Real(j)
+		switch s {
+		case unhashed:
 			gone = append(gone, p)
+		case unseen:
+			if dirs == nil {
+				dirs = make(map[string]bool, len(r.Dirs))
+				for _, d := range r.Dirs {
+					dirs[d] = true
+				}
+			}
+			if inDirs(dirs, p) {
+				gone = append(gone, p)
+			}
 		}
 	}
 	return gone

@@ -1,9 +1,12 @@
 package corpus
 
 import (
+	"maps"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -73,7 +76,7 @@ func TestScanReadsOnlyWhatChanged(t *testing.T) {
 	for _, f := range first.Files {
 		known[f.Real] = Known{Stamp: f.Stamp, Checked: first.Checked, Reader: Reader, Hash: f.Hash, Skip: f.Skip, Source: f.Source}
 	}
-	opts.Known = func(real string) (Known, bool) { k, ok := known[real]; return k, ok }
+	opts.Known = rememberAll(known)
 
 	if err := os.WriteFile(filepath.Join(dir, "b.md"), []byte("# B\n\nNotes on b.md, edited.\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -115,11 +118,13 @@ func TestScanReadsOnlyWhatChanged(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "c.md")); err != nil {
 		t.Fatal(err)
 	}
+	known["/elsewhere/d.md"] = Known{Stamp: Stamp{Path: "d.md"}, Reader: Reader, Hash: "d"} // another corpus's
+	opts.Known = rememberAll(known)
 	third, err := Scan([]string{dir}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gone := third.Gone([]string{got["a.md"].Real, got["c.md"].Real, "/elsewhere/d.md"})
+	gone := third.Gone()
 	if len(gone) != 1 || gone[0] != got["c.md"].Real {
 		t.Errorf("Gone = %v, want only c.md's path", gone)
 	}
@@ -158,9 +163,7 @@ func TestScanTakesTheCallersClock(t *testing.T) {
 			t.Errorf("%s: checked at %d, want %d", c.name, first.Checked, c.now().UnixNano())
 		}
 		f := first.Files[0]
-		opts.Known = func(string) (Known, bool) {
-			return Known{Stamp: f.Stamp, Checked: first.Checked, Reader: Reader, Hash: f.Hash, Source: f.Source}, true
-		}
+		opts.Known = rememberAll(map[string]Known{f.Real: {Stamp: f.Stamp, Checked: first.Checked, Reader: Reader, Hash: f.Hash, Source: f.Source}})
 		reads.Store(0)
 		if _, err := Scan([]string{dir}, opts); err != nil {
 			t.Fatal(err)
@@ -234,4 +237,61 @@ func TestSourcesWithinTheBudgetLoadNoTokenizer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+}
+
+// knownList is a Remembered of records and their resolved paths.
+type knownList struct {
+	reals []string
+	known []Known
+}
+
+func (l knownList) Len() int          { return len(l.reals) }
+func (l knownList) Real(i int) string { return l.reals[i] }
+func (l knownList) Known(i int) Known { return l.known[i] }
+
+// rememberAll is an Options.Known that remembers the records of m, by
+// resolved path.
+func rememberAll(m map[string]Known) func() Remembered {
+	var l knownList
+	for _, p := range slices.Sorted(maps.Keys(m)) {
+		l.reals, l.known = append(l.reals, p), append(l.known, m[p])
+	}
+	return func() Remembered { return l }
+}
+
+// TestMatchFindsEveryRecord: each file walked is matched to its record,
+// where the walk's order parts from the records' ("2024/" is walked
+// before "2024-notes.md", which sorts before it), among records of files
+// not walked, for files without one, and when the records are not
+// sorted as they should be.
+func TestMatchFindsEveryRecord(t *testing.T) {
+	walked := []string{"/c/2024/a.md", "/c/2024/b.md", "/c/2024-notes.md", "/c/2025/new.md", "/c/2025/x.md", "/c/z.md"}
+	records := []string{"/a/other.md", "/c/2024-notes.md", "/c/2024/a.md", "/c/2024/b.md", "/c/2024/gone.md", "/c/2025/x.md", "/c/z.md", "/d/other.md"}
+	files := make([]file, len(walked))
+	for i, p := range walked {
+		files[i] = file{real: p}
+	}
+	check := func(t *testing.T, records []string) {
+		t.Helper()
+		at := match(files, knownList{reals: records, known: make([]Known, len(records))})
+		for i, p := range walked {
+			want := slices.Index(records, p)
+			if at[i] != want {
+				t.Errorf("%s matched record %d, want %d", p, at[i], want)
+			}
+		}
+	}
+	t.Run("sorted", func(t *testing.T) { check(t, records) })
+	t.Run("unsorted", func(t *testing.T) {
+		shuffled := slices.Clone(records)
+		rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		check(t, shuffled)
+	})
+	t.Run("none", func(t *testing.T) {
+		for i, j := range match(files, nil) {
+			if j != -1 {
+				t.Errorf("%s matched %d with nothing known", walked[i], j)
+			}
+		}
+	})
 }
