@@ -17,6 +17,7 @@ import (
 	"hash/maphash"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sotlabs/sot/llm"
@@ -155,18 +156,28 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 	now := time.Now()
 	firsts := map[prefixKey]*release{}
 	building := make(chan struct{}, builders())
-	var wg sync.WaitGroup
-	for i, t := range tasks {
+	// Each call waits for the first of its prefix's group to start
+	// answering (wait), or is that first call, or neither.
+	waits, opens := make([]*release, len(tasks)), make([]*release, len(tasks))
+	var unsent atomic.Int64 // the calls that wait for no prefix and have yet to send
+	for i := range tasks {
 		key := keys[i]
-		var wait, first *release
 		if shared[i] && sharing[key] >= minSharing && !warm.fresh(key, now) {
 			if r, ok := firsts[key]; ok {
-				wait = r
+				waits[i] = r
 			} else {
-				first = &release{ch: make(chan struct{})}
-				firsts[key] = first
+				opens[i] = &release{ch: make(chan struct{})}
+				firsts[key] = opens[i]
 			}
 		}
+		if waits[i] == nil {
+			unsent.Add(1)
+		}
+	}
+	var wg sync.WaitGroup
+	for i, t := range tasks {
+		wait, first := waits[i], opens[i]
+		key := keys[i]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -180,12 +191,17 @@ func run(ctx context.Context, p llm.Provider, tasks []*Task, onEvent func(Event)
 			// A slot to build the request in, given back when the call
 			// yields (llm.Yield: it is sent, or it waits) or returns.
 			var built sync.Once
+			sent := func() {
+				if wait == nil && unsent.Add(-1) == 0 {
+					waiting(ctx) // every call that could go has: the run waits on models
+				}
+			}
 			select {
 			case building <- struct{}{}:
 			case <-ctx.Done():
-				built.Do(func() {}) // no slot to give back
+				built.Do(sent) // no slot to give back
 			}
-			yield := func() { built.Do(func() { <-building }) }
+			yield := func() { built.Do(func() { sent(); <-building }) }
 			defer yield()
 			cctx = llm.WithYield(cctx, yield)
 			// Running is reported when the provider's limits let the call
@@ -256,9 +272,30 @@ func scheduled(ctx context.Context, s llm.Scheduler, p llm.Provider, tasks []*Ta
 			results[i] = finish(ctx, t, resp, err, emit)
 		})
 	}
+	waiting(ctx) // every call is scheduled
 	// Every call is waited for, cancelled or not: a cancelled call ends
 	// with its error, which its Result carries.
 	_ = s.Await(context.WithoutCancel(ctx), func() bool { return left == 0 })
+}
+
+type waitingKey struct{}
+
+// WithWaiting returns ctx carrying f, which Run calls when every call it
+// started that waits for no other has sent its request (llm.Yield), been
+// answered, or been stopped: from then the run waits on models until an
+// answer comes. A command holds its collector off until its calls are sent
+// (gchold), so that collecting runs while the models think rather than
+// while the first requests are built. f is called once a Run (a run of
+// several steps calls it for each), so it must allow that.
+func WithWaiting(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, waitingKey{}, f)
+}
+
+// waiting calls the function WithWaiting put in ctx, if any.
+func waiting(ctx context.Context) {
+	if f, ok := ctx.Value(waitingKey{}).(func()); ok {
+		f()
+	}
 }
 
 // stoppedBy makes a call that failed once ctx was done say so: whatever a

@@ -627,3 +627,40 @@ func TestRunBuildsFewRequestsAtOnce(t *testing.T) {
 		t.Errorf("not all %d requests arrived while the first answers were held: the calls kept their slots until they returned", n)
 	}
 }
+
+// Run says when the run waits on models (WithWaiting): once every call
+// has sent its request, not while one is still being built, and once a
+// Run.
+func TestRunSaysWhenItWaitsOnModels(t *testing.T) {
+	var fired, whileBuilding, arrivals, atLast atomic.Int32
+	const n = 4
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{{Respond: func(*llmtest.Recorded) llmtest.Reply {
+		if arrivals.Add(1) == n {
+			atLast.Store(fired.Load())
+		}
+		return llmtest.Reply{}
+	}}}})
+	defer srv.Close()
+	var tasks []*Task
+	for i := range n {
+		task := &Task{ID: fmt.Sprintf("t%d", i), Group: "g", Request: &llm.Request{Model: "openai:gpt-4.1",
+			Messages: []llm.Message{{Role: llm.RoleUser, Content: fmt.Sprintf("task %d", i)}}}}
+		task.Compose = func() string {
+			whileBuilding.Add(fired.Load())
+			return fmt.Sprintf("You review, %d.", i)
+		}
+		tasks = append(tasks, task)
+	}
+	ctx := WithWaiting(context.Background(), func() { fired.Add(1) })
+	for _, r := range Run(ctx, cachingRouter(t, srv), tasks, nil) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	if whileBuilding.Load() != 0 {
+		t.Error("the run said it waited on models while a call was still being built")
+	}
+	if atLast.Load() != 1 || fired.Load() != 1 {
+		t.Errorf("said %d time(s) by the last request's arrival, %d in all; want once, before the last request arrived", atLast.Load(), fired.Load())
+	}
+}

@@ -63,10 +63,6 @@ type Factory struct {
 	hostOnce sync.Once
 	host     *temporal.Host
 	hostErr  error
-
-	// callsStart releases the hold on collection RunScenario took (gchold.Hold)
-	// once the run's calls start.
-	callsStart func()
 }
 
 // Note prints a note on ErrOut once per command: a stack built for each

@@ -54,7 +54,9 @@ func RunScenario(ctx context.Context, f *Factory, run func(context.Context) erro
 	release := gchold.Hold(f.Getenv)
 	defer release()
 	f.StartupOver() // this hold takes over from the start's
-	f.callsStart = release
+	// The collector comes back once the run's first calls are sent: it
+	// collects while the models think.
+	ctx = engine.WithWaiting(ctx, release)
 	return Interruptible(ctx, "the run's journal", func(ctx context.Context) error {
 		if !f.Driven() {
 			return run(ctx)
@@ -102,9 +104,6 @@ func (l *Live) Start(calls int) {
 	l.hooks.Ask = l.d.Asking(l.hooks.Ask)
 	l.f.LogTo(l.d)
 	l.stop = l.d.Start(time.Second)
-	if l.f.callsStart != nil {
-		l.f.callsStart() // the run waits on models from now on: collect as usual (gchold.Hold)
-	}
 }
 
 // Stop ends the display once the run is over, so that nothing draws over

@@ -15,6 +15,23 @@ import (
 	"github.com/sotlabs/sot/llm/llmtest"
 )
 
+// openaiAt is a config whose openai provider is srv, with the cache and
+// retries off, and an environment that holds the provider's key.
+func openaiAt(srv *llmtest.Server) (config.Config, func(string) string) {
+	cfg := config.Defaults()
+	p := cfg.Providers["openai"]
+	p.BaseURL = srv.OpenAIBaseURL()
+	cfg.Providers["openai"] = p
+	cfg.Cache.Disabled = true
+	cfg.Retries = 0
+	return cfg, func(k string) string {
+		if k == "OPENAI_API_KEY" {
+			return "sk-test-0123456789"
+		}
+		return ""
+	}
+}
+
 // A run's warnings and progress lines go to stderr in sot's voice; while
 // the display is on, each call says on stderr how it ended (no terminal
 // here, so a line a call), a call that failed says why, and Stop returns
@@ -24,19 +41,9 @@ func TestLiveShowsTheRunOnStderr(t *testing.T) {
 		{User: "fail", Fault: llmtest.Fault500},
 	}})
 	defer srv.Close()
-	cfg := config.Defaults()
-	p := cfg.Providers["openai"]
-	p.BaseURL = srv.OpenAIBaseURL()
-	cfg.Providers["openai"] = p
-	cfg.Cache.Disabled = true
-	cfg.Retries = 0
+	cfg, getenv := openaiAt(srv)
 	var errOut strings.Builder
-	f := &Factory{IO: &IOStreams{ErrOut: &errOut}, Getenv: func(k string) string {
-		if k == "OPENAI_API_KEY" {
-			return "sk-test-0123456789"
-		}
-		return ""
-	}}
+	f := &Factory{IO: &IOStreams{ErrOut: &errOut}, Getenv: getenv}
 	st, err := f.NewStack(&cfg, StackOptions{})(filepath.Join(t.TempDir(), "journal.jsonl"))
 	if err != nil {
 		t.Fatal(err)
