@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/benchload"
 	"github.com/sotlabs/sot/internal/gchold"
 	"github.com/sotlabs/sot/internal/tokens"
@@ -104,16 +105,16 @@ func reviewIfChild() (code int, child bool) {
 			return 2, true
 		}
 	}
-	ctx := context.Background()
-	// sot review prepares with the collector held off until its calls
-	// start (cmdutil.RunScenario); so does this process.
+	// sot review prepares with the collector held off until its first
+	// calls are sent (cmdutil.RunScenario); so does this process.
 	release := gchold.Hold(os.Getenv)
+	defer release()
+	ctx := engine.WithWaiting(context.Background(), release)
 	fmt.Println(time.Now().UnixNano())
 	cpu := benchload.CPUTime()
 	p, err := Prepare(ctx, o)
 	cpu = benchload.CPUTime() - cpu
 	pprof.StopCPUProfile()
-	release()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1, true
