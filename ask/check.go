@@ -92,9 +92,9 @@ func (v Verdict) Problems() []string {
 // no contradicted word). Every tension the debate named must be addressed
 // or listed as open.
 func Check(a reduceAnswer, evidence []Evidence, tensions []string) Verdict {
-	byID := map[string]Evidence{}
+	byID := map[string]*cited{}
 	for _, e := range evidence {
-		byID[e.ID] = e
+		byID[e.ID] = &cited{Evidence: e}
 	}
 	v := Verdict{Empty: len(a.Sentences) == 0}
 	for _, s := range a.Sentences {
@@ -123,32 +123,61 @@ func Check(a reduceAnswer, evidence []Evidence, tensions []string) Verdict {
 	return v
 }
 
+// cited is an answer as the sentences that cite it are checked against
+// it: its words and its source's text squashed (for quotes) are made once,
+// on the first citation, however many sentences cite it. Made again for
+// each sentence, they were most of the check, a millisecond after the
+// last answer of a question.
+type cited struct {
+	Evidence
+	pool     lexical.Set
+	squashed string
+}
+
+// words is the pool of the answer's words and its source's.
+func (c *cited) words() lexical.Set {
+	if c.pool == nil {
+		texts := []string{c.Summary}
+		for _, p := range c.Points {
+			texts = append(texts, p.Point, p.Quote)
+		}
+		c.pool = lexical.Pool(append(texts, c.Text)...)
+	}
+	return c.pool
+}
+
+// holds reports whether the source's text holds quote (QuoteIn).
+func (c *cited) holds(quote string) bool {
+	if c.squashed == "" {
+		c.squashed = squash(c.Text)
+	}
+	return quoteInSquashed(quote, c.squashed)
+}
+
 // checkSentence says what is wrong with one sentence, or "".
-func checkSentence(s Sentence, byID map[string]Evidence) string {
+func checkSentence(s Sentence, byID map[string]*cited) string {
 	if strings.TrimSpace(s.Text) == "" {
 		return "it is empty"
 	}
 	if len(s.Answers) == 0 {
 		return "it cites no answer"
 	}
-	var texts []string
-	var sources []string
+	var cites []*cited
 	for _, id := range s.Answers {
-		e, ok := byID[strings.ToUpper(strings.TrimSpace(id))]
+		c, ok := byID[strings.ToUpper(strings.TrimSpace(id))]
 		if !ok {
 			return fmt.Sprintf("it cites %s, which is no answer", id)
 		}
-		texts = append(texts, e.Summary)
-		for _, p := range e.Points {
-			texts = append(texts, p.Point, p.Quote)
-		}
-		texts = append(texts, e.Text)
-		sources = append(sources, e.Text)
+		cites = append(cites, c)
 	}
-	if q := strings.TrimSpace(s.Quote); q != "" && !slices.ContainsFunc(sources, func(src string) bool { return QuoteIn(q, src) }) {
+	if q := strings.TrimSpace(s.Quote); q != "" && !slices.ContainsFunc(cites, func(c *cited) bool { return c.holds(q) }) {
 		return "its quote is not in the sources it cites"
 	}
-	share, contradicted := lexical.Support(s.Text, lexical.Pool(texts...))
+	pools := make([]lexical.Set, len(cites))
+	for i, c := range cites {
+		pools[i] = c.words()
+	}
+	share, contradicted := lexical.SupportAny(s.Text, pools...)
 	if len(contradicted) > 0 {
 		return fmt.Sprintf("it contradicts its sources on %s", strings.Join(contradicted, ", "))
 	}

@@ -35,12 +35,32 @@ var negators = Set{"not": true, "no": true, "never": true, "without": true, "can
 // (before the next punctuation) prefixed with Negated. Unlike Words, it
 // keeps polarity.
 func PolarWords(s string) Set {
-	out := Set{}
+	out := make(Set, sizeHint(len(s)))
+	addPolarWords(out, s)
+	return out
+}
+
+// sizeHint is a room for the distinct words of n bytes of text to start
+// a set with, so that the set is not grown again and again: most of the
+// time a check of an answer took went on growing sets.
+func sizeHint(n int) int { return min(n/16, 4096) }
+
+// addPolarWords adds the PolarWords of s to out.
+func addPolarWords(out Set, s string) {
 	negated := false
-	var tok strings.Builder
-	flush := func(sep rune) {
-		t := strings.Trim(tok.String(), "'")
-		tok.Reset()
+	// A token is a run of letters, digits and apostrophes of the
+	// lower-cased text, read where it lies rather than copied out.
+	low := strings.ToLower(s)
+	if strings.ContainsRune(low, '’') {
+		low = strings.ReplaceAll(low, "’", "'")
+	}
+	start := -1 // where the token being read starts; -1 between tokens
+	flush := func(end int, sep rune) {
+		if start < 0 {
+			return
+		}
+		t := strings.Trim(low[start:end], "'")
+		start = -1
 		if t == "" {
 			return
 		}
@@ -64,21 +84,20 @@ func PolarWords(s string) Set {
 		}
 		out[w] = true
 	}
-	for _, r := range strings.ToLower(s) {
+	for i, r := range low {
 		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			tok.WriteRune(r)
-		case r == '\'' || r == '’':
-			tok.WriteByte('\'')
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'':
+			if start < 0 {
+				start = i
+			}
 		case strings.ContainsRune(".,;:!?()", r):
-			flush(r)
+			flush(i, r)
 			negated = false // a negation does not reach past punctuation
 		default:
-			flush(r)
+			flush(i, r)
 		}
 	}
-	flush(0)
-	return out
+	flush(len(low), 0)
 }
 
 // Stem strips one common English suffix so that "validates", "validated"
@@ -99,11 +118,13 @@ func Stem(w string) string {
 // Pool is every word, with its polarity, of the texts: the union of their
 // PolarWords. A text is checked against the pool of its sources.
 func Pool(texts ...string) Set {
-	pool := Set{}
+	n := 0
 	for _, t := range texts {
-		for w := range PolarWords(t) {
-			pool[w] = true
-		}
+		n += len(t)
+	}
+	pool := make(Set, sizeHint(n))
+	for _, t := range texts {
+		addPolarWords(pool, t)
 	}
 	return pool
 }
@@ -113,25 +134,37 @@ func Pool(texts ...string) Set {
 // polarity contradicts it, sorted (the claim asserts w where the pool only
 // negates it, or negates w where the pool only asserts it).
 func Support(claim string, pool Set) (share float64, contradicted []string) {
-	return support(PolarWords(claim), pool)
+	return support(PolarWords(claim), pool.has)
 }
 
-// support is Support for a claim's words.
-func support(ws, pool Set) (share float64, contradicted []string) {
+// SupportAny is Support against the Pool of every text of pools, without
+// making it: a caller that checks many claims against sources in turn
+// pools each source once.
+func SupportAny(claim string, pools ...Set) (share float64, contradicted []string) {
+	return support(PolarWords(claim), func(w string) bool {
+		return slices.ContainsFunc(pools, func(p Set) bool { return p[w] })
+	})
+}
+
+func (s Set) has(w string) bool { return s[w] }
+
+// support is Support for a claim's words, with has saying which words the
+// pool holds.
+func support(ws Set, has func(string) bool) (share float64, contradicted []string) {
 	if len(ws) == 0 {
 		return 0, nil
 	}
 	in := 0
 	for w := range ws {
-		if pool[w] {
+		if has(w) {
 			in++
 			continue
 		}
 		if base, ok := strings.CutPrefix(w, Negated); ok {
-			if pool[base] {
+			if has(base) {
 				contradicted = append(contradicted, w)
 			}
-		} else if pool[Negated+w] {
+		} else if has(Negated + w) {
 			contradicted = append(contradicted, w)
 		}
 	}

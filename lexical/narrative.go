@@ -137,7 +137,7 @@ func (n Narrative) Check(sentence string) Verdict {
 	if len(ws) == 0 {
 		return v
 	}
-	v.Share, v.Contradicted = support(ws, Pool(texts...))
+	v.Share, v.Contradicted = support(ws, Pool(texts...).has)
 	switch {
 	case len(v.Contradicted) > 0:
 		v.Flaw = Contradicts
