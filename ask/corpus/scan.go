@@ -244,21 +244,21 @@ func match(files []file, known Remembered) []int {
 			break
 		}
 	}
-	real := func(i int) string { return known.Real(order(i)) }
+	pathAt := func(i int) string { return known.Real(order(i)) }
 	cur := 0
 	for i := range files {
 		p := files[i].real
-		for cur < n && real(cur) < p {
+		for cur < n && pathAt(cur) < p {
 			cur++
 		}
-		if cur < n && real(cur) == p {
+		if cur < n && pathAt(cur) == p {
 			at[i] = order(cur)
 			cur++
 			continue
 		}
 		// A new file, or one out of the order that the cursor went past.
 		at[i] = -1
-		if j, ok := sort.Find(n, func(j int) int { return strings.Compare(p, real(j)) }); ok {
+		if j, ok := sort.Find(n, func(j int) int { return strings.Compare(p, pathAt(j)) }); ok {
 			at[i] = order(j)
 		}
 	}
