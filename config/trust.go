@@ -10,11 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/llm"
 )
@@ -341,7 +341,7 @@ func (s *TrustStore) List(workDir string) ([]TrustStatus, error) {
 
 // refPattern finds where a file names something sot runs: the value of a
 // program key, and the command line of a command: model.
-var refPattern = regexp.MustCompile(`(?:\bprogram["']?\s*:\s*|\b` + llm.ProviderCommand + `:)([^\n]*)`)
+var refPattern = lazyre.New(`(?:\bprogram["']?\s*:\s*|\b` + llm.ProviderCommand + `:)([^\n]*)`)
 
 // References lists the files of the project holding the file at path that
 // its content (data) makes sot run or read as instructions: each word of a
@@ -358,7 +358,7 @@ func References(path, workDir string, data []byte) []string {
 	self, _ := canonical(path)
 	seen := map[string]bool{}
 	var out []string
-	for _, m := range refPattern.FindAllSubmatch(data, -1) {
+	for _, m := range refPattern.Re().FindAllSubmatch(data, -1) {
 		for _, w := range strings.Fields(string(m[1])) {
 			w = strings.Trim(w, "\"'`,;|(){}[]")
 			if w == "" || strings.HasPrefix(w, "-") {

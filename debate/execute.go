@@ -7,12 +7,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/engine/scenario"
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 )
@@ -28,14 +28,14 @@ var layout = run.Layout{
 	Field:   "--output-dir",
 }
 
-var branchFile = regexp.MustCompile(`^branch-[0-9]+\.md$`)
+var branchFile = lazyre.New(`^branch-[0-9]+\.md$`)
 
 func owns(name string) bool {
 	switch name {
 	case JSONFile, EnsembleFile, LogFile, ReportFile:
 		return true
 	}
-	return branchFile.MatchString(name)
+	return branchFile.Re().MatchString(name)
 }
 
 // record is the debate's part of its run's record (run.json).

@@ -2,11 +2,11 @@ package debate
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/persona"
 )
 
@@ -74,7 +74,7 @@ type ObserverSpec struct {
 // MaxObservers bounds the observers of one debate, each a branch.
 const MaxObservers = 12
 
-var generatePattern = regexp.MustCompile(`^generate:\s*(\d+)$`)
+var generatePattern = lazyre.New(`^generate:\s*(\d+)$`)
 
 // ParseObservers reads --observers: a comma list of names or persona
 // files, "none", or "generate:N". "" is the default observers.
@@ -86,7 +86,7 @@ func ParseObservers(s string) (ObserverSpec, error) {
 	case low == "none":
 		return ObserverSpec{None: true}, nil
 	case strings.HasPrefix(low, "generate"):
-		m := generatePattern.FindStringSubmatch(low)
+		m := generatePattern.Re().FindStringSubmatch(low)
 		if m == nil {
 			return ObserverSpec{}, fmt.Errorf("%q: write generate:N, as in generate:5", s)
 		}

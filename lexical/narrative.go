@@ -2,10 +2,11 @@ package lexical
 
 import (
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // Sentences splits text into sentences: a sentence ends at ".", "!" or
@@ -30,7 +31,7 @@ func Sentences(text string) []string {
 
 // citation is a bracketed group: "[security.1]", "[security.red-team.1,
 // correctness.2]".
-var citation = regexp.MustCompile(`\[([^\[\]]*)\]`)
+var citation = lazyre.New(`\[([^\[\]]*)\]`)
 
 // Brackets reads the citations of a sentence written in square brackets
 // ("[a.1]", "[a.1, b.2]", "[a.1; b.2 and c.3]"): the ids, in order, and
@@ -39,7 +40,7 @@ var citation = regexp.MustCompile(`\[([^\[\]]*)\]`)
 // in backticks or quotes, and may be joined by "and" or "&". It is the
 // Cite of a Narrative whose ids are cited that way.
 func Brackets(sentence string) (ids []string, rest string) {
-	for _, m := range citation.FindAllStringSubmatch(sentence, -1) {
+	for _, m := range citation.Re().FindAllStringSubmatch(sentence, -1) {
 		for _, id := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ';' || unicode.IsSpace(r) }) {
 			id = strings.Trim(id, "`'\"")
 			if id == "" || strings.EqualFold(id, "and") || id == "&" {
@@ -48,7 +49,7 @@ func Brackets(sentence string) (ids []string, rest string) {
 			ids = append(ids, id)
 		}
 	}
-	return ids, citation.ReplaceAllString(sentence, " ")
+	return ids, citation.Re().ReplaceAllString(sentence, " ")
 }
 
 // Narrative checks the sentences of a narrative written about sources (the

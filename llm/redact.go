@@ -2,15 +2,15 @@ package llm
 
 import (
 	"os"
-	"regexp"
 	"strings"
 
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/internal/secrets"
 )
 
 // keyPattern matches strings shaped like common API keys, as a last line of
 // defence for keys that were never registered.
-var keyPattern = regexp.MustCompile(`\b(sk-[A-Za-z0-9_\-]{8,}|sk-ant-[A-Za-z0-9_\-]{8,}|Bearer [A-Za-z0-9_\-\.]{8,})`)
+var keyPattern = lazyre.New(`\b(sk-[A-Za-z0-9_\-]{8,}|sk-ant-[A-Za-z0-9_\-]{8,}|Bearer [A-Za-z0-9_\-\.]{8,})`)
 
 // RegisterSecret makes Redact hide s, and makes sot mask it wherever it
 // appears in material and model answers (see package internal/secrets).
@@ -53,11 +53,11 @@ func Redact(s string) string {
 		b.WriteString(s[last:])
 		s = b.String()
 	}
-	s = keyPattern.ReplaceAllString(s, "[REDACTED]")
-	return userinfoPattern.ReplaceAllString(s, "${1}[REDACTED]@")
+	s = keyPattern.Re().ReplaceAllString(s, "[REDACTED]")
+	return userinfoPattern.Re().ReplaceAllString(s, "${1}[REDACTED]@")
 }
 
 // userinfoPattern matches the password of a URL's user information, as in
 // https://user:password@host/.
 // The password may hold "/" and "+" (base64 tokens often do, unencoded).
-var userinfoPattern = regexp.MustCompile(`(://[^/\s:@]+:)[^@\s"']+@`)
+var userinfoPattern = lazyre.New(`(://[^/\s:@]+:)[^@\s"']+@`)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sotlabs/sot/internal/keywords"
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/internal/parallel"
 )
 
@@ -705,13 +706,13 @@ func (a *analysis) finish() {
 type lineRule struct {
 	bit  uint32 // the rule's bit in keyHits
 	keys []string
-	re   *lazyRE
+	re   *lazyre.Regexp
 	what string
 }
 
 // match reports whether the rule matches text, whose keyHits are hits.
 func (r lineRule) match(text string, hits uint32) bool {
-	return hits&r.bit != 0 && r.re.MatchString(text)
+	return hits&r.bit != 0 && r.re.Re().MatchString(text)
 }
 
 // keyHits returns the bits of the line rules of which text, lower-cased,
@@ -759,13 +760,13 @@ var (
 	routeRule = lineRule{
 		bit:  1 << 0,
 		keys: []string{"http.", "handlefunc", "mapping", "@", `("/`, `('/`, "(`/", `( "/`},
-		re:   lazyRegexp(`http\.(ResponseWriter|Request\b|Handle|HandlerFunc)|\.HandleFunc\(|@(app|router|bp|api)\.(route|get|post|put|delete|patch)\b|@(Get|Post|Put|Delete|Patch|Request)Mapping|\b(app|router|mux|server|api|r|e|g)\.(GET|POST|PUT|DELETE|PATCH|Get|Post|Put|Delete|Patch|get|post|put|delete|patch)\(\s*["'` + "`" + `]/`),
+		re:   lazyre.New(`http\.(ResponseWriter|Request\b|Handle|HandlerFunc)|\.HandleFunc\(|@(app|router|bp|api)\.(route|get|post|put|delete|patch)\b|@(Get|Post|Put|Delete|Patch|Request)Mapping|\b(app|router|mux|server|api|r|e|g)\.(GET|POST|PUT|DELETE|PATCH|Get|Post|Put|Delete|Patch|get|post|put|delete|patch)\(\s*["'` + "`" + `]/`),
 		what: "handles HTTP requests",
 	}
 	sqlRule = lineRule{
 		bit:  1 << 1,
 		keys: []string{"select", "insert", "update", "delete", "query", "exec", "raw("},
-		re:   lazyRegexp(`(?i)\bselect\s+[\w*,. ]{1,200}?\s+from\b|\binsert\s+into\b|\bupdate\s+\w+\s+set\b|\bdelete\s+from\b|\.(Query|QueryRow|QueryContext|QueryRowContext|Exec|ExecContext|Raw)\(|\bcursor\.execute\(`),
+		re:   lazyre.New(`(?i)\bselect\s+[\w*,. ]{1,200}?\s+from\b|\binsert\s+into\b|\bupdate\s+\w+\s+set\b|\bdelete\s+from\b|\.(Query|QueryRow|QueryContext|QueryRowContext|Exec|ExecContext|Raw)\(|\bcursor\.execute\(`),
 		what: "builds or runs SQL",
 	}
 	trustRules = []lineRule{
@@ -773,13 +774,13 @@ var (
 		{
 			bit:  1 << 2,
 			keys: []string{".url.query", "formvalue", "formfile", "pathvalue", "multipartform", "req.", "request.", "$_"},
-			re:   lazyRegexp(`\.URL\.Query\(\)|\.(FormValue|PostFormValue|FormFile|PathValue|MultipartForm)\b|\breq(uest)?\.(query|params|body|args|form|files|cookies|headers|GET|POST)\b|\$_(GET|POST|REQUEST|COOKIE|FILES|SERVER)\b`),
+			re:   lazyre.New(`\.URL\.Query\(\)|\.(FormValue|PostFormValue|FormFile|PathValue|MultipartForm)\b|\breq(uest)?\.(query|params|body|args|form|files|cookies|headers|GET|POST)\b|\$_(GET|POST|REQUEST|COOKIE|FILES|SERVER)\b`),
 			what: "reads request parameters",
 		},
 		{
 			bit:  1 << 3,
 			keys: []string{"exec", "subprocess", "child_process", "system(", "popen(", "shell", "processbuilder", "eval(", "spawn("},
-			re:   lazyRegexp(`\bexec\.Command|"os/exec"|\bsubprocess\.|child_process|\bos\.(system|popen)\(|\bshell\s*=\s*True|Runtime\.getRuntime\(\)\.exec|\bProcessBuilder\(|\b(eval|system|popen|execve?|spawn)\(`),
+			re:   lazyre.New(`\bexec\.Command|"os/exec"|\bsubprocess\.|child_process|\bos\.(system|popen)\(|\bshell\s*=\s*True|Runtime\.getRuntime\(\)\.exec|\bProcessBuilder\(|\b(eval|system|popen|execve?|spawn)\(`),
 			what: "runs commands or evaluates code",
 		},
 		sqlRule,
@@ -787,19 +788,19 @@ var (
 	ioRule = lineRule{
 		bit:  1 << 4,
 		keys: []string{"file", "getenv", "environ", "env", "open(", "os.create", "os.remove", "os.rename", "os.mkdir", "fs."},
-		re:   lazyRegexp(`\bos\.(WriteFile|ReadFile|Create|CreateTemp|OpenFile|Remove|RemoveAll|Rename|Mkdir|MkdirAll|Getenv|LookupEnv|Setenv|Environ)\b|\bioutil\.(WriteFile|ReadFile)\b|\bopen\([^)]*,\s*['"][rwa]b?\+?['"]|\bfs\.(writeFile|readFile|appendFile|unlink|rename|mkdir)(Sync)?\b|\bprocess\.env\b|\bos\.environ\b|\bSystem\.getenv\b|\bFiles\.(write|readAllLines|readString|writeString|delete)\b|\bstd::fs::|\bgetenv\(`),
+		re:   lazyre.New(`\bos\.(WriteFile|ReadFile|Create|CreateTemp|OpenFile|Remove|RemoveAll|Rename|Mkdir|MkdirAll|Getenv|LookupEnv|Setenv|Environ)\b|\bioutil\.(WriteFile|ReadFile)\b|\bopen\([^)]*,\s*['"][rwa]b?\+?['"]|\bfs\.(writeFile|readFile|appendFile|unlink|rename|mkdir)(Sync)?\b|\bprocess\.env\b|\bos\.environ\b|\bSystem\.getenv\b|\bFiles\.(write|readAllLines|readString|writeString|delete)\b|\bstd::fs::|\bgetenv\(`),
 		what: "reads or writes files or the environment",
 	}
 	dataRule = lineRule{
 		bit: 1 << 5,
 		keys: []string{"table", "index", "column", "json", "yaml", "proto.", "pickle", "encoding/", "database/sql",
 			"gorm", "sqlx", "sqlalchemy", "prisma", "sequelize", "typeorm", "hibernate", "activerecord", "models.model", "serializ"},
-		re:   lazyRegexp(`(?i)\b(create|alter|drop)\s+(table|index|column)\b|\bjson\.(Marshal|Unmarshal|NewDecoder|NewEncoder|dumps?|loads?)\b|\bJSON\.(parse|stringify)\b|\byaml\.(Marshal|Unmarshal|safe_load|load|dump)\b|\bproto\.(Marshal|Unmarshal)\b|\bpickle\.|"encoding/(json|xml|gob|csv)"|"database/sql"|\b(gorm|sqlx|sqlalchemy|prisma|sequelize|typeorm|hibernate|ActiveRecord)\b|\bmodels\.Model\b|\b(de)?serializ`),
+		re:   lazyre.New(`(?i)\b(create|alter|drop)\s+(table|index|column)\b|\bjson\.(Marshal|Unmarshal|NewDecoder|NewEncoder|dumps?|loads?)\b|\bJSON\.(parse|stringify)\b|\byaml\.(Marshal|Unmarshal|safe_load|load|dump)\b|\bproto\.(Marshal|Unmarshal)\b|\bpickle\.|"encoding/(json|xml|gob|csv)"|"database/sql"|\b(gorm|sqlx|sqlalchemy|prisma|sequelize|typeorm|hibernate|ActiveRecord)\b|\bmodels\.Model\b|\b(de)?serializ`),
 		what: "handles stored or serialized data",
 	}
-	tsExported = lazyRegexp(`^export\s|^module\.exports\b|^exports\.`)
-	publicDecl = lazyRegexp(`^\s*public\s`)
-	rustPublic = lazyRegexp(`^\s*pub\s+(fn|struct|enum|trait|type|const|static|mod|use)\b`)
+	tsExported = lazyre.New(`^export\s|^module\.exports\b|^exports\.`)
+	publicDecl = lazyre.New(`^\s*public\s`)
+	rustPublic = lazyre.New(`^\s*pub\s+(fn|struct|enum|trait|type|const|static|mod|use)\b`)
 )
 
 // controlWords start control-flow lines.
@@ -889,11 +890,11 @@ func apiLine(lang, text string) bool {
 	case "go":
 		return goExported(text)
 	case "typescript", "javascript":
-		return (strings.HasPrefix(text, "export") || strings.HasPrefix(text, "module.exports")) && tsExported.MatchString(text)
+		return (strings.HasPrefix(text, "export") || strings.HasPrefix(text, "module.exports")) && tsExported.Re().MatchString(text)
 	case "java", "kotlin", "csharp", "scala":
-		return strings.Contains(text, "public") && publicDecl.MatchString(text)
+		return strings.Contains(text, "public") && publicDecl.Re().MatchString(text)
 	case "rust":
-		return strings.Contains(text, "pub") && rustPublic.MatchString(text)
+		return strings.Contains(text, "pub") && rustPublic.Re().MatchString(text)
 	}
 	return false
 }

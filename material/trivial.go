@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/internal/secrets"
 )
 
@@ -293,7 +294,7 @@ func syntaxOf(lang string) commentSyntax {
 // and markers (@..., +..., [...], !..., $...), compiler, cgo, linter,
 // formatter, type-checker, bundler, container, migration, query and
 // editor directives, and generated-file headers.
-var directiveBody = lazyRegexp(`(?i)^([@+\[!$]|` +
+var directiveBody = lazyre.New(`(?i)^([@+\[!$]|` +
 	`go:|export\b|line\b|extern\b|cgo\b|sys(nb)?\b|` +
 	`nolint|lint:|noqa|nosec|nosonar|eslint|jshint|jslint|jscs:|global\b|istanbul\b|c8\b|v8\b|` +
 	`prettier-ignore|biome-ignore|deno-(lint|fmt)-ignore|swiftlint|clang-(format|tidy)|webpack|vite-ignore|` +
@@ -315,7 +316,7 @@ func isDirective(body string) bool {
 		return true // #nosec, #include (cgo), #region, #__PURE__
 	}
 	body = strings.TrimSpace(strings.TrimLeft(body, "#"))
-	return directiveBody.MatchString(body)
+	return directiveBody.Re().MatchString(body)
 }
 
 // toolReadComments reports whether some comments of a file are read by
@@ -325,14 +326,14 @@ func isDirective(body string) bool {
 func toolReadComments(f File) bool {
 	switch f.Language {
 	case "go":
-		return strings.Contains(f.Text, `import "C"`) || goExampleOutput.MatchString(f.Text)
+		return strings.Contains(f.Text, `import "C"`) || goExampleOutput.Re().MatchString(f.Text)
 	case "rust":
 		return strings.Contains(f.Text, "```")
 	}
 	return false
 }
 
-var goExampleOutput = lazyRegexp(`(?i)//\s*(unordered )?output:`)
+var goExampleOutput = lazyre.New(`(?i)//\s*(unordered )?output:`)
 
 // isDataPath reports whether p is test data or a golden file, whose
 // comments and whitespace are content.
@@ -358,8 +359,8 @@ var (
 	// singleQuoteLines: single-quoted strings may span lines.
 	singleQuoteLines = setOf("shell", "sql", "perl", "ruby", "php", "powershell", "dockerfile", "makefile")
 	heredocs         = setOf("shell", "dockerfile", "ruby", "perl", "php", "terraform", "hcl", "makefile", "powershell")
-	heredoc          = lazyRegexp(`<<<?[-~]?\s*['"]?[A-Za-z_]`)
-	yamlBlockScalar  = lazyRegexp(`(^|[:\-?]\s)\s*[|>][-+0-9]*\s*(#.*)?$`)
+	heredoc          = lazyre.New(`<<<?[-~]?\s*['"]?[A-Za-z_]`)
+	yamlBlockScalar  = lazyre.New(`(^|[:\-?]\s)\s*[|>][-+0-9]*\s*(#.*)?$`)
 )
 
 // opensMultiline reports whether a line may open or close a string that
@@ -381,9 +382,9 @@ func opensMultiline(lang, text string) bool {
 		return true
 	case singleQuoteLines[lang] && unescapedCount(text, '\'')%2 == 1:
 		return true
-	case heredocs[lang] && heredoc.MatchString(text):
+	case heredocs[lang] && heredoc.Re().MatchString(text):
 		return true
-	case lang == "yaml" && yamlBlockScalar.MatchString(text):
+	case lang == "yaml" && yamlBlockScalar.Re().MatchString(text):
 		return true
 	case lang == "lua" && (strings.Contains(text, "[[") || strings.Contains(text, "]]")):
 		return true
@@ -628,7 +629,7 @@ func isProseDoc(p string) bool {
 
 // messageCall matches a line that passes a string to an error, log,
 // print, panic or help text.
-var messageCall = lazyRegexp(`(?i)(\berrors?\.new|\w*errorf?|\bnew\s+\w*(error|exception)|\bpanicf?|` +
+var messageCall = lazyre.New(`(?i)(\berrors?\.new|\w*errorf?|\bnew\s+\w*(error|exception)|\bpanicf?|` +
 	`\bfatal(f|ln)?|\bprint(f|ln)?|\bfprint(f|ln)?|\bwarn(f|ing)?|\binfof?|\bdebugf?|\blogf?|\braise\s+\w+|` +
 	`\bconsole\.\w+|\b(message|msg|usage|help|description|summary|hint|reason)\b)\s*[(:=]`)
 
@@ -636,7 +637,7 @@ var messageCall = lazyRegexp(`(?i)(\berrors?\.new|\w*errorf?|\bnew\s+\w*(error|e
 // a string literal of several words, on a line that passes it to an
 // error, log, print or help text, and the literal is no SQL.
 func inMessageString(line string, p int) bool {
-	if !messageCall.MatchString(line) {
+	if !messageCall.Re().MatchString(line) {
 		return false
 	}
 	rs := []rune(line)
@@ -659,7 +660,7 @@ func inMessageString(line string, p int) bool {
 		case r == q:
 			if i >= p {
 				lit := string(rs[start+1 : i])
-				return p > start && strings.Contains(lit, " ") && !sqlRule.re.MatchString(lit)
+				return p > start && strings.Contains(lit, " ") && !sqlRule.re.Re().MatchString(lit)
 			}
 			q = 0
 		}

@@ -212,7 +212,7 @@ func TestTemplatesKeepOutUntilFilled(t *testing.T) {
 			if want := strings.Count(text, "<<TODO:"); holders != want {
 				t.Errorf("%d placeholders reported, the template has %d", holders, want)
 			}
-			filled := placeholderPattern.ReplaceAllString(text, filler)
+			filled := placeholderPattern.Re().ReplaceAllString(text, filler)
 			if _, probs := Parse(name+".md", []byte(filled), "", LevelProject); len(probs) > 0 {
 				t.Errorf("filled in, the template still has problems: %v", probs)
 			}

@@ -11,11 +11,11 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/internal/yamlfile"
 )
 
@@ -240,10 +240,10 @@ func (p Problem) Error() string {
 
 // idPattern is what a persona name may look like. Names reach file names
 // (REVIEW-{NAME}.md), so nothing else is allowed.
-var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+var idPattern = lazyre.New(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // ValidID reports whether s may name a persona.
-func ValidID(s string) bool { return idPattern.MatchString(s) || s == "_shared-rules" }
+func ValidID(s string) bool { return idPattern.Re().MatchString(s) || s == "_shared-rules" }
 
 // IDFromFile turns a file name into a persona ID: lower-cased, .md dropped.
 func IDFromFile(name string) string {
@@ -415,7 +415,7 @@ func (p *Persona) anchor() (line int, where string) {
 // applies. Names that could leave dir or smuggle path characters are refused.
 func ReviewFile(dir, specialist, lens string) (string, error) {
 	for _, n := range []string{specialist, lens} {
-		if n != "" && !idPattern.MatchString(n) {
+		if n != "" && !idPattern.Re().MatchString(n) {
 			return "", fmt.Errorf("persona name %q cannot be used in a file name", n)
 		}
 	}

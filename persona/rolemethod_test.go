@@ -76,7 +76,7 @@ func TestRoleTemplateAsksForAMethod(t *testing.T) {
 	if !strings.Contains(m, "about 50 tokens") || !strings.Contains(m, "sot ask sends the steps of this section") {
 		t.Errorf("the placeholders do not say how long the method is or what it is for:\n%s", m)
 	}
-	filled := placeholderPattern.ReplaceAllString(text, "Add up the figures")
+	filled := placeholderPattern.Re().ReplaceAllString(text, "Add up the figures")
 	q, probs := Parse("auditor.md", []byte(filled), Role, LevelProject)
 	if len(probs) > 0 {
 		t.Errorf("filled in, the template has problems: %v", probs)

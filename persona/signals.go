@@ -1,10 +1,11 @@
 package persona
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // Signals are what adaptive selection looks for in a change to judge
@@ -49,12 +50,12 @@ func (p *Persona) SelectionSignals() Signals {
 const maxDerivedWords = 24
 
 var (
-	boldSpan     = regexp.MustCompile(`\*\*([^*\n]+)\*\*`)
-	codeSpan     = regexp.MustCompile("`([^`\n]+)`")
-	sentenceEnd  = regexp.MustCompile(`[.!?;](?:\s+|$)|\n\s*\n|\n\s*(?:[-*+]|\d+[.)])\s+`)
-	negation     = regexp.MustCompile(`(?i)\b(?:not|never|nor|leave|leaves|belongs?|outside|except|excluding)\b|n't\b`)
-	pathyPattern = regexp.MustCompile(`^[A-Za-z0-9_.*?\[\]/-]+$`)
-	fileName     = regexp.MustCompile(`^[A-Za-z0-9_-]*\.[A-Za-z0-9._-]*[A-Za-z0-9]$`)
+	boldSpan     = lazyre.New(`\*\*([^*\n]+)\*\*`)
+	codeSpan     = lazyre.New("`([^`\n]+)`")
+	sentenceEnd  = lazyre.New(`[.!?;](?:\s+|$)|\n\s*\n|\n\s*(?:[-*+]|\d+[.)])\s+`)
+	negation     = lazyre.New(`(?i)\b(?:not|never|nor|leave|leaves|belongs?|outside|except|excluding)\b|n't\b`)
+	pathyPattern = lazyre.New(`^[A-Za-z0-9_.*?\[\]/-]+$`)
+	fileName     = lazyre.New(`^[A-Za-z0-9_-]*\.[A-Za-z0-9._-]*[A-Za-z0-9]$`)
 )
 
 // deriveSignals reads signals from a specialist's own text: the terms
@@ -81,7 +82,7 @@ func deriveSignals(p *Persona) ([]string, []string) {
 
 	var phrases, bold []string
 	for _, s := range domain {
-		for _, m := range boldSpan.FindAllStringSubmatch(s, -1) {
+		for _, m := range boldSpan.Re().FindAllStringSubmatch(s, -1) {
 			bold = append(bold, m[1])
 		}
 	}
@@ -103,8 +104,8 @@ func deriveSignals(p *Persona) ([]string, []string) {
 		phrases = append(phrases, h[len("Cognitive Strategy"):])
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(p.Section("Cognitive Strategy")), "\n\n")
-	if !negation.MatchString(first) {
-		for _, m := range boldSpan.FindAllStringSubmatch(first, -1) {
+	if !negation.Re().MatchString(first) {
+		for _, m := range boldSpan.Re().FindAllStringSubmatch(first, -1) {
 			phrases = append(phrases, m[1])
 		}
 	}
@@ -127,7 +128,7 @@ func deriveSignals(p *Persona) ([]string, []string) {
 func positive(text string) []string {
 	var out []string
 	for _, s := range splitSentences(text) {
-		if s = strings.TrimSpace(s); s != "" && !negation.MatchString(s) {
+		if s = strings.TrimSpace(s); s != "" && !negation.Re().MatchString(s) {
 			out = append(out, s)
 		}
 	}
@@ -137,7 +138,7 @@ func positive(text string) []string {
 func splitSentences(text string) []string {
 	var out []string
 	last := 0
-	for _, m := range sentenceEnd.FindAllStringIndex(text, -1) {
+	for _, m := range sentenceEnd.Re().FindAllStringIndex(text, -1) {
 		out = append(out, text[last:m[0]+1])
 		last = m[1]
 	}
@@ -149,12 +150,12 @@ func splitSentences(text string) []string {
 // prose (a pattern with a wildcard, a directory with a trailing slash).
 func patternsIn(s string) []string {
 	var out []string
-	for _, m := range codeSpan.FindAllStringSubmatch(s, -1) {
+	for _, m := range codeSpan.Re().FindAllStringSubmatch(s, -1) {
 		if p := pathSignal(m[1], true); p != "" {
 			out = append(out, p)
 		}
 	}
-	bare := strings.NewReplacer("**", " ", "__", " ").Replace(codeSpan.ReplaceAllString(s, " "))
+	bare := strings.NewReplacer("**", " ", "__", " ").Replace(codeSpan.Re().ReplaceAllString(s, " "))
 	for _, f := range strings.Fields(bare) {
 		if p := pathSignal(f, false); p != "" {
 			out = append(out, p)
@@ -169,7 +170,7 @@ func pathSignal(tok string, quoted bool) string {
 	tok = strings.Trim(tok, `"'(),:;<>`)
 	tok = strings.TrimSuffix(tok, ".")
 	tok = strings.TrimPrefix(tok, "./")
-	if tok == "" || strings.Contains(tok, "://") || !pathyPattern.MatchString(tok) {
+	if tok == "" || strings.Contains(tok, "://") || !pathyPattern.Re().MatchString(tok) {
 		return ""
 	}
 	hasLetter := strings.IndexFunc(tok, unicode.IsLetter) >= 0
@@ -187,7 +188,7 @@ func pathSignal(tok string, quoted bool) string {
 		return strings.ToLower(tok)
 	case quoted && strings.Contains(tok, "/"):
 		return strings.ToLower(tok)
-	case quoted && fileName.MatchString(tok):
+	case quoted && fileName.Re().MatchString(tok):
 		return strings.ToLower(tok)
 	}
 	return ""
@@ -198,7 +199,7 @@ func pathSignal(tok string, quoted bool) string {
 // reviewer shares.
 func domainWords(phrase string) []string {
 	var kept []string
-	for _, f := range strings.Fields(codeSpan.ReplaceAllString(phrase, " ")) {
+	for _, f := range strings.Fields(codeSpan.Re().ReplaceAllString(phrase, " ")) {
 		if !strings.ContainsAny(strings.Trim(f, ".,;:()*_"), "/*.") { // paths are signals of their own
 			kept = append(kept, f)
 		}

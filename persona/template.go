@@ -2,13 +2,14 @@ package persona
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // placeholderPattern matches a placeholder of a template written by
 // Template: "<<TODO: what to write here>>".
-var placeholderPattern = regexp.MustCompile(`<<TODO:[^\n]*?>>`)
+var placeholderPattern = lazyre.New(`<<TODO:[^\n]*?>>`)
 
 // placeholders reports every template placeholder left in a file, one
 // error per placeholder at its line: a persona still holding one has not
@@ -16,7 +17,7 @@ var placeholderPattern = regexp.MustCompile(`<<TODO:[^\n]*?>>`)
 func placeholders(file, text string) []Problem {
 	var probs []Problem
 	for i, line := range strings.Split(text, "\n") {
-		for _, m := range placeholderPattern.FindAllString(line, -1) {
+		for _, m := range placeholderPattern.Re().FindAllString(line, -1) {
 			probs = append(probs, Problem{File: file, Line: i + 1, placeholder: true,
 				Message: fmt.Sprintf("template placeholder left: %s; replace it with your own text", m)})
 		}

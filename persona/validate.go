@@ -2,9 +2,10 @@ package persona
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // Required and recommended "## " sections of each Markdown-bodied kind.
@@ -40,7 +41,7 @@ func (p *Persona) LensType() string {
 	return t
 }
 
-var colorPattern = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
+var colorPattern = lazyre.New(`^#[0-9a-fA-F]{6}$`)
 
 // methodHint says what a role's "## Method" holds, for the warnings
 // about one that is missing or empty.
@@ -143,7 +144,7 @@ func (p *Persona) validate() []Problem {
 		if p.Meta.Tier == "specialized" && len(p.Meta.Triggers) == 0 {
 			add(fmLine("triggers"), true, "a specialized role without triggers is never chosen by query matching")
 		}
-		if p.Meta.Color != "" && !colorPattern.MatchString(p.Meta.Color) {
+		if p.Meta.Color != "" && !colorPattern.Re().MatchString(p.Meta.Color) {
 			add(fmLine("color"), false, "color must look like #3b82f6, not %q", p.Meta.Color)
 		}
 		// sot ask sends a role's method to the model that reads from it;

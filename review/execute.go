@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -21,6 +20,7 @@ import (
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/engine/scenario"
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 	"github.com/sotlabs/sot/material"
@@ -378,7 +378,7 @@ func (a removedLines) deleted(p string) (int, bool) {
 
 // removedShown matches a removed line of the material: "-|" after the
 // gutter, which holds the old file's line number or nothing.
-var removedShown = regexp.MustCompile(`(?m)^ *(\d+ )?-\|`)
+var removedShown = lazyre.New(`(?m)^ *(\d+ )?-\|`)
 
 // cutDeleted says which deleted files the specialists saw only in part: the
 // material shows the first lines of a deleted file, and a review must not
@@ -392,7 +392,7 @@ func cutDeleted(m *material.Material) string {
 		if f.Status != material.StatusDeleted {
 			continue
 		}
-		if n := len(removedShown.FindAllStringIndex(f.Text, -1)); n < f.Deletions {
+		if n := len(removedShown.Re().FindAllStringIndex(f.Text, -1)); n < f.Deletions {
 			cut = append(cut, fmt.Sprintf("%s (%d of %d lines)", f.Path, n, f.Deletions))
 		}
 	}

@@ -2,11 +2,11 @@ package review
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // layout is what a review keeps in its run directory besides the engine's
@@ -24,13 +24,13 @@ var layout = run.Layout{
 	// PAW's reviews directory may already hold PAW's own REVIEW files,
 	// which this review replaces.
 	Adopts: func(dir, name string) bool {
-		return pawReviews.MatchString(filepath.ToSlash(filepath.Clean(dir))) && isReviewFile(name)
+		return pawReviews.Re().MatchString(filepath.ToSlash(filepath.Clean(dir))) && isReviewFile(name)
 	},
 	Field: "output_dir",
 }
 
 // pawReviews matches PAW's final-review directory, .paw/work/<id>/reviews.
-var pawReviews = regexp.MustCompile(`(^|/)\.paw/work/[^/]+/reviews$`)
+var pawReviews = lazyre.New(`(^|/)\.paw/work/[^/]+/reviews$`)
 
 func isReviewFile(name string) bool {
 	return strings.HasPrefix(name, "REVIEW-") && strings.HasSuffix(name, ".md")

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/review/history"
 	"github.com/sotlabs/sot/review/synthesis"
@@ -36,7 +36,7 @@ type since struct {
 	Items, Observations []synthesis.Item
 }
 
-var runIDPattern = regexp.MustCompile(`^r[0-9a-f]{10}$`)
+var runIDPattern = lazyre.New(`^r[0-9a-f]{10}$`)
 
 // priorReview is a finished review of the project's .sot/reviews that saw
 // a commit.
@@ -91,7 +91,7 @@ func findSince(ctx context.Context, top, dir, spec, head string) (*since, error)
 			}
 		}
 		return nil, nil // never reviewed: the whole change is new
-	case runIDPattern.MatchString(spec) || strings.ContainsRune(spec, filepath.Separator):
+	case runIDPattern.Re().MatchString(spec) || strings.ContainsRune(spec, filepath.Separator):
 		for _, p := range reviews {
 			if p.st.RunID == spec || sameDir(p.dir, spec) {
 				return load(p)

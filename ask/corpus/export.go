@@ -3,10 +3,11 @@ package corpus
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // Export writes s as a northstar agent file, the form northstar.LM's
@@ -116,12 +117,12 @@ func headingText(s string) string {
 	return unhash(strings.Join(strings.Fields(s), " "))
 }
 
-var hashes = regexp.MustCompile(`##+`)
+var hashes = lazyre.New(`##+`)
 
 // unhash turns every run of "#" in s into one.
-func unhash(s string) string { return hashes.ReplaceAllString(s, "#") }
+func unhash(s string) string { return hashes.Re().ReplaceAllString(s, "#") }
 
-var plainYAML = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_. -]*$`)
+var plainYAML = lazyre.New(`^[A-Za-z][A-Za-z0-9_. -]*$`)
 
 // yamlValue is v as a YAML scalar: bare when it is a plain word (northstar
 // reads source_type bare), quoted otherwise.
@@ -130,7 +131,7 @@ func yamlValue(v string) string {
 	case "true", "false", "yes", "no", "on", "off", "null", "y", "n":
 		return strconv.Quote(v)
 	}
-	if plainYAML.MatchString(v) && !strings.HasSuffix(v, " ") {
+	if plainYAML.Re().MatchString(v) && !strings.HasSuffix(v, " ") {
 		return v
 	}
 	return strconv.Quote(v)
@@ -147,7 +148,7 @@ func sectionSafe(text string) bool {
 	for _, l := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") ||
-			(len(t) >= 3 && isRule(t)) || setextRE.MatchString(l) {
+			(len(t) >= 3 && isRule(t)) || setextRE.Re().MatchString(l) {
 			return false
 		}
 	}

@@ -8,12 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // markdownExts are the extensions of files read as Markdown.
@@ -234,11 +234,11 @@ func fileTitle(path string) string {
 	return strings.TrimSpace(base)
 }
 
-var fileDateRE = regexp.MustCompile(`(?:^|[^0-9])(\d{4}-\d{2}-\d{2})(?:[^0-9]|$)`)
+var fileDateRE = lazyre.New(`(?:^|[^0-9])(\d{4}-\d{2}-\d{2})(?:[^0-9]|$)`)
 
 // fileDate is the YYYY-MM-DD date in a file's name, or zero.
 func fileDate(path string) time.Time {
-	m := fileDateRE.FindStringSubmatch(filepath.Base(path))
+	m := fileDateRE.Re().FindStringSubmatch(filepath.Base(path))
 	if m == nil {
 		return time.Time{}
 	}
@@ -299,18 +299,18 @@ func (f *fence) step(line string) bool {
 	return false
 }
 
-var atxRE = regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$`)
+var atxRE = lazyre.New(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$`)
 
 // heading returns the level and text of an ATX heading line.
 func heading(line string) (int, string, bool) {
-	m := atxRE.FindStringSubmatch(line)
+	m := atxRE.Re().FindStringSubmatch(line)
 	if m == nil {
 		return 0, "", false
 	}
 	return len(m[1]), strings.TrimSpace(m[2]), true
 }
 
-var setextRE = regexp.MustCompile(`^ {0,3}(=+|-+)[ \t]*$`)
+var setextRE = lazyre.New(`^ {0,3}(=+|-+)[ \t]*$`)
 
 // firstHeading is the text of the first heading in lines, ATX or setext,
 // outside fenced code; "" when there is none.
@@ -327,7 +327,7 @@ func firstHeading(lines []string) string {
 			continue
 		}
 		t := strings.TrimSpace(l)
-		if i+1 < len(lines) && t != "" && setextRE.MatchString(lines[i+1]) && !bullet.MatchString(t) && !strings.HasPrefix(t, ">") {
+		if i+1 < len(lines) && t != "" && setextRE.Re().MatchString(lines[i+1]) && !bullet.Re().MatchString(t) && !strings.HasPrefix(t, ">") {
 			return t
 		}
 	}
@@ -746,12 +746,12 @@ func unclosedPayload(lines []string) (int, bool) {
 	return 0, false
 }
 
-var overallRE = regexp.MustCompile(`(?im)^\s*(?:\*\*)?Overall Sentiment(?:\*\*)?\s*:(?:\*\*)?\s*(.+)$`)
+var overallRE = lazyre.New(`(?im)^\s*(?:\*\*)?Overall Sentiment(?:\*\*)?\s*:(?:\*\*)?\s*(.+)$`)
 
 // sentimentOf reads a sentiment section: the value of its "**Overall
 // Sentiment**: X" line when it has one, else all of it.
 func sentimentOf(body string) string {
-	if m := overallRE.FindStringSubmatch(body); m != nil {
+	if m := overallRE.Re().FindStringSubmatch(body); m != nil {
 		return strings.TrimSpace(m[1])
 	}
 	return body
@@ -760,13 +760,13 @@ func sentimentOf(body string) string {
 // Lists.
 
 var (
-	bullet     = regexp.MustCompile(`^(?:[-*+](?:[ \t]+|$)|[•▸☐][ \t]*|\d{1,9}[.)](?:[ \t]+|$))`)
-	checkboxRE = regexp.MustCompile(`^\[[ xX]\](?:[ \t]+|$)`)
+	bullet     = lazyre.New(`^(?:[-*+](?:[ \t]+|$)|[•▸☐][ \t]*|\d{1,9}[.)](?:[ \t]+|$))`)
+	checkboxRE = lazyre.New(`^\[[ xX]\](?:[ \t]+|$)`)
 )
 
 // listMarker returns the text of a list item line after its marker.
 func listMarker(line string) (string, bool) {
-	loc := bullet.FindStringIndex(line)
+	loc := bullet.Re().FindStringIndex(line)
 	if loc == nil {
 		return "", false
 	}
@@ -792,7 +792,7 @@ func parseList(text string, checkbox bool) []string {
 		if rest, ok := listMarker(t); ok {
 			t = rest
 			if checkbox {
-				if loc := checkboxRE.FindStringIndex(t); loc != nil {
+				if loc := checkboxRE.Re().FindStringIndex(t); loc != nil {
 					t = t[loc[1]:]
 				}
 			}
@@ -833,7 +833,7 @@ func renderList(items []string, checkbox, boxes bool) string {
 		}
 		b.WriteString("- ")
 		first, _, _ := strings.Cut(it, "\n")
-		if checkbox && (boxes || checkboxRE.MatchString(first)) {
+		if checkbox && (boxes || checkboxRE.Re().MatchString(first)) {
 			b.WriteString("[ ] ")
 		}
 		b.WriteString(strings.ReplaceAll(it, "\n", "\n  "))

@@ -2,10 +2,11 @@ package route
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // Period is a quarter or a month of a year: what temporal groups are
@@ -63,13 +64,13 @@ func (p Period) Compare(q Period) int {
 // quarterRE matches a quarter written as Q4 2025, 2025-Q4, Q4/2025,
 // 2025 Q4 and the like, in any case: a Q and its digit and a four-digit
 // year, either first, with at most a space, a dash or a slash between.
-var quarterRE = regexp.MustCompile(`(?i)^(?:q([1-4])\s*[-/ ]?\s*(\d{4})|(\d{4})\s*[-/ ]?\s*q([1-4]))$`)
+var quarterRE = lazyre.New(`(?i)^(?:q([1-4])\s*[-/ ]?\s*(\d{4})|(\d{4})\s*[-/ ]?\s*q([1-4]))$`)
 
 // ParseQuarter reads s as a quarter ("Q4 2025", "2025-Q4", "Q4/2025",
 // "2025 Q4", in any case, with space around it); anything else, such as a
 // sentence about a quarter, is not one.
 func ParseQuarter(s string) (Period, bool) {
-	m := quarterRE.FindStringSubmatch(strings.TrimSpace(s))
+	m := quarterRE.Re().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return Period{}, false
 	}

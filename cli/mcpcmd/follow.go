@@ -9,13 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // Wait waits until the job ends or ctx is done, calling progress whenever
@@ -64,7 +64,7 @@ func (js *Jobs) Wait(ctx context.Context, id string, progress func(Progress)) (J
 }
 
 // progressLine finds a status line's counts.
-var progressLine = regexp.MustCompile(`\((\d+) of (\d+) calls done`)
+var progressLine = lazyre.New(`\((\d+) of (\d+) calls done`)
 
 // progress reads the job's log from off and returns the last progress it
 // holds (prev when none) and the offset read to.
@@ -84,7 +84,7 @@ func (js *Jobs) progress(id string, off int64, prev Progress) (Progress, int64) 
 		return prev, off
 	}
 	for _, line := range bytes.Split(b[:end], []byte("\n")) {
-		if m := progressLine.FindSubmatch(line); m != nil {
+		if m := progressLine.Re().FindSubmatch(line); m != nil {
 			prev.Done, _ = strconv.Atoi(string(m[1]))
 			prev.Total, _ = strconv.Atoi(string(m[2]))
 		}
@@ -250,7 +250,7 @@ func (js *Jobs) ids() ([]string, error) {
 	}
 	var ids []string
 	for _, e := range entries {
-		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && idPattern.MatchString(id) && e.Type().IsRegular() {
+		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && idPattern.Re().MatchString(id) && e.Type().IsRegular() {
 			ids = append(ids, id)
 		}
 	}

@@ -10,12 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sync"
 	"time"
 
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/internal/safedir"
 )
 
@@ -119,7 +119,7 @@ func newID(scenario string) string {
 
 // idPattern is what a job id looks like; anything else is refused before
 // it names a file.
-var idPattern = regexp.MustCompile(`^(review|ask|debate)-[0-9a-f]{10}$`)
+var idPattern = lazyre.New(`^(review|ask|debate)-[0-9a-f]{10}$`)
 
 // Start starts a job: sot with args, writing into dir (relative to the
 // top), which args must name as the run's output directory.
@@ -207,7 +207,7 @@ func (js *Jobs) save(j Job) error {
 
 // load reads a job's record.
 func (js *Jobs) load(id string) (Job, error) {
-	if !idPattern.MatchString(id) {
+	if !idPattern.Re().MatchString(id) {
 		return Job{}, fmt.Errorf("%q is not a run id of this server (run ids look like review-0123456789)", id)
 	}
 	b, err := js.dir.ReadFile(id + ".json")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,6 +12,7 @@ import (
 	"github.com/sotlabs/sot/ask"
 	"github.com/sotlabs/sot/debate/graph"
 	"github.com/sotlabs/sot/index"
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/review"
 )
@@ -213,13 +213,13 @@ func excerpt(text string, n int) string {
 }
 
 // cliRunID is a review's run id from the command line.
-var cliRunID = regexp.MustCompile(`^r[0-9a-f]{10}$`)
+var cliRunID = lazyre.New(`^r[0-9a-f]{10}$`)
 
 // resolve records a decision on a finding of a finished review.
 func (s *Server) resolve(in ResolveArgs) (Resolved, error) {
 	var dir string
 	switch {
-	case cliRunID.MatchString(in.RunID):
+	case cliRunID.Re().MatchString(in.RunID):
 		dir = filepath.Join(".sot", "reviews", in.RunID)
 	default:
 		j, _, err := s.Jobs.Get(in.RunID)

@@ -100,7 +100,7 @@ func (s *Server) outcome(j Job) Outcome {
 func lastSaid(log string) string {
 	lines := strings.Split(strings.TrimSpace(log), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" && !progressLine.MatchString(l) {
+		if l := strings.TrimSpace(lines[i]); l != "" && !progressLine.Re().MatchString(l) {
 			return l
 		}
 	}

@@ -5,7 +5,6 @@ package version
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"runtime"
 	"runtime/debug"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sotlabs/sot/cli/cmdutil"
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // Set with -ldflags "-X github.com/sotlabs/sot/cli/version.Version=v1.2.3
@@ -56,7 +56,7 @@ func Get() Info {
 	}
 	// "go install MODULE@version" stamps no VCS settings, but a
 	// pseudo-version names the commit and its time.
-	if m := pseudo.FindStringSubmatch(info.Version); m != nil {
+	if m := pseudo.Re().FindStringSubmatch(info.Version); m != nil {
 		if info.Commit == "" {
 			info.Commit = m[2]
 		}
@@ -80,7 +80,7 @@ func Get() Info {
 
 // pseudo matches the time and commit of a Go pseudo-version, such as
 // v0.0.0-20261124071500-0123456789ab.
-var pseudo = regexp.MustCompile(`(?:^|[.-])(\d{14})-([0-9a-f]{12})(?:\+|$)`)
+var pseudo = lazyre.New(`(?:^|[.-])(\d{14})-([0-9a-f]{12})(?:\+|$)`)
 
 // Options are the inputs of "sot version".
 type Options struct {

@@ -46,7 +46,7 @@ func TestPseudoVersion(t *testing.T) {
 		{"v1.2.3", "", ""},
 	}
 	for _, tt := range tests {
-		m := pseudo.FindStringSubmatch(tt.in)
+		m := pseudo.Re().FindStringSubmatch(tt.in)
 		if tt.commit == "" {
 			if m != nil {
 				t.Errorf("%s: read %v as a pseudo-version", tt.in, m)

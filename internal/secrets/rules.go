@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/sotlabs/sot/internal/keywords"
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // ruleFile is the format of gitleaks.json, written by gen/; sot loads
@@ -141,7 +142,7 @@ func inSection(text string, start int) bool {
 		begin := strings.LastIndexByte(text[:end], '\n') + 1
 		line := strings.TrimSpace(text[begin:end])
 		if strings.HasPrefix(line, "[") {
-			return sectionHeader.MatchString(line)
+			return sectionHeader.Re().MatchString(line)
 		}
 		end = begin - 1
 	}
@@ -149,7 +150,7 @@ func inSection(text string, start int) bool {
 }
 
 // sectionHeader is the header of a section of an INI file.
-var sectionHeader = regexp.MustCompile(`^\[[\w .:/-]+\]$`)
+var sectionHeader = lazyre.New(`^\[[\w .:/-]+\]$`)
 
 // xmlValue is the value of an XML element: in a CDATA section, or text
 // without markup, with the white space around it left out.
@@ -170,7 +171,7 @@ var validators = map[string]func(secret string) bool{
 	"npmrc-auth":          notReference,
 	"docker-config-auth":  basicAuth,
 	"docker-config-token": notReference,
-	"url-credentials":     func(s string) bool { return notReference(s) && !urlPlaceholder.MatchString(s) },
+	"url-credentials":     func(s string) bool { return notReference(s) && !urlPlaceholder.Re().MatchString(s) },
 }
 
 // reference matches a value that stands for a secret kept elsewhere: a
@@ -178,11 +179,11 @@ var validators = map[string]func(secret string) bool{
 // template ({{ .Pass }}, #{pass}, %(pass)s), a Windows or Ant variable
 // (%PASS%, @pass@), a placeholder in angle brackets, or a run of *, x or
 // dots. Maven's encrypted passwords, {...}, are not references.
-var reference = regexp.MustCompile(`^(?:\$\{[^{}]*\}|\$\([^()]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*\}\}|#\{[^{}]*\}|%\([A-Za-z_]\w*\)s|%[A-Za-z_][A-Za-z0-9_]*%|@[A-Za-z_][\w.-]*@|<[^<>]*>|\*+|x+|X+|\.+|…)$`)
+var reference = lazyre.New(`^(?:\$\{[^{}]*\}|\$\([^()]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*\}\}|#\{[^{}]*\}|%\([A-Za-z_]\w*\)s|%[A-Za-z_][A-Za-z0-9_]*%|@[A-Za-z_][\w.-]*@|<[^<>]*>|\*+|x+|X+|\.+|…)$`)
 
 // urlPlaceholder matches the words documentation puts in a URL for a
 // password, and a template's {password} or :password.
-var urlPlaceholder = regexp.MustCompile(`(?i)^(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|\{\w+\}|\[\w+\]|:\w+)$`)
+var urlPlaceholder = lazyre.New(`(?i)^(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|\{\w+\}|\[\w+\]|:\w+)$`)
 
 // basicAuth reports whether s is base64 of user:password.
 func basicAuth(s string) bool {
@@ -195,7 +196,7 @@ func basicAuth(s string) bool {
 
 // notReference reports whether s is a value rather than a reference to
 // one (see reference).
-func notReference(s string) bool { return !reference.MatchString(s) }
+func notReference(s string) bool { return !reference.Re().MatchString(s) }
 
 // hasKeyMaterial reports whether s holds a run of at least 40 base64
 // characters.

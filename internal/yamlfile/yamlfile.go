@@ -5,9 +5,9 @@ package yamlfile
 import (
 	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/goccy/go-yaml"
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // Error is a YAML problem at a position in a file.
@@ -55,12 +55,12 @@ func Wrap(file string, err error, lineOffset int) error {
 
 // typeMismatch is go-yaml's message for a value of the wrong type, which
 // names Go's struct and field rather than the key the user wrote.
-var typeMismatch = regexp.MustCompile(`^cannot unmarshal (\S+) into Go (?:struct field \S+|value) of type (\S+)$`)
+var typeMismatch = lazyre.New(`^cannot unmarshal (\S+) into Go (?:struct field \S+|value) of type (\S+)$`)
 
 // plainTypeError says a type mismatch in the file's terms; the position
 // already points at the value.
 func plainTypeError(msg string) string {
-	m := typeMismatch.FindStringSubmatch(msg)
+	m := typeMismatch.Re().FindStringSubmatch(msg)
 	if m == nil {
 		return msg
 	}

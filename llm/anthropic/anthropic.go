@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -33,6 +32,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/llm"
 )
 
@@ -528,11 +528,11 @@ func toolSchema(raw json.RawMessage) (schema json.RawMessage, wrapped bool, err 
 	return b, true, err
 }
 
-var badNameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var badNameChars = lazyre.New(`[^a-zA-Z0-9_-]`)
 
 // toolName makes a schema name acceptable as a tool name.
 func toolName(name string) string {
-	name = badNameChars.ReplaceAllString(name, "_")
+	name = badNameChars.Re().ReplaceAllString(name, "_")
 	if len(name) > 64 {
 		name = name[:64]
 	}

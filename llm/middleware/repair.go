@@ -3,11 +3,12 @@ package middleware
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // Repair mends a structured answer that does not validate where the
@@ -149,12 +150,12 @@ func (r *repairer) fix(schema any, v any, path string) any {
 		switch {
 		case want("string"):
 			return r.enum(s, x, path)
-		case want("integer") && jsonInteger.MatchString(text):
+		case want("integer") && jsonInteger.Re().MatchString(text):
 			if n, err := strconv.ParseInt(text, 10, 64); err == nil {
 				r.note("%s: the string %q read as the integer %d", where(path), x, n)
 				return n
 			}
-		case want("number") && jsonNumber.MatchString(text):
+		case want("number") && jsonNumber.Re().MatchString(text):
 			if f, err := strconv.ParseFloat(text, 64); err == nil {
 				r.note("%s: the string %q read as the number %v", where(path), x, f)
 				return f
@@ -226,8 +227,8 @@ func (r *repairer) items(s map[string]any, x []any, path string) {
 // A string is read as a number only when it holds exactly a JSON number
 // ("3", "-0.5", "1e3"), not "0x10", "1_000", "NaN" or "3 apples".
 var (
-	jsonInteger = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)$`)
-	jsonNumber  = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$`)
+	jsonInteger = lazyre.New(`^-?(?:0|[1-9][0-9]*)$`)
+	jsonNumber  = lazyre.New(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$`)
 )
 
 // isType reports whether the JSON scalar v (a bool or a float64) is of

@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -29,6 +28,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/shared"
 
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/llm"
 )
 
@@ -374,12 +374,12 @@ func modelName(ref string) string {
 	return strings.TrimSpace(ref)
 }
 
-var badNameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var badNameChars = lazyre.New(`[^a-zA-Z0-9_-]`)
 
 // schemaName makes a schema name acceptable to the API: letters, digits, _
 // and -, at most 64 characters.
 func schemaName(name string) string {
-	name = badNameChars.ReplaceAllString(name, "_")
+	name = badNameChars.Re().ReplaceAllString(name, "_")
 	if len(name) > 64 {
 		name = name[:64]
 	}

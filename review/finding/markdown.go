@@ -2,9 +2,10 @@ package finding
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/sotlabs/sot/internal/lazyre"
 )
 
 // Markdown renders findings in the Toulmin format of the shared rules.
@@ -35,17 +36,17 @@ func Markdown(f *Finding) string {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 var (
-	mdFinding = regexp.MustCompile(`(?m)^#{2,4}\s*Finding:\s*(.+)$`)
-	mdField   = regexp.MustCompile(`(?m)^\s*[-*]?\s*\*\*([A-Za-z ]+)\*\*:\s*(.*)$`)
+	mdFinding = lazyre.New(`(?m)^#{2,4}\s*Finding:\s*(.+)$`)
+	mdField   = lazyre.New(`(?m)^\s*[-*]?\s*\*\*([A-Za-z ]+)\*\*:\s*(.*)$`)
 	// citePattern finds path:line or path:line-line in grounds.
-	citePattern = regexp.MustCompile("`?([A-Za-z0-9_./@+-]+\\.[A-Za-z0-9]+):(\\d+)(?:[-–](\\d+))?`?")
+	citePattern = lazyre.New("`?([A-Za-z0-9_./@+-]+\\.[A-Za-z0-9]+):(\\d+)(?:[-–](\\d+))?`?")
 )
 
 // ParseMarkdown reads findings written in the documented Markdown format, for
 // models that answer in prose instead of JSON. Findings that lack a field the
 // format requires are returned as problems.
 func ParseMarkdown(text, specialist, lens string, chunk int) ([]Finding, []string) {
-	idx := mdFinding.FindAllStringSubmatchIndex(text, -1)
+	idx := mdFinding.Re().FindAllStringSubmatchIndex(text, -1)
 	var out []Finding
 	var problems []string
 	for i, m := range idx {
@@ -55,7 +56,7 @@ func ParseMarkdown(text, specialist, lens string, chunk int) ([]Finding, []strin
 		}
 		f := Finding{ID: IDFor(specialist, lens, chunk, len(out)+1), Specialist: specialist, Lens: lens, Chunk: chunk,
 			Claim: strings.TrimSpace(text[m[2]:m[3]])}
-		for _, fm := range mdField.FindAllStringSubmatch(text[m[1]:end], -1) {
+		for _, fm := range mdField.Re().FindAllStringSubmatch(text[m[1]:end], -1) {
 			v := strings.TrimSpace(fm[2])
 			switch strings.ToLower(strings.TrimSpace(fm[1])) {
 			case "severity":
@@ -90,7 +91,7 @@ func ParseMarkdown(text, specialist, lens string, chunk int) ([]Finding, []strin
 
 // LocationFromGrounds finds the first file:line citation in grounds.
 func LocationFromGrounds(grounds, section string) Location {
-	m := citePattern.FindStringSubmatch(grounds)
+	m := citePattern.Re().FindStringSubmatch(grounds)
 	if m == nil {
 		return Location{Section: section}
 	}

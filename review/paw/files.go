@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/config"
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/yamlfile"
 	"github.com/sotlabs/sot/persona"
@@ -79,9 +80,9 @@ func keyLine(path, key string) int {
 
 // wcLine matches "Key: value" lines of a WorkflowContext.md, with or without
 // list markers and bold.
-var wcLine = regexp.MustCompile(`^\s*(?:[-*]\s+)?\**([A-Za-z][A-Za-z ]+?)\**\s*:\s*\**\s*(.*?)\s*$`)
+var wcLine = lazyre.New(`^\s*(?:[-*]\s+)?\**([A-Za-z][A-Za-z ]+?)\**\s*:\s*\**\s*(.*?)\s*$`)
 
-var workID = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+var workID = lazyre.New(`^[A-Za-z0-9._-]+$`)
 
 // Workflow is what a PAW WorkflowContext.md says about the final review.
 type Workflow struct {
@@ -147,7 +148,7 @@ func LoadWorkflow(path string) (Workflow, error) {
 	w := Workflow{Path: path, Set: map[string]bool{}, Lines: map[string]int{}}
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
-		m := wcLine.FindStringSubmatch(sc.Text())
+		m := wcLine.Re().FindStringSubmatch(sc.Text())
 		if m == nil {
 			continue
 		}
@@ -212,7 +213,7 @@ func LoadWorkflow(path string) (Workflow, error) {
 	default:
 		return w, &review.FieldError{Field: w.where(fieldFinalReviewMode), Msg: fmt.Sprintf("%q is not society-of-thought, single-model or multi-model", w.Mode)}
 	}
-	if !workID.MatchString(w.WorkID) || strings.Contains(w.WorkID, "..") {
+	if !workID.Re().MatchString(w.WorkID) || strings.Contains(w.WorkID, "..") {
 		field := "Work ID"
 		switch {
 		case w.Lines[field] > 0:

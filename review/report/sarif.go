@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/sotlabs/sot/internal/lazyre"
 	"github.com/sotlabs/sot/internal/markdown"
 	"github.com/sotlabs/sot/review/finding"
 	"github.com/sotlabs/sot/review/synthesis"
@@ -349,14 +349,14 @@ func driver(version string, rules []sarifRule) sarifDriver {
 		v = DevVersion
 	}
 	d := sarifDriver{Name: "sot", Version: v, InformationURI: InformationURI, Rules: rules}
-	if sv := strings.TrimPrefix(v, "v"); semVer.MatchString(sv) {
+	if sv := strings.TrimPrefix(v, "v"); semVer.Re().MatchString(sv) {
 		d.SemanticVersion = sv
 	}
 	return d
 }
 
 // semVer matches a semantic version (2.0.0) without its "v".
-var semVer = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+var semVer = lazyre.New(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
 
 // ruleHelp explains a specialist's rule: where its results come from, how
 // to read their grounding, and where to find the full reasoning.

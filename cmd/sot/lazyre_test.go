@@ -1,0 +1,20 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/sotlabs/sot/internal/lazyre"
+)
+
+// Every package's expressions are compiled on their first use
+// (internal/lazyre), not as sot starts; this binary links every package,
+// so a mistyped expression fails here instead of in the one command that
+// first uses it.
+func TestEveryExpressionCompiles(t *testing.T) {
+	if n := lazyre.Count(); n < 50 {
+		t.Errorf("%d expressions registered; the packages of sot declare more than 50", n)
+	}
+	if expr, err := lazyre.CompileAll(); err != nil {
+		t.Errorf("%s: %v", expr, err)
+	}
+}
