@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -734,14 +735,18 @@ func keyHits(text string) uint32 {
 			return hits
 		}
 	}
-	return lineKeys.Bits(text, lineKeyBits)
+	keys, bits := lineKeys()
+	return keys.Bits(text, bits)
 }
 
-// keyedRules are the line rules; lineKeys finds their keys in a line, and
-// lineKeyBits gives each key's rule bit by its id.
+// keyedRules are the line rules; lineKeys gives the automaton that finds
+// their keys in a line, and each key's rule bit by its id. It is built
+// when a line is first read, not as the package starts: a command that
+// reads no diff (sot ask, sot debate) started with 150 KB of a table it
+// never used.
 var (
-	keyedRules            = append(slices.Clone(trustRules), ioRule, dataRule, trustWordKeys)
-	lineKeys, lineKeyBits = func() (*keywords.Index, []uint32) {
+	keyedRules = append(slices.Clone(trustRules), ioRule, dataRule, trustWordKeys)
+	lineKeys   = sync.OnceValues(func() (*keywords.Index, []uint32) {
 		var words []string
 		var bits []uint32
 		for _, r := range keyedRules {
@@ -753,7 +758,7 @@ var (
 			}
 		}
 		return keywords.New(words), bits
-	}()
+	})
 )
 
 var (
