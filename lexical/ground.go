@@ -47,7 +47,7 @@ func sizeHint(n int) int { return min(n/16, 4096) }
 
 // addPolarWords adds the PolarWords of s to out.
 func addPolarWords(out Set, s string) {
-	negated := false
+	p := polarReader{out: out}
 	// A token is a run of letters, digits and apostrophes of the
 	// lower-cased text, read where it lies rather than copied out.
 	low := strings.ToLower(s)
@@ -56,33 +56,10 @@ func addPolarWords(out Set, s string) {
 	}
 	start := -1 // where the token being read starts; -1 between tokens
 	flush := func(end int, sep rune) {
-		if start < 0 {
-			return
+		if start >= 0 {
+			p.token(low[start:end], sep)
+			start = -1
 		}
-		t := strings.Trim(low[start:end], "'")
-		start = -1
-		if t == "" {
-			return
-		}
-		if (negators[t] && !(t == "no" && sep == '-')) || strings.HasSuffix(t, "n't") {
-			negated = true
-			return
-		}
-		if t == "only" {
-			negated = false
-			return
-		}
-		if i := strings.IndexByte(t, '\''); i >= 0 {
-			t = t[:i] // the token's -> token
-		}
-		if len(t) <= 2 || stop[t] {
-			return
-		}
-		w := Stem(t)
-		if negated {
-			w, negated = Negated+w, false
-		}
-		out[w] = true
 	}
 	for i, r := range low {
 		switch {
@@ -92,12 +69,46 @@ func addPolarWords(out Set, s string) {
 			}
 		case strings.ContainsRune(".,;:!?()", r):
 			flush(i, r)
-			negated = false // a negation does not reach past punctuation
+			p.negated = false // a negation does not reach past punctuation
 		default:
 			flush(i, r)
 		}
 	}
 	flush(len(low), 0)
+}
+
+// polarReader adds a text's tokens, lower-cased, in order, to out as
+// PolarWords; negated says a negation waits for the next word.
+type polarReader struct {
+	out     Set
+	negated bool
+}
+
+// token takes the token t, which the rune sep ended (0 at the end).
+func (p *polarReader) token(t string, sep rune) {
+	t = strings.Trim(t, "'")
+	if t == "" {
+		return
+	}
+	if (negators[t] && !(t == "no" && sep == '-')) || strings.HasSuffix(t, "n't") {
+		p.negated = true
+		return
+	}
+	if t == "only" {
+		p.negated = false
+		return
+	}
+	if i := strings.IndexByte(t, '\''); i >= 0 {
+		t = t[:i] // the token's -> token
+	}
+	if len(t) <= 2 || stop[t] {
+		return
+	}
+	w := Stem(t)
+	if p.negated {
+		w, p.negated = Negated+w, false
+	}
+	p.out[w] = true
 }
 
 // Stem strips one common English suffix so that "validates", "validated"

@@ -262,37 +262,17 @@ func TestStopWordsDropped(t *testing.T) {
 	}
 }
 
-// polarWordsByRune is PolarWords as it was first written, a token copied
-// out rune by rune: the reference the faster one is held to.
+// polarWordsByRune is PolarWords with its tokens copied out rune by rune,
+// as it was first written: the reference the reading of tokens in place
+// is held to. The words are made of the tokens the same way (polarReader).
 func polarWordsByRune(s string) Set {
-	out := Set{}
-	negated := false
+	p := polarReader{out: Set{}}
 	var tok strings.Builder
 	flush := func(sep rune) {
-		t := strings.Trim(tok.String(), "'")
-		tok.Reset()
-		if t == "" {
-			return
+		if tok.Len() > 0 {
+			p.token(tok.String(), sep)
+			tok.Reset()
 		}
-		if (negators[t] && !(t == "no" && sep == '-')) || strings.HasSuffix(t, "n't") {
-			negated = true
-			return
-		}
-		if t == "only" {
-			negated = false
-			return
-		}
-		if i := strings.IndexByte(t, '\''); i >= 0 {
-			t = t[:i]
-		}
-		if len(t) <= 2 || stop[t] {
-			return
-		}
-		w := Stem(t)
-		if negated {
-			w, negated = Negated+w, false
-		}
-		out[w] = true
 	}
 	for _, r := range strings.ToLower(s) {
 		switch {
@@ -302,13 +282,13 @@ func polarWordsByRune(s string) Set {
 			tok.WriteByte('\'')
 		case strings.ContainsRune(".,;:!?()", r):
 			flush(r)
-			negated = false
+			p.negated = false
 		default:
 			flush(r)
 		}
 	}
 	flush(0)
-	return out
+	return p.out
 }
 
 // PolarWords reads tokens where they lie in the text; it gives what
