@@ -493,8 +493,7 @@ func (p *Plan) gather(ctx context.Context, openIndex func() openedIndex, paths [
 	if len(sources) == 0 {
 		return &engine.UserError{Msg: fmt.Sprintf("no source to read in %s (%d file(s) skipped); put meeting notes, reports or northstar exports there, or name files and directories after the question", strings.Join(paths, ", "), len(res.Skipped))}
 	}
-	// The map of every source (10,000 of them copied in, 2 ms) is built
-	// beside the choice and the reading of the chosen sources, which need
+	// The map of every source (10,000 entries) is built beside the choice and the reading of the chosen sources, which need
 	// only the hits' sources, or in the fallback every source.
 	all := parallel.Go(func() map[string]*corpus.Source {
 		m := make(map[string]*corpus.Source, len(sources))

@@ -17,8 +17,9 @@ import (
 // a 2-core machine, a question over 10,000 unchanged notes spent a third
 // of its time before the first request collecting.
 //
-// So until the run's calls start (in a command, when its live display
-// starts) the collector is off, up to a heap of prepareHeapLimit. The first collection that limit brings
+// So until the run's first calls are sent (in a command, when
+// engine.WithWaiting says so: the collector then runs while the models
+// think) the collector is off, up to a heap of prepareHeapLimit. The first collection that limit brings
 // about (a large diff, a run reading 1,000 sources in full) gives the
 // collector back its settings at once: such a run collects as it did
 // before rather than over and over near the limit, and its peak memory

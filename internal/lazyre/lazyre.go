@@ -41,23 +41,16 @@ func (r *Regexp) Re() *regexp.Regexp {
 }
 
 // CompileAll compiles every expression New has been given and returns
-// the first that does not compile, with its error: what
-// regexp.MustCompile would have found as the binary started. A test of a
-// package that imports them all calls it.
-func CompileAll() (expr string, err error) {
+// how many there are, and the first that does not compile, with its
+// error: what regexp.MustCompile would have found as the binary started.
+// A test of a package that imports them all calls it.
+func CompileAll() (n int, expr string, err error) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, r := range all {
 		if _, err := regexp.Compile(r.expr); err != nil {
-			return r.expr, err
+			return len(all), r.expr, err
 		}
 	}
-	return "", nil
-}
-
-// Count is how many expressions New has been given.
-func Count() int {
-	mu.Lock()
-	defer mu.Unlock()
-	return len(all)
+	return len(all), "", nil
 }

@@ -19,12 +19,12 @@ func TestCompiledOnFirstUse(t *testing.T) {
 	if first := r.Re(); first != r.Re() {
 		t.Error("compiled again on its second use")
 	}
-	if expr, err := CompileAll(); err != nil {
-		t.Fatalf("CompileAll: %s: %v", expr, err)
+	if n, expr, err := CompileAll(); err != nil || n != 1 {
+		t.Fatalf("CompileAll: %d expressions, %s: %v; want the one, compiling", n, expr, err)
 	}
 	bad := New(`(unclosed`)
-	if expr, err := CompileAll(); err == nil || expr != `(unclosed` || !strings.Contains(err.Error(), "missing closing )") {
-		t.Errorf("CompileAll = %q, %v; want the unclosed expression named", expr, err)
+	if n, expr, err := CompileAll(); err == nil || n != 2 || expr != `(unclosed` || !strings.Contains(err.Error(), "missing closing )") {
+		t.Errorf("CompileAll = %d, %q, %v; want the unclosed expression named, of two", n, expr, err)
 	}
 	defer func() {
 		if recover() == nil {
