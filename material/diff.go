@@ -59,6 +59,10 @@ type DiffOptions struct {
 	// Exclude's; files elsewhere are left out without a note. Empty, or a
 	// path naming the top of the work tree, limits nothing.
 	Only []string
+	// BaseDirs names directories, like Exclude, whose files at the base of
+	// the change the caller will list (Material.FilesAtBase). When the
+	// base is the commit checked out, they are listed while git diffs.
+	BaseDirs []string
 }
 
 // funcnameAttributes selects git's built-in hunk-header drivers for
@@ -128,10 +132,14 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	// commits diffs a second time.
 	var repo repoInfo
 	var repoErr error
+	var atBase *baseListing
 	repoDone := make(chan struct{})
 	go func() {
 		defer close(repoDone)
 		repo, repoErr = repoTop(ctx, dir)
+		if repoErr == nil && len(revs) == 0 && repo.commit != "" && len(o.BaseDirs) > 0 {
+			atBase = listAtBase(ctx, repo.top, repo.commit, excludePaths(repo.top, o.BaseDirs))
+		}
 	}()
 
 	d := &differ{max: o.MaxFileBytes, m: &Material{Type: TypeDiff}}
@@ -242,6 +250,7 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	case len(revs) == 0 && repo.commit != "":
 		// The working tree or the index against HEAD, which repoTop read.
 		d.m.Base, d.m.Head, d.m.Worktree = repo.commit, repo.commit, d.worktree || o.Staged
+		d.m.atBase = atBase
 	case repo.head || len(revs) > 0:
 		base, err := baseOf(ctx, d.top, revs)
 		if err != nil {
@@ -388,6 +397,42 @@ func AtBase(ctx context.Context, top, base, path string) (data []byte, ok bool, 
 		return nil, false, err
 	}
 	return out, true, nil
+}
+
+// baseListing is a listing of the files under some directories at a
+// commit, started before anyone asks for it.
+type baseListing struct {
+	base  string
+	dirs  []string
+	done  chan struct{}
+	files []string
+	err   error
+}
+
+// listAtBase starts listing the files under dirs in the commit base.
+func listAtBase(ctx context.Context, top, base string, dirs []string) *baseListing {
+	l := &baseListing{base: base, dirs: dirs, done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		l.files, l.err = FilesAtBase(ctx, top, base, dirs...)
+	}()
+	return l
+}
+
+// FilesAtBase lists the files under the directories dirs (relative to the
+// top, forward slashes) in the commit m.Base, as the package function
+// does. A listing DiffOptions.BaseDirs asked for, of the same directories,
+// was started while the diff was taken, and is waited for.
+func (m *Material) FilesAtBase(ctx context.Context, dirs ...string) ([]string, error) {
+	if l := m.atBase; l != nil && l.base == m.Base && slices.Equal(l.dirs, dirs) {
+		select {
+		case <-l.done:
+			return slices.Clone(l.files), l.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return FilesAtBase(ctx, m.Top, m.Base, dirs...)
 }
 
 // FilesAtBase lists the files under the directories dirs (relative to the

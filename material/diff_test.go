@@ -679,3 +679,42 @@ func TestDiffNoMergeBase(t *testing.T) {
 		t.Errorf("error %v should explain the missing merge base", err)
 	}
 }
+
+// The files DiffOptions.BaseDirs names are listed at the base of the
+// change while git diffs: Material.FilesAtBase needs no git afterwards and
+// says what FilesAtBase says. Other directories, and a diff of a range,
+// are listed when asked.
+func TestFilesAtBaseListedWithTheDiff(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", "package a\n")
+	r.write(".sot/personas/p.md", "a persona\n")
+	r.write(".sot/lenses/l.md", "a lens\n")
+	base := r.commit("first")
+	r.write(".sot/personas/p.md", "a persona, changed\n")
+	r.write(".sot/personas/new.md", "a new persona\n")
+	r.write("a.go", "package a\n\nvar B = 1\n")
+	dirs := []string{".sot/personas", ".sot/lenses", ".paw/personas"}
+	var abs []string
+	for _, d := range dirs {
+		abs = append(abs, filepath.Join(r.dir, filepath.FromSlash(d)))
+	}
+	m := r.diff(DiffOptions{Untracked: true, BaseDirs: abs})
+	if m.Base != base {
+		t.Fatalf("Base = %s, want %s", m.Base, base)
+	}
+	want, err := FilesAtBase(t.Context(), r.dir, base, dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", "") // no git from here on
+	got, err := m.FilesAtBase(t.Context(), dirs...)
+	if err != nil {
+		t.Fatalf("the files at the base were not listed with the diff: %v", err)
+	}
+	if diff := cmp.Diff([]string{".sot/lenses/l.md", ".sot/personas/p.md"}, got); diff != "" || !slices.Equal(got, want) {
+		t.Fatalf("files at the base (-want +got):\n%s\nFilesAtBase says %q", diff, want)
+	}
+	if _, err := m.FilesAtBase(t.Context(), ".sot/lenses"); err == nil {
+		t.Fatal("other directories were listed without git: the listing was not asked for")
+	}
+}

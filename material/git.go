@@ -73,8 +73,46 @@ func gitCmd(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-pager", "-c", "core.fsmonitor=false", "-c", "core.pager=cat"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat")
-	cmd.Env = append(cmd.Env, noFilters(ctx, dir)...)
+	if !filterFree(args) {
+		cmd.Env = append(cmd.Env, noFilters(ctx, dir)...)
+	}
 	return cmd
+}
+
+// filterFree reports whether the git command args is one that reads no
+// file of the work tree to compare or store it, and so runs no filter
+// driver: such a command need not wait for the list of drivers to switch
+// off, which takes a git process of its own. Any command not known to be
+// free of them (a diff, hash-object) is given the list.
+func filterFree(args []string) bool {
+	sub := subcommand(args)
+	i := slices.Index(args, sub)
+	rest := args[i+1:]
+	switch sub {
+	case "rev-parse", "ls-tree", "check-attr", "merge-base":
+		return true
+	case "cat-file":
+		// Only --filters, --textconv and --path bring filters in.
+		return !slices.ContainsFunc(rest, func(a string) bool {
+			return a == "--filters" || a == "--textconv" || strings.HasPrefix(a, "--path")
+		})
+	case "ls-files":
+		// Listing the index and the untracked files compares no content;
+		// --modified and its kind check entries against the work tree.
+		for _, a := range rest {
+			switch a {
+			case "-z", "--cached", "-c", "--others", "-o", "--exclude-standard", "--full-name":
+			case "--":
+				return true // the rest are paths
+			default:
+				if strings.HasPrefix(a, "-") {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // noFilters switches off, through git's environment configuration (whose

@@ -58,3 +58,68 @@ func TestHostileGitConfigRunsNothing(t *testing.T) {
 		t.Fatal("listing the changed paths ran a program the repository's configuration names")
 	}
 }
+
+// Only a git command known to read no file of the work tree goes without
+// the repository's filter drivers switched off; every other command,
+// including any this table does not name, gets them switched off.
+func TestFilterFree(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		free bool
+	}{
+		{[]string{"rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD^{commit}"}, true},
+		{[]string{"ls-tree", "-r", "--name-only", "-z", "HEAD", "--", ".sot/personas"}, true},
+		{[]string{"check-attr", "-z", "--stdin", "linguist-generated"}, true},
+		{[]string{"merge-base", "--is-ancestor", "a", "b"}, true},
+		{[]string{"cat-file", "--batch"}, true},
+		{[]string{"cat-file", "blob", "HEAD:a.go"}, true},
+		{[]string{"cat-file", "--batch", "--filters"}, false},
+		{[]string{"cat-file", "--textconv", "HEAD:a.go"}, false},
+		{[]string{"cat-file", "--path=a.go", "blob", "abc"}, false},
+		{[]string{"ls-files", "--others", "--exclude-standard", "-z", "--", ":/", "-m"}, true}, // after --, a path
+		{[]string{"ls-files", "-z", "--cached", "--others", "--exclude-standard"}, true},
+		{[]string{"ls-files", "-m"}, false},
+		{[]string{"ls-files", "-z", "--modified"}, false},
+		{[]string{"ls-files", "--deleted"}, false},
+		{[]string{"-c", "core.quotepath=off", "diff", "HEAD"}, false},
+		{[]string{"diff", "--name-only", "-z", "a..b", "--"}, false},
+		{[]string{"hash-object", "-t", "tree", "--stdin"}, false},
+		{[]string{"status"}, false},
+		{[]string{"-c", "rev-parse=x", "status"}, false},
+		{nil, false},
+	} {
+		if got := filterFree(tc.args); got != tc.free {
+			t.Errorf("filterFree(%q) = %v, want %v", tc.args, got, tc.free)
+		}
+	}
+}
+
+// Finding the top of the work tree and listing the untracked files and
+// the files at the base do not wait for git to list the repository's
+// filter drivers: none of them reads a file of the work tree.
+func TestListingsReadNoFilterList(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", "package a\n")
+	r.write(".sot/personas/p.md", "a persona\n")
+	base := r.commit("first")
+	r.write("b.go", "package a\n")
+	ctx := t.Context()
+	if _, err := repoTop(ctx, r.dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := untracked(ctx, r.dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FilesAtBase(ctx, r.dir, base, ".sot/personas"); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{r.dir, resolvePath(r.dir)} {
+		if _, ok := filterCache.Load(key); ok {
+			t.Fatalf("git listed the filter drivers of %s for commands that run none", key)
+		}
+	}
+	r.diff(DiffOptions{})
+	if _, ok := filterCache.Load(r.dir); !ok {
+		t.Fatal("the diff of the working tree ran without listing the filter drivers to switch off")
+	}
+}

@@ -139,6 +139,8 @@ type Material struct {
 	Worktree bool
 	// Top is the top of the work tree a diff was taken in.
 	Top string
+
+	atBase *baseListing // a listing of files at Base started with the diff
 }
 
 // Empty reports whether there is nothing at all: no files and nothing

@@ -33,7 +33,7 @@ func rebasePersonas(ctx context.Context, lib *persona.Library, m *material.Mater
 	for _, d := range persona.ProjectDirs {
 		dirs = append(dirs, toGit(d))
 	}
-	files, err := material.FilesAtBase(ctx, gitTop, m.Base, dirs...)
+	files, err := m.FilesAtBase(ctx, dirs...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list the persona files at the base of the change: %w", err)
 	}
