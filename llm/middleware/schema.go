@@ -39,9 +39,8 @@ func resolve(raw json.RawMessage) (*jsonschema.Resolved, error) {
 		}
 		return v.(*jsonschema.Resolved), nil
 	}
-	var s jsonschema.Schema
 	var res *jsonschema.Resolved
-	err := json.Unmarshal(raw, &s)
+	s, err := decodeSchema(raw)
 	if err == nil {
 		res, err = s.Resolve(nil)
 	}
