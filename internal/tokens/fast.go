@@ -1,8 +1,10 @@
 package tokens
 
 import (
+	"encoding/binary"
 	"math"
 	"strings"
+	"unsafe"
 	"unicode"
 	"unicode/utf8"
 
@@ -50,10 +52,14 @@ func (c *counter) count(s string) (int, error) {
 	}
 	// Text repeats its pieces (keywords, indentation, punctuation): the
 	// counts of the latest ones are kept in a small table that stays in
-	// the processor's cache, where the vocabulary's does not.
+	// the processor's cache, where the vocabulary's does not. A piece is
+	// known there by its first eight bytes, read at once, and its length;
+	// a longer one is compared in full as well.
 	var recent [recentSize]struct {
+		head  uint64
+		size  int32
+		n     int32
 		piece string
-		n     int
 	}
 	n := 0
 	for i := 0; i < len(s); {
@@ -63,8 +69,8 @@ func (c *counter) count(s string) (int, error) {
 		}
 		k := pieceAt(s, i)
 		piece := s[i : i+k]
-		i += k
 		if k >= mergeLimit {
+			i += k
 			m, err := c.codecCount(piece)
 			if err != nil {
 				return 0, err
@@ -72,14 +78,16 @@ func (c *counter) count(s string) (int, error) {
 			n += m
 			continue
 		}
-		r := &recent[recentSlot(piece)]
-		if r.piece != piece || r.n == 0 {
-			r.piece, r.n = piece, 1
+		head := headOf(s, i, k)
+		i += k
+		r := &recent[recentSlot(head, k)]
+		if r.head != head || int(r.size) != k || k > 8 && r.piece != piece {
+			r.head, r.size, r.piece, r.n = head, int32(k), piece, 1
 			if !c.known(piece) {
-				r.n = c.mergeCount(piece)
+				r.n = int32(c.mergeCount(piece))
 			}
 		}
-		n += r.n
+		n += int(r.n)
 	}
 	return n, nil
 }
@@ -87,19 +95,27 @@ func (c *counter) count(s string) (int, error) {
 // recentSize is the number of pieces whose counts count keeps at hand.
 const recentSize = 512
 
-// recentSlot picks a piece's place among the recent ones, from its length
-// and its first and last bytes.
-func recentSlot(piece string) int {
-	var h uint64
-	if len(piece) >= 8 {
-		h = uint64(piece[0]) | uint64(piece[1])<<8 | uint64(piece[2])<<16 | uint64(piece[3])<<24 |
-			uint64(piece[len(piece)-4])<<32 | uint64(piece[len(piece)-3])<<40 | uint64(piece[len(piece)-2])<<48 | uint64(piece[len(piece)-1])<<56
-	} else {
-		for i := 0; i < len(piece); i++ {
-			h = h<<8 | uint64(piece[i])
+// headOf returns the first bytes, up to eight, of the piece s[i:i+k], in
+// the low bytes of a word and the rest zero.
+func headOf(s string, i, k int) uint64 {
+	if i+8 <= len(s) {
+		h := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		if k < 8 {
+			h &= 1<<(8*k) - 1
 		}
+		return h
 	}
-	h = (h ^ uint64(len(piece))) * 0x9e3779b97f4a7c15
+	var h uint64
+	for j := min(k, 8) - 1; j >= 0; j-- {
+		h = h<<8 | uint64(s[i+j])
+	}
+	return h
+}
+
+// recentSlot picks a piece's place among the recent ones, from its first
+// bytes and its length.
+func recentSlot(head uint64, k int) int {
+	h := (head ^ uint64(k)<<59) * 0x9e3779b97f4a7c15
 	return int(h >> (64 - 9))
 }
 

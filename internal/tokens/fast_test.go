@@ -58,6 +58,9 @@ var tricky = []string{
 	"🙂👍🏽 ok 🎉🎉", "\x00\x01\x7f x", "�", "  " + strings.Repeat("x", 300), strings.Repeat(" ", 200) + "x",
 	strings.Repeat("ab", 80), strings.Repeat("=", 120) + "\n", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" + strings.Repeat("é", 40),
 	"Ω≈ç√∫˜µ≤≥÷ åß∂ƒ©˙∆˚¬…æ œ∑´®†¥¨ˆøπ“‘", "ThisIsCamelCase andHTTPServer XMLHttpRequest", "snake_case_name and kebab-case-name",
+	// Pieces the counter's table of recent ones tells apart beyond their
+	// first eight bytes and by their length alone.
+	strings.Repeat(" function functiox functionally functionallx ab abc", 30), "aaaaaaaa aaaaaaaaa aaaaaaaa aaaaaaab",
 }
 
 func TestCounterMatchesTheCodec(t *testing.T) {
