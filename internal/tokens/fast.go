@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"math"
 	"strings"
-	"unsafe"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tiktoken-go/tokenizer"
 )
