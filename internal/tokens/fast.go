@@ -307,12 +307,14 @@ func asciiPieceAt(s string, i int) int {
 	}
 	switch cj := at(j); {
 	case cj&(aUpper|aLower) != 0:
+		// No character symbolWidth knows is a letter, digit or space, so
+		// the runs of those are read from the table alone.
 		u := j
-		for at(u)&aUpper != 0 {
+		for u < len(s) && asciiClass[s[u]]&aUpper != 0 {
 			u++
 		}
 		l := u
-		for at(l)&aLower != 0 {
+		for l < len(s) && asciiClass[s[l]]&aLower != 0 {
 			l++
 		}
 		if at(l) == aHigh {
@@ -321,7 +323,7 @@ func asciiPieceAt(s string, i int) int {
 		return contraction(s, l)
 	case c&aNumber != 0:
 		e := i + 1
-		for k := 1; k < 3 && at(e)&aNumber != 0; k++ {
+		for k := 1; k < 3 && e < len(s) && asciiClass[s[e]]&aNumber != 0; k++ {
 			e++
 		}
 		if e-i < 3 && at(e) == aHigh {
@@ -346,7 +348,7 @@ func asciiPieceAt(s string, i int) int {
 		return 0
 	}
 	w := i
-	for at(w)&aSpace != 0 {
+	for w < len(s) && asciiClass[s[w]]&aSpace != 0 {
 		w++
 	}
 	if at(w) == aHigh {
