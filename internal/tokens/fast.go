@@ -347,15 +347,18 @@ func asciiPieceAt(s string, i int) int {
 	if c&aSpace == 0 {
 		return 0
 	}
-	w := i
+	w, br := i, -1 // br: the first line break of the run
 	for w < len(s) && asciiClass[s[w]]&aSpace != 0 {
+		if br < 0 && (s[w] == '\r' || s[w] == '\n') {
+			br = w
+		}
 		w++
 	}
 	if at(w) == aHigh {
 		return 0
 	}
-	if k := strings.IndexAny(s[i:w], "\r\n"); k >= 0 {
-		e := i + k
+	if br >= 0 {
+		e := br
 		for e < w && (s[e] == '\r' || s[e] == '\n') {
 			e++
 		}
