@@ -718,3 +718,43 @@ func TestFilesAtBaseListedWithTheDiff(t *testing.T) {
 		t.Fatal("other directories were listed without git: the listing was not asked for")
 	}
 }
+
+// A diff taken from a subdirectory asks one git check-attr about the
+// untracked files and the files the diff shows, inside the subdirectory
+// and outside it: each is skipped for its linguist attributes as from the
+// top.
+func TestLinguistAttributesFromASubdirectory(t *testing.T) {
+	r := newRepo(t)
+	r.write(".gitattributes", "gen/** linguist-generated\nsub/gen/** linguist-generated\nextern/** linguist-vendored\n")
+	r.write("gen/a.go", "package gen\n")
+	r.write("sub/gen/b.go", "package gen\n")
+	r.write("sub/keep.go", "package sub\n")
+	r.write("extern/c.py", "x = 1\n")
+	r.commit("base")
+	r.write("gen/a.go", "package gen\n\nvar A = 1\n")
+	r.write("sub/gen/b.go", "package gen\n\nvar B = 1\n")
+	r.write("sub/keep.go", "package sub\n\nvar K = 1\n")
+	r.write("extern/c.py", "x = 2\n")
+	r.write("gen/new.go", "package gen\n")
+	r.write("sub/gen/new.go", "package gen\n")
+	r.write("sub/new.go", "package sub\n")
+	r.write("extern/new.py", "y = 1\n")
+	m, err := Diff(t.Context(), DiffOptions{Dir: filepath.Join(r.dir, "sub"), Untracked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"gen/a.go":       "generated file",
+		"sub/gen/b.go":   "generated file",
+		"extern/c.py":    "vendored",
+		"gen/new.go":     "generated file",
+		"sub/gen/new.go": "generated file",
+		"extern/new.py":  "vendored",
+	}
+	if diff := cmp.Diff(want, skippedMap(m)); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"sub/keep.go", "sub/new.go"}, m.Paths()); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+}

@@ -24,6 +24,14 @@ import (
 // benchRepo creates a repository whose working tree changes files×lines lines.
 func benchRepo(tb testing.TB, files, lines int) string {
 	tb.Helper()
+	return benchRepoTracked(tb, files, lines, false)
+}
+
+// benchRepoTracked is benchRepo; with tracked, each file's first two lines
+// (its package clause) are committed, so that the change adds the rest to
+// tracked files, as most changes do, instead of adding untracked files.
+func benchRepoTracked(tb testing.TB, files, lines int, tracked bool) string {
+	tb.Helper()
 	dir := tb.TempDir()
 	git := func(args ...string) {
 		cmd := exec.Command("git", args...)
@@ -42,6 +50,11 @@ func benchRepo(tb testing.TB, files, lines int) string {
 	}
 	write(".gitignore", "/out*/\n")
 	git("init", "-q", "-b", "main")
+	if tracked {
+		for f := range files {
+			write(fmt.Sprintf("svc%02d/handler%03d.go", f%20, f), fmt.Sprintf("package pkg%d\n\n", f%17))
+		}
+	}
 	git("add", ".")
 	git("commit", "-qm", "init")
 	for f := range files {
@@ -348,9 +361,11 @@ func BenchmarkDebate(b *testing.B) {
 }
 
 // BenchmarkReviewFirstRequest: the time a review takes before its first
-// request reaches the provider, for a 300-line diff (three files of 100
-// lines) and a 50,000-line diff (250 files of 200 lines, on a 128k-token
-// model, so split into chunks), each review at defaults in a process of
+// request reaches the provider, for a 300-line diff (three new files of
+// 100 lines; lines=300-tracked adds the same lines to three files already
+// committed, as most changes do, which git diffs rather than lists as
+// untracked) and a 50,000-line diff (250 files of 200 lines, on a
+// 128k-token model, so split into chunks), each review at defaults in a process of
 // its own, as sot review runs: nothing loaded or counted by an earlier
 // review. Reported, as medians: the milliseconds from the start of
 // Prepare to the first request's arrival at llmtest (reading the diff,
@@ -377,12 +392,14 @@ func BenchmarkReviewFirstRequest(b *testing.B) {
 		model        string
 		goal         time.Duration
 		tokenize     bool // the material is cut into chunks by tokens
+		tracked      bool // the files are tracked, their lines added to them
 	}{
-		{"lines=300", 3, 100, "openai:gpt-4.1", 50 * time.Millisecond, false},
-		{"lines=50000", 250, 200, "openai:gpt-4o", 300 * time.Millisecond, true},
+		{"lines=300", 3, 100, "openai:gpt-4.1", 50 * time.Millisecond, false, false},
+		{"lines=300-tracked", 3, 100, "openai:gpt-4.1", 50 * time.Millisecond, false, true},
+		{"lines=50000", 250, 200, "openai:gpt-4o", 300 * time.Millisecond, true, false},
 	} {
 		b.Run(size.name, func(b *testing.B) {
-			repo := benchRepo(b, size.files, size.lines)
+			repo := benchRepoTracked(b, size.files, size.lines, size.tracked)
 			var first atomic.Int64 // the first request's arrival, in Unix nanoseconds
 			srv := llmtest.NewServer(llmtest.Config{RecordLimit: 64, Rules: []llmtest.Rule{{Respond: func(r *llmtest.Recorded) llmtest.Reply {
 				first.CompareAndSwap(0, r.Time.UnixNano())
