@@ -15,6 +15,7 @@ import (
 	"github.com/sotlabs/sot/internal/benchload"
 	"github.com/sotlabs/sot/internal/corpusgen"
 	"github.com/sotlabs/sot/llm/llmtest"
+	"github.com/sotlabs/sot/llm/stack"
 )
 
 // BenchmarkAskUnchangedCorpus: the time sot ask takes before its first
@@ -74,6 +75,7 @@ func BenchmarkAskUnchangedCorpus(b *testing.B) {
 				runtime.ReadMemStats(&mem)
 				alloc = mem.TotalAlloc
 				start, cpu0 := time.Now(), benchload.CPUTime()
+				stack.Preconnect(o.Config, "") // as sot ask does, while the corpus is read
 				p, err := Prepare(ctx, o)
 				runtime.ReadMemStats(&mem)
 				alloc = mem.TotalAlloc - alloc

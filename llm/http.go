@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -47,7 +49,9 @@ func NewHTTPClient() *http.Client {
 	// A prompt is tens of kilobytes: write it in one go rather than in
 	// 4 KiB pieces (one system call each).
 	t.WriteBufferSize = 64 << 10
-	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	// A connection Preconnect opened is taken by the first dial of its
+	// address.
+	t.DialContext = preconnects.dial
 	return &http.Client{Transport: t}
 }
 
@@ -108,4 +112,126 @@ func BodyMessage(r *http.Response) string {
 		}
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// preconnectTTL is how long a connection Preconnect opened waits to be
+// taken before it is closed.
+var preconnectTTL = 20 * time.Second
+
+// Preconnect starts opening, in the background, a connection to the
+// server that requests to base (a provider's base URL) are sent to, or to
+// the proxy the environment names for them, so that a run's first request
+// finds it open instead of waiting for it: for a remote provider, a round
+// trip; on a busy machine, a wait for the scheduler. The first dial of that
+// address by a client of NewHTTPClient takes the connection; one not taken
+// within 20 seconds is closed. Nothing is sent on it.
+func Preconnect(base string) {
+	if addr, ok := dialAddress(base); ok {
+		preconnects.start(addr)
+	}
+}
+
+// dialAddress is the address a client of NewHTTPClient dials for a
+// request to base: the proxy's, if the environment names one for it.
+func dialAddress(base string) (string, bool) {
+	u, err := ParseBaseURL(base)
+	if err != nil || u == nil {
+		return "", false
+	}
+	if p, err := http.ProxyFromEnvironment(&http.Request{URL: u}); err != nil {
+		return "", false
+	} else if p != nil {
+		u = p
+	}
+	port := u.Port()
+	if port == "" {
+		switch u.Scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		case "socks5", "socks5h":
+			port = "1080"
+		default:
+			return "", false
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port), true
+}
+
+// preconnects holds the connections Preconnect opened, by address, until a
+// dial takes them.
+var preconnects = &preconnected{m: map[string]*preconnection{}}
+
+type preconnected struct {
+	mu sync.Mutex
+	m  map[string]*preconnection
+}
+
+// preconnection is a connection being opened: done is closed once conn or
+// err is set.
+type preconnection struct {
+	done chan struct{}
+	conn net.Conn
+	err  error
+}
+
+var preconnectDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+
+// start opens a connection to addr unless one is open or being opened.
+func (p *preconnected) start(addr string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.m[addr]; ok {
+		return
+	}
+	c := &preconnection{done: make(chan struct{})}
+	p.m[addr] = c
+	ttl := preconnectTTL
+	go func() {
+		c.conn, c.err = preconnectDialer.DialContext(context.Background(), "tcp", addr)
+		close(c.done)
+		time.AfterFunc(ttl, func() {
+			if p.take(addr, c) != nil && c.conn != nil {
+				c.conn.Close() // never taken
+			}
+		})
+	}()
+}
+
+// take removes the connection for addr from p and returns it; with want,
+// only if it is that one.
+func (p *preconnected) take(addr string, want *preconnection) *preconnection {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := p.m[addr]
+	if c == nil || want != nil && c != want {
+		return nil
+	}
+	delete(p.m, addr)
+	return c
+}
+
+// dial is NewHTTPClient's dialer: a connection Preconnect opened to addr,
+// once it is open, or a new one.
+func (p *preconnected) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if network == "tcp" {
+		if c := p.take(addr, nil); c != nil {
+			select {
+			case <-c.done:
+				if c.err == nil {
+					return c.conn, nil
+				}
+			case <-ctx.Done():
+				go func() {
+					<-c.done
+					if c.conn != nil {
+						c.conn.Close()
+					}
+				}()
+				return nil, ctx.Err()
+			}
+		}
+	}
+	return preconnectDialer.DialContext(ctx, network, addr)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/sotlabs/sot/internal/gchold"
 	"github.com/sotlabs/sot/internal/tokens"
 	"github.com/sotlabs/sot/llm/llmtest"
+	"github.com/sotlabs/sot/llm/stack"
 )
 
 // providerEnv makes the test binary serve as the fake provider of a
@@ -111,6 +112,7 @@ func reviewIfChild() (code int, child bool) {
 	defer release()
 	ctx := engine.WithWaiting(context.Background(), release)
 	fmt.Println(time.Now().UnixNano())
+	stack.Preconnect(o.Config, "") // as sot review does, while git works
 	cpu := benchload.CPUTime()
 	p, err := Prepare(ctx, o)
 	cpu = benchload.CPUTime() - cpu

@@ -256,6 +256,9 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	if o.Compare {
 		return compare(ctx, f, o, ao)
 	}
+	if !o.DryRun {
+		f.Preconnect(cfg) // while the corpus is read
+	}
 	plan, err := ask.Prepare(ctx, ao)
 	if err != nil {
 		return err // a user error exits 2 (cmdutil.Code)

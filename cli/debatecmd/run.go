@@ -73,6 +73,9 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 	live := cmdutil.NewLive(f, &do.Hooks)
 	do.Passage = passage
 	cfg := do.Config
+	if !o.DryRun {
+		f.Preconnect(cfg)
+	}
 	plan, err := debate.Prepare(ctx, do)
 	if err != nil {
 		return err

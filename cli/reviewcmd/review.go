@@ -210,6 +210,8 @@ func run(ctx context.Context, f *cmdutil.Factory, o *Options) error {
 
 	if o.DryRun {
 		tokens.Warm() // the estimate counts tokens: load the encoding while git works
+	} else {
+		f.Preconnect(ro.Config) // while git works
 	}
 	plan, err := review.Prepare(ctx, ro)
 	var trivial *review.TrivialError

@@ -4,6 +4,7 @@
 package stack
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -325,4 +326,32 @@ func MissingKey(cfg *config.Config, getenv func(string) string, model string) er
 		env = "providers." + ref.Provider + ".api_key_env"
 	}
 	return fmt.Errorf("%w for %s: set %s", llm.ErrMissingKey, ref.Provider, env)
+}
+
+// The base URLs the SDKs send to when a provider names none.
+const (
+	defaultOpenAIURL    = "https://api.openai.com/v1"
+	defaultAnthropicURL = "https://api.anthropic.com"
+)
+
+// Preconnect starts opening the connection the first call to model (""
+// for the default) will go out on, while the run prepares
+// (llm.Preconnect), when model's provider is reached over HTTP. A model
+// that does not resolve opens nothing: the run reports it.
+func Preconnect(cfg *config.Config, model string) {
+	ref, err := cfg.ResolveModel(model)
+	if err != nil {
+		return
+	}
+	base := cfg.Providers[ref.Provider].BaseURL
+	switch cfg.ProviderType(ref.Provider) {
+	case llm.ProviderOpenAI:
+		base = cmp.Or(base, defaultOpenAIURL)
+	case llm.ProviderAnthropic:
+		base = cmp.Or(base, defaultAnthropicURL)
+	case llm.ProviderOllama:
+	default:
+		return // a program, or no provider sot knows
+	}
+	llm.Preconnect(base)
 }

@@ -1,0 +1,125 @@
+package llm
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// connServer is a server that records the connections it accepts and
+// sees closed.
+type connServer struct {
+	*httptest.Server
+	mu             sync.Mutex
+	opened, closed int
+	changed        chan struct{}
+}
+
+func newConnServer(t *testing.T) *connServer {
+	s := &connServer{changed: make(chan struct{}, 16)}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		s.mu.Lock()
+		switch st {
+		case http.StateNew:
+			s.opened++
+		case http.StateClosed:
+			s.closed++
+		}
+		s.mu.Unlock()
+		s.changed <- struct{}{}
+	}
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *connServer) counts() (opened, closed int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opened, s.closed
+}
+
+// await waits until the server's counts satisfy ok.
+func (s *connServer) await(t *testing.T, what string, ok func(opened, closed int) bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !ok(s.counts()) {
+		select {
+		case <-s.changed:
+		case <-deadline:
+			o, c := s.counts()
+			t.Fatalf("%s: the server saw %d connections opened and %d closed", what, o, c)
+		}
+	}
+}
+
+// A connection Preconnect opens reaches the server before any request is
+// made, and the first request of a client goes out on it: the server sees
+// one connection in all.
+func TestPreconnectedConnectionCarriesTheFirstRequest(t *testing.T) {
+	s := newConnServer(t)
+	Preconnect(s.URL + "/v1")
+	s.await(t, "before any request", func(o, _ int) bool { return o == 1 })
+	resp, err := NewHTTPClient().Get(s.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if o, _ := s.counts(); o != 1 {
+		t.Fatalf("the server saw %d connections; the request should have gone out on the one opened before it", o)
+	}
+	// Taken once: a second client dials anew.
+	resp, err = NewHTTPClient().Get(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if o, _ := s.counts(); o != 2 {
+		t.Fatalf("the server saw %d connections, want 2", o)
+	}
+}
+
+// A connection Preconnect opened that no request takes is closed after
+// preconnectTTL.
+func TestUnusedPreconnectionIsClosed(t *testing.T) {
+	old := preconnectTTL
+	preconnectTTL = 50 * time.Millisecond
+	t.Cleanup(func() { preconnectTTL = old })
+	s := newConnServer(t)
+	Preconnect(s.URL)
+	s.await(t, "the connection opened and then closed", func(o, c int) bool { return o == 1 && c == 1 })
+}
+
+// The address dialled is the one a request to the base URL goes to, with
+// the scheme's port when the URL names none; a base URL that is no URL
+// opens nothing.
+func TestDialAddress(t *testing.T) {
+	for _, v := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"} {
+		if os.Getenv(v) != "" {
+			t.Skipf("%s is set: requests go through the proxy", v)
+		}
+	}
+	for _, tc := range []struct {
+		base, addr string
+		ok         bool
+	}{
+		{"https://api.openai.com/v1", "api.openai.com:443", true},
+		{"http://localhost:11434/v1", "localhost:11434", true},
+		{"http://[::1]/v1", "[::1]:80", true},
+		{"", "", false},
+		{"localhost:8080", "", false},
+		{"ftp://example.com", "", false},
+	} {
+		addr, ok := dialAddress(tc.base)
+		if addr != tc.addr || ok != tc.ok {
+			t.Errorf("dialAddress(%q) = %q, %v; want %q, %v", tc.base, addr, ok, tc.addr, tc.ok)
+		}
+	}
+}
