@@ -167,7 +167,8 @@ func (f *Factory) MissingKey(cfg *config.Config, models ...string) error {
 // Preconnect starts opening the connection the run's first call to the
 // default model will go out on, while the run prepares
 // (stack.Preconnect), when this process sends the calls itself (the
-// local executor). A dry run calls no model and opens nothing.
+// local executor). A command calls it unless its run is dry: a dry run
+// calls no model and opens nothing.
 func (f *Factory) Preconnect(cfg *config.Config) {
 	if cfg.Executor.Kind == "" || cfg.Executor.Kind == config.ExecutorLocal {
 		stack.Preconnect(cfg, "")
