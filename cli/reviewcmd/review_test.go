@@ -3,10 +3,15 @@ package reviewcmd
 import (
 	"context"
 	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sotlabs/sot/cli/cmdutil"
 	"github.com/sotlabs/sot/config"
@@ -32,6 +37,12 @@ var (
 // and error.
 func newProject(t *testing.T, srv *llmtest.Server) (f *cmdutil.Factory, dir string, out, errOut *strings.Builder) {
 	t.Helper()
+	return newProjectAt(t, srv.OpenAIBaseURL())
+}
+
+// newProjectAt is newProject with the provider at base.
+func newProjectAt(t *testing.T, base string) (f *cmdutil.Factory, dir string, out, errOut *strings.Builder) {
+	t.Helper()
 	dir = t.TempDir()
 	for name, text := range map[string]string{
 		".git/HEAD":      "ref: refs/heads/main\n",
@@ -51,7 +62,7 @@ func newProject(t *testing.T, srv *llmtest.Server) (f *cmdutil.Factory, dir stri
 	env := map[string]string{
 		"SOT_MODEL":       "openai:gpt-4.1",
 		"OPENAI_API_KEY":  "sk-test-0123456789",
-		"OPENAI_BASE_URL": srv.OpenAIBaseURL(),
+		"OPENAI_BASE_URL": base,
 		"SOT_RETRIES":     "0",
 		"HOME":            home,
 		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
@@ -170,5 +181,42 @@ func TestReviewUsageErrors(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("usage errors sent %d request(s)", n)
+	}
+}
+
+// A review opens its connection to the provider while it prepares, and a
+// dry run, which calls no model, opens none.
+func TestOnlyARunConnectsToTheProvider(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Config{Rules: []llmtest.Rule{
+		{System: "You are the assumptions specialist", JSON: mustFix},
+		{System: "triage lead", JSON: triage},
+	}})
+	defer srv.Close()
+	var opened atomic.Int32
+	front := httptest.NewUnstartedServer(srv.Handler())
+	front.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	front.Start()
+	defer front.Close()
+
+	f, dir, _, errOut := newProjectAt(t, front.URL+"/v1")
+	o := options(dir, "assumptions")
+	o.DryRun = true
+	if err := Run(context.Background(), f, o); err != nil {
+		t.Fatalf("exit %d: %v\n%s", cmdutil.Code(err), err, errOut)
+	}
+	time.Sleep(100 * time.Millisecond) // a connection started would have arrived
+	if n := opened.Load(); n != 0 {
+		t.Fatalf("a dry run opened %d connection(s) to the provider", n)
+	}
+	f, dir, _, errOut = newProjectAt(t, front.URL+"/v1")
+	if err := Run(context.Background(), f, options(dir, "assumptions")); err != nil {
+		t.Fatalf("exit %d: %v\n%s", cmdutil.Code(err), err, errOut)
+	}
+	if opened.Load() == 0 {
+		t.Fatal("the review reached the provider on no connection")
 	}
 }
