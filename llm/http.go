@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -50,8 +51,9 @@ func NewHTTPClient() *http.Client {
 	// 4 KiB pieces (one system call each).
 	t.WriteBufferSize = 64 << 10
 	// A connection Preconnect opened is taken by the first dial of its
-	// address.
+	// address; to an https server, it has done its TLS handshake too.
 	t.DialContext = preconnects.dial
+	t.DialTLSContext = preconnects.dialTLS
 	return &http.Client{Transport: t}
 }
 
@@ -120,26 +122,28 @@ var preconnectTTL = 20 * time.Second
 
 // Preconnect starts opening, in the background, a connection to the
 // server that requests to base (a provider's base URL) are sent to, or to
-// the proxy the environment names for them, so that a run's first request
-// finds it open instead of waiting for it: for a remote provider, a round
-// trip; on a busy machine, a wait for the scheduler. The first dial of that
-// address by a client of NewHTTPClient takes the connection; one not taken
-// within 20 seconds is closed. Nothing is sent on it.
+// the proxy the environment names for them, with its TLS handshake when
+// that server is reached over https, so that a run's first request finds
+// it ready instead of waiting for it: for a remote provider, two round
+// trips; on a busy machine, a wait for the scheduler. The first dial of
+// that address by a client of NewHTTPClient takes the connection; one not
+// taken within 20 seconds is closed. Nothing is sent on it.
 func Preconnect(base string) {
-	if addr, ok := dialAddress(base); ok {
-		preconnects.start(addr)
+	if addr, secure, ok := dialAddress(base); ok {
+		preconnects.start(addr, secure)
 	}
 }
 
 // dialAddress is the address a client of NewHTTPClient dials for a
-// request to base: the proxy's, if the environment names one for it.
-func dialAddress(base string) (string, bool) {
+// request to base, the proxy's if the environment names one for it, and
+// whether it speaks TLS there.
+func dialAddress(base string) (addr string, secure, ok bool) {
 	u, err := ParseBaseURL(base)
 	if err != nil || u == nil {
-		return "", false
+		return "", false, false
 	}
 	if p, err := http.ProxyFromEnvironment(&http.Request{URL: u}); err != nil {
-		return "", false
+		return "", false, false
 	} else if p != nil {
 		u = p
 	}
@@ -153,10 +157,37 @@ func dialAddress(base string) (string, bool) {
 		case "socks5", "socks5h":
 			port = "1080"
 		default:
-			return "", false
+			return "", false, false
 		}
 	}
-	return net.JoinHostPort(u.Hostname(), port), true
+	return net.JoinHostPort(u.Hostname(), port), u.Scheme == "https", true
+}
+
+// preconnectTLS is the TLS configuration of the connections Preconnect
+// and NewHTTPClient's clients open to https servers (the system's roots);
+// tests give it theirs.
+var preconnectTLS = &tls.Config{}
+
+// tlsHandshakeTimeout bounds a TLS handshake, as http.DefaultTransport's
+// does.
+const tlsHandshakeTimeout = 10 * time.Second
+
+// tlsClient starts TLS on raw, a connection to addr, offering HTTP/2 and
+// HTTP/1.1 as http.Transport does, and completes its handshake.
+func tlsClient(ctx context.Context, raw net.Conn, addr string) (*tls.Conn, error) {
+	cfg := preconnectTLS.Clone()
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		cfg.ServerName = host
+	}
+	cfg.NextProtos = []string{"h2", "http/1.1"}
+	tc := tls.Client(raw, cfg)
+	ctx, cancel := context.WithTimeout(ctx, tlsHandshakeTimeout)
+	defer cancel()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		raw.Close()
+		return nil, err
+	}
+	return tc, nil
 }
 
 // preconnects holds the connections Preconnect opened, by address, until a
@@ -178,60 +209,103 @@ type preconnection struct {
 
 var preconnectDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 
-// start opens a connection to addr unless one is open or being opened.
-func (p *preconnected) start(addr string) {
+// start opens a connection to addr, with TLS when secure, unless one is
+// open or being opened.
+func (p *preconnected) start(addr string, secure bool) {
+	key := preconnectKey(addr, secure)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.m[addr]; ok {
+	if _, ok := p.m[key]; ok {
 		return
 	}
 	c := &preconnection{done: make(chan struct{})}
-	p.m[addr] = c
+	p.m[key] = c
 	ttl := preconnectTTL
 	go func() {
-		c.conn, c.err = preconnectDialer.DialContext(context.Background(), "tcp", addr)
+		ctx := context.Background()
+		conn, err := preconnectDialer.DialContext(ctx, "tcp", addr)
+		if err == nil && secure {
+			conn, err = tlsClient(ctx, conn, addr)
+		}
+		c.conn, c.err = conn, err
 		close(c.done)
 		time.AfterFunc(ttl, func() {
-			if p.take(addr, c) != nil && c.conn != nil {
+			if p.take(key, c) != nil && c.conn != nil {
 				c.conn.Close() // never taken
 			}
 		})
 	}()
 }
 
-// take removes the connection for addr from p and returns it; with want,
+// preconnectKey names a connection to addr, with TLS or not.
+func preconnectKey(addr string, secure bool) string {
+	if secure {
+		return "tls " + addr
+	}
+	return addr
+}
+
+// take removes the connection of key from p and returns it; with want,
 // only if it is that one.
-func (p *preconnected) take(addr string, want *preconnection) *preconnection {
+func (p *preconnected) take(key string, want *preconnection) *preconnection {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c := p.m[addr]
+	c := p.m[key]
 	if c == nil || want != nil && c != want {
 		return nil
 	}
-	delete(p.m, addr)
+	delete(p.m, key)
 	return c
+}
+
+// taken waits for the connection of key, if Preconnect opened one, and
+// returns it once it is open; nil when there is none, or it failed (the
+// caller dials anew).
+func (p *preconnected) taken(ctx context.Context, key string) (net.Conn, error) {
+	c := p.take(key, nil)
+	if c == nil {
+		return nil, nil
+	}
+	select {
+	case <-c.done:
+		if c.err != nil {
+			return nil, nil
+		}
+		return c.conn, nil
+	case <-ctx.Done():
+		go func() {
+			<-c.done
+			if c.conn != nil {
+				c.conn.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // dial is NewHTTPClient's dialer: a connection Preconnect opened to addr,
 // once it is open, or a new one.
 func (p *preconnected) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	if network == "tcp" {
-		if c := p.take(addr, nil); c != nil {
-			select {
-			case <-c.done:
-				if c.err == nil {
-					return c.conn, nil
-				}
-			case <-ctx.Done():
-				go func() {
-					<-c.done
-					if c.conn != nil {
-						c.conn.Close()
-					}
-				}()
-				return nil, ctx.Err()
-			}
+		if conn, err := p.taken(ctx, preconnectKey(addr, false)); conn != nil || err != nil {
+			return conn, err
 		}
 	}
 	return preconnectDialer.DialContext(ctx, network, addr)
+}
+
+// dialTLS is NewHTTPClient's dialer of https servers: a connection
+// Preconnect opened to addr, once its handshake is done, or a new one
+// with its handshake done.
+func (p *preconnected) dialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
+	if network == "tcp" {
+		if conn, err := p.taken(ctx, preconnectKey(addr, true)); conn != nil || err != nil {
+			return conn, err
+		}
+	}
+	raw, err := preconnectDialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return tlsClient(ctx, raw, addr)
 }

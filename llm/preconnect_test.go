@@ -1,6 +1,8 @@
 package llm
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"io"
 	"net"
 	"net/http"
@@ -108,18 +110,59 @@ func TestDialAddress(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		base, addr string
-		ok         bool
+		secure, ok bool
 	}{
-		{"https://api.openai.com/v1", "api.openai.com:443", true},
-		{"http://localhost:11434/v1", "localhost:11434", true},
-		{"http://[::1]/v1", "[::1]:80", true},
-		{"", "", false},
-		{"localhost:8080", "", false},
-		{"ftp://example.com", "", false},
+		{"https://api.openai.com/v1", "api.openai.com:443", true, true},
+		{"http://localhost:11434/v1", "localhost:11434", false, true},
+		{"http://[::1]/v1", "[::1]:80", false, true},
+		{"", "", false, false},
+		{"localhost:8080", "", false, false},
+		{"ftp://example.com", "", false, false},
 	} {
-		addr, ok := dialAddress(tc.base)
-		if addr != tc.addr || ok != tc.ok {
-			t.Errorf("dialAddress(%q) = %q, %v; want %q, %v", tc.base, addr, ok, tc.addr, tc.ok)
+		addr, secure, ok := dialAddress(tc.base)
+		if addr != tc.addr || secure != tc.secure || ok != tc.ok {
+			t.Errorf("dialAddress(%q) = %q, %v, %v; want %q, %v, %v", tc.base, addr, secure, ok, tc.addr, tc.secure, tc.ok)
+		}
+	}
+}
+
+// Over https, the connection Preconnect opens has done its TLS handshake,
+// offering HTTP/2: the first request goes out on it over HTTP/2, and a
+// client without one handshakes its own the same way.
+func TestPreconnectedTLSConnectionCarriesTheFirstRequest(t *testing.T) {
+	s := &connServer{changed: make(chan struct{}, 16)}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) }))
+	s.EnableHTTP2 = true
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		s.mu.Lock()
+		if st == http.StateNew {
+			s.opened++
+		}
+		s.mu.Unlock()
+		s.changed <- struct{}{}
+	}
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	roots := x509.NewCertPool()
+	roots.AddCert(s.Certificate())
+	old := preconnectTLS
+	preconnectTLS = &tls.Config{RootCAs: roots}
+	t.Cleanup(func() { preconnectTLS = old })
+
+	Preconnect(s.URL + "/v1")
+	s.await(t, "before any request", func(o, _ int) bool { return o == 1 })
+	for i, want := range []int{1, 2} {
+		resp, err := NewHTTPClient().Get(s.URL + "/v1/models")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.ProtoMajor != 2 || string(body) != "HTTP/2.0" {
+			t.Errorf("request %d went over %s (the server saw %s), not HTTP/2", i+1, resp.Proto, body)
+		}
+		if o, _ := s.counts(); o != want {
+			t.Fatalf("after request %d the server saw %d connections, want %d", i+1, o, want)
 		}
 	}
 }
