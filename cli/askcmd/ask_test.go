@@ -3,14 +3,10 @@ package askcmd
 import (
 	"context"
 	"encoding/json"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,12 +37,6 @@ var (
 // standard output and error.
 func newProject(t *testing.T, srv *llmtest.Server) (f *cmdutil.Factory, dir string, out, errOut *strings.Builder) {
 	t.Helper()
-	return newProjectAt(t, srv.OpenAIBaseURL())
-}
-
-// newProjectAt is newProject with the provider at base.
-func newProjectAt(t *testing.T, base string) (f *cmdutil.Factory, dir string, out, errOut *strings.Builder) {
-	t.Helper()
 	dir = t.TempDir()
 	for name, text := range corpus {
 		p := filepath.Join(dir, name)
@@ -63,7 +53,7 @@ func newProjectAt(t *testing.T, base string) (f *cmdutil.Factory, dir string, ou
 	env := map[string]string{
 		"SOT_MODEL":       "openai:gpt-4.1",
 		"OPENAI_API_KEY":  "sk-test-0123456789",
-		"OPENAI_BASE_URL": base,
+		"OPENAI_BASE_URL": srv.OpenAIBaseURL(),
 		"SOT_RETRIES":     "0",
 		"HOME":            home,
 		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
@@ -321,29 +311,20 @@ func TestOnlyARunConnectsToTheProvider(t *testing.T) {
 		{System: "You write the answer to a question", JSON: answer},
 	}})
 	defer srv.Close()
-	var opened atomic.Int32
-	front := httptest.NewUnstartedServer(srv.Handler())
-	front.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			opened.Add(1)
-		}
-	}
-	front.Start()
-	defer front.Close()
 
-	f, _, _, errOut := newProjectAt(t, front.URL+"/v1")
+	f, _, _, errOut := newProject(t, srv)
 	if err := Run(context.Background(), f, &Options{Question: question, DryRun: true}); err != nil {
 		t.Fatalf("exit %d: %v\n%s", cmdutil.Code(err), err, errOut)
 	}
 	time.Sleep(100 * time.Millisecond) // a connection started would have arrived
-	if n := opened.Load(); n != 0 {
+	if n := srv.Connections(); n != 0 {
 		t.Fatalf("a dry run opened %d connection(s) to the provider", n)
 	}
-	f, _, _, errOut = newProjectAt(t, front.URL+"/v1")
+	f, _, _, errOut = newProject(t, srv)
 	if err := Run(context.Background(), f, &Options{Question: question}); err != nil {
 		t.Fatalf("exit %d: %v\n%s", cmdutil.Code(err), err, errOut)
 	}
-	if opened.Load() == 0 {
+	if srv.Connections() == 0 {
 		t.Fatal("the question reached the provider on no connection")
 	}
 }

@@ -3,13 +3,9 @@ package reviewcmd
 import (
 	"context"
 	"encoding/json"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,12 +33,6 @@ var (
 // and error.
 func newProject(t *testing.T, srv *llmtest.Server) (f *cmdutil.Factory, dir string, out, errOut *strings.Builder) {
 	t.Helper()
-	return newProjectAt(t, srv.OpenAIBaseURL())
-}
-
-// newProjectAt is newProject with the provider at base.
-func newProjectAt(t *testing.T, base string) (f *cmdutil.Factory, dir string, out, errOut *strings.Builder) {
-	t.Helper()
 	dir = t.TempDir()
 	for name, text := range map[string]string{
 		".git/HEAD":      "ref: refs/heads/main\n",
@@ -62,7 +52,7 @@ func newProjectAt(t *testing.T, base string) (f *cmdutil.Factory, dir string, ou
 	env := map[string]string{
 		"SOT_MODEL":       "openai:gpt-4.1",
 		"OPENAI_API_KEY":  "sk-test-0123456789",
-		"OPENAI_BASE_URL": base,
+		"OPENAI_BASE_URL": srv.OpenAIBaseURL(),
 		"SOT_RETRIES":     "0",
 		"HOME":            home,
 		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
@@ -192,31 +182,22 @@ func TestOnlyARunConnectsToTheProvider(t *testing.T) {
 		{System: "triage lead", JSON: triage},
 	}})
 	defer srv.Close()
-	var opened atomic.Int32
-	front := httptest.NewUnstartedServer(srv.Handler())
-	front.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			opened.Add(1)
-		}
-	}
-	front.Start()
-	defer front.Close()
 
-	f, dir, _, errOut := newProjectAt(t, front.URL+"/v1")
+	f, dir, _, errOut := newProject(t, srv)
 	o := options(dir, "assumptions")
 	o.DryRun = true
 	if err := Run(context.Background(), f, o); err != nil {
 		t.Fatalf("exit %d: %v\n%s", cmdutil.Code(err), err, errOut)
 	}
 	time.Sleep(100 * time.Millisecond) // a connection started would have arrived
-	if n := opened.Load(); n != 0 {
+	if n := srv.Connections(); n != 0 {
 		t.Fatalf("a dry run opened %d connection(s) to the provider", n)
 	}
-	f, dir, _, errOut = newProjectAt(t, front.URL+"/v1")
+	f, dir, _, errOut = newProject(t, srv)
 	if err := Run(context.Background(), f, options(dir, "assumptions")); err != nil {
 		t.Fatalf("exit %d: %v\n%s", cmdutil.Code(err), err, errOut)
 	}
-	if opened.Load() == 0 {
+	if srv.Connections() == 0 {
 		t.Fatal("the review reached the provider on no connection")
 	}
 }

@@ -160,6 +160,7 @@ type Server struct {
 	maxInflight atomic.Int64
 	ids         atomic.Int64
 	count       atomic.Int64
+	conns       atomic.Int64 // connections accepted
 }
 
 // compiled is a Config prepared for serving.
@@ -225,6 +226,11 @@ func Listen(addr string, cfg Config) (*Server, error) {
 		Handler:           s,
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          log.New(io.Discard, "", 0),
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				s.conns.Add(1)
+			}
+		},
 	}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
@@ -238,6 +244,10 @@ func (s *Server) OpenAIBaseURL() string { return s.url + "/v1" }
 
 // AnthropicBaseURL is the value for ANTHROPIC_BASE_URL.
 func (s *Server) AnthropicBaseURL() string { return s.url }
+
+// Connections is the number of connections the server has accepted,
+// whether or not a request came on them.
+func (s *Server) Connections() int { return int(s.conns.Load()) }
 
 // Handler returns the server's HTTP handler, for mounting elsewhere.
 func (s *Server) Handler() http.Handler { return s }
