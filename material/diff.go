@@ -60,8 +60,9 @@ type DiffOptions struct {
 	// path naming the top of the work tree, limits nothing.
 	Only []string
 	// BaseDirs names directories, like Exclude, whose files at the base of
-	// the change the caller will list (Material.FilesAtBase). When the
-	// base is the commit checked out, they are listed while git diffs.
+	// the change the caller will list (Material.FilesAtBase, given the
+	// same slice). When the base is the commit checked out, they are
+	// listed while git diffs.
 	BaseDirs []string
 }
 
@@ -138,7 +139,7 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		defer close(repoDone)
 		repo, repoErr = repoTop(ctx, dir)
 		if repoErr == nil && len(revs) == 0 && repo.commit != "" && len(o.BaseDirs) > 0 {
-			atBase = listAtBase(ctx, repo.top, repo.commit, excludePaths(repo.top, o.BaseDirs))
+			atBase = listAtBase(ctx, repo.top, repo.commit, o.BaseDirs)
 		}
 	}()
 
@@ -403,28 +404,42 @@ func AtBase(ctx context.Context, top, base, path string) (data []byte, ok bool, 
 // commit, started before anyone asks for it.
 type baseListing struct {
 	base  string
-	dirs  []string
+	asked []string // the directories, as DiffOptions.BaseDirs named them
 	done  chan struct{}
 	files []string
 	err   error
 }
 
-// listAtBase starts listing the files under dirs in the commit base.
+// listAtBase starts listing the files under dirs (named as
+// DiffOptions.BaseDirs names them) in the commit base.
 func listAtBase(ctx context.Context, top, base string, dirs []string) *baseListing {
-	l := &baseListing{base: base, dirs: dirs, done: make(chan struct{})}
+	l := &baseListing{base: base, asked: dirs, done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
-		l.files, l.err = FilesAtBase(ctx, top, base, dirs...)
+		l.files, l.err = filesUnder(ctx, top, base, dirs)
 	}()
 	return l
 }
 
-// FilesAtBase lists the files under the directories dirs (relative to the
-// top, forward slashes) in the commit m.Base, as the package function
-// does. A listing DiffOptions.BaseDirs asked for, of the same directories,
-// was started while the diff was taken, and is waited for.
+// filesUnder lists the files in the commit base under dirs, named as
+// DiffOptions.BaseDirs names them. A directory outside the work tree, or
+// the top of the work tree itself, holds none.
+func filesUnder(ctx context.Context, top, base string, dirs []string) ([]string, error) {
+	rel := excludePaths(top, dirs)
+	if len(rel) == 0 {
+		return nil, nil
+	}
+	return FilesAtBase(ctx, top, base, rel...)
+}
+
+// FilesAtBase lists the files, relative to the top of the work tree with
+// forward slashes, that the commit m.Base has under the directories dirs.
+// They are named as DiffOptions.BaseDirs names them: absolute, or
+// relative to the top; one outside the work tree holds none. The listing
+// DiffOptions.BaseDirs asked for, when dirs are those, was started while
+// the diff was taken, and is waited for.
 func (m *Material) FilesAtBase(ctx context.Context, dirs ...string) ([]string, error) {
-	if l := m.atBase; l != nil && l.base == m.Base && slices.Equal(l.dirs, dirs) {
+	if l := m.atBase; l != nil && l.base == m.Base && slices.Equal(l.asked, dirs) {
 		select {
 		case <-l.done:
 			return slices.Clone(l.files), l.err
@@ -432,7 +447,7 @@ func (m *Material) FilesAtBase(ctx context.Context, dirs ...string) ([]string, e
 			return nil, ctx.Err()
 		}
 	}
-	return FilesAtBase(ctx, m.Top, m.Base, dirs...)
+	return filesUnder(ctx, m.Top, m.Base, dirs)
 }
 
 // FilesAtBase lists the files under the directories dirs (relative to the

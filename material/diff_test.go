@@ -681,9 +681,10 @@ func TestDiffNoMergeBase(t *testing.T) {
 }
 
 // The files DiffOptions.BaseDirs names are listed at the base of the
-// change while git diffs: Material.FilesAtBase needs no git afterwards and
-// says what FilesAtBase says. Other directories, and a diff of a range,
-// are listed when asked.
+// change while git diffs: Material.FilesAtBase, asked for the directories
+// as BaseDirs named them, needs no git afterwards and says what
+// FilesAtBase says. Other directories, and a diff of a range, are listed
+// when asked; a directory outside the work tree holds no file.
 func TestFilesAtBaseListedWithTheDiff(t *testing.T) {
 	r := newRepo(t)
 	r.write("a.go", "package a\n")
@@ -706,15 +707,22 @@ func TestFilesAtBaseListedWithTheDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	relative, err := m.FilesAtBase(t.Context(), dirs...) // the same directories, named from the top: listed again
+	if err != nil || !slices.Equal(relative, want) {
+		t.Fatalf("the directories named from the top list %q (%v); want %q", relative, err, want)
+	}
+	if outside, err := m.FilesAtBase(t.Context(), t.TempDir(), r.dir); err != nil || len(outside) != 0 {
+		t.Fatalf("a directory outside the work tree, and the top itself, list %q (%v); want no file", outside, err)
+	}
 	t.Setenv("PATH", "") // no git from here on
-	got, err := m.FilesAtBase(t.Context(), dirs...)
+	got, err := m.FilesAtBase(t.Context(), abs...)
 	if err != nil {
 		t.Fatalf("the files at the base were not listed with the diff: %v", err)
 	}
 	if diff := cmp.Diff([]string{".sot/lenses/l.md", ".sot/personas/p.md"}, got); diff != "" || !slices.Equal(got, want) {
 		t.Fatalf("files at the base (-want +got):\n%s\nFilesAtBase says %q", diff, want)
 	}
-	if _, err := m.FilesAtBase(t.Context(), ".sot/lenses"); err == nil {
+	if _, err := m.FilesAtBase(t.Context(), abs[1]); err == nil {
 		t.Fatal("other directories were listed without git: the listing was not asked for")
 	}
 }

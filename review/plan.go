@@ -417,14 +417,12 @@ func (o *Options) gather(ctx context.Context, c *Context, top string) (*material
 				c.Coordinates = cmp.Or(c.Coordinates, sinceCoordinates(o.Diff, s))
 			}
 		}
-		var personaDirs []string // listed at the base while git diffs (rebasePersonas)
+		var baseDirs []string // listed at the base while git diffs (rebasePersonas)
 		if o.Library != nil {
-			for _, d := range persona.ProjectDirs {
-				personaDirs = append(personaDirs, filepath.Join(top, filepath.FromSlash(d)))
-			}
+			baseDirs = personaDirs(top)
 		}
 		m, err := material.Diff(ctx, material.DiffOptions{Dir: dir, Range: rng, Staged: o.Staged, Untracked: rng == "" && !o.Staged,
-			Exclude: ownOutputs(top, c.OutputDir, o.Exclude), Only: only, BaseDirs: personaDirs})
+			Exclude: ownOutputs(top, c.OutputDir, o.Exclude), Only: only, BaseDirs: baseDirs})
 		if err != nil {
 			return nil, err
 		}

@@ -29,11 +29,7 @@ func rebasePersonas(ctx context.Context, lib *persona.Library, m *material.Mater
 		}
 		return filepath.ToSlash(r)
 	}
-	var dirs []string
-	for _, d := range persona.ProjectDirs {
-		dirs = append(dirs, toGit(d))
-	}
-	files, err := m.FilesAtBase(ctx, dirs...)
+	files, err := m.FilesAtBase(ctx, personaDirs(top)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list the persona files at the base of the change: %w", err)
 	}
@@ -62,6 +58,18 @@ func rebasePersonas(ctx context.Context, lib *persona.Library, m *material.Mater
 		}
 	}
 	return out, notes, nil
+}
+
+// personaDirs are the project's persona directories under top, as the
+// diff is asked to list them at its base (material.DiffOptions.BaseDirs)
+// and rebasePersonas asks for that listing: named the same way in both,
+// so that the listing started with the diff is the one used.
+func personaDirs(top string) []string {
+	dirs := make([]string, len(persona.ProjectDirs))
+	for i, d := range persona.ProjectDirs {
+		dirs[i] = filepath.Join(top, filepath.FromSlash(d))
+	}
+	return dirs
 }
 
 // resolved is p with its symbolic links resolved, when it can be.

@@ -1,8 +1,10 @@
 package review
 
 import (
+	"cmp"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,4 +139,69 @@ func mapValues(m map[string]string) []string {
 		out = append(out, v)
 	}
 	return out
+}
+
+// The persona files at the base of the change are listed once, while git
+// diffs, whether the project is the top of the repository or a directory
+// inside it (.sot in a subdirectory of a monorepo): rebasePersonas asks
+// for the directories the diff was asked to list, and the edit it finds
+// is still held back.
+func TestPersonaFilesListedOnceAtTheBase(t *testing.T) {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	builtin, err := persona.ReadSource("builtin:specialists/security.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"", "services/pay"} {
+		t.Run(cmp.Or(sub, "top"), func(t *testing.T) {
+			repo, git := gitRepo(t)
+			project := filepath.Join(repo, filepath.FromSlash(sub))
+			write := func(name, body string) {
+				p := filepath.Join(project, filepath.FromSlash(name))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(".sot/personas/security.md", string(builtin))
+			write("pay.go", "package pay\n\nfunc Charge() {}\n")
+			git("add", "-A")
+			git("commit", "-qm", "base")
+			write(".sot/personas/security.md", string(builtin)+"\n"+plantedRule+"\n")
+			write("pay.go", "package pay\n\nfunc Charge(card string) { println(card) }\n")
+
+			bin, log := t.TempDir(), filepath.Join(t.TempDir(), "calls")
+			script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
+			if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+			o := benchOptions(t, project, nil, "openai:gpt-4.1")
+			lib, err := persona.Discover(persona.Dirs{Project: project})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Library = lib
+			o.Context.Specialists = "security"
+			o.Context.Perspectives = "none"
+			p, err := Prepare(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(strings.Join(p.Warnings, "\n"), "the change edits .sot/personas/security.md") {
+				t.Errorf("warnings %q, want the edited persona held back", p.Warnings)
+			}
+			b, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(b), "ls-tree"); n != 1 {
+				t.Errorf("the persona files at the base were listed %d times, want once:\n%s", n, b)
+			}
+		})
+	}
 }
