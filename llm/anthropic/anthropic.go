@@ -64,6 +64,10 @@ type Config struct {
 }
 
 // Provider calls the Messages API. It is safe for concurrent use.
+// DefaultBaseURL is the API root a Provider given no BaseURL sends to: the
+// SDK's own default (TestDefaultBaseURLIsTheSDKs), which New leaves to it.
+const DefaultBaseURL = "https://api.anthropic.com"
+
 type Provider struct {
 	cfg Config
 	svc sdk.MessageService

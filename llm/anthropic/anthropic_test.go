@@ -608,3 +608,26 @@ func TestLongTextsGoOutWhole(t *testing.T) {
 		})
 	}
 }
+
+// roundTripFunc is an http.RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A Provider given no BaseURL sends to DefaultBaseURL, the root the SDK
+// chooses, which llm/stack connects to ahead of a run's first call.
+func TestDefaultBaseURLIsTheSDKs(t *testing.T) {
+	var sent string
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sent = r.URL.String()
+		return nil, errors.New("not sent")
+	})}
+	p, err := New(Config{APIKey: "sk-test-0123456789", HTTPClient: hc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = p.Complete(t.Context(), &llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	if !strings.HasPrefix(sent, DefaultBaseURL+"/") {
+		t.Fatalf("the request went to %q; DefaultBaseURL is %q", sent, DefaultBaseURL)
+	}
+}

@@ -52,6 +52,10 @@ type Config struct {
 }
 
 // Provider calls a Chat Completions endpoint. It is safe for concurrent use.
+// DefaultBaseURL is the API root a Provider given no BaseURL sends to: the
+// SDK's own default (TestDefaultBaseURLIsTheSDKs), which New leaves to it.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
 type Provider struct {
 	cfg Config
 	svc sdk.ChatCompletionService

@@ -328,12 +328,6 @@ func MissingKey(cfg *config.Config, getenv func(string) string, model string) er
 	return fmt.Errorf("%w for %s: set %s", llm.ErrMissingKey, ref.Provider, env)
 }
 
-// The base URLs the SDKs send to when a provider names none.
-const (
-	defaultOpenAIURL    = "https://api.openai.com/v1"
-	defaultAnthropicURL = "https://api.anthropic.com"
-)
-
 // Preconnect starts opening the connection the first call to model (""
 // for the default) will go out on, while the run prepares
 // (llm.Preconnect), when model's provider is reached over HTTP. A model
@@ -346,9 +340,9 @@ func Preconnect(cfg *config.Config, model string) {
 	base := cfg.Providers[ref.Provider].BaseURL
 	switch cfg.ProviderType(ref.Provider) {
 	case llm.ProviderOpenAI:
-		base = cmp.Or(base, defaultOpenAIURL)
+		base = cmp.Or(base, openai.DefaultBaseURL)
 	case llm.ProviderAnthropic:
-		base = cmp.Or(base, defaultAnthropicURL)
+		base = cmp.Or(base, anthropic.DefaultBaseURL)
 	case llm.ProviderOllama:
 	default:
 		return // a program, or no provider sot knows
