@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -120,17 +121,20 @@ func BodyMessage(r *http.Response) string {
 // taken before it is closed.
 var preconnectTTL = 20 * time.Second
 
-// Preconnect starts opening, in the background, a connection to the
+// Preconnect starts opening, in the background, connections to the
 // server that requests to base (a provider's base URL) are sent to, or to
-// the proxy the environment names for them, with its TLS handshake when
-// that server is reached over https, so that a run's first request finds
-// it ready instead of waiting for it: for a remote provider, two round
-// trips; on a busy machine, a wait for the scheduler. The first dial of
-// that address by a client of NewHTTPClient takes the connection; one not
-// taken within 20 seconds is closed. Nothing is sent on it.
-func Preconnect(base string) {
+// the proxy the environment names for them, with their TLS handshakes when
+// that server is reached over https, so that a run's first requests find
+// them ready instead of waiting for them: for a remote provider, two round
+// trips; on a busy machine, a wait for the scheduler. It opens one
+// connection to a server that speaks HTTP/2, which carries every request
+// at once, and up to n (at least one) to one that speaks HTTP/1.1, one
+// for each request a run sends at once, as a local model server does.
+// Each dial of that address by a client of NewHTTPClient takes one; one
+// not taken within 20 seconds is closed. Nothing is sent on them.
+func Preconnect(base string, n int) {
 	if addr, secure, ok := dialAddress(base); ok {
-		preconnects.start(addr, secure)
+		preconnects.start(addr, secure, max(n, 1))
 	}
 }
 
@@ -190,13 +194,13 @@ func tlsClient(ctx context.Context, raw net.Conn, addr string) (*tls.Conn, error
 	return tc, nil
 }
 
-// preconnects holds the connections Preconnect opened, by address, until a
-// dial takes them.
-var preconnects = &preconnected{m: map[string]*preconnection{}}
+// preconnects holds the connections Preconnect opened, by address, until
+// dials take them.
+var preconnects = &preconnected{m: map[string][]*preconnection{}}
 
 type preconnected struct {
 	mu sync.Mutex
-	m  map[string]*preconnection
+	m  map[string][]*preconnection // in the order they were started
 }
 
 // preconnection is a connection being opened: done is closed once conn or
@@ -209,23 +213,50 @@ type preconnection struct {
 
 var preconnectDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 
-// start opens a connection to addr, with TLS when secure, unless one is
-// open or being opened.
-func (p *preconnected) start(addr string, secure bool) {
+// start opens n connections to addr, with TLS when secure, unless some
+// are open or being opened. Over TLS the first is opened alone: a server
+// that speaks HTTP/2 needs no other, and the others are started, when it
+// does not, before the first is handed to a dial.
+func (p *preconnected) start(addr string, secure bool, n int) {
 	key := preconnectKey(addr, secure)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.m[key]; ok {
+	if len(p.m[key]) > 0 {
 		return
 	}
+	if secure {
+		p.open(key, addr, true, n-1)
+		return
+	}
+	for range n {
+		p.open(key, addr, false, 0)
+	}
+}
+
+// open starts opening one connection of key, to addr, and, once its TLS
+// handshake shows a server that does not speak HTTP/2, more others; p.mu
+// is held.
+func (p *preconnected) open(key, addr string, secure bool, more int) *preconnection {
 	c := &preconnection{done: make(chan struct{})}
-	p.m[key] = c
+	p.m[key] = append(p.m[key], c)
 	ttl := preconnectTTL
 	go func() {
 		ctx := context.Background()
 		conn, err := preconnectDialer.DialContext(ctx, "tcp", addr)
 		if err == nil && secure {
-			conn, err = tlsClient(ctx, conn, addr)
+			var tc *tls.Conn
+			if tc, err = tlsClient(ctx, conn, addr); err == nil {
+				conn = tc
+				if more > 0 && tc.ConnectionState().NegotiatedProtocol != "h2" {
+					p.mu.Lock()
+					for range more {
+						p.open(key, addr, true, 0)
+					}
+					p.mu.Unlock()
+				}
+			} else {
+				conn = nil
+			}
 		}
 		c.conn, c.err = conn, err
 		close(c.done)
@@ -235,6 +266,7 @@ func (p *preconnected) start(addr string, secure bool) {
 			}
 		})
 	}()
+	return c
 }
 
 // preconnectKey names a connection to addr, with TLS or not.
@@ -245,20 +277,46 @@ func preconnectKey(addr string, secure bool) string {
 	return addr
 }
 
-// take removes the connection of key from p and returns it; with want,
-// only if it is that one.
+// take removes a connection of key from p and returns it: with want,
+// that one if it is there; else the first that is open, or the first.
 func (p *preconnected) take(key string, want *preconnection) *preconnection {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c := p.m[key]
-	if c == nil || want != nil && c != want {
+	cs := p.m[key]
+	i := -1
+	for j, c := range cs {
+		if want != nil {
+			if c == want {
+				i = j
+				break
+			}
+			continue
+		}
+		select {
+		case <-c.done:
+			i = j
+		default:
+		}
+		if i >= 0 {
+			break
+		}
+	}
+	if want == nil && i < 0 && len(cs) > 0 {
+		i = 0
+	}
+	if i < 0 {
 		return nil
 	}
-	delete(p.m, key)
+	c := cs[i]
+	if cs = slices.Delete(cs, i, i+1); len(cs) == 0 {
+		delete(p.m, key)
+	} else {
+		p.m[key] = cs
+	}
 	return c
 }
 
-// taken waits for the connection of key, if Preconnect opened one, and
+// taken waits for a connection of key, if Preconnect opened one, and
 // returns it once it is open; nil when there is none, or it failed (the
 // caller dials anew).
 func (p *preconnected) taken(ctx context.Context, key string) (net.Conn, error) {

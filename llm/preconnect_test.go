@@ -66,7 +66,7 @@ func (s *connServer) await(t *testing.T, what string, ok func(opened, closed int
 // one connection in all.
 func TestPreconnectedConnectionCarriesTheFirstRequest(t *testing.T) {
 	s := newConnServer(t)
-	Preconnect(s.URL + "/v1")
+	Preconnect(s.URL+"/v1", 1)
 	s.await(t, "before any request", func(o, _ int) bool { return o == 1 })
 	resp, err := NewHTTPClient().Get(s.URL + "/v1/models")
 	if err != nil {
@@ -95,7 +95,7 @@ func TestUnusedPreconnectionIsClosed(t *testing.T) {
 	preconnectTTL = 50 * time.Millisecond
 	t.Cleanup(func() { preconnectTTL = old })
 	s := newConnServer(t)
-	Preconnect(s.URL)
+	Preconnect(s.URL, 1)
 	s.await(t, "the connection opened and then closed", func(o, c int) bool { return o == 1 && c == 1 })
 }
 
@@ -149,7 +149,7 @@ func TestPreconnectedTLSConnectionCarriesTheFirstRequest(t *testing.T) {
 	preconnectTLS = &tls.Config{RootCAs: roots}
 	t.Cleanup(func() { preconnectTLS = old })
 
-	Preconnect(s.URL + "/v1")
+	Preconnect(s.URL+"/v1", 1)
 	s.await(t, "before any request", func(o, _ int) bool { return o == 1 })
 	for i, want := range []int{1, 2} {
 		resp, err := NewHTTPClient().Get(s.URL + "/v1/models")
@@ -164,5 +164,103 @@ func TestPreconnectedTLSConnectionCarriesTheFirstRequest(t *testing.T) {
 		if o, _ := s.counts(); o != want {
 			t.Fatalf("after request %d the server saw %d connections, want %d", i+1, o, want)
 		}
+	}
+}
+
+// Preconnect opens a connection for each request a run sends at once to a
+// server that speaks HTTP/1.1, over http or https, and the requests go out
+// on them: the server sees no other. A server that speaks HTTP/2 gets one,
+// which carries them all.
+func TestPreconnectOpensAConnectionForEachParallelRequest(t *testing.T) {
+	const parallel = 4
+	for _, tc := range []struct {
+		name       string
+		tls, http2 bool
+		want       int // connections in all
+	}{
+		{"http", false, false, parallel},
+		{"https, HTTP/1.1", true, false, parallel},
+		{"https, HTTP/2", true, true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			arrived := make(chan struct{}, parallel)
+			release := make(chan struct{})
+			s := &connServer{changed: make(chan struct{}, 64)}
+			s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				arrived <- struct{}{}
+				<-release // every request is in flight at once
+				io.WriteString(w, r.Proto)
+			}))
+			s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+				s.mu.Lock()
+				if st == http.StateNew {
+					s.opened++
+				}
+				s.mu.Unlock()
+				s.changed <- struct{}{}
+			}
+			if tc.tls {
+				s.EnableHTTP2 = tc.http2
+				s.StartTLS()
+				roots := x509.NewCertPool()
+				roots.AddCert(s.Certificate())
+				old := preconnectTLS
+				preconnectTLS = &tls.Config{RootCAs: roots}
+				t.Cleanup(func() { preconnectTLS = old })
+			} else {
+				s.Start()
+			}
+			t.Cleanup(s.Close)
+
+			Preconnect(s.URL+"/v1", parallel)
+			s.await(t, "before any request", func(o, _ int) bool { return o == tc.want })
+			c := NewHTTPClient()
+			get := func() (string, error) {
+				resp, err := c.Get(s.URL + "/v1/models")
+				if err != nil {
+					return "", err
+				}
+				defer resp.Body.Close()
+				b, err := io.ReadAll(resp.Body)
+				return string(b), err
+			}
+			// The first request alone: once it has its connection, no
+			// other is being opened for a server that speaks HTTP/2.
+			first := make(chan error, 1)
+			go func() { _, err := get(); first <- err }()
+			<-arrived
+			var wg sync.WaitGroup
+			protos := make([]string, parallel-1)
+			errs := make([]error, parallel-1)
+			for i := range parallel - 1 {
+				wg.Add(1)
+				go func() { defer wg.Done(); protos[i], errs[i] = get() }()
+			}
+			for range parallel - 1 {
+				<-arrived
+			}
+			close(release)
+			wg.Wait()
+			if err := <-first; err != nil {
+				t.Fatal(err)
+			}
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("request %d: %v", i+2, err)
+				}
+				if want := map[bool]string{true: "HTTP/2.0", false: "HTTP/1.1"}[tc.http2]; protos[i] != want {
+					t.Errorf("request %d went over %s, want %s", i+2, protos[i], want)
+				}
+			}
+			if o, _ := s.counts(); o != tc.want {
+				t.Fatalf("the server saw %d connections, want %d: the requests should have gone out on those opened before them", o, tc.want)
+			}
+			preconnects.mu.Lock()
+			left := len(preconnects.m)
+			preconnects.mu.Unlock()
+			if left != 0 {
+				t.Errorf("%d addresses still hold connections no request took", left)
+			}
+		})
 	}
 }

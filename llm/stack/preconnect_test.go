@@ -13,18 +13,21 @@ import (
 	"github.com/sotlabs/sot/llm"
 )
 
-// Preconnect opens a connection to the provider of the default model, at
-// its configured base URL, before the stack exists, and the stack's first
-// call goes out on it; a model whose provider is a program opens nothing.
+// Preconnect opens connections to the provider of the default model, at
+// its configured base URL, before the stack exists, as many as the
+// provider's concurrency lets go at once (this server speaks HTTP/1.1),
+// and the stack's first call goes out on one of them; a model whose
+// provider is a program opens nothing.
 func TestPreconnectReachesTheDefaultModelsProvider(t *testing.T) {
 	var opened atomic.Int32
-	first := make(chan struct{}, 1)
+	const concurrency = 3
+	all := make(chan struct{}, 1)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"no"}}`, http.StatusBadRequest)
 	}))
 	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew && opened.Add(1) == 1 {
-			first <- struct{}{}
+		if st == http.StateNew && opened.Add(1) == concurrency {
+			all <- struct{}{}
 		}
 	}
 	srv.Start()
@@ -33,6 +36,7 @@ func TestPreconnectReachesTheDefaultModelsProvider(t *testing.T) {
 	cfg := config.Defaults()
 	p := cfg.Providers["openai"]
 	p.BaseURL = srv.URL + "/v1"
+	p.Concurrency = concurrency
 	cfg.Providers["openai"] = p
 	cfg.DefaultModel = "openai:gpt-4.1"
 	cfg.Cache.Disabled = true
@@ -40,9 +44,9 @@ func TestPreconnectReachesTheDefaultModelsProvider(t *testing.T) {
 	Preconnect(&cfg, "command:anything")
 	Preconnect(&cfg, "")
 	select {
-	case <-first:
+	case <-all:
 	case <-time.After(10 * time.Second):
-		t.Fatal("no connection reached the default model's provider")
+		t.Fatalf("%d connections reached the default model's provider, want %d", opened.Load(), concurrency)
 	}
 	st, err := New(&cfg, Options{Getenv: func(k string) string {
 		if k == "OPENAI_API_KEY" {
@@ -55,7 +59,7 @@ func TestPreconnectReachesTheDefaultModelsProvider(t *testing.T) {
 	}
 	defer st.Close()
 	_, _ = st.Provider.Complete(context.Background(), &llm.Request{Model: "openai:gpt-4.1", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
-	if n := opened.Load(); n != 1 {
-		t.Fatalf("the server saw %d connections; the first call should have gone out on the one opened before the stack", n)
+	if n := opened.Load(); n != concurrency {
+		t.Fatalf("the server saw %d connections; the first call should have gone out on one of the %d opened before the stack", n, concurrency)
 	}
 }

@@ -328,16 +328,23 @@ func MissingKey(cfg *config.Config, getenv func(string) string, model string) er
 	return fmt.Errorf("%w for %s: set %s", llm.ErrMissingKey, ref.Provider, env)
 }
 
-// Preconnect starts opening the connection the first call to model (""
+// Preconnect starts opening the connections the first calls to model (""
 // for the default) will go out on, while the run prepares
-// (llm.Preconnect), when model's provider is reached over HTTP. A model
-// that does not resolve opens nothing: the run reports it.
+// (llm.Preconnect), when model's provider is reached over HTTP: one to a
+// server that speaks HTTP/2, and as many as the provider's concurrency
+// lets go at once, up to maxPreconnections, to one that speaks HTTP/1.1.
+// A model that does not resolve opens nothing: the run reports it.
 func Preconnect(cfg *config.Config, model string) {
 	ref, err := cfg.ResolveModel(model)
 	if err != nil {
 		return
 	}
-	base := cfg.Providers[ref.Provider].BaseURL
+	pc := cfg.Providers[ref.Provider]
+	n := cmp.Or(pc.Concurrency, cfg.Concurrency)
+	if n <= 0 || n > maxPreconnections {
+		n = maxPreconnections
+	}
+	base := pc.BaseURL
 	switch cfg.ProviderType(ref.Provider) {
 	case llm.ProviderOpenAI:
 		base = cmp.Or(base, openai.DefaultBaseURL)
@@ -347,5 +354,10 @@ func Preconnect(cfg *config.Config, model string) {
 	default:
 		return // a program, or no provider sot knows
 	}
-	llm.Preconnect(base)
+	llm.Preconnect(base, n)
 }
+
+// maxPreconnections is the most connections Preconnect opens to a server
+// that speaks HTTP/1.1: the first wave of a question's readings; a larger
+// wave dials the rest as it goes.
+const maxPreconnections = 8
