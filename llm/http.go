@@ -225,18 +225,18 @@ func (p *preconnected) start(addr string, secure bool, n int) {
 		return
 	}
 	if secure {
-		p.open(key, addr, true, n-1)
+		p.dialOne(key, addr, true, n-1)
 		return
 	}
 	for range n {
-		p.open(key, addr, false, 0)
+		p.dialOne(key, addr, false, 0)
 	}
 }
 
-// open starts opening one connection of key, to addr, and, once its TLS
+// dialOne starts opening one connection of key, to addr, and, once its TLS
 // handshake shows a server that does not speak HTTP/2, more others; p.mu
 // is held.
-func (p *preconnected) open(key, addr string, secure bool, more int) *preconnection {
+func (p *preconnected) dialOne(key, addr string, secure bool, more int) {
 	c := &preconnection{done: make(chan struct{})}
 	p.m[key] = append(p.m[key], c)
 	ttl := preconnectTTL
@@ -250,7 +250,7 @@ func (p *preconnected) open(key, addr string, secure bool, more int) *preconnect
 				if more > 0 && tc.ConnectionState().NegotiatedProtocol != "h2" {
 					p.mu.Lock()
 					for range more {
-						p.open(key, addr, true, 0)
+						p.dialOne(key, addr, true, 0)
 					}
 					p.mu.Unlock()
 				}
@@ -266,7 +266,6 @@ func (p *preconnected) open(key, addr string, secure bool, more int) *preconnect
 			}
 		})
 	}()
-	return c
 }
 
 // preconnectKey names a connection to addr, with TLS or not.
@@ -284,25 +283,11 @@ func (p *preconnected) take(key string, want *preconnection) *preconnection {
 	defer p.mu.Unlock()
 	cs := p.m[key]
 	i := -1
-	for j, c := range cs {
-		if want != nil {
-			if c == want {
-				i = j
-				break
-			}
-			continue
-		}
-		select {
-		case <-c.done:
-			i = j
-		default:
-		}
-		if i >= 0 {
-			break
-		}
-	}
-	if want == nil && i < 0 && len(cs) > 0 {
-		i = 0
+	switch {
+	case want != nil:
+		i = slices.Index(cs, want)
+	case len(cs) > 0:
+		i = max(0, slices.IndexFunc(cs, (*preconnection).open))
 	}
 	if i < 0 {
 		return nil
@@ -314,6 +299,16 @@ func (p *preconnected) take(key string, want *preconnection) *preconnection {
 		p.m[key] = cs
 	}
 	return c
+}
+
+// open reports whether c's opening is over.
+func (c *preconnection) open() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // taken waits for a connection of key, if Preconnect opened one, and
