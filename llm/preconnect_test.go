@@ -22,9 +22,15 @@ type connServer struct {
 	changed        chan struct{}
 }
 
-func newConnServer(t *testing.T) *connServer {
-	s := &connServer{changed: make(chan struct{}, 16)}
-	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+// newConnServer starts a connServer answering with h, or with the
+// request's protocol when h is nil; over TLS when secure, offering HTTP/2
+// when http2, and then trusted by Preconnect's dials until the test ends.
+func newConnServer(t *testing.T, h http.HandlerFunc, secure, http2 bool) *connServer {
+	if h == nil {
+		h = func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) }
+	}
+	s := &connServer{changed: make(chan struct{}, 1)}
+	s.Server = httptest.NewUnstartedServer(h)
 	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		s.mu.Lock()
 		switch st {
@@ -34,9 +40,22 @@ func newConnServer(t *testing.T) *connServer {
 			s.closed++
 		}
 		s.mu.Unlock()
-		s.changed <- struct{}{}
+		select {
+		case s.changed <- struct{}{}:
+		default: // a change not yet seen is waiting: await reads the counts again
+		}
 	}
-	s.Start()
+	if secure {
+		s.EnableHTTP2 = http2
+		s.StartTLS()
+		roots := x509.NewCertPool()
+		roots.AddCert(s.Certificate())
+		old := preconnectTLS
+		preconnectTLS = &tls.Config{RootCAs: roots}
+		t.Cleanup(func() { preconnectTLS = old })
+	} else {
+		s.Start()
+	}
 	t.Cleanup(s.Close)
 	return s
 }
@@ -65,7 +84,7 @@ func (s *connServer) await(t *testing.T, what string, ok func(opened, closed int
 // made, and the first request of a client goes out on it: the server sees
 // one connection in all.
 func TestPreconnectedConnectionCarriesTheFirstRequest(t *testing.T) {
-	s := newConnServer(t)
+	s := newConnServer(t, nil, false, false)
 	Preconnect(s.URL+"/v1", 1)
 	s.await(t, "before any request", func(o, _ int) bool { return o == 1 })
 	resp, err := NewHTTPClient().Get(s.URL + "/v1/models")
@@ -94,7 +113,7 @@ func TestUnusedPreconnectionIsClosed(t *testing.T) {
 	old := preconnectTTL
 	preconnectTTL = 50 * time.Millisecond
 	t.Cleanup(func() { preconnectTTL = old })
-	s := newConnServer(t)
+	s := newConnServer(t, nil, false, false)
 	Preconnect(s.URL, 1)
 	s.await(t, "the connection opened and then closed", func(o, c int) bool { return o == 1 && c == 1 })
 }
@@ -130,25 +149,7 @@ func TestDialAddress(t *testing.T) {
 // offering HTTP/2: the first request goes out on it over HTTP/2, and a
 // client without one handshakes its own the same way.
 func TestPreconnectedTLSConnectionCarriesTheFirstRequest(t *testing.T) {
-	s := &connServer{changed: make(chan struct{}, 16)}
-	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) }))
-	s.EnableHTTP2 = true
-	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		s.mu.Lock()
-		if st == http.StateNew {
-			s.opened++
-		}
-		s.mu.Unlock()
-		s.changed <- struct{}{}
-	}
-	s.StartTLS()
-	t.Cleanup(s.Close)
-	roots := x509.NewCertPool()
-	roots.AddCert(s.Certificate())
-	old := preconnectTLS
-	preconnectTLS = &tls.Config{RootCAs: roots}
-	t.Cleanup(func() { preconnectTLS = old })
-
+	s := newConnServer(t, nil, true, true)
 	Preconnect(s.URL+"/v1", 1)
 	s.await(t, "before any request", func(o, _ int) bool { return o == 1 })
 	for i, want := range []int{1, 2} {
@@ -185,32 +186,11 @@ func TestPreconnectOpensAConnectionForEachParallelRequest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			arrived := make(chan struct{}, parallel)
 			release := make(chan struct{})
-			s := &connServer{changed: make(chan struct{}, 64)}
-			s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s := newConnServer(t, func(w http.ResponseWriter, r *http.Request) {
 				arrived <- struct{}{}
 				<-release // every request is in flight at once
 				io.WriteString(w, r.Proto)
-			}))
-			s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-				s.mu.Lock()
-				if st == http.StateNew {
-					s.opened++
-				}
-				s.mu.Unlock()
-				s.changed <- struct{}{}
-			}
-			if tc.tls {
-				s.EnableHTTP2 = tc.http2
-				s.StartTLS()
-				roots := x509.NewCertPool()
-				roots.AddCert(s.Certificate())
-				old := preconnectTLS
-				preconnectTLS = &tls.Config{RootCAs: roots}
-				t.Cleanup(func() { preconnectTLS = old })
-			} else {
-				s.Start()
-			}
-			t.Cleanup(s.Close)
+			}, tc.tls, tc.http2)
 
 			Preconnect(s.URL+"/v1", parallel)
 			s.await(t, "before any request", func(o, _ int) bool { return o == tc.want })
