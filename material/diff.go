@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,11 +135,18 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	var repo repoInfo
 	var repoErr error
 	var atBase *baseListing
+	var absent []string // o.BaseDirs, relative to the top, when none is in the work tree
 	repoDone := make(chan struct{})
 	go func() {
 		defer close(repoDone)
 		repo, repoErr = repoTop(ctx, dir)
-		if repoErr == nil && len(revs) == 0 && repo.commit != "" && len(o.BaseDirs) > 0 {
+		if repoErr != nil || len(revs) > 0 || repo.commit == "" || len(o.BaseDirs) == 0 {
+			return
+		}
+		if !o.Staged {
+			absent = absentDirs(repo.top, o.BaseDirs)
+		}
+		if len(absent) == 0 {
 			atBase = listAtBase(ctx, repo.top, repo.commit, o.BaseDirs)
 		}
 	}()
@@ -182,6 +190,11 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		return nil, repoErr
 	}
 	d.top = repo.top
+	if len(absent) > 0 && err == nil && !mentionsDirs(out, absent) {
+		// The directories are not in the work tree, and the diff from HEAD
+		// deletes nothing from them: HEAD has no file there either.
+		atBase = listedEmpty(repo.commit, o.BaseDirs)
+	}
 	d.exclude = excludePaths(d.top, o.Exclude)
 	if only := excludePaths(d.top, o.Only); len(only) == len(o.Only) {
 		d.only = only // a path outside the tree or at its top would keep everything
@@ -419,6 +432,46 @@ func listAtBase(ctx context.Context, top, base string, dirs []string) *baseListi
 		l.files, l.err = filesUnder(ctx, top, base, dirs)
 	}()
 	return l
+}
+
+// listedEmpty is a listing of no file, known without git.
+func listedEmpty(base string, dirs []string) *baseListing {
+	l := &baseListing{base: base, asked: dirs, done: make(chan struct{})}
+	close(l.done)
+	return l
+}
+
+// absentDirs returns dirs (named as DiffOptions.BaseDirs names them)
+// relative to top when none of them is in the work tree: a working tree
+// without them, compared with HEAD, shows every file HEAD has under them
+// as deleted, so the diff says whether listing HEAD's is worth a git
+// process (mentionsDirs). It returns nil when one is there, may be, or
+// has a name git quotes in a diff.
+func absentDirs(top string, dirs []string) []string {
+	rel := excludePaths(top, dirs)
+	if len(rel) == 0 {
+		return nil
+	}
+	for _, r := range rel {
+		if strings.ContainsFunc(r, func(c rune) bool { return c < 0x20 || c == 0x7f || c == '"' || c == '\\' }) {
+			return nil
+		}
+		if _, err := os.Lstat(filepath.Join(top, filepath.FromSlash(r))); !errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+	}
+	return rel
+}
+
+// mentionsDirs reports whether git's diff output names a path under one
+// of dirs (relative to the top), or holds their names anywhere else.
+func mentionsDirs(out []byte, dirs []string) bool {
+	for _, d := range dirs {
+		if bytes.Contains(out, []byte(d+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 // filesUnder lists the files in the commit base under dirs, named as

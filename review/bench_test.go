@@ -373,7 +373,9 @@ func BenchmarkDebate(b *testing.B) {
 // and the same from the start of the process; its two parts, Prepare and
 // the rest (opening the run, encoding the requests); the CPU time Prepare
 // takes on every thread, which a busy machine stretches but does not
-// change; and the share of reviews
+// change, and that of the git processes it starts (on a machine whose
+// cores are all busy, the time before the first request follows the two
+// together); and the share of reviews
 // whose Prepare loaded the tokenizer, which a 300-line diff, far from any
 // budget, must not (it fails the benchmark). The goals, at a load
 // average of 7 to 11 on two cores: 50 ms at 300 lines, 300 ms at 50,000;
@@ -406,7 +408,7 @@ func BenchmarkReviewFirstRequest(b *testing.B) {
 				return llmtest.Reply{}
 			}}}})
 			defer srv.Close()
-			var fromPrepare, fromStart, preparing, sending, cpu []time.Duration
+			var fromPrepare, fromStart, preparing, sending, cpu, gitCPU []time.Duration
 			loads := 0
 			for b.Loop() {
 				first.Store(0)
@@ -423,6 +425,7 @@ func BenchmarkReviewFirstRequest(b *testing.B) {
 				preparing = append(preparing, c.Planned.Sub(c.Prepared))
 				sending = append(sending, arrived.Sub(c.Planned))
 				cpu = append(cpu, c.CPU)
+				gitCPU = append(gitCPU, c.ChildrenCPU)
 			}
 			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 			b.ReportMetric(ms(median(fromPrepare)), "ms-prepare-to-first-request")
@@ -430,13 +433,14 @@ func BenchmarkReviewFirstRequest(b *testing.B) {
 			b.ReportMetric(ms(median(preparing)), "ms-prepare")
 			b.ReportMetric(ms(median(sending)), "ms-plan-to-first-request")
 			b.ReportMetric(ms(median(cpu)), "ms-prepare-cpu")
+			b.ReportMetric(ms(median(gitCPU)), "ms-prepare-git-cpu")
 			b.ReportMetric(float64(loads)/float64(b.N), "tokenizer-loaded")
 			if hogs > 0 {
 				b.ReportMetric(float64(hogs), "cpu-hogs")
 				b.ReportMetric(benchload.LoadAverage(), "load-1m")
 			}
 			b.Logf("prepare to first request: median %v of %v; goal %v", median(fromPrepare), fromPrepare, size.goal)
-			b.Logf("medians: Prepare %v (CPU %v), plan to first request %v", median(preparing), median(cpu), median(sending))
+			b.Logf("medians: Prepare %v (CPU %v, git's %v), plan to first request %v", median(preparing), median(cpu), median(gitCPU), median(sending))
 			if loads > 0 && !size.tokenize {
 				b.Fatalf("%d of %d reviews loaded the tokenizer, for material that cannot come near the prompt budget", loads, b.N)
 			}

@@ -75,8 +75,9 @@ type reviewSpec struct {
 // reviewIfChild runs the review that reviewEnv describes, when it is set:
 // it prints, each on a line of its own, the time Prepare started (Unix
 // nanoseconds), whether Prepare loaded the tokenizer (true or false), the
-// time Prepare returned and the CPU time the process spent in Prepare
-// (nanoseconds, every thread's), then runs the review, and returns the
+// time Prepare returned, the CPU time the process spent in Prepare
+// (nanoseconds, every thread's) and the CPU time of the children it
+// started and waited for in Prepare (git), then runs the review, and returns the
 // exit code with child true.
 func reviewIfChild() (code int, child bool) {
 	spec, ok := os.LookupEnv(reviewEnv)
@@ -113,15 +114,15 @@ func reviewIfChild() (code int, child bool) {
 	ctx := engine.WithWaiting(context.Background(), release)
 	fmt.Println(time.Now().UnixNano())
 	stack.Preconnect(o.Config, "") // as sot review does, while git works
-	cpu := benchload.CPUTime()
+	cpu, children := benchload.CPUTime(), benchload.ChildrenCPUTime()
 	p, err := Prepare(ctx, o)
-	cpu = benchload.CPUTime() - cpu
+	cpu, children = benchload.CPUTime()-cpu, benchload.ChildrenCPUTime()-children
 	pprof.StopCPUProfile()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1, true
 	}
-	fmt.Printf("%v\n%d\n%d\n", tokens.Loaded(), time.Now().UnixNano(), cpu)
+	fmt.Printf("%v\n%d\n%d\n%d\n", tokens.Loaded(), time.Now().UnixNano(), cpu, children)
 	if _, err := Execute(ctx, p, o); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1, true
@@ -131,9 +132,10 @@ func reviewIfChild() (code int, child bool) {
 
 // childReview is what a review process reports of its Prepare.
 type childReview struct {
-	Started, Prepared, Planned time.Time // the process's start, and Prepare's start and return
-	CPU                        time.Duration
-	Tokenizer                  bool // Prepare loaded the tokenizer
+	Started, Prepared, Planned time.Time     // the process's start, and Prepare's start and return
+	CPU                        time.Duration // the process's, in Prepare
+	ChildrenCPU                time.Duration // its children's (git), in Prepare
+	Tokenizer                  bool          // Prepare loaded the tokenizer
 }
 
 // reviewProcess runs the review s describes in a process of its own and
@@ -152,11 +154,11 @@ func reviewProcess(tb testing.TB, s reviewSpec) childReview {
 	if err := cmd.Run(); err != nil {
 		tb.Fatalf("the review process: %v\n%s", err, errOut.Bytes())
 	}
-	var start, end, cpu int64
+	var start, end, cpu, children int64
 	var loaded bool
-	if _, err := fmt.Sscan(out.String(), &start, &loaded, &end, &cpu); err != nil {
-		tb.Fatalf("the review process printed %q, not the times Prepare started and returned, whether it loaded the tokenizer and its CPU time: %v", out.String(), err)
+	if _, err := fmt.Sscan(out.String(), &start, &loaded, &end, &cpu, &children); err != nil {
+		tb.Fatalf("the review process printed %q, not the times Prepare started and returned, whether it loaded the tokenizer and its CPU time and its children's: %v", out.String(), err)
 	}
-	c.Prepared, c.Planned, c.CPU, c.Tokenizer = time.Unix(0, start), time.Unix(0, end), time.Duration(cpu), loaded
+	c.Prepared, c.Planned, c.CPU, c.ChildrenCPU, c.Tokenizer = time.Unix(0, start), time.Unix(0, end), time.Duration(cpu), time.Duration(children), loaded
 	return c
 }

@@ -225,9 +225,7 @@ func prepare(ctx context.Context, o *Options) (*Plan, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	// The framing and the coordinates reach the prompts and the report: a
-	// key typed or committed in them is masked like one in the material.
-	c.Framing, c.Coordinates = secrets.Mask(c.Framing), secrets.Mask(c.Coordinates)
+	secrets.Warm() // while git works
 	if o.Mode == "" {
 		o.Mode = ModeSociety
 	}
@@ -252,6 +250,9 @@ func prepare(ctx context.Context, o *Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The framing and the coordinates reach the prompts and the report: a
+	// key typed or committed in them is masked like one in the material.
+	c.Framing, c.Coordinates = secrets.Mask(c.Framing), secrets.Mask(c.Coordinates)
 	if m.Empty() {
 		return nil, ErrNoChanges
 	}

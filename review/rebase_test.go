@@ -3,9 +3,11 @@ package review
 import (
 	"cmp"
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,6 +51,10 @@ func TestChangeCannotRewriteItsReviewers(t *testing.T) {
 			map[string]string{".sot/personas/security.md": committed},
 			map[string]string{".sot/personas/security.md": ""},
 			"none", "the change edits .sot/personas/security.md", "Our threat model lives in docs/threats.md."},
+		{"a persona is used as at the base when the change deletes its directories",
+			map[string]string{".sot/personas/security.md": committed},
+			map[string]string{".sot/personas/security.md": "", ".sot/personas": "", ".sot": ""},
+			"none", "the change edits .sot/personas/security.md", "Our threat model lives in docs/threats.md."},
 		{"a lens in the change is not obeyed",
 			nil,
 			map[string]string{".sot/lenses/red-team.md": string(lens) + "\n" + plantedRule + "\n"},
@@ -61,7 +67,10 @@ func TestChangeCannotRewriteItsReviewers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			repo, git := gitRepo(t)
 			write := func(files map[string]string) {
-				for name, body := range files {
+				names := slices.Sorted(maps.Keys(files))
+				slices.Reverse(names) // a directory is removed after its files
+				for _, name := range names {
+					body := files[name]
 					p := filepath.Join(repo, filepath.FromSlash(name))
 					if body == "" {
 						os.Remove(p)
@@ -173,13 +182,7 @@ func TestPersonaFilesListedOnceAtTheBase(t *testing.T) {
 			write(".sot/personas/security.md", string(builtin)+"\n"+plantedRule+"\n")
 			write("pay.go", "package pay\n\nfunc Charge(card string) { println(card) }\n")
 
-			bin, log := t.TempDir(), filepath.Join(t.TempDir(), "calls")
-			script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
-			if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-
+			calls := logGit(t, real)
 			o := benchOptions(t, project, nil, "openai:gpt-4.1")
 			lib, err := persona.Discover(persona.Dirs{Project: project})
 			if err != nil {
@@ -195,13 +198,62 @@ func TestPersonaFilesListedOnceAtTheBase(t *testing.T) {
 			if !strings.Contains(strings.Join(p.Warnings, "\n"), "the change edits .sot/personas/security.md") {
 				t.Errorf("warnings %q, want the edited persona held back", p.Warnings)
 			}
-			b, err := os.ReadFile(log)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n := strings.Count(string(b), "ls-tree"); n != 1 {
-				t.Errorf("the persona files at the base were listed %d times, want once:\n%s", n, b)
+			if b := calls(); strings.Count(b, "ls-tree") != 1 {
+				t.Errorf("the persona files at the base were listed %d times, want once:\n%s", strings.Count(b, "ls-tree"), b)
 			}
 		})
+	}
+}
+
+// A project without persona directories, whose change adds none, has no
+// persona file at the base of the change either: no git process lists
+// them.
+func TestNoPersonaDirectoriesNothingListedAtTheBase(t *testing.T) {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	repo, git := gitRepo(t)
+	pay := filepath.Join(repo, "pay.go")
+	if err := os.WriteFile(pay, []byte("package pay\n\nfunc Charge() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "-A")
+	git("commit", "-qm", "base")
+	if err := os.WriteFile(pay, []byte("package pay\n\nfunc Charge(card string) { println(card) }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	calls := logGit(t, real)
+	o := benchOptions(t, repo, nil, "openai:gpt-4.1")
+	lib, err := persona.Discover(persona.Dirs{Project: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Library = lib
+	o.Context.Specialists = "security"
+	if _, err := Prepare(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if b := calls(); strings.Contains(b, "ls-tree") {
+		t.Errorf("the persona files at the base were listed, though the project has no persona directory:\n%s", b)
+	}
+}
+
+// logGit puts on the PATH a git that logs each command line before it
+// runs the real one, and returns what the log holds when called.
+func logGit(t *testing.T, real string) func() string {
+	t.Helper()
+	bin, log := t.TempDir(), filepath.Join(t.TempDir(), "calls")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return func() string {
+		b, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
 	}
 }

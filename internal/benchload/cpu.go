@@ -12,3 +12,12 @@ func CPUTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// ChildrenCPUTime is the CPU time, user and system, spent by this
+// process's children that have ended and been waited for: the git
+// processes a review starts, say.
+func ChildrenCPUTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -96,6 +96,9 @@ type Span struct {
 // file's name never makes a secret in it safe: gitleaks' allowlists by
 // path are not applied.
 func Find(text, path string) []Span {
+	if text == "" {
+		return nil // and the rules are not built for it
+	}
 	var spans []Span
 	for _, v := range registered() {
 		for i := 0; ; {
@@ -110,6 +113,11 @@ func Find(text, path string) []Span {
 	spans = append(spans, detect(text, path)...)
 	return merge(spans)
 }
+
+// Warm builds the rules in the background, so that the first text a run
+// masks does not wait for them: a command that knows it will mask starts
+// them while it waits for something else (git, the disk).
+func Warm() { go rules() }
 
 // Mask returns text with every secret Find reports replaced by its mask
 // (see Apply).
