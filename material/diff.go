@@ -118,6 +118,7 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	if o.MaxFileBytes <= 0 {
 		o.MaxFileBytes = DefaultMaxFileBytes
 	}
+	ctx = withConfigCache(ctx) // the configuration is read once for the whole diff
 	revs := strings.Fields(o.Range)
 	if o.Staged && len(revs) > 0 {
 		return nil, fmt.Errorf("%w %q: --staged compares the index with HEAD and cannot be combined with a range; drop one of them", ErrBadRange, o.Range)
@@ -151,7 +152,7 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		}
 	}()
 
-	d := &differ{max: o.MaxFileBytes, m: &Material{Type: TypeDiff}}
+	d := &differ{dir: dir, max: o.MaxFileBytes, m: &Material{Type: TypeDiff}}
 	attrFile, cleanup := attributesFile()
 	defer cleanup()
 	d.attrFile = attrFile
@@ -168,11 +169,9 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		d.revArgs = []string{"HEAD"}
 	}
 
-	// Untracked files are listed (and their attributes read) while git
-	// diffs the tracked ones.
+	// Untracked files are listed while git diffs the tracked ones.
 	type listing struct {
 		paths []string
-		attrs map[string]string
 		err   error
 	}
 	var others chan listing
@@ -180,7 +179,7 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		others = make(chan listing, 1)
 		go func() {
 			var l listing
-			l.paths, l.attrs, l.err = untracked(ctx, dir)
+			l.paths, l.err = untracked(ctx, dir)
 			others <- l
 		}()
 	}
@@ -223,8 +222,9 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	if err == nil && (isCombined(out) || len(revs) > 2 || len(bytes.TrimSpace(out)) == 0 && isMergeBang(ctx, dir, revs)) {
 		return nil, combinedDiffError(o.Range, revs)
 	}
+	var fds []*fileDiff
 	if err == nil {
-		err = d.addDiff(ctx, out)
+		fds = d.parseDiff(out)
 	}
 	var l listing
 	if others != nil {
@@ -244,16 +244,32 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
-	var read []string
+	// The files of the diff and the untracked ones are asked about their
+	// linguist attributes together, when any file could set them.
+	var news []string
 	for _, p := range l.paths {
-		if d.excluded(repo.fromTop(p)) {
+		if p := repo.fromTop(p); !d.excluded(p) {
+			news = append(news, p)
+		}
+	}
+	asked := make([]string, 0, len(fds)+len(news))
+	for _, fd := range fds {
+		asked = append(asked, fd.path())
+	}
+	attrs, err := d.linguist(ctx, append(asked, news...), repo, out)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.addDiff(ctx, fds, attrs); err != nil {
+		return nil, err
+	}
+	var read []string
+	for _, p := range news {
+		if r := attrs[p]; r != "" {
+			d.m.Skipped = append(d.m.Skipped, Skipped{Path: p, Reason: r})
 			continue
 		}
-		if r := l.attrs[p]; r != "" {
-			d.m.Skipped = append(d.m.Skipped, Skipped{Path: repo.fromTop(p), Reason: r})
-			continue
-		}
-		read = append(read, repo.fromTop(p))
+		read = append(read, p)
 	}
 	d.addUntracked(read)
 	slices.SortStableFunc(d.m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
@@ -668,6 +684,7 @@ func resolvePath(p string) string {
 
 // differ builds the Material of one Diff call.
 type differ struct {
+	dir      string // where git diffs (DiffOptions.Dir)
 	top      string
 	revArgs  []string
 	worktree bool // the new side of the diff is the working tree
@@ -735,8 +752,9 @@ func (fd *fileDiff) path() string {
 	return fd.newPath
 }
 
-// addDiff parses git's output and adds its files.
-func (d *differ) addDiff(ctx context.Context, out []byte) error {
+// parseDiff parses git's output: the files it shows that are neither
+// excluded nor skipped (the skipped ones are noted).
+func (d *differ) parseDiff(out []byte) []*fileDiff {
 	segs := splitSegments(out)
 	parsed := make([]*fileDiff, len(segs))
 	parallel.For(len(segs), func(i int) { parsed[i] = parseSegment(segs[i]) })
@@ -751,14 +769,27 @@ func (d *differ) addDiff(ctx context.Context, out []byte) error {
 		}
 		fds = append(fds, fd)
 	}
-	paths := make([]string, len(fds))
-	for i, fd := range fds {
-		paths[i] = fd.path()
+	return fds
+}
+
+// linguist returns the skip reason the linguist attributes give each of
+// paths (relative to the top) that has one, with one git check-attr for
+// them all, and none when no attribute file could set them (see
+// attrSources.linguistMayApply).
+func (d *differ) linguist(ctx context.Context, paths []string, repo repoInfo, diffOut []byte) (map[string]string, error) {
+	s := attrSources{top: d.top, commonDir: repo.common, config: d.config(ctx)}
+	if !s.linguistMayApply(paths, diffOut) {
+		return nil, nil
 	}
-	attrs, err := linguistReasons(ctx, d.top, paths)
-	if err != nil {
-		return err
-	}
+	return linguistReasons(ctx, d.top, paths)
+}
+
+// config is the repository's configuration, which the diff has read.
+func (d *differ) config(ctx context.Context) gitConfig { return repoConfig(ctx, d.dir) }
+
+// addDiff adds the files of the diff parseDiff kept, given the skip
+// reasons their linguist attributes give.
+func (d *differ) addDiff(ctx context.Context, fds []*fileDiff, attrs map[string]string) error {
 	fds = slices.DeleteFunc(fds, func(fd *fileDiff) bool {
 		if r := attrs[fd.path()]; r != "" {
 			d.m.Skipped = append(d.m.Skipped, Skipped{Path: fd.path(), Reason: r})

@@ -126,7 +126,7 @@ func noFilters(ctx context.Context, dir string) []string {
 		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, k), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, v))
 		n++
 	}
-	for _, name := range filterDrivers(ctx, dir) {
+	for _, name := range repoConfig(ctx, dir).filters {
 		for _, key := range []string{"clean", "smudge", "process"} {
 			set("filter."+name+"."+key, "")
 		}
@@ -138,43 +138,81 @@ func noFilters(ctx context.Context, dir string) []string {
 	return append(env, fmt.Sprintf("GIT_CONFIG_COUNT=%d", n))
 }
 
-// filterDrivers lists the filter drivers dir's configuration defines, read
-// once a directory (reading the configuration runs nothing).
-func filterDrivers(ctx context.Context, dir string) []string {
+// gitConfig is what sot reads of a repository's configuration (the
+// user's and the system's included).
+type gitConfig struct {
+	// filters are the names of the filter drivers it defines.
+	filters []string
+	// attributesFile is core.attributesFile, when attributesFileSet.
+	attributesFile    string
+	attributesFileSet bool
+	// sparse is core.sparseCheckout set to anything but false.
+	sparse bool
+}
+
+// repoConfig reads dir's configuration: once a directory within a Diff
+// (see withConfigCache), every time outside one, so that a process that
+// lives on (sot mcp) never switches off the filter drivers of a
+// configuration that has changed since.
+func repoConfig(ctx context.Context, dir string) gitConfig {
+	cache, ok := ctx.Value(configCacheKey{}).(*sync.Map)
+	if !ok {
+		return readConfig(ctx, dir)
+	}
 	key := dir
 	if abs, err := filepath.Abs(dir); err == nil {
 		key = abs
 	}
-	// Asked from several goroutines at once (the diff, the untracked
-	// files and their attributes start together), git runs once.
-	v, _ := filterCache.LoadOrStore(key, sync.OnceValue(func() []string { return readFilterDrivers(ctx, dir) }))
-	return v.(func() []string)()
+	// Asked from several goroutines at once (the diff and the commands
+	// that follow it), git runs once.
+	v, _ := cache.LoadOrStore(key, sync.OnceValue(func() gitConfig { return readConfig(ctx, dir) }))
+	return v.(func() gitConfig)()
 }
 
-// readFilterDrivers runs git to list the filter drivers dir's
-// configuration defines.
-func readFilterDrivers(ctx context.Context, dir string) []string {
-	cmd := exec.CommandContext(ctx, "git", "config", "--null", "--get-regexp", `^filter\.`)
+// configCacheKey is the context key of the configurations one Diff has
+// read, by directory, each a func() gitConfig that reads it once.
+type configCacheKey struct{}
+
+// withConfigCache returns ctx holding a cache of configurations for the
+// commands of one Diff.
+func withConfigCache(ctx context.Context) context.Context {
+	return context.WithValue(ctx, configCacheKey{}, new(sync.Map))
+}
+
+// readConfig runs git to read the parts of dir's configuration that
+// gitConfig holds.
+func readConfig(ctx context.Context, dir string) gitConfig {
+	cmd := exec.CommandContext(ctx, "git", "config", "--null", "--get-regexp", `^filter\.|^core\.(attributesfile|sparsecheckout)$`)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
 	out, _ := cmd.Output() // none configured is exit 1
-	var names []string
-	for _, entry := range strings.Split(string(out), "\x00") {
-		k, _, _ := strings.Cut(entry, "\n")
+	return parseConfig(string(out))
+}
+
+// parseConfig reads git config --null --get-regexp's output: entries
+// ending in NUL, each a key, then a line break and the value when it has
+// one.
+func parseConfig(out string) gitConfig {
+	var c gitConfig
+	for _, entry := range strings.Split(out, "\x00") {
+		k, v, hasValue := strings.Cut(entry, "\n")
+		switch k {
+		case "core.attributesfile":
+			c.attributesFile, c.attributesFileSet = v, true
+		case "core.sparsecheckout":
+			// Without a value, a key is true; git reads a few words as false.
+			c.sparse = !hasValue || !slices.Contains([]string{"false", "no", "off", "0", ""}, strings.ToLower(v))
+		}
 		dot := strings.LastIndexByte(k, '.')
 		if !strings.HasPrefix(k, "filter.") || dot <= len("filter.") {
 			continue
 		}
-		if name := k[len("filter."):dot]; !slices.Contains(names, name) {
-			names = append(names, name)
+		if name := k[len("filter."):dot]; !slices.Contains(c.filters, name) {
+			c.filters = append(c.filters, name)
 		}
 	}
-	return names
+	return c
 }
-
-// filterCache holds filterDrivers' answers by directory, each a
-// func() []string that reads them once.
-var filterCache sync.Map
 
 // errNoGit says what to do when git cannot be found.
 func errNoGit(err error) error {
@@ -203,6 +241,7 @@ func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 type repoInfo struct {
 	top    string // the top directory of the work tree
 	prefix string // the directory relative to top, "" or ending in "/"
+	common string // the repository's shared directory (.git, most often)
 	head   bool   // a commit is checked out
 	commit string // the commit checked out, when head
 }
@@ -216,7 +255,7 @@ func repoTop(ctx context.Context, dir string) (repoInfo, error) {
 	}
 	// With --verify --quiet, a missing HEAD exits 1 after the top directory
 	// and the prefix are printed; any other failure exits 128.
-	args := []string{"rev-parse", "--show-toplevel", "--show-prefix", "--verify", "--quiet", "HEAD^{commit}"}
+	args := []string{"rev-parse", "--show-toplevel", "--show-prefix", "--git-common-dir", "--verify", "--quiet", "HEAD^{commit}"}
 	cmd := gitCmd(ctx, dir, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -237,13 +276,16 @@ func repoTop(ctx context.Context, dir string) (repoInfo, error) {
 		}
 		return info, &gitError{args: args, stderr: stderr.String(), err: runErr}
 	}
-	lines := strings.SplitN(stdout.String(), "\n", 3)
-	if info.top = strings.TrimSpace(lines[0]); info.top == "" || len(lines) < 2 {
+	lines := strings.SplitN(stdout.String(), "\n", 4)
+	if info.top = strings.TrimSpace(lines[0]); info.top == "" || len(lines) < 3 {
 		return info, fmt.Errorf("%s: %w", dir, ErrNotRepo)
 	}
 	info.prefix = lines[1]
-	if info.head && len(lines) == 3 {
-		info.commit = strings.TrimSpace(lines[2])
+	if info.common = lines[2]; info.common != "" && !filepath.IsAbs(info.common) {
+		info.common = filepath.Join(dir, info.common) // relative to dir
+	}
+	if info.head && len(lines) == 4 {
+		info.commit = strings.TrimSpace(lines[3])
 	}
 	return info, nil
 }
@@ -253,50 +295,19 @@ func repoTop(ctx context.Context, dir string) (repoInfo, error) {
 func (r repoInfo) fromTop(p string) string { return path.Clean(r.prefix + p) }
 
 // untracked lists the untracked, non-ignored files of the whole work tree
-// containing dir, relative to dir, with the skip reasons their
-// linguist-generated and linguist-vendored attributes give. git ls-files
-// feeds git check-attr through a pipe, so both run at once.
-func untracked(ctx context.Context, dir string) ([]string, map[string]string, error) {
-	ls := gitCmd(ctx, dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ":/")
-	ca := gitCmd(ctx, dir, attrArgs...)
-	pr, pw, err := os.Pipe()
+// containing dir, relative to dir.
+func untracked(ctx context.Context, dir string) ([]string, error) {
+	out, err := runGit(ctx, dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ":/")
 	if err != nil {
-		return nil, nil, err
-	}
-	var out, lsErr, caErr bytes.Buffer
-	ls.Stdout, ls.Stderr = pw, &lsErr
-	ca.Stdin, ca.Stdout, ca.Stderr = pr, &out, &caErr
-	err = ls.Start()
-	if err == nil {
-		if err = ca.Start(); err != nil {
-			_ = ls.Process.Kill()
-			_ = ls.Wait()
-		}
-	}
-	pw.Close()
-	pr.Close()
-	if err != nil {
-		if errors.Is(err, exec.ErrNotFound) {
-			return nil, nil, errNoGit(err)
-		}
-		return nil, nil, err
-	}
-	lsWait, caWait := ls.Wait(), ca.Wait()
-	switch {
-	case ctx.Err() != nil:
-		return nil, nil, ctx.Err()
-	case lsWait != nil:
-		return nil, nil, &gitError{args: []string{"ls-files"}, stderr: lsErr.String(), err: lsWait}
-	case caWait != nil:
-		return nil, nil, &gitError{args: []string{"check-attr"}, stderr: caErr.String(), err: caWait}
+		return nil, err
 	}
 	var paths []string
-	reasons := parseAttrs(out.String(), func(p string) {
-		if !strings.HasSuffix(p, "/") { // "dir/" is a nested repository
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" && !strings.HasSuffix(p, "/") { // "dir/" is a nested repository
 			paths = append(paths, p)
 		}
-	})
-	return paths, reasons, nil
+	}
+	return paths, nil
 }
 
 // blobHeads reads the first n lines of each blob in oids with one

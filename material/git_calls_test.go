@@ -1,16 +1,12 @@
 package material
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // A review of the working tree runs git no more than it must: the filter
-// drivers are read once though the diff and the untracked files ask at
-// once, and HEAD, which finding the work tree resolves, is not resolved
+// drivers are read once though several of the diff's commands ask, and HEAD, which finding the work tree resolves, is not resolved
 // again for the diff's base and head.
 func TestDiffRunsGitOnceForEachQuestion(t *testing.T) {
 	r := newRepo(t)
@@ -19,18 +15,7 @@ func TestDiffRunsGitOnceForEachQuestion(t *testing.T) {
 	r.write("a.go", "package a\n\nfunc A() {}\n")
 	r.write("new.go", "package a\n")
 
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
-	bin := t.TempDir()
-	log := filepath.Join(t.TempDir(), "calls")
-	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-
+	calls := logCalls(t)
 	m := r.diff(DiffOptions{Untracked: true})
 	if m.Base != head || m.Head != head || !m.Worktree {
 		t.Errorf("base %s head %s worktree %v; want HEAD %s for both, from the work tree", m.Base, m.Head, m.Worktree, head)
@@ -38,14 +23,11 @@ func TestDiffRunsGitOnceForEachQuestion(t *testing.T) {
 	if len(m.Files) != 2 {
 		t.Errorf("files %v, want the changed and the untracked one", m.Paths())
 	}
-	b, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := strings.Split(strings.TrimSpace(string(b)), "\n")
+	b := calls()
+	lines := strings.Split(strings.TrimSpace(b), "\n")
 	count := func(s string) int {
 		n := 0
-		for _, c := range calls {
+		for _, c := range lines {
 			if strings.Contains(c, s) {
 				n++
 			}

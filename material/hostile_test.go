@@ -3,6 +3,7 @@ package material
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -103,23 +104,41 @@ func TestListingsReadNoFilterList(t *testing.T) {
 	r.write(".sot/personas/p.md", "a persona\n")
 	base := r.commit("first")
 	r.write("b.go", "package a\n")
+	calls := logCalls(t)
 	ctx := t.Context()
 	if _, err := repoTop(ctx, r.dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := untracked(ctx, r.dir); err != nil {
+	if _, err := untracked(ctx, r.dir); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := FilesAtBase(ctx, r.dir, base, ".sot/personas"); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{r.dir, resolvePath(r.dir)} {
-		if _, ok := filterCache.Load(key); ok {
-			t.Fatalf("git listed the filter drivers of %s for commands that run none", key)
-		}
+	if b := calls(); strings.Contains(b, "--get-regexp") {
+		t.Fatalf("git listed the filter drivers for commands that run none:\n%s", b)
 	}
 	r.diff(DiffOptions{})
-	if _, ok := filterCache.Load(r.dir); !ok {
-		t.Fatal("the diff of the working tree ran without listing the filter drivers to switch off")
+	if b := calls(); !strings.Contains(b, "--get-regexp") {
+		t.Fatalf("the diff of the working tree ran without listing the filter drivers to switch off:\n%s", b)
+	}
+}
+
+// A filter driver configured after a diff is switched off in the next
+// one: what a process that lives on (sot mcp) learnt of a repository's
+// configuration is not used again.
+func TestFilterConfiguredBetweenDiffsIsSwitchedOff(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", "package a\n")
+	r.commit("first")
+	r.write("a.go", "package a\n\nfunc A() {}\n")
+	r.diff(DiffOptions{})
+	marker := filepath.Join(t.TempDir(), "ran")
+	r.write(".gitattributes", "*.go filter=evil\n")
+	r.git("config", "filter.evil.clean", "touch "+marker+"; cat")
+	r.write("a.go", "package a\n\nfunc A() { println() }\n")
+	r.diff(DiffOptions{Untracked: true})
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the filter configured after the first diff ran in the second")
 	}
 }
