@@ -429,6 +429,42 @@ func AtBase(ctx context.Context, top, base, path string) (data []byte, ok bool, 
 	return out, true, nil
 }
 
+// ReadAtBase reads the files at paths (relative to the top of the work
+// tree, with forward slashes) as the commit m.Base has them, with one git
+// process for them all; a file the base does not have, or has as no
+// file, is left out.
+func (m *Material) ReadAtBase(ctx context.Context, paths []string) (map[string][]byte, error) {
+	if m.Base == "" || len(paths) == 0 {
+		return map[string][]byte{}, nil
+	}
+	var names, odd []string
+	for _, p := range paths {
+		if strings.ContainsAny(p, "\n\r") {
+			odd = append(odd, p) // cat-file --batch reads names by the line
+			continue
+		}
+		names = append(names, m.Base+":"+p)
+	}
+	blobs, err := catObjects(ctx, m.Top, names, -1)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(paths))
+	for name, b := range blobs {
+		out[name[len(m.Base)+1:]] = b
+	}
+	for _, p := range odd {
+		b, ok, err := AtBase(ctx, m.Top, m.Base, p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[p] = b
+		}
+	}
+	return out, nil
+}
+
 // baseListing is a listing of the files under some directories at a
 // commit, started before anyone asks for it.
 type baseListing struct {

@@ -766,3 +766,27 @@ func TestLinguistAttributesFromASubdirectory(t *testing.T) {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 }
+
+// ReadAtBase reads files as the base of the change has them, with one git
+// process: a file the change edits as it was, an empty one as empty; a
+// file the base does not have, or has as a directory, is left out; a name
+// with a line break, which git's batch reading cannot take, is read too.
+func TestReadAtBase(t *testing.T) {
+	r := newRepo(t)
+	r.write("p/a.md", "as it was\n")
+	r.write("p/empty.md", "")
+	r.write("p/dir/x.md", "x\n")
+	r.write("p/odd\nname.md", "odd\n")
+	r.commit("first")
+	r.write("p/a.md", "changed\n")
+	r.write("p/new.md", "new\n")
+	m := r.diff(DiffOptions{Untracked: true})
+	got, err := m.ReadAtBase(t.Context(), []string{"p/a.md", "p/empty.md", "p/new.md", "p/dir", "p/odd\nname.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]byte{"p/a.md": []byte("as it was\n"), "p/empty.md": {}, "p/odd\nname.md": []byte("odd\n")}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ReadAtBase (-want +got):\n%s", diff)
+	}
+}

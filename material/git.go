@@ -327,8 +327,16 @@ func blobHeads(ctx context.Context, top string, oids []string, n int) (map[strin
 // catBlobs reads up to limit bytes of each blob in oids with one
 // "git cat-file --batch". Blobs git does not have are left out.
 func catBlobs(ctx context.Context, top string, oids []string, limit int) (map[string][]byte, error) {
-	blobs := make(map[string][]byte, len(oids))
-	if len(oids) == 0 {
+	return catObjects(ctx, top, oids, limit)
+}
+
+// catObjects reads up to limit bytes (all of them, when limit is
+// negative) of each blob git names names (an object id, or rev:path),
+// with one "git cat-file --batch", by name. A name that is no blob is left
+// out; none may hold a line break.
+func catObjects(ctx context.Context, top string, names []string, limit int) (map[string][]byte, error) {
+	blobs := make(map[string][]byte, len(names))
+	if len(names) == 0 {
 		return blobs, nil
 	}
 	cmd := gitCmd(ctx, top, "cat-file", "--batch")
@@ -343,11 +351,14 @@ func catBlobs(ctx context.Context, top string, oids []string, limit int) (map[st
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, errNoGit(err)
+		}
 		return nil, err
 	}
 	go func() {
 		w := bufio.NewWriter(stdin)
-		for _, o := range oids {
+		for _, o := range names {
 			w.WriteString(o)
 			w.WriteByte('\n')
 		}
@@ -356,20 +367,24 @@ func catBlobs(ctx context.Context, top string, oids []string, limit int) (map[st
 	}()
 	r := bufio.NewReader(stdout)
 	readErr := func() error {
-		for range oids {
+		for _, name := range names { // git answers in order
 			hdr, err := r.ReadString('\n')
 			if err != nil {
 				return err
 			}
 			f := strings.Fields(hdr)
-			if len(f) != 3 { // "<oid> missing", "<oid> ambiguous"
+			if len(f) != 3 { // "<name> missing", "<name> ambiguous"
 				continue
 			}
 			size, err := strconv.Atoi(f[2])
 			if err != nil {
 				return fmt.Errorf("git cat-file: bad header %q", hdr)
 			}
-			data := make([]byte, min(size, limit))
+			n := size
+			if limit >= 0 {
+				n = min(size, limit)
+			}
+			data := make([]byte, n)
 			if _, err := io.ReadFull(r, data); err != nil {
 				return err
 			}
@@ -377,7 +392,7 @@ func catBlobs(ctx context.Context, top string, oids []string, limit int) (map[st
 				return err
 			}
 			if f[1] == "blob" {
-				blobs[f[0]] = data
+				blobs[name] = data
 			}
 		}
 		return nil
@@ -388,6 +403,9 @@ func catBlobs(ctx context.Context, top string, oids []string, limit int) (map[st
 		return nil, fmt.Errorf("git cat-file: %w", readErr)
 	}
 	if waitErr != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, &gitError{args: []string{"cat-file", "--batch"}, stderr: stderr.String(), err: waitErr}
 	}
 	return blobs, nil

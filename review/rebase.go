@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/persona"
@@ -33,14 +34,24 @@ func rebasePersonas(ctx context.Context, lib *persona.Library, m *material.Mater
 	if err != nil {
 		return nil, nil, fmt.Errorf("list the persona files at the base of the change: %w", err)
 	}
-	var baseFiles []string
+	var baseFiles, toRead []string
 	for _, f := range files {
 		if r, err := filepath.Rel(projTop, filepath.Join(gitTop, filepath.FromSlash(f))); err == nil {
 			baseFiles = append(baseFiles, filepath.ToSlash(r))
 		}
+		if strings.HasSuffix(strings.ToLower(f), ".md") {
+			toRead = append(toRead, f)
+		}
+	}
+	// Every persona file the base has is read at once, with one git
+	// process: a file the listing does not have is not there.
+	atBase, err := m.ReadAtBase(ctx, toRead)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the persona files at the base of the change: %w", err)
 	}
 	out, changes, err := lib.Rebased(projTop, baseFiles, func(rel string) ([]byte, bool, error) {
-		return material.AtBase(ctx, gitTop, m.Base, toGit(rel))
+		b, ok := atBase[toGit(rel)]
+		return b, ok, nil
 	}, func(p *persona.Persona) bool { return trusted != nil && trusted(p.Path) })
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the persona files at the base of the change: %w", err)

@@ -151,10 +151,10 @@ func mapValues(m map[string]string) []string {
 }
 
 // The persona files at the base of the change are listed once, while git
-// diffs, whether the project is the top of the repository or a directory
-// inside it (.sot in a subdirectory of a monorepo): rebasePersonas asks
-// for the directories the diff was asked to list, and the edit it finds
-// is still held back.
+// diffs, and read with one git process, whether the project is the top of
+// the repository or a directory inside it (.sot in a subdirectory of a
+// monorepo): rebasePersonas asks for the directories the diff was asked
+// to list, and the edit it finds is still held back.
 func TestPersonaFilesListedOnceAtTheBase(t *testing.T) {
 	real, err := exec.LookPath("git")
 	if err != nil {
@@ -176,6 +176,7 @@ func TestPersonaFilesListedOnceAtTheBase(t *testing.T) {
 				}
 			}
 			write(".sot/personas/security.md", string(builtin))
+			write(".sot/personas/notes.md", "Not a persona: it has no front matter.\n")
 			write("pay.go", "package pay\n\nfunc Charge() {}\n")
 			git("add", "-A")
 			git("commit", "-qm", "base")
@@ -198,8 +199,14 @@ func TestPersonaFilesListedOnceAtTheBase(t *testing.T) {
 			if !strings.Contains(strings.Join(p.Warnings, "\n"), "the change edits .sot/personas/security.md") {
 				t.Errorf("warnings %q, want the edited persona held back", p.Warnings)
 			}
-			if b := calls(); strings.Count(b, "ls-tree") != 1 {
+			b := calls()
+			if strings.Count(b, "ls-tree") != 1 {
 				t.Errorf("the persona files at the base were listed %d times, want once:\n%s", strings.Count(b, "ls-tree"), b)
+			}
+			// One cat-file --batch reads them; the diff may start another
+			// for the heads of its files.
+			if n := strings.Count(b, "cat-file"); n > 2 || strings.Count(b, "cat-file --batch") != n {
+				t.Errorf("the persona files at the base were read one by one, %d git cat-file processes in all:\n%s", n, b)
 			}
 		})
 	}
