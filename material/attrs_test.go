@@ -2,11 +2,12 @@ package material
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sotlabs/sot/internal/gittest"
 )
 
 // A file git marks linguist-generated through any of the attribute files
@@ -85,7 +86,7 @@ func TestNoLinguistAttributesNoCheckAttr(t *testing.T) {
 	r.commit("first")
 	r.write("a.go", "package a\n\nfunc A() {}\n")
 	r.write("b.go", "package a\n")
-	calls := logCalls(t)
+	calls := gittest.LogCalls(t)
 	m := r.diff(DiffOptions{Untracked: true})
 	if got := m.Paths(); !slices.Equal(got, []string{"a.go", "b.go"}) {
 		t.Errorf("reviewed %q, want a.go and b.go", got)
@@ -104,7 +105,7 @@ func TestOneCheckAttrForTheDiffAndTheUntrackedFiles(t *testing.T) {
 	r.commit("first")
 	r.write("a.go", "package a\n\nfunc A() {}\n")
 	r.write("gen/b.go", "package gen\n")
-	calls := logCalls(t)
+	calls := gittest.LogCalls(t)
 	m := r.diff(DiffOptions{Untracked: true})
 	if got := m.Paths(); !slices.Equal(got, []string{"a.go"}) {
 		t.Errorf("reviewed %q, want a.go alone", got)
@@ -208,28 +209,5 @@ func TestParseConfig(t *testing.T) {
 	}
 	if c := parseConfig("core.sparsecheckout\nfalse\x00"); c.sparse || c.attributesFileSet {
 		t.Errorf("sparseCheckout false read as %+v", c)
-	}
-}
-
-// logCalls puts on the PATH a git that logs each command line before it
-// runs the real one, and returns what the log holds when called.
-func logCalls(t *testing.T) func() string {
-	t.Helper()
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
-	bin, log := t.TempDir(), filepath.Join(t.TempDir(), "calls")
-	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return func() string {
-		b, err := os.ReadFile(log)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		return string(b)
 	}
 }

@@ -3,6 +3,8 @@ package material
 import (
 	"strings"
 	"testing"
+
+	"github.com/sotlabs/sot/internal/gittest"
 )
 
 // A review of the working tree runs git no more than it must: the filter
@@ -15,7 +17,7 @@ func TestDiffRunsGitOnceForEachQuestion(t *testing.T) {
 	r.write("a.go", "package a\n\nfunc A() {}\n")
 	r.write("new.go", "package a\n")
 
-	calls := logCalls(t)
+	calls := gittest.LogCalls(t)
 	m := r.diff(DiffOptions{Untracked: true})
 	if m.Base != head || m.Head != head || !m.Worktree {
 		t.Errorf("base %s head %s worktree %v; want HEAD %s for both, from the work tree", m.Base, m.Head, m.Worktree, head)

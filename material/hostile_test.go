@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sotlabs/sot/internal/gittest"
 )
 
 // A repository whose configuration names a program wherever git could run
@@ -104,7 +106,7 @@ func TestListingsReadNoFilterList(t *testing.T) {
 	r.write(".sot/personas/p.md", "a persona\n")
 	base := r.commit("first")
 	r.write("b.go", "package a\n")
-	calls := logCalls(t)
+	calls := gittest.LogCalls(t)
 	ctx := t.Context()
 	if _, err := repoTop(ctx, r.dir); err != nil {
 		t.Fatal(err)

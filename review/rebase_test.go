@@ -5,12 +5,12 @@ import (
 	"context"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/sotlabs/sot/internal/gittest"
 	"github.com/sotlabs/sot/llm/llmtest"
 	"github.com/sotlabs/sot/persona"
 )
@@ -156,10 +156,6 @@ func mapValues(m map[string]string) []string {
 // monorepo): rebasePersonas asks for the directories the diff was asked
 // to list, and the edit it finds is still held back.
 func TestPersonaFilesListedOnceAtTheBase(t *testing.T) {
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
 	builtin, err := persona.ReadSource("builtin:specialists/security.md")
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +179,7 @@ func TestPersonaFilesListedOnceAtTheBase(t *testing.T) {
 			write(".sot/personas/security.md", string(builtin)+"\n"+plantedRule+"\n")
 			write("pay.go", "package pay\n\nfunc Charge(card string) { println(card) }\n")
 
-			calls := logGit(t, real)
+			calls := gittest.LogCalls(t)
 			o := benchOptions(t, project, nil, "openai:gpt-4.1")
 			lib, err := persona.Discover(persona.Dirs{Project: project})
 			if err != nil {
@@ -216,10 +212,6 @@ func TestPersonaFilesListedOnceAtTheBase(t *testing.T) {
 // persona file at the base of the change either: no git process lists
 // them.
 func TestNoPersonaDirectoriesNothingListedAtTheBase(t *testing.T) {
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
 	repo, git := gitRepo(t)
 	pay := filepath.Join(repo, "pay.go")
 	if err := os.WriteFile(pay, []byte("package pay\n\nfunc Charge() {}\n"), 0o644); err != nil {
@@ -230,7 +222,7 @@ func TestNoPersonaDirectoriesNothingListedAtTheBase(t *testing.T) {
 	if err := os.WriteFile(pay, []byte("package pay\n\nfunc Charge(card string) { println(card) }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	calls := logGit(t, real)
+	calls := gittest.LogCalls(t)
 	o := benchOptions(t, repo, nil, "openai:gpt-4.1")
 	lib, err := persona.Discover(persona.Dirs{Project: repo})
 	if err != nil {
@@ -243,24 +235,5 @@ func TestNoPersonaDirectoriesNothingListedAtTheBase(t *testing.T) {
 	}
 	if b := calls(); strings.Contains(b, "ls-tree") {
 		t.Errorf("the persona files at the base were listed, though the project has no persona directory:\n%s", b)
-	}
-}
-
-// logGit puts on the PATH a git that logs each command line before it
-// runs the real one, and returns what the log holds when called.
-func logGit(t *testing.T, real string) func() string {
-	t.Helper()
-	bin, log := t.TempDir(), filepath.Join(t.TempDir(), "calls")
-	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return func() string {
-		b, err := os.ReadFile(log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
 	}
 }
