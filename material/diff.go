@@ -137,10 +137,18 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	var repoErr error
 	var atBase *baseListing
 	var absent []string // o.BaseDirs, relative to the top, when none is in the work tree
+	var ends func() [2]rangeEnd
 	repoDone := make(chan struct{})
 	go func() {
 		defer close(repoDone)
 		repo, repoErr = repoTop(ctx, dir)
+		if repoErr == nil && len(revs) > 0 {
+			// The ends of the range are resolved while git diffs.
+			ends = parallel.Go(func() [2]rangeEnd {
+				base, head, err := rangeEnds(ctx, repo.top, revs)
+				return [2]rangeEnd{{base, err}, {head, err}}
+			})
+		}
 		if repoErr != nil || len(revs) > 0 || repo.commit == "" || len(o.BaseDirs) == 0 {
 			return
 		}
@@ -281,17 +289,12 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		// The working tree or the index against HEAD, which repoTop read.
 		d.m.Base, d.m.Head, d.m.Worktree = repo.commit, repo.commit, d.worktree || o.Staged
 		d.m.atBase = atBase
-	case repo.head || len(revs) > 0:
-		base, err := baseOf(ctx, d.top, revs)
-		if err != nil {
-			return nil, err
+	case len(revs) > 0:
+		e := ends()
+		if e[0].err != nil {
+			return nil, e[0].err
 		}
-		d.m.Base = base
-		head, err := headOf(ctx, d.top, revs)
-		if err != nil {
-			return nil, err
-		}
-		d.m.Head, d.m.Worktree = head, d.worktree || o.Staged
+		d.m.Base, d.m.Head, d.m.Worktree = e[0].commit, e[1].commit, d.worktree || o.Staged
 	}
 	return d.m, nil
 }
@@ -301,21 +304,59 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 // R of R^!, and HEAD for the working tree, the index or one revision
 // compared with the working tree.
 func headOf(ctx context.Context, top string, revs []string) (string, error) {
-	spec := "HEAD"
-	switch {
-	case len(revs) == 2:
-		spec = revs[1]
-	case len(revs) == 1 && strings.Contains(revs[0], ".."):
-		_, b, _ := strings.Cut(strings.Replace(revs[0], "...", "..", 1), "..")
-		spec = cmp.Or(b, "HEAD")
-	case len(revs) == 1 && strings.HasSuffix(revs[0], "^!"):
-		spec = strings.TrimSuffix(revs[0], "^!")
-	}
+	spec := headSpec(revs)
 	out, err := runGit(ctx, top, "rev-parse", "--verify", "--quiet", spec+"^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("the head of the diff, %s: %w", spec, err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// headSpec names the commit headOf resolves.
+func headSpec(revs []string) string {
+	switch {
+	case len(revs) == 2:
+		return revs[1]
+	case len(revs) == 1 && strings.Contains(revs[0], ".."):
+		_, b, _ := strings.Cut(strings.Replace(revs[0], "...", "..", 1), "..")
+		return cmp.Or(b, "HEAD")
+	case len(revs) == 1 && strings.HasSuffix(revs[0], "^!"):
+		return strings.TrimSuffix(revs[0], "^!")
+	}
+	return "HEAD"
+}
+
+// rangeEnds resolves the base and the head of the range revs (see baseOf
+// and headOf) with one git process, or two at once for A...B, whose base
+// is a merge base.
+func rangeEnds(ctx context.Context, top string, revs []string) (base, head string, err error) {
+	bs := baseSpec(revs)
+	if bs == "" {
+		h := parallel.Go(func() rangeEnd {
+			c, err := headOf(ctx, top, revs)
+			return rangeEnd{c, err}
+		})
+		if base, err = baseOf(ctx, top, revs); err != nil {
+			return "", "", err
+		}
+		return base, h().commit, h().err
+	}
+	out, err := runGit(ctx, top, "rev-parse", bs+"^{commit}", headSpec(revs)+"^{commit}", "--")
+	if f := strings.Fields(string(out)); err == nil && len(f) == 3 && f[2] == "--" { // the -- is echoed
+		return f[0], f[1], nil
+	}
+	// One at a time, the error says which end git could not resolve.
+	if base, err = baseOf(ctx, top, revs); err != nil {
+		return "", "", err
+	}
+	head, err = headOf(ctx, top, revs)
+	return base, head, err
+}
+
+// rangeEnd is one end of a range, resolved.
+type rangeEnd struct {
+	commit string
+	err    error
 }
 
 // HeadOf is the commit of the new side of a diff of rng (as DiffOptions
@@ -380,31 +421,39 @@ func IsAncestor(ctx context.Context, dir, a, b string) bool {
 // R^ for R^!, and the first of two revisions, or the one revision compared
 // with the working tree.
 func baseOf(ctx context.Context, top string, revs []string) (string, error) {
-	spec := "HEAD"
-	switch {
-	case len(revs) == 0:
-	case len(revs) == 2:
-		spec = revs[0]
-	case strings.Contains(revs[0], "..."):
+	spec := baseSpec(revs)
+	if spec == "" {
 		a, b, _ := strings.Cut(revs[0], "...")
 		out, err := runGit(ctx, top, "merge-base", cmp.Or(a, "HEAD"), cmp.Or(b, "HEAD"))
 		if err != nil {
 			return "", fmt.Errorf("the base of %s: %w", revs[0], err)
 		}
 		return strings.TrimSpace(string(out)), nil
-	case strings.Contains(revs[0], ".."):
-		a, _, _ := strings.Cut(revs[0], "..")
-		spec = cmp.Or(a, "HEAD")
-	case strings.HasSuffix(revs[0], "^!"):
-		spec = strings.TrimSuffix(revs[0], "^!") + "^"
-	default:
-		spec = revs[0]
 	}
 	out, err := runGit(ctx, top, "rev-parse", "--verify", "--quiet", spec+"^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("the base of the diff, %s: %w", spec, err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// baseSpec names the commit baseOf resolves: "" for A...B, whose base is
+// the merge base of A and B.
+func baseSpec(revs []string) string {
+	switch {
+	case len(revs) == 0:
+		return "HEAD"
+	case len(revs) == 2:
+		return revs[0]
+	case strings.Contains(revs[0], "..."):
+		return ""
+	case strings.Contains(revs[0], ".."):
+		a, _, _ := strings.Cut(revs[0], "..")
+		return cmp.Or(a, "HEAD")
+	case strings.HasSuffix(revs[0], "^!"):
+		return strings.TrimSuffix(revs[0], "^!") + "^"
+	}
+	return revs[0]
 }
 
 // AtBase reads the file at path (relative to the top of the work tree,

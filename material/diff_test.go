@@ -246,24 +246,30 @@ func TestDiffRanges(t *testing.T) {
 	r.write("c.go", "package a\n") // untracked: only in the working-tree diff
 	r.write("a.go", "package a\n\nvar A = 3\n")
 
+	main, feature := r.git("rev-parse", "main"), r.git("rev-parse", "feature")
 	tests := []struct {
-		name   string
-		opts   DiffOptions
-		coords string
-		paths  []string
+		name       string
+		opts       DiffOptions
+		coords     string
+		paths      []string
+		base, head string
 	}{
-		{"two dots", DiffOptions{Range: "main..feature", Untracked: true}, "git diff main..feature", []string{"a.go", "b.go"}},
-		{"three dots", DiffOptions{Range: "main...feature", Untracked: true}, "git diff main...feature", []string{"b.go"}},
-		{"two revisions", DiffOptions{Range: base + " feature"}, "git diff " + base + " feature", []string{"b.go"}},
-		{"single revision", DiffOptions{Range: "feature", Untracked: true}, "git diff feature", []string{"a.go", "b.go"}},
-		{"working tree", DiffOptions{Untracked: true}, "git diff HEAD (working tree)", []string{"a.go", "c.go"}},
-		{"staged", DiffOptions{Staged: true, Untracked: true}, "git diff --cached (staged changes)", nil},
+		{"two dots", DiffOptions{Range: "main..feature", Untracked: true}, "git diff main..feature", []string{"a.go", "b.go"}, main, feature},
+		{"three dots", DiffOptions{Range: "main...feature", Untracked: true}, "git diff main...feature", []string{"b.go"}, base, feature},
+		{"two revisions", DiffOptions{Range: base + " feature"}, "git diff " + base + " feature", []string{"b.go"}, base, feature},
+		{"one commit", DiffOptions{Range: "feature^!"}, "git diff feature^!", []string{"b.go"}, base, feature},
+		{"single revision", DiffOptions{Range: "feature", Untracked: true}, "git diff feature", []string{"a.go", "b.go"}, feature, main},
+		{"working tree", DiffOptions{Untracked: true}, "git diff HEAD (working tree)", []string{"a.go", "c.go"}, main, main},
+		{"staged", DiffOptions{Staged: true, Untracked: true}, "git diff --cached (staged changes)", nil, main, main},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := r.diff(tt.opts)
 			if m.Type != TypeDiff || m.Coordinates != tt.coords {
 				t.Errorf("type %q coordinates %q, want %q", m.Type, m.Coordinates, tt.coords)
+			}
+			if m.Base != tt.base || m.Head != tt.head {
+				t.Errorf("base %s head %s, want %s and %s", m.Base, m.Head, tt.base, tt.head)
 			}
 			if diff := cmp.Diff(tt.paths, m.Paths(), cmp.Comparer(func(a, b []string) bool { return slices.Equal(a, b) })); diff != "" {
 				t.Errorf("paths (-want +got):\n%s", diff)

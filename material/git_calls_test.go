@@ -43,3 +43,21 @@ func TestDiffRunsGitOnceForEachQuestion(t *testing.T) {
 		t.Errorf("HEAD was resolved %d times, want once:\n%s", n, b)
 	}
 }
+
+// A diff of a range resolves both of its ends with one git rev-parse,
+// while git diffs, besides the one that finds the work tree.
+func TestRangeEndsResolvedAtOnce(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", "package a\n")
+	base := r.commit("base")
+	r.write("a.go", "package a\n\nfunc A() {}\n")
+	head := r.commit("head")
+	calls := gittest.LogCalls(t)
+	m := r.diff(DiffOptions{Range: "HEAD~1..HEAD"})
+	if m.Base != base || m.Head != head {
+		t.Errorf("base %s head %s, want %s and %s", m.Base, m.Head, base, head)
+	}
+	if n := strings.Count(calls(), "rev-parse"); n != 2 {
+		t.Errorf("git rev-parse ran %d times, want twice (the work tree, the range's ends):\n%s", n, calls())
+	}
+}
