@@ -62,8 +62,7 @@ type DiffOptions struct {
 	Only []string
 	// BaseDirs names directories, like Exclude, whose files at the base of
 	// the change the caller will list (Material.FilesAtBase, given the
-	// same slice). When the base is the commit checked out, they are
-	// listed while git diffs.
+	// same slice). They are listed while git diffs.
 	BaseDirs []string
 }
 
@@ -137,16 +136,21 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 	var repoErr error
 	var atBase *baseListing
 	var absent []string // o.BaseDirs, relative to the top, when none is in the work tree
-	var ends func() [2]rangeEnd
+	var ends func() resolvedRange
 	repoDone := make(chan struct{})
 	go func() {
 		defer close(repoDone)
 		repo, repoErr = repoTop(ctx, dir)
 		if repoErr == nil && len(revs) > 0 {
-			// The ends of the range are resolved while git diffs.
-			ends = parallel.Go(func() [2]rangeEnd {
-				base, head, err := rangeEnds(ctx, repo.top, revs)
-				return [2]rangeEnd{{base, err}, {head, err}}
+			// The ends of the range are resolved while git diffs, and the
+			// files BaseDirs names are then listed at its base.
+			ends = parallel.Go(func() resolvedRange {
+				var r resolvedRange
+				r.base, r.head, r.err = rangeEnds(ctx, repo.top, revs)
+				if r.err == nil && len(o.BaseDirs) > 0 {
+					r.atBase = listAtBase(ctx, repo.top, r.base, o.BaseDirs)
+				}
+				return r
 			})
 		}
 		if repoErr != nil || len(revs) > 0 || repo.commit == "" || len(o.BaseDirs) == 0 {
@@ -291,10 +295,11 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		d.m.atBase = atBase
 	case len(revs) > 0:
 		e := ends()
-		if e[0].err != nil {
-			return nil, e[0].err
+		if e.err != nil {
+			return nil, e.err
 		}
-		d.m.Base, d.m.Head, d.m.Worktree = e[0].commit, e[1].commit, d.worktree || o.Staged
+		d.m.Base, d.m.Head, d.m.Worktree = e.base, e.head, d.worktree || o.Staged
+		d.m.atBase = e.atBase
 	}
 	return d.m, nil
 }
@@ -357,6 +362,14 @@ func rangeEnds(ctx context.Context, top string, revs []string) (base, head strin
 type rangeEnd struct {
 	commit string
 	err    error
+}
+
+// resolvedRange is what Diff learns of a range while git diffs: its ends,
+// and the listing at its base that DiffOptions.BaseDirs asked for.
+type resolvedRange struct {
+	base, head string
+	err        error
+	atBase     *baseListing
 }
 
 // HeadOf is the commit of the new side of a diff of rng (as DiffOptions

@@ -689,8 +689,8 @@ func TestDiffNoMergeBase(t *testing.T) {
 // The files DiffOptions.BaseDirs names are listed at the base of the
 // change while git diffs: Material.FilesAtBase, asked for the directories
 // as BaseDirs named them, needs no git afterwards and says what
-// FilesAtBase says. Other directories, and a diff of a range, are listed
-// when asked; a directory outside the work tree holds no file.
+// FilesAtBase says. Other directories are listed when asked; a directory
+// outside the work tree holds no file.
 func TestFilesAtBaseListedWithTheDiff(t *testing.T) {
 	r := newRepo(t)
 	r.write("a.go", "package a\n")
@@ -794,5 +794,31 @@ func TestReadAtBase(t *testing.T) {
 	want := map[string][]byte{"p/a.md": []byte("as it was\n"), "p/empty.md": {}, "p/odd\nname.md": []byte("odd\n")}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ReadAtBase (-want +got):\n%s", diff)
+	}
+}
+
+// The files DiffOptions.BaseDirs names are listed at the base of a range
+// while git diffs it, as for the working tree.
+func TestFilesAtBaseOfARangeListedWithTheDiff(t *testing.T) {
+	r := newRepo(t)
+	r.write(".sot/personas/p.md", "a persona\n")
+	base := r.commit("first")
+	r.write(".sot/personas/p.md", "a persona, changed\n")
+	r.write(".sot/personas/new.md", "a new persona\n")
+	r.commit("second")
+	dirs := []string{filepath.Join(r.dir, ".sot", "personas")}
+	m := r.diff(DiffOptions{Range: base + "..HEAD", BaseDirs: dirs})
+	if m.Base != base {
+		t.Fatalf("Base = %s, want %s", m.Base, base)
+	}
+	if m.atBase == nil {
+		t.Fatal("the files at the base of the range were not listed with the diff")
+	}
+	got, err := m.FilesAtBase(t.Context(), dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{".sot/personas/p.md"}; !slices.Equal(got, want) {
+		t.Errorf("files at the base %q, want %q", got, want)
 	}
 }
