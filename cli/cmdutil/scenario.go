@@ -41,6 +41,7 @@ import (
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/gchold"
+	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/internal/status"
 	"github.com/sotlabs/sot/llm"
 )
@@ -51,6 +52,10 @@ import (
 // The command a worker drives runs it as the workflow of its own run
 // (see hosted).
 func RunScenario(ctx context.Context, f *Factory, run func(context.Context) error) error {
+	// Every run masks: the command line it records (ResumeCommand), its
+	// material. The rules are built on another core while the command
+	// reads its configuration.
+	secrets.Warm()
 	release := gchold.Hold(f.Getenv)
 	defer release()
 	f.StartupOver() // this hold takes over from the start's
