@@ -247,7 +247,9 @@ func TestAskResumeAfterSIGKILL(t *testing.T) {
 				t.Fatal(err)
 			}
 			child := exec.Command(exe, "-test.run=^TestAskResumeChild$", "-test.v")
-			child.Env = append(os.Environ(), crashChildEnv+"=1", crashTopEnv+"="+top, crashURLEnv+"="+srv.OpenAIBaseURL(), crashCacheEnv+"="+cache)
+			// The child is killed before it can remove its temporary
+			// directories: they go in one of this test's, which is removed.
+			child.Env = append(os.Environ(), crashChildEnv+"=1", crashTopEnv+"="+top, crashURLEnv+"="+srv.OpenAIBaseURL(), crashCacheEnv+"="+cache, "TMPDIR="+t.TempDir())
 			var out bytes.Buffer
 			child.Stdout, child.Stderr = &out, &out
 			if err := child.Start(); err != nil {
