@@ -225,12 +225,14 @@ func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
+	if err := runGitIn(cmd, dir); err != nil {
+		switch {
+		case ctx.Err() != nil:
 			return nil, ctx.Err()
-		}
-		if errors.Is(err, exec.ErrNotFound) {
+		case errors.Is(err, exec.ErrNotFound):
 			return nil, errNoGit(err)
+		case errors.Is(err, ErrBlockingFile):
+			return nil, err
 		}
 		return nil, &gitError{args: args, stderr: stderr.String(), err: err}
 	}
@@ -442,9 +444,12 @@ func linguistReasons(ctx context.Context, top string, paths []string) (map[strin
 		w.Flush()
 		stdin.Close()
 	}()
-	if err := cmd.Wait(); err != nil {
-		if ctx.Err() != nil {
+	if err := waitGit(cmd, top); err != nil {
+		switch {
+		case ctx.Err() != nil:
 			return nil, ctx.Err()
+		case errors.Is(err, ErrBlockingFile):
+			return nil, err
 		}
 		return nil, &gitError{args: []string{"check-attr"}, stderr: stderr.String(), err: err}
 	}
