@@ -22,28 +22,27 @@ var ErrBlockingFile = errors.New("git reads this file, and it is a named pipe, s
 var blockedAfter = 2 * time.Second
 
 // waitGit waits for the git command cmd, started in dir, to end. Once it
-// has run blockedAfter, and every four times that again, the work tree
-// holding dir is looked at for a file that would keep git waiting
-// (blockingFile); if there is one, git is stopped and the error, wrapping
-// ErrBlockingFile, names it.
+// has run blockedAfter, the work tree holding dir is looked at, once, for
+// a file that would keep git waiting (blockingFile): a git that is only
+// slow, in a very large work tree, is not made slower by a walk of the
+// tree again and again. If there is one, git is stopped and the error,
+// wrapping ErrBlockingFile, names it.
 func waitGit(cmd *exec.Cmd, dir string) error {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	t := time.NewTimer(blockedAfter)
 	defer t.Stop()
-	for {
-		select {
-		case err := <-done:
-			return err
-		case <-t.C:
-			if p := blockingFile(dir); p != "" {
-				cmd.Process.Kill()
-				<-done
-				return fmt.Errorf("%s: %w", p, ErrBlockingFile)
-			}
-			t.Reset(4 * blockedAfter)
-		}
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
 	}
+	if p := blockingFile(dir); p != "" {
+		cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("%s: %w", p, ErrBlockingFile)
+	}
+	return <-done
 }
 
 // runGitIn starts cmd, git run in dir, and waits for it with waitGit.
