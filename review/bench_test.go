@@ -375,7 +375,10 @@ func BenchmarkDebate(b *testing.B) {
 // takes on every thread, which a busy machine stretches but does not
 // change, and that of the git processes it starts (on a machine whose
 // cores are all busy, the time before the first request follows the two
-// together); and the share of reviews
+// together); the median time to start a program that does nothing and
+// wait for it (us-spawn), under the same load, by which a virtual
+// machine's faster and slower hours can be told apart; and the share of
+// reviews
 // whose Prepare loaded the tokenizer, which a 300-line diff, far from any
 // budget, must not (it fails the benchmark). The goals, at a load
 // average of 7 to 11 on two cores: 50 ms at 300 lines, 300 ms at 50,000;
@@ -435,6 +438,9 @@ func BenchmarkReviewFirstRequest(b *testing.B) {
 			b.ReportMetric(ms(median(cpu)), "ms-prepare-cpu")
 			b.ReportMetric(ms(median(gitCPU)), "ms-prepare-git-cpu")
 			b.ReportMetric(float64(loads)/float64(b.N), "tokenizer-loaded")
+			if spawn, err := benchload.SpawnTime(20); err == nil {
+				b.ReportMetric(float64(spawn)/float64(time.Microsecond), "us-spawn")
+			}
 			if hogs > 0 {
 				b.ReportMetric(float64(hogs), "cpu-hogs")
 				b.ReportMetric(benchload.LoadAverage(), "load-1m")

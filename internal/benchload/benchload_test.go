@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The hogs start starts are running while the test runs and gone once it
@@ -42,5 +43,17 @@ func TestLoadAverage(t *testing.T) {
 	}
 	if l := LoadAverage(); l < 0 {
 		t.Errorf("load average %v, want the one /proc/loadavg gives", l)
+	}
+}
+
+// SpawnTime times real starts of a program: never zero, and an error only
+// where there is no true to run.
+func TestSpawnTime(t *testing.T) {
+	d, err := SpawnTime(3)
+	if err != nil {
+		t.Skip(err)
+	}
+	if d <= 0 || d > time.Minute {
+		t.Errorf("SpawnTime = %v", d)
 	}
 }
