@@ -73,10 +73,8 @@ func (s attrSources) outsideTree() []string {
 	}
 	switch f := s.config.attributesFile; {
 	case !s.config.attributesFileSet:
-		if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
-			files = append(files, filepath.Join(x, "git", "attributes"))
-		} else if home, err := os.UserHomeDir(); err == nil {
-			files = append(files, filepath.Join(home, ".config", "git", "attributes"))
+		if f := userGitFile("attributes"); f != "" {
+			files = append(files, f)
 		}
 	case f == "":
 	case strings.HasPrefix(f, "~/"):
@@ -130,6 +128,19 @@ func namesLinguist(name string, stat func(string) (os.FileInfo, error)) bool {
 	}
 	b, err := os.ReadFile(name)
 	return err != nil || bytes.Contains(bytes.ToLower(b), []byte("linguist"))
+}
+
+// userGitFile is where git looks for the user's file name (attributes,
+// ignore) when the configuration names none: under $XDG_CONFIG_HOME/git,
+// or ~/.config/git, on every system; "" when there is neither.
+func userGitFile(name string) string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "git", name)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".config", "git", name)
+	}
+	return ""
 }
 
 // envTrue reports whether an environment variable's value is one git

@@ -78,13 +78,7 @@ func blockingFile(dir string) string {
 	if fi, err := os.Lstat(filepath.Join(top, ".git")); err == nil && fi.IsDir() {
 		outside = append(outside, filepath.Join(top, ".git", "info", "attributes"), filepath.Join(top, ".git", "info", "exclude"))
 	}
-	xdg := os.Getenv("XDG_CONFIG_HOME")
-	if home, err := os.UserHomeDir(); xdg == "" && err == nil {
-		xdg = filepath.Join(home, ".config")
-	}
-	if xdg != "" {
-		outside = append(outside, filepath.Join(xdg, "git", "attributes"), filepath.Join(xdg, "git", "ignore"))
-	}
+	outside = append(outside, userGitFile("attributes"), userGitFile("ignore"))
 	for _, p := range outside {
 		if fi, err := os.Stat(p); err == nil && blocks(fi.Mode()) {
 			return p

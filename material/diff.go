@@ -1037,7 +1037,7 @@ func (d *differ) credentialFiles(ctx context.Context, fds []*fileDiff) (map[*fil
 	if len(need) == 0 {
 		return reasons, nil
 	}
-	blobs, err := catBlobs(ctx, d.top, oids, d.max)
+	blobs, err := catObjects(ctx, d.top, oids, d.max)
 	if err != nil {
 		return nil, err
 	}

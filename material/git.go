@@ -315,7 +315,7 @@ func untracked(ctx context.Context, dir string) ([]string, error) {
 // blobHeads reads the first n lines of each blob in oids with one
 // "git cat-file --batch". Blobs git does not have are left out.
 func blobHeads(ctx context.Context, top string, oids []string, n int) (map[string][]string, error) {
-	blobs, err := catBlobs(ctx, top, oids, 4096)
+	blobs, err := catObjects(ctx, top, oids, 4096)
 	if err != nil {
 		return nil, err
 	}
@@ -324,12 +324,6 @@ func blobHeads(ctx context.Context, top string, oids []string, n int) (map[strin
 		heads[oid] = headLines(b, n)
 	}
 	return heads, nil
-}
-
-// catBlobs reads up to limit bytes of each blob in oids with one
-// "git cat-file --batch". Blobs git does not have are left out.
-func catBlobs(ctx context.Context, top string, oids []string, limit int) (map[string][]byte, error) {
-	return catObjects(ctx, top, oids, limit)
 }
 
 // catObjects reads up to limit bytes (all of them, when limit is
@@ -453,21 +447,16 @@ func linguistReasons(ctx context.Context, top string, paths []string) (map[strin
 		}
 		return nil, &gitError{args: []string{"check-attr"}, stderr: stderr.String(), err: err}
 	}
-	return parseAttrs(stdout.String(), nil), nil
+	return parseAttrs(stdout.String()), nil
 }
 
 // parseAttrs reads git check-attr -z output: the skip reason of each path
-// with an attribute set. each, if set, sees every path once, in order.
-func parseAttrs(out string, each func(path string)) map[string]string {
+// with an attribute set.
+func parseAttrs(out string) map[string]string {
 	reasons := make(map[string]string)
 	f := strings.Split(out, "\x00")
-	last := ""
 	for i := 0; i+2 < len(f); i += 3 {
 		p, attr, val := f[i], f[i+1], f[i+2]
-		if each != nil && p != last {
-			each(p)
-			last = p
-		}
 		if val == "unspecified" || val == "unset" || val == "false" {
 			continue
 		}
