@@ -10,39 +10,81 @@ import (
 	"time"
 )
 
-// ErrBlockingFile means a file git reads as it works (a .gitattributes,
-// a .gitignore, the repository's info/attributes or info/exclude, the
-// user's attributes or ignore file) is a named pipe, a socket or a
-// device: git opens it and waits, forever, for something to read.
-var ErrBlockingFile = errors.New("git reads this file, and it is a named pipe, socket or device that git would wait on forever; remove or rename it, then run sot again")
+// ErrBlockingFile means a file git reads as it works is a named pipe, a
+// socket or a device, and git would wait on it forever: a .gitattributes
+// or .gitignore, the repository's info/attributes or info/exclude, or a
+// file the configuration names (an included configuration file, the
+// attributes or ignore file), which /dev/zero, whose reading never ends,
+// can be too.
+var ErrBlockingFile = errors.New("git reads this file and would wait on it forever: it is a named pipe, a socket or a device. Remove or rename it or, if a git configuration file names it (an include, core.attributesFile or core.excludesFile, in the repository's .git/config or in your own), remove that entry; then run sot again")
 
-// blockedAfter is how long a git command runs before sot looks for a file
-// that could keep it waiting: far longer than a command waits on a
-// repository of ordinary size, and far shorter than a user waits.
+// blockedAfter is how long a git command runs before sot, where it cannot
+// look at the processes it starts (see watchable), looks for a file that
+// could keep it waiting: far longer than a command waits on a repository
+// of ordinary size, and far shorter than a user waits.
 var blockedAfter = 2 * time.Second
 
-// waitGit waits for the git command cmd, started in dir, to end. Once it
-// has run blockedAfter, the work tree holding dir is looked at, once, for
-// a file that would keep git waiting (blockingFile): a git that is only
-// slow, in a very large work tree, is not made slower by a walk of the
-// tree again and again. If there is one, git is stopped and the error,
-// wrapping ErrBlockingFile, names it.
+// canWatch is watchable, but for tests of the walk where processes can be
+// watched.
+var canWatch = watchable
+
+// stuckEvery is how often a running git command is looked at, where it
+// can be (see stuckOn): each look reads a few files of /proc.
+var stuckEvery = 250 * time.Millisecond
+
+// waitGit waits for the git command cmd, started in dir, to end. Every
+// stuckEvery, git and the processes it started are looked at for a file
+// they would wait on forever (stuckOn). Where processes cannot be looked
+// at, the work tree holding dir is looked at once, when git has run
+// blockedAfter, for such a file (blockingFile): a git that is only slow,
+// in a very large work tree, is not made slower by walks of the tree
+// again and again. If there is one, git is stopped and the error, wrapping
+// ErrBlockingFile, names it.
 func waitGit(cmd *exec.Cmd, dir string) error {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	t := time.NewTimer(blockedAfter)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-	}
-	if p := blockingFile(dir); p != "" {
-		cmd.Process.Kill()
+	end := func(file string) error {
+		stop(cmd.Process)
 		<-done
-		return fmt.Errorf("%s: %w", p, ErrBlockingFile)
+		if file == "" {
+			file = blockingFile(dir)
+		}
+		if file == "" {
+			return fmt.Errorf("git is opening a named pipe whose name sot cannot read: %w", ErrBlockingFile)
+		}
+		return fmt.Errorf("%s: %w", file, ErrBlockingFile)
 	}
-	return <-done
+	if !canWatch() {
+		t := time.NewTimer(blockedAfter)
+		defer t.Stop()
+		select {
+		case err := <-done:
+			return err
+		case <-t.C:
+		}
+		if p := blockingFile(dir); p != "" {
+			return end(p)
+		}
+		return <-done
+	}
+	tick := time.NewTicker(stuckEvery)
+	defer tick.Stop()
+	held := map[string]bool{}
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+		}
+		if file, ok := stuckOn(cmd.Process.Pid, held); ok {
+			select {
+			case err := <-done: // it ended as it was looked at
+				return err
+			default:
+			}
+			return end(file)
+		}
+	}
 }
 
 // runGitIn starts cmd, git run in dir, and waits for it with waitGit.

@@ -674,10 +674,15 @@ func combinedDiffError(rng string, revs []string) error {
 // emptyTreeID returns the id of the empty tree in the repository's object
 // format (SHA-1 or SHA-256).
 func emptyTreeID(ctx context.Context, top string) string {
-	cmd := gitCmd(ctx, top, "hash-object", "-t", "tree", "--stdin")
+	cmd, err := gitCmd(ctx, top, "hash-object", "-t", "tree", "--stdin")
+	if err != nil {
+		return emptyTree
+	}
 	cmd.Stdin = strings.NewReader("")
-	if out, err := cmd.Output(); err == nil {
-		if id := strings.TrimSpace(string(out)); id != "" {
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if runGitIn(cmd, top) == nil {
+		if id := strings.TrimSpace(out.String()); id != "" {
 			return id
 		}
 	}
@@ -875,7 +880,11 @@ func (d *differ) parseDiff(out []byte) []*fileDiff {
 // them all, and none when no attribute file could set them (see
 // attrSources.linguistMayApply).
 func (d *differ) linguist(ctx context.Context, paths []string, repo repoInfo, diffOut []byte) (map[string]string, error) {
-	s := attrSources{top: d.top, commonDir: repo.common, config: d.config(ctx)}
+	c, err := d.config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := attrSources{top: d.top, commonDir: repo.common, config: c}
 	if !s.linguistMayApply(paths, diffOut) {
 		return nil, nil
 	}
@@ -883,7 +892,7 @@ func (d *differ) linguist(ctx context.Context, paths []string, repo repoInfo, di
 }
 
 // config is the repository's configuration, which the diff has read.
-func (d *differ) config(ctx context.Context) gitConfig { return repoConfig(ctx, d.dir) }
+func (d *differ) config(ctx context.Context) (gitConfig, error) { return repoConfig(ctx, d.dir) }
 
 // addDiff adds the files of the diff parseDiff kept, given the skip
 // reasons their linguist attributes give.

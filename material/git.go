@@ -69,14 +69,21 @@ func firstLine(s string) string {
 // chooses no program for git to run: no pager, no filesystem monitor, no
 // filter (noFilters); external diffs and text conversions are turned off by
 // the diff's own options.
-func gitCmd(ctx context.Context, dir string, args ...string) *exec.Cmd {
+//
+// The error is the one reading the configuration met: a command that could
+// run a filter is not started without the list of drivers to switch off.
+func gitCmd(ctx context.Context, dir string, args ...string) (*exec.Cmd, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-pager", "-c", "core.fsmonitor=false", "-c", "core.pager=cat"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat")
 	if !filterFree(args) {
-		cmd.Env = append(cmd.Env, noFilters(ctx, dir)...)
+		env, err := noFilters(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Env = append(cmd.Env, env...)
 	}
-	return cmd
+	return cmd, nil
 }
 
 // filterFree reports whether the git command args is one that reads no
@@ -119,23 +126,27 @@ func filterFree(args []string) bool {
 // keys, unlike -c's, may hold any character), every filter driver dir's
 // configuration defines: git runs a file's clean filter to compare the
 // working tree with the index.
-func noFilters(ctx context.Context, dir string) []string {
+func noFilters(ctx context.Context, dir string) ([]string, error) {
+	c, err := repoConfig(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
 	var env []string
 	n := 0
 	set := func(k, v string) {
 		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, k), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, v))
 		n++
 	}
-	for _, name := range repoConfig(ctx, dir).filters {
+	for _, name := range c.filters {
 		for _, key := range []string{"clean", "smudge", "process"} {
 			set("filter."+name+"."+key, "")
 		}
 		set("filter."+name+".required", "false")
 	}
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
-	return append(env, fmt.Sprintf("GIT_CONFIG_COUNT=%d", n))
+	return append(env, fmt.Sprintf("GIT_CONFIG_COUNT=%d", n)), nil
 }
 
 // gitConfig is what sot reads of a repository's configuration (the
@@ -154,7 +165,7 @@ type gitConfig struct {
 // (see withConfigCache), every time outside one, so that a process that
 // lives on (sot mcp) never switches off the filter drivers of a
 // configuration that has changed since.
-func repoConfig(ctx context.Context, dir string) gitConfig {
+func repoConfig(ctx context.Context, dir string) (gitConfig, error) {
 	cache, ok := ctx.Value(configCacheKey{}).(*sync.Map)
 	if !ok {
 		return readConfig(ctx, dir)
@@ -165,12 +176,12 @@ func repoConfig(ctx context.Context, dir string) gitConfig {
 	}
 	// Asked from several goroutines at once (the diff and the commands
 	// that follow it), git runs once.
-	v, _ := cache.LoadOrStore(key, sync.OnceValue(func() gitConfig { return readConfig(ctx, dir) }))
-	return v.(func() gitConfig)()
+	v, _ := cache.LoadOrStore(key, sync.OnceValues(func() (gitConfig, error) { return readConfig(ctx, dir) }))
+	return v.(func() (gitConfig, error))()
 }
 
 // configCacheKey is the context key of the configurations one Diff has
-// read, by directory, each a func() gitConfig that reads it once.
+// read, by directory, each a func() (gitConfig, error) that reads it once.
 type configCacheKey struct{}
 
 // withConfigCache returns ctx holding a cache of configurations for the
@@ -180,13 +191,27 @@ func withConfigCache(ctx context.Context) context.Context {
 }
 
 // readConfig runs git to read the parts of dir's configuration that
-// gitConfig holds.
-func readConfig(ctx context.Context, dir string) gitConfig {
+// gitConfig holds. None of them set is no error (git config exits 1); a
+// git that fails otherwise, or is stopped (see waitGit), is.
+func readConfig(ctx context.Context, dir string) (gitConfig, error) {
 	cmd := exec.CommandContext(ctx, "git", "config", "--null", "--get-regexp", `^filter\.|^core\.(attributesfile|sparsecheckout)$`)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
-	out, _ := cmd.Output() // none configured is exit 1
-	return parseConfig(string(out))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := runGitIn(cmd, dir)
+	var exit *exec.ExitError
+	switch {
+	case err == nil, errors.As(err, &exit) && exit.ExitCode() == 1 && stdout.Len() == 0:
+		return parseConfig(stdout.String()), nil
+	case ctx.Err() != nil:
+		return gitConfig{}, ctx.Err()
+	case errors.Is(err, exec.ErrNotFound):
+		return gitConfig{}, errNoGit(err)
+	case errors.Is(err, ErrBlockingFile):
+		return gitConfig{}, err
+	}
+	return gitConfig{}, &gitError{args: []string{"config"}, stderr: stderr.String(), err: err}
 }
 
 // parseConfig reads git config --null --get-regexp's output: entries
@@ -221,7 +246,10 @@ func errNoGit(err error) error {
 
 // runGit runs git in dir and returns its standard output.
 func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := gitCmd(ctx, dir, args...)
+	cmd, err := gitCmd(ctx, dir, args...)
+	if err != nil {
+		return nil, err
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
@@ -258,10 +286,13 @@ func repoTop(ctx context.Context, dir string) (repoInfo, error) {
 	// With --verify --quiet, a missing HEAD exits 1 after the top directory
 	// and the prefix are printed; any other failure exits 128.
 	args := []string{"rev-parse", "--show-toplevel", "--show-prefix", "--git-common-dir", "--verify", "--quiet", "HEAD^{commit}"}
-	cmd := gitCmd(ctx, dir, args...)
+	cmd, err := gitCmd(ctx, dir, args...)
+	if err != nil {
+		return repoInfo{}, err
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
+	runErr := runGitIn(cmd, dir)
 	var info repoInfo
 	var exit *exec.ExitError
 	switch {
@@ -335,7 +366,10 @@ func catObjects(ctx context.Context, top string, names []string, limit int) (map
 	if len(names) == 0 {
 		return blobs, nil
 	}
-	cmd := gitCmd(ctx, top, "cat-file", "--batch")
+	cmd, err := gitCmd(ctx, top, "cat-file", "--batch")
+	if err != nil {
+		return nil, err
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -419,7 +453,10 @@ func linguistReasons(ctx context.Context, top string, paths []string) (map[strin
 	if len(paths) == 0 {
 		return map[string]string{}, nil
 	}
-	cmd := gitCmd(ctx, top, attrArgs...)
+	cmd, err := gitCmd(ctx, top, attrArgs...)
+	if err != nil {
+		return nil, err
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

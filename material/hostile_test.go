@@ -2,6 +2,7 @@ package material
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -142,5 +143,35 @@ func TestFilterConfiguredBetweenDiffsIsSwitchedOff(t *testing.T) {
 	r.diff(DiffOptions{Untracked: true})
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the filter configured after the first diff ran in the second")
+	}
+}
+
+// When git cannot list the repository's filter drivers (its git config
+// fails), no command that could run one is started: the diff fails and
+// the filter does not run. Before, the failure was taken for "no driver".
+func TestFilterListThatFailsStopsTheDiff(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", "package a\n")
+	r.write(".gitattributes", "*.go filter=evil\n")
+	r.commit("first")
+	marker := filepath.Join(t.TempDir(), "ran")
+	r.git("config", "filter.evil.clean", "touch "+marker+"; cat")
+	r.write("a.go", "package a\n\nfunc A() {}\n")
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip(err)
+	}
+	bin := t.TempDir()
+	script := "#!/bin/sh\nif [ \"$1\" = config ]; then echo 'fatal: cannot fork' >&2; exit 128; fi\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	_, err = Diff(t.Context(), DiffOptions{Dir: r.dir})
+	if err == nil || !strings.Contains(err.Error(), "cannot fork") {
+		t.Errorf("error %v; want git config's failure", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the filter ran though its list could not be read")
 	}
 }
