@@ -12,6 +12,7 @@ import (
 	"github.com/sotlabs/sot/ask/corpus"
 	"github.com/sotlabs/sot/ask/route"
 	"github.com/sotlabs/sot/index"
+	"github.com/sotlabs/sot/internal/plainfile"
 )
 
 // This file reads what sot sources keeps beside the corpus index (the
@@ -87,7 +88,7 @@ type Themes struct {
 // LoadThemes reads the themes sot sources group --thematic kept for the
 // project at top; nil when there are none.
 func LoadThemes(top string) (*Themes, error) {
-	b, err := os.ReadFile(filepath.Join(top, ThemesFile))
+	b, err := plainfile.Read(filepath.Join(top, ThemesFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

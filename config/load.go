@@ -14,6 +14,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/yamlfile"
 	"github.com/sotlabs/sot/llm"
@@ -259,7 +260,7 @@ func LapsedWarning(file, why string) string {
 // readFile decodes one config file. A missing file is skipped unless it was
 // named explicitly.
 func readFile(path string, mustExist bool) (map[string]any, []byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := plainfile.Read(path)
 	if errors.Is(err, fs.ErrNotExist) && !mustExist {
 		return nil, nil, nil
 	}

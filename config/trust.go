@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sotlabs/sot/internal/lazyre"
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/llm"
 )
@@ -201,7 +202,7 @@ func (s *TrustStore) TrustedFile(path, workDir string) TrustCheck {
 	if s == nil || path == "" {
 		return TrustCheck{}
 	}
-	data, err := os.ReadFile(path)
+	data, err := plainfile.Read(path)
 	if err != nil {
 		return TrustCheck{}
 	}
@@ -231,7 +232,7 @@ func refsChanged(r TrustRecord, now []string, workDir string) string {
 			return fmt.Sprintf("%s now runs or reads %s, which was not part of it when you trusted it on %s", show(r.Path), show(p), since)
 		}
 		delete(pinned, p)
-		data, err := os.ReadFile(p)
+		data, err := plainfile.Read(p)
 		if err != nil {
 			return fmt.Sprintf("%s, which %s runs or reads, cannot be read (%v)", show(p), show(r.Path), err)
 		}
@@ -260,7 +261,7 @@ func (s *TrustStore) Add(path, workDir string) (TrustRecord, error) {
 	if !fi.Mode().IsRegular() {
 		return TrustRecord{}, fmt.Errorf("%s is not a regular file; trust names files (a config, a persona, a context file)", path)
 	}
-	data, err := os.ReadFile(p)
+	data, err := plainfile.Read(p)
 	if err != nil {
 		return TrustRecord{}, err
 	}
@@ -270,7 +271,7 @@ func (s *TrustStore) Add(path, workDir string) (TrustRecord, error) {
 	}
 	rec := TrustRecord{Path: p, SHA256: Digest(data), Trusted: time.Now().UTC().Truncate(time.Second)}
 	for _, ref := range References(p, workDir, data) {
-		b, err := os.ReadFile(ref)
+		b, err := plainfile.Read(ref)
 		if err != nil {
 			return TrustRecord{}, fmt.Errorf("%s runs or reads %s, which cannot be read: %w", path, ref, err)
 		}
@@ -322,7 +323,7 @@ func (s *TrustStore) List(workDir string) ([]TrustStatus, error) {
 	out := make([]TrustStatus, 0, len(tf.Files))
 	for _, r := range tf.Files {
 		st := TrustStatus{TrustRecord: r, State: "trusted"}
-		data, err := os.ReadFile(r.Path)
+		data, err := plainfile.Read(r.Path)
 		switch {
 		case err != nil:
 			st.State = "missing"

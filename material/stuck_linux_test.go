@@ -3,8 +3,11 @@
 package material
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -42,7 +45,21 @@ func TestStuckOn(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Skip(err)
 			}
-			defer func() { cmd.Process.Kill(); cmd.Wait() }()
+			// stop kills the shell's children too: a cat left behind would
+			// read /dev/zero on end.
+			defer func() {
+				kids := family(cmd.Process.Pid)[1:]
+				stop(cmd.Process)
+				cmd.Wait()
+				for _, k := range kids {
+					for end := time.Now().Add(5 * time.Second); alive(k); time.Sleep(10 * time.Millisecond) {
+						if time.Now().After(end) {
+							t.Errorf("process %d, which the command started, still runs", k)
+							break
+						}
+					}
+				}
+			}()
 			held := map[string]bool{}
 			deadline := time.Now().Add(10 * time.Second)
 			if tc.looks == 0 {
@@ -77,4 +94,14 @@ func TestStuckOn(t *testing.T) {
 	if file, ok := stuckOn(cmd.Process.Pid, map[string]bool{}); ok {
 		t.Fatalf("an ended process stuck on %q", file)
 	}
+}
+
+// alive reports whether the process pid runs (a zombie does not).
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/internal/project"
 )
 
@@ -113,6 +114,9 @@ func Discover(d Dirs) (*Library, error) {
 			}
 			data, err := readLimited(path)
 			if err != nil {
+				if pe, ok := errors.AsType[*fs.PathError](err); ok && pe.Path == path {
+					err = fmt.Errorf("skipped: %w", pe.Err) // the problem names the file
+				}
 				lib.Problems = append(lib.Problems, Problem{File: path, Message: err.Error(), Warning: true})
 				continue
 			}
@@ -167,7 +171,7 @@ func readLimited(path string) ([]byte, error) {
 	if fi.Size() > maxPersonaBytes {
 		return nil, fmt.Errorf("skipped: %d bytes is too large for a persona file (limit %d)", fi.Size(), maxPersonaBytes)
 	}
-	return os.ReadFile(path)
+	return plainfile.Read(path)
 }
 
 // Vet sets a check for every persona from the project or named by the
@@ -435,5 +439,5 @@ func ReadSource(path string) ([]byte, error) {
 	if rest, ok := strings.CutPrefix(path, "builtin:"); ok {
 		return builtinFS.ReadFile("builtin/" + rest)
 	}
-	return os.ReadFile(path)
+	return plainfile.Read(path)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/internal/lazyre"
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/material"
 	"github.com/sotlabs/sot/review/history"
 	"github.com/sotlabs/sot/review/synthesis"
@@ -154,7 +155,7 @@ func headReader(ctx context.Context, m *material.Material) history.Reader {
 				return nil, false
 			}
 			defer root.Close()
-			b, err := root.ReadFile(filepath.FromSlash(p))
+			b, err := plainfile.ReadIn(root, filepath.FromSlash(p))
 			if err != nil {
 				return nil, false
 			}
@@ -236,7 +237,7 @@ var projectResolutions = filepath.Join(".sot", "resolutions.jsonl")
 // readDismissals reads the findings dismissed in the project (the latest
 // decision about each fingerprint wins).
 func readDismissals(top string) ([]history.Dismissal, error) {
-	b, err := os.ReadFile(filepath.Join(top, projectResolutions))
+	b, err := plainfile.Read(filepath.Join(top, projectResolutions))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

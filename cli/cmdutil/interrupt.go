@@ -23,13 +23,35 @@ func ResumeCommand() string { return "sot " + secrets.Mask(shell.Join(os.Args[1:
 // Interruptible runs a journaled run under a context that Ctrl-C (or
 // SIGTERM) cancels. When a signal stopped it, the error exits 130 and says
 // that the finished calls are kept in the journal (what names it: "the
-// run's journal") and which command resumes the run.
+// run's journal") and which command resumes the run. A second signal
+// ends the process at once, with the same words and code: a run that
+// does not stop (a read the kernel will not give up) is not left to wait.
+// Every finished call is already in the journal.
 func Interruptible(ctx context.Context, journal string, run func(context.Context) error) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	sigCtx, signalled := context.WithCancel(ctx)
+	defer signalled()
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-sigs:
+			signalled()
+		case <-finished:
+			return
+		}
+		select {
+		case <-sigs:
+			fmt.Fprintf(os.Stderr, "sot: interrupted again, stopping now; the calls that finished are kept in %s. Resume with: %s\n", journal, ResumeCommand())
+			exitNow(ExitInterrupted)
+		case <-finished:
+		}
+	}()
 	// A part of the run may stop it as Ctrl-C does, saying why (a run on
 	// Temporal whose workflow was cancelled): see engine.Stop.
 	runCtx, cancel := context.WithCancelCause(sigCtx)
@@ -44,3 +66,6 @@ func Interruptible(ctx context.Context, journal string, run func(context.Context
 	}
 	return err
 }
+
+// exitNow ends the process; tests replace it.
+var exitNow = os.Exit

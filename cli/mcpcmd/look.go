@@ -13,6 +13,7 @@ import (
 	"github.com/sotlabs/sot/debate/graph"
 	"github.com/sotlabs/sot/index"
 	"github.com/sotlabs/sot/internal/lazyre"
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/review"
 )
@@ -143,7 +144,7 @@ func (s *Server) queryGraph(ctx context.Context, in GraphQuery) (GraphNodes, err
 		return GraphNodes{}, err
 	}
 	defer root.Close()
-	b, err := root.ReadFile(filepath.Clean(rel))
+	b, err := plainfile.ReadIn(root, filepath.Clean(rel))
 	if err != nil {
 		return GraphNodes{}, fmt.Errorf("read the graph %s: %w", rel, err)
 	}

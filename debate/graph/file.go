@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/internal/termsafe"
 )
@@ -298,7 +299,7 @@ func readPlain(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, &engine.UserError{Field: path, Msg: "not a regular file; give the graph's JSON file"}
 	}
-	f, err := os.Open(path)
+	f, err := plainfile.Open(path)
 	if err != nil {
 		return nil, &engine.UserError{Field: path, Err: err}
 	}

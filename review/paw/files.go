@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/internal/lazyre"
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/yamlfile"
 	"github.com/sotlabs/sot/persona"
@@ -21,7 +21,7 @@ import (
 // LoadFile reads a review context from a YAML or JSON file.
 func LoadFile(path string) (review.Context, error) {
 	var c review.Context
-	data, err := os.ReadFile(path)
+	data, err := plainfile.Read(path)
 	if err != nil {
 		return c, fmt.Errorf("read review context: %w", err)
 	}
@@ -64,7 +64,7 @@ func CheckFileModels(path string, c review.Context, cfg *config.Config) error {
 // keyLine is the line of a context file on which a top-level key is set
 // (YAML "key:" at the start of a line, or JSON "\"key\":"), or 0.
 func keyLine(path, key string) int {
-	data, err := os.ReadFile(path)
+	data, err := plainfile.Read(path)
 	if err != nil {
 		return 0
 	}
@@ -140,7 +140,7 @@ func (w *Workflow) CheckModels(cfg *config.Config) error {
 
 // LoadWorkflow reads the Final Review fields of a PAW WorkflowContext.md.
 func LoadWorkflow(path string) (Workflow, error) {
-	f, err := os.Open(path)
+	f, err := plainfile.Open(path)
 	if err != nil {
 		return Workflow{}, fmt.Errorf("read workflow context: %w", err)
 	}
