@@ -2,6 +2,7 @@ package mcpcmd
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -160,6 +161,13 @@ func (a *argv) path(what, p string) string {
 	rel = filepath.Clean(rel)
 	if !filepath.IsLocal(rel) && rel != "." {
 		a.fail("%s %q is outside the project: paths are relative to the project root and stay inside it", what, p)
+		return ""
+	}
+	// A named pipe, socket or device would keep the run reading it
+	// forever (a file the user names on the command line may be a pipe on
+	// purpose; one a model names may not).
+	if fi, err := os.Stat(filepath.Join(a.top, rel)); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		a.fail("%s %q is a named pipe, socket or device; a tool call names files and directories", what, p)
 		return ""
 	}
 	if strings.HasPrefix(rel, "-") {

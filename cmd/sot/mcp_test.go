@@ -431,6 +431,9 @@ func TestMCPRefusesWhatAToolCallMayNotChoose(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.Budget.MaxCost = 1
 	cs := connect(t, mcpServer(t, repo, srv, &cfg), nil)
+	if err := syscall.Mkfifo(filepath.Join(repo, "pipe.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -450,6 +453,8 @@ func TestMCPRefusesWhatAToolCallMayNotChoose(t *testing.T) {
 		{"ask", map[string]any{"question": "  "}, "question is required"},
 		{"debate", map[string]any{"passage_file": "/etc/hosts"}, "outside the project"},
 		{"debate", map[string]any{"passage": "x", "graph": "../g.json"}, "outside the project"},
+		{"debate", map[string]any{"passage_file": "pipe.md"}, "named pipe"}, // the run would wait on it forever
+		{"review", map[string]any{"artifacts": []string{"pipe.md"}}, "named pipe"},
 		{"run_status", map[string]any{"run_id": "../../etc/passwd"}, "not a run id"},
 		{"estimate", map[string]any{"scenario": "rm"}, "review, ask or debate"},
 	} {
