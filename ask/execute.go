@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/jsonlayout"
 	"github.com/sotlabs/sot/internal/parallel"
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 )
@@ -64,7 +64,7 @@ type record struct {
 }
 
 func loadState(dir string) run.State {
-	b, err := os.ReadFile(filepath.Join(dir, run.StateFile))
+	b, err := plainfile.ReadOwn(filepath.Join(dir, run.StateFile))
 	if err != nil {
 		return run.State{}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/lazyre"
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/stack"
 )
@@ -48,7 +48,7 @@ type record struct {
 }
 
 func loadState(dir string) run.State {
-	b, err := os.ReadFile(filepath.Join(dir, run.StateFile))
+	b, err := plainfile.ReadOwn(filepath.Join(dir, run.StateFile))
 	if err != nil {
 		return run.State{}
 	}

@@ -45,3 +45,33 @@ func TestRepositoryFilesThatAreNamedPipes(t *testing.T) {
 		})
 	}
 }
+
+// The records of earlier reviews that --since auto looks through may have
+// come with the repository: a run.json that is a symlink to /dev/zero
+// (which git can commit) read until memory ran out, and a named pipe
+// waited forever. Both are passed over at once.
+func TestPriorReviewsPassOverARecordThatIsNoFile(t *testing.T) {
+	top := t.TempDir()
+	for name, make := range map[string]func(string) error{
+		"linked": func(p string) error { return os.Symlink("/dev/zero", p) },
+		"pipe":   func(p string) error { return syscall.Mkfifo(p, 0o644) },
+	} {
+		dir := filepath.Join(top, ".sot", "reviews", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := make(filepath.Join(dir, "run.json")); err != nil {
+			t.Skip(err)
+		}
+	}
+	done := make(chan []priorReview, 1)
+	go func() { done <- priorReviews(top) }()
+	select {
+	case got := <-done:
+		if len(got) != 0 {
+			t.Fatalf("found %d earlier reviews; none is one", len(got))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("looking for earlier reviews did not end")
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/engine/scenario"
 	"github.com/sotlabs/sot/internal/parallel"
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/internal/project"
 	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/internal/tokens"
@@ -967,7 +968,7 @@ func recordOf(st run.State) *record {
 // loadState reads the record of the run in dir, its review part into rec
 // when rec is set; a missing or unreadable record is no run.
 func loadState(dir string, rec *record) run.State {
-	b, err := os.ReadFile(filepath.Join(dir, run.StateFile))
+	b, err := plainfile.ReadOwn(filepath.Join(dir, run.StateFile))
 	if err != nil {
 		return run.State{}
 	}

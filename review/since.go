@@ -237,7 +237,7 @@ var projectResolutions = filepath.Join(".sot", "resolutions.jsonl")
 // readDismissals reads the findings dismissed in the project (the latest
 // decision about each fingerprint wins).
 func readDismissals(top string) ([]history.Dismissal, error) {
-	b, err := plainfile.Read(filepath.Join(top, projectResolutions))
+	b, err := plainfile.ReadOwn(filepath.Join(top, projectResolutions))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -2,6 +2,7 @@ package review
 
 import (
 	"encoding/json"
+	"github.com/sotlabs/sot/internal/plainfile"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,7 +81,7 @@ func ProjectStats(top string) (Stats, error) {
 	var order []string
 	runs := map[string]bool{}
 	for _, file := range files {
-		b, err := os.ReadFile(file)
+		b, err := plainfile.ReadOwn(file)
 		if err != nil {
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sotlabs/sot/engine/run"
 	"github.com/sotlabs/sot/internal/lazyre"
+	"github.com/sotlabs/sot/internal/plainfile"
 )
 
 // Wait waits until the job ends or ctx is done, calling progress whenever
@@ -146,7 +147,7 @@ func (js *Jobs) lockHolder(j Job) int {
 	if !run.Running(dir) {
 		return 0
 	}
-	b, err := os.ReadFile(filepath.Join(dir, run.LockFile))
+	b, err := plainfile.ReadOwn(filepath.Join(dir, run.LockFile))
 	if err != nil {
 		return 0
 	}

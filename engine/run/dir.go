@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sotlabs/sot/engine"
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/internal/safedir"
 	"github.com/sotlabs/sot/llm/middleware"
 )
@@ -225,7 +226,7 @@ func fileExists(p string) bool {
 
 // isOwnIgnore reports whether path is the .gitignore sot writes ("*").
 func isOwnIgnore(path string) bool {
-	b, err := os.ReadFile(path)
+	b, err := plainfile.ReadOwn(path)
 	return err == nil && string(b) == "*\n"
 }
 

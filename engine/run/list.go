@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/llm"
 	"github.com/sotlabs/sot/llm/middleware"
 )
@@ -61,7 +62,7 @@ func ListDirs(top string, dirs []string, payload func() any, key []byte) []Entry
 		if err != nil || !fi.IsDir() {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(dir, StateFile))
+		b, err := plainfile.ReadOwn(filepath.Join(dir, StateFile))
 		if err != nil {
 			continue
 		}
@@ -220,7 +221,7 @@ func listedAs[P any](entries []Entry, prices llm.PriceTable, describe func(e Ent
 // ReadResult reads the result a run wrote as JSON into the file name of
 // its directory; ok is false while there is none (or it does not decode).
 func ReadResult[R any](e Entry, name string) (r *R, ok bool) {
-	b, err := os.ReadFile(filepath.Join(e.path, name))
+	b, err := plainfile.ReadOwn(filepath.Join(e.path, name))
 	if err != nil {
 		return nil, false
 	}

@@ -2,5 +2,9 @@
 
 package plainfile
 
-// nonBlock is none where opening a file does not wait.
-const nonBlock = 0
+const (
+	// nonBlock is none where opening a file does not wait.
+	nonBlock = 0
+	// noFollow is none here: ReadOwn looks before it opens.
+	noFollow = 0
+)

@@ -4,5 +4,9 @@ package plainfile
 
 import "syscall"
 
-// nonBlock opens a named pipe without waiting for a writer.
-const nonBlock = syscall.O_NONBLOCK
+const (
+	// nonBlock opens a named pipe without waiting for a writer.
+	nonBlock = syscall.O_NONBLOCK
+	// noFollow refuses a symlink as the last part of the name (ELOOP).
+	noFollow = syscall.O_NOFOLLOW
+)

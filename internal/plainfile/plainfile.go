@@ -16,6 +16,10 @@ import (
 // directory: nothing sot reads as text.
 var ErrNotRegular = errors.New("not a regular file (a named pipe, socket, device or directory), so sot does not read it; replace it with a plain file")
 
+// ErrSymlink means a file sot wrote itself is a symlink: someone else put
+// it there.
+var ErrSymlink = errors.New("a symlink where sot keeps a file of its own; sot does not follow it")
+
 // Read returns the bytes of the file name, after any symlink, when it is
 // a regular file; otherwise an error wrapping ErrNotRegular, found without
 // waiting. Errors are *fs.PathError, as the os package's are, so
@@ -33,6 +37,30 @@ func Read(name string) ([]byte, error) {
 func ReadIn(root *os.Root, name string) ([]byte, error) {
 	f, err := root.OpenFile(name, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
+		return nil, err
+	}
+	if f, err = regular(f, name); err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// ReadOwn reads a file sot wrote (a run's record, result or ignore file),
+// found where someone else could have put another: as Read, and a symlink
+// under name is refused too, since sot writes none. A link committed in
+// a repository as a run's record, to /dev/zero or to a file of the user's,
+// is never followed.
+func ReadOwn(name string) ([]byte, error) {
+	link := func() bool { fi, err := os.Lstat(name); return err == nil && fi.Mode()&fs.ModeSymlink != 0 }
+	if noFollow == 0 && link() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrSymlink}
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|nonBlock|noFollow, 0)
+	if err != nil {
+		if link() {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: ErrSymlink}
+		}
 		return nil, err
 	}
 	if f, err = regular(f, name); err != nil {

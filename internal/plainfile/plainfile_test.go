@@ -59,4 +59,19 @@ func TestRead(t *testing.T) {
 	if _, err := ReadIn(root, "pipe.yaml"); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("ReadIn(pipe.yaml): %v; want ErrNotRegular", err)
 	}
+
+	// A file of sot's own: read when plain, refused when a symlink (even
+	// to a plain file) or a pipe.
+	if b, err := ReadOwn(plain); err != nil || string(b) != "a: 1\n" {
+		t.Errorf("ReadOwn(plain) = %q, %v", b, err)
+	}
+	zero := filepath.Join(dir, "zero.json")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]error{link: ErrSymlink, zero: ErrSymlink, pipe: ErrNotRegular} {
+		if _, err := ReadOwn(name); !errors.Is(err, want) {
+			t.Errorf("ReadOwn(%s): %v; want %v", filepath.Base(name), err, want)
+		}
+	}
 }
