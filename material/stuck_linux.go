@@ -28,8 +28,10 @@ var watchable = sync.OnceValue(func() bool {
 //     wait_for_partner);
 //   - a device other than /dev/null it holds open now and held open the
 //     time before (held, updated here): reading /dev/zero never ends, and
-//     a terminal waits for a key. A file open that briefly is no more
-//     than git reading its random bytes.
+//     a terminal waits for a key (a terminal counts only while the process
+//     waits: one it writes to, as GIT_TRACE=/dev/tty has git do, does not).
+//     A file open that briefly is no more than git reading its random
+//     bytes.
 //
 // ok is false when none is found. The file is "" when a process waits on
 // a pipe whose name cannot be read (see openingPath).
@@ -43,7 +45,8 @@ func stuckOn(pid int, held map[string]bool) (file string, ok bool) {
 	}()
 	for _, p := range family(pid) {
 		proc := "/proc/" + strconv.Itoa(p)
-		if w, err := os.ReadFile(proc + "/wchan"); err == nil && string(w) == "wait_for_partner" {
+		w, _ := os.ReadFile(proc + "/wchan")
+		if string(w) == "wait_for_partner" {
 			return openingPath(proc), true
 		}
 		fds, err := os.ReadDir(proc + "/fd")
@@ -63,6 +66,9 @@ func stuckOn(pid int, held map[string]bool) (file string, ok bool) {
 			if err != nil || fi.Mode()&os.ModeDevice == 0 {
 				continue
 			}
+			if terminal(target) && string(w) != "wait_woken" {
+				continue // written to (GIT_TRACE=/dev/tty), not waited on
+			}
 			key := strconv.Itoa(p) + " " + fd.Name() + " " + target
 			seen[key] = true
 			if held[key] {
@@ -71,6 +77,12 @@ func stuckOn(pid int, held map[string]bool) (file string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// terminal reports whether the device name is a terminal, which a
+// process may hold open to write to it and wait on only when it reads.
+func terminal(name string) bool {
+	return strings.HasPrefix(name, "/dev/pts/") || strings.HasPrefix(name, "/dev/tty") || name == "/dev/console"
 }
 
 // family is pid and the processes it started, and theirs, as far as

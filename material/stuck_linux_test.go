@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // stuckOn finds what a child process waits on forever: the named pipe it
@@ -27,6 +29,7 @@ func TestStuckOn(t *testing.T) {
 	if !watchable() {
 		t.Skip("no /proc")
 	}
+	tty := openTerminal(t)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -38,6 +41,8 @@ func TestStuckOn(t *testing.T) {
 		{"a named pipe opened by a shell's child", []string{"sh", "-c", "cat pipe; echo"}, pipe, 1},
 		{"a device read on end", []string{"sh", "-c", "cat /dev/zero > /dev/null"}, "/dev/zero", 2},
 		{"nothing", []string{"sh", "-c", "sleep 30 < /dev/null; echo"}, "", 0},
+		{"a terminal read", []string{"sh", "-c", "cat " + tty + " > /dev/null"}, tty, 2},
+		{"a terminal held to write to", []string{"sh", "-c", "exec 3>" + tty + "; sleep 30; echo"}, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(tc.args[0], tc.args[1:]...)
@@ -62,6 +67,9 @@ func TestStuckOn(t *testing.T) {
 			}()
 			held := map[string]bool{}
 			deadline := time.Now().Add(10 * time.Second)
+			if strings.Contains(tc.name, "terminal") && tty == "" {
+				t.Skip("no terminal to open")
+			}
 			if tc.looks == 0 {
 				deadline = time.Now().Add(500 * time.Millisecond)
 			}
@@ -104,4 +112,22 @@ func alive(pid int) bool {
 	}
 	_, rest, _ := strings.Cut(string(b), ") ")
 	return !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
+}
+
+// openTerminal opens a new pseudo-terminal for the test and returns the
+// name of its terminal end, or "" when there is none to open.
+func openTerminal(t *testing.T) string {
+	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return ""
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	if unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0) != nil {
+		return ""
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		return ""
+	}
+	return "/dev/pts/" + strconv.Itoa(n)
 }
