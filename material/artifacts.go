@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/internal/project"
 )
 
@@ -267,7 +268,7 @@ func isOutputDir(dir string) bool {
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	ignore, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	ignore, err := plainfile.ReadOwn(filepath.Join(dir, ".gitignore"))
 	return err == nil && bytes.Equal(ignore, []byte("*\n"))
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/sotlabs/sot/config"
 	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/engine/run"
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/internal/secrets"
 	"github.com/sotlabs/sot/internal/termsafe"
 	"github.com/sotlabs/sot/llm"
@@ -106,7 +107,7 @@ func (r *Run) Moderate(ctx context.Context, o ModerateOptions) error {
 	}
 	defer st.Close()
 	m := &moderator{r: r, o: o, st: st, specs: map[string]*persona.Persona{}, synth: report.SynthesisMarkdown(r.Result)}
-	if b, err := os.ReadFile(filepath.Join(r.Dir, moderatorFile)); err == nil {
+	if b, err := plainfile.ReadOwn(filepath.Join(r.Dir, moderatorFile)); err == nil {
 		m.n = strings.Count(string(b), "\n## Exchange ")
 	}
 	for _, id := range r.Result.Specialists {

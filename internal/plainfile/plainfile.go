@@ -52,6 +52,16 @@ func ReadIn(root *os.Root, name string) ([]byte, error) {
 // a repository as a run's record, to /dev/zero or to a file of the user's,
 // is never followed.
 func ReadOwn(name string) ([]byte, error) {
+	f, err := OpenOwn(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// OpenOwn opens a file sot wrote to read it, as ReadOwn does.
+func OpenOwn(name string) (*os.File, error) {
 	link := func() bool { fi, err := os.Lstat(name); return err == nil && fi.Mode()&fs.ModeSymlink != 0 }
 	if noFollow == 0 && link() {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrSymlink}
@@ -63,11 +73,7 @@ func ReadOwn(name string) ([]byte, error) {
 		}
 		return nil, err
 	}
-	if f, err = regular(f, name); err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
+	return regular(f, name)
 }
 
 // Open opens the file name to read it, when it is a regular file, as Read

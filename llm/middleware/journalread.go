@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 
 	"github.com/sotlabs/sot/internal/parallel"
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/llm"
 )
 
@@ -109,7 +109,7 @@ func decodeLines(lines [][]byte) []*record {
 // a torn or damaged line is skipped, as a listing should not fail on it.
 func JournalUsage(path string) (calls int, byModel map[string]llm.Usage, err error) {
 	byModel = map[string]llm.Usage{}
-	f, err := os.Open(path)
+	f, err := plainfile.OpenOwn(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, byModel, nil
 	}
