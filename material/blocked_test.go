@@ -69,6 +69,7 @@ func TestDiffStopsOnAFileTheConfigurationNames(t *testing.T) {
 		{"an included configuration file", "[include]\n\tpath = %s\n", "pipe", DiffOptions{}},
 		{"the ignore file", "[core]\n\texcludesFile = %s\n", "pipe", DiffOptions{Untracked: true}},
 		{"/dev/zero as the attributes file", "[core]\n\tattributesFile = %s\n", "/dev/zero", DiffOptions{}},
+		{"git's own output as the attributes file", "[core]\n\tattributesFile = %s\n", "/dev/stdout", DiffOptions{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRepo(t)

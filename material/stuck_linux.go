@@ -31,7 +31,9 @@ var watchable = sync.OnceValue(func() bool {
 //     a terminal waits for a key (a terminal counts only while the process
 //     waits: one it writes to, as GIT_TRACE=/dev/tty has git do, does not).
 //     A file open that briefly is no more than git reading its random
-//     bytes.
+//     bytes;
+//   - its own output, which it reads (waiting, at two looks in a row):
+//     /dev/stdout named as a file to read.
 //
 // ok is false when none is found. The file is "" when a process waits on
 // a pipe whose name cannot be read (see openingPath).
@@ -53,6 +55,14 @@ func stuckOn(pid int, held map[string]bool) (file string, ok bool) {
 		if err != nil {
 			continue
 		}
+		// Its output, which it may have been told to read (/dev/stdout as
+		// an attributes file): it waits for what only it could write.
+		out := map[string]string{}
+		for fd, name := range map[string]string{"1": "/dev/stdout", "2": "/dev/stderr"} {
+			if t, err := os.Readlink(proc + "/fd/" + fd); err == nil && strings.HasPrefix(t, "pipe:") {
+				out[t] = name
+			}
+		}
 		for _, fd := range fds {
 			if n, err := strconv.Atoi(fd.Name()); err != nil || n < 3 {
 				continue // what sot gave it: /dev/null and pipes
@@ -60,6 +70,14 @@ func stuckOn(pid int, held map[string]bool) (file string, ok bool) {
 			link := proc + "/fd/" + fd.Name()
 			target, err := os.Readlink(link)
 			if err != nil || target == "/dev/null" {
+				continue
+			}
+			if name, ok := out[target]; ok && strings.Contains(string(w), "pipe_read") {
+				key := strconv.Itoa(p) + " " + fd.Name() + " " + target
+				seen[key] = true
+				if held[key] {
+					return name, true
+				}
 				continue
 			}
 			fi, err := os.Stat(link)
