@@ -39,7 +39,9 @@ func TestListPassesOverARecordThatIsNoFile(t *testing.T) {
 			t.Error(err)
 		}
 		for _, d := range []string{"linked", "pipe"} {
-			isOwnIgnore(filepath.Join(top, ".sot", "reviews", d, ignoreFile))
+			if isOwnIgnore(filepath.Join(top, ".sot", "reviews", d, ignoreFile)) {
+				t.Errorf("the %s ignore file is taken for sot's own", d)
+			}
 		}
 		done <- len(entries)
 	}()
