@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -89,25 +88,9 @@ func (s attrSources) outsideTree() []string {
 		files = append(files, "") // relative, ~user or %(prefix): sot cannot place it
 	}
 	if !envTrue(os.Getenv("GIT_ATTR_NOSYSTEM")) {
-		files = append(files, "/etc/gitattributes")
-		if bin, err := exec.LookPath("git"); err == nil {
-			files = append(files, systemAttributes(bin)...)
-			if r, err := filepath.EvalSymlinks(bin); err == nil && r != bin {
-				files = append(files, systemAttributes(r)...)
-			}
-		}
+		files = append(files, systemFiles("gitattributes")...)
 	}
 	return files
-}
-
-// systemAttributes is where a git at bin, built with the default layout,
-// keeps its system attribute file: etc under its prefix, /etc for /usr.
-func systemAttributes(bin string) []string {
-	prefix := filepath.Dir(filepath.Dir(bin))
-	if prefix == "/usr" {
-		return nil // /etc/gitattributes
-	}
-	return []string{filepath.Join(prefix, "etc", "gitattributes")}
 }
 
 // namesLinguist reports whether the attribute file name, as stat finds

@@ -168,7 +168,7 @@ type gitConfig struct {
 func repoConfig(ctx context.Context, dir string) (gitConfig, error) {
 	cache, ok := ctx.Value(configCacheKey{}).(*sync.Map)
 	if !ok {
-		return readConfig(ctx, dir)
+		return readOrAsk(ctx, dir)
 	}
 	key := dir
 	if abs, err := filepath.Abs(dir); err == nil {
@@ -176,7 +176,7 @@ func repoConfig(ctx context.Context, dir string) (gitConfig, error) {
 	}
 	// Asked from several goroutines at once (the diff and the commands
 	// that follow it), git runs once.
-	v, _ := cache.LoadOrStore(key, sync.OnceValues(func() (gitConfig, error) { return readConfig(ctx, dir) }))
+	v, _ := cache.LoadOrStore(key, sync.OnceValues(func() (gitConfig, error) { return readOrAsk(ctx, dir) }))
 	return v.(func() (gitConfig, error))()
 }
 
@@ -188,6 +188,16 @@ type configCacheKey struct{}
 // commands of one Diff.
 func withConfigCache(ctx context.Context) context.Context {
 	return context.WithValue(ctx, configCacheKey{}, new(sync.Map))
+}
+
+// readOrAsk reads dir's configuration from its files when quickConfig
+// can, and asks git otherwise: the diff then need not wait for a git
+// process before it starts.
+func readOrAsk(ctx context.Context, dir string) (gitConfig, error) {
+	if c, ok := quickConfig(dir); ok {
+		return c, nil
+	}
+	return readConfig(ctx, dir)
 }
 
 // readConfig runs git to read the parts of dir's configuration that

@@ -16,6 +16,8 @@ func TestDiffRunsGitOnceForEachQuestion(t *testing.T) {
 	head := r.commit("init")
 	r.write("a.go", "package a\n\nfunc A() {}\n")
 	r.write("new.go", "package a\n")
+	// An include is one of the things sot leaves git config to read.
+	r.git("config", "include.path", "absent.inc")
 
 	calls := gittest.LogCalls(t)
 	m := r.diff(DiffOptions{Untracked: true})

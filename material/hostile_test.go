@@ -121,6 +121,8 @@ func TestListingsReadNoFilterList(t *testing.T) {
 	if b := calls(); strings.Contains(b, "--get-regexp") {
 		t.Fatalf("git listed the filter drivers for commands that run none:\n%s", b)
 	}
+	// An include is one of the things sot leaves git to read.
+	r.git("config", "include.path", "absent.inc")
 	r.diff(DiffOptions{})
 	if b := calls(); !strings.Contains(b, "--get-regexp") {
 		t.Fatalf("the diff of the working tree ran without listing the filter drivers to switch off:\n%s", b)
@@ -156,6 +158,9 @@ func TestFilterListThatFailsStopsTheDiff(t *testing.T) {
 	r.commit("first")
 	marker := filepath.Join(t.TempDir(), "ran")
 	r.git("config", "filter.evil.clean", "touch "+marker+"; cat")
+	// An include is one of the things sot leaves git to read, so git
+	// config must answer.
+	r.git("config", "include.path", "absent.inc")
 	r.write("a.go", "package a\n\nfunc A() {}\n")
 	real, err := exec.LookPath("git")
 	if err != nil {
