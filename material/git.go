@@ -286,13 +286,22 @@ type repoInfo struct {
 	commit string // the commit checked out, when head
 }
 
-// repoTop finds the work tree containing dir, with one git process.
+// repoTop finds the work tree containing dir: from its files where
+// quickRepo can, with one git process otherwise.
 func repoTop(ctx context.Context, dir string) (repoInfo, error) {
 	if fi, err := os.Stat(dir); err != nil {
 		return repoInfo{}, fmt.Errorf("reading %s: %w", dir, err)
 	} else if !fi.IsDir() {
 		return repoInfo{}, fmt.Errorf("%s is not a directory: %w", dir, ErrNotRepo)
 	}
+	if info, ok := quickRepo(dir); ok {
+		return info, nil
+	}
+	return askRepo(ctx, dir)
+}
+
+// askRepo is repoTop's answer from git rev-parse.
+func askRepo(ctx context.Context, dir string) (repoInfo, error) {
 	// With --verify --quiet, a missing HEAD exits 1 after the top directory
 	// and the prefix are printed; any other failure exits 128.
 	args := []string{"rev-parse", "--show-toplevel", "--show-prefix", "--git-common-dir", "--verify", "--quiet", "HEAD^{commit}"}
@@ -325,7 +334,13 @@ func repoTop(ctx context.Context, dir string) (repoInfo, error) {
 	}
 	info.prefix = lines[1]
 	if info.common = lines[2]; info.common != "" && !filepath.IsAbs(info.common) {
-		info.common = filepath.Join(dir, info.common) // relative to dir
+		// Relative to the physical directory git ran in: joined to a path
+		// through a link, a ".." would be taken lexically.
+		phys, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			phys = dir
+		}
+		info.common = filepath.Join(phys, info.common)
 	}
 	if info.head && len(lines) == 4 {
 		info.commit = strings.TrimSpace(lines[3])

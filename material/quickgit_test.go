@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -38,19 +39,19 @@ func TestFilterNames(t *testing.T) {
 			if err := os.WriteFile(f, []byte(tc.text), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			got, ok := filterNames(f)
+			got, ok := filterNames(f, false)
 			if ok != tc.ok || !slices.Equal(got, tc.want) {
 				t.Errorf("filterNames = %q, %v; want %q, %v", got, ok, tc.want, tc.ok)
 			}
 		})
 	}
 	t.Run("missing", func(t *testing.T) {
-		if names, ok := filterNames(filepath.Join(t.TempDir(), "none", "config")); !ok || names != nil {
+		if names, ok := filterNames(filepath.Join(t.TempDir(), "none", "config"), false); !ok || names != nil {
 			t.Errorf("a missing file: %q, %v; want none, true", names, ok)
 		}
 	})
 	t.Run("not plain", func(t *testing.T) {
-		if _, ok := filterNames(t.TempDir()); ok {
+		if _, ok := filterNames(t.TempDir(), false); ok {
 			t.Error("a directory read as a configuration file")
 		}
 	})
@@ -59,7 +60,7 @@ func TestFilterNames(t *testing.T) {
 		if err := os.WriteFile(f, []byte(strings.Repeat("# a comment line\n", 70000)), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := filterNames(f); ok {
+		if _, ok := filterNames(f, false); ok {
 			t.Error("a file over 1 MiB read as a configuration file")
 		}
 	})
@@ -95,7 +96,7 @@ func TestFindGitDir(t *testing.T) {
 	}
 	want := filepath.Join(top, ".git")
 	for _, d := range []string{r.dir, filepath.Join(r.dir, "sub", "deep")} {
-		if g, ok := findGitDir(d); !ok || g != want {
+		if g, _, ok := findGitDir(d); !ok || g != want {
 			t.Errorf("findGitDir(%s) = %s, %v; want %s", d, g, ok, want)
 		}
 	}
@@ -105,7 +106,7 @@ func TestFindGitDir(t *testing.T) {
 	if err := os.Symlink(filepath.Join(r.dir, "sub"), link); err != nil {
 		t.Fatal(err)
 	}
-	if g, ok := findGitDir(link); !ok || g != want {
+	if g, _, ok := findGitDir(link); !ok || g != want {
 		t.Errorf("through a link: %s, %v; want %s", g, ok, want)
 	}
 	// git passes over a .git directory that is no repository and goes on
@@ -113,7 +114,7 @@ func TestFindGitDir(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(r.dir, "sub", ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if g, ok := findGitDir(filepath.Join(r.dir, "sub", "deep")); ok {
+	if g, _, ok := findGitDir(filepath.Join(r.dir, "sub", "deep")); ok {
 		t.Errorf("an empty .git directory was taken for the repository: %s", g)
 	}
 	// A .git file (a linked worktree, a submodule) is left to git.
@@ -121,11 +122,11 @@ func TestFindGitDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(other, ".git"), []byte("gitdir: "+want+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if g, ok := findGitDir(other); ok {
+	if g, _, ok := findGitDir(other); ok {
 		t.Errorf("a .git file was followed: %s", g)
 	}
 	// So is the inside of a repository directory.
-	if g, ok := findGitDir(filepath.Join(r.dir, ".git", "refs")); ok {
+	if g, _, ok := findGitDir(filepath.Join(r.dir, ".git", "refs")); ok {
 		t.Errorf("inside .git: %s", g)
 	}
 }
@@ -146,7 +147,7 @@ func TestFilterInEveryConfigurationFileIsSwitchedOff(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(marks) })
 	const evil = "[filter \"evil\"]\n\tclean = touch MARK; cat\n"
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		name string
 		// set writes the configuration for the repository in dir, with
 		// home as the user's home directory.
@@ -191,6 +192,7 @@ func TestFilterInEveryConfigurationFileIsSwitchedOff(t *testing.T) {
 		}, "touch MARK; cat", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			marker := filepath.Join(marks, strconv.Itoa(i))
 			r := newRepo(t)
 			r.write(".gitattributes", "*.go filter=evil\n")
 			r.write("a.go", "package a\n")
@@ -198,7 +200,6 @@ func TestFilterInEveryConfigurationFileIsSwitchedOff(t *testing.T) {
 			home := t.TempDir()
 			t.Setenv("HOME", home)
 			t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
-			marker := filepath.Join(marks, strings.NewReplacer(" ", "-", "/", "-", "~", "-", ",", "").Replace(tc.name))
 			tc.set(t, r.dir, home, strings.ReplaceAll(tc.text, "MARK", marker))
 			r.write("a.go", "package a\n\nfunc A() {}\n")
 
@@ -254,4 +255,143 @@ func appendFile(t *testing.T, name, text string) {
 func unsetenv(t *testing.T, k string) {
 	t.Setenv(k, "")
 	os.Unsetenv(k)
+}
+
+// Where quickRepo answers from the repository's files, its answer is git
+// rev-parse's; where the repository is laid out in a way it does not read
+// as git does, it leaves the answer to git.
+func TestQuickRepoAgreesWithGit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the repository is read without git on Linux only")
+	}
+	for _, tc := range []struct {
+		name string
+		// set lays the repository out and returns the directory to ask
+		// about.
+		set   func(r *repo) string
+		quick bool
+	}{
+		{"top", func(r *repo) string { r.commit("first"); return r.dir }, true},
+		{"subdirectory", func(r *repo) string { r.commit("first"); return filepath.Join(r.dir, "sub", "deep") }, true},
+		{"through a link", func(r *repo) string {
+			r.commit("first")
+			link := filepath.Join(r.t.TempDir(), "link")
+			if err := os.Symlink(filepath.Join(r.dir, "sub"), link); err != nil {
+				r.t.Fatal(err)
+			}
+			return link
+		}, true},
+		{"detached HEAD", func(r *repo) string {
+			r.commit("first")
+			r.write("b.go", "package a\n")
+			r.commit("second")
+			r.git("checkout", "-q", "--detach", "HEAD~1")
+			return r.dir
+		}, true},
+		{"packed refs", func(r *repo) string {
+			r.commit("first")
+			r.git("pack-refs", "--all", "--prune")
+			if _, err := os.Stat(filepath.Join(r.dir, ".git", "refs", "heads", "main")); err == nil {
+				r.t.Fatal("the branch is still loose")
+			}
+			return r.dir
+		}, true},
+		{"no commit yet", func(r *repo) string { return r.dir }, true},
+		{"a branch with no commit yet", func(r *repo) string {
+			r.commit("first")
+			r.git("pack-refs", "--all")
+			r.git("symbolic-ref", "HEAD", "refs/heads/other")
+			return r.dir
+		}, true},
+		{"work tree moved by core.worktree", func(r *repo) string {
+			r.commit("first")
+			r.git("config", "core.worktree", filepath.Join(r.dir, "sub"))
+			return filepath.Join(r.dir, "sub")
+		}, false},
+		{"linked worktree", func(r *repo) string {
+			r.commit("first")
+			w := filepath.Join(r.t.TempDir(), "w")
+			r.git("worktree", "add", "-q", w)
+			return w
+		}, false},
+		{"branch that is a symbolic ref", func(r *repo) string {
+			r.commit("first")
+			r.git("branch", "x")
+			r.git("checkout", "-q", "x")
+			r.git("symbolic-ref", "refs/heads/main", "refs/heads/x")
+			r.git("checkout", "-q", "main")
+			return r.dir
+		}, false},
+		{"an empty branch file", func(r *repo) string {
+			r.commit("first")
+			if err := os.WriteFile(filepath.Join(r.dir, ".git", "refs", "heads", "main"), nil, 0o644); err != nil {
+				r.t.Fatal(err)
+			}
+			return r.dir
+		}, false},
+		{"GIT_DIR", func(r *repo) string {
+			r.commit("first")
+			r.t.(*testing.T).Setenv("GIT_DIR", filepath.Join(r.dir, ".git"))
+			return r.dir
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRepo(t)
+			r.write("sub/deep/a.go", "package a\n")
+			dir := tc.set(r)
+			got, ok := quickRepo(dir)
+			if ok != tc.quick {
+				t.Fatalf("quickRepo answered: %v; want %v (%+v)", ok, tc.quick, got)
+			}
+			if !ok {
+				return
+			}
+			want, err := askRepo(t.Context(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// git names the shared directory relative to dir, or not.
+			if fi, err := os.Stat(want.common); err != nil || !sameFile(t, fi, got.common) {
+				t.Errorf("common directory %s; git's is %s", got.common, want.common)
+			}
+			got.common, want.common = "", ""
+			if got != want {
+				t.Errorf("quickRepo = %+v; git's answer is %+v", got, want)
+			}
+		})
+	}
+}
+
+func sameFile(t *testing.T, fi os.FileInfo, name string) bool {
+	other, err := os.Stat(name)
+	return err == nil && os.SameFile(fi, other)
+}
+
+// A review of the working tree of a plain repository starts two git
+// processes: the diff and the listing of untracked files. The top of the
+// work tree, HEAD and the filter drivers are read from the repository's
+// files.
+func TestPlainReviewStartsTwoGitProcesses(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the repository is read without git on Linux only")
+	}
+	r := newRepo(t)
+	r.write("a.go", "package a\n")
+	head := r.commit("init")
+	r.write("a.go", "package a\n\nfunc A() {}\n")
+	r.write("new.go", "package a\n")
+	calls := gittest.LogCalls(t)
+	m := r.diff(DiffOptions{Untracked: true})
+	if m.Base != head || m.Head != head || !m.Worktree || len(m.Files) != 2 {
+		t.Errorf("base %s head %s worktree %v files %v; want HEAD %s, from the work tree, two files", m.Base, m.Head, m.Worktree, m.Paths(), head)
+	}
+	lines := strings.Split(strings.TrimSpace(calls()), "\n")
+	var subs []string
+	for _, l := range lines {
+		subs = append(subs, subcommand(strings.Fields(l)))
+	}
+	slices.Sort(subs)
+	if diff := cmp.Diff([]string{"diff", "ls-files"}, subs); diff != "" {
+		t.Errorf("git commands (-want +got):\n%s\n%s", diff, calls())
+	}
 }
