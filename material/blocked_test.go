@@ -103,3 +103,28 @@ func TestDiffStopsOnAFileTheConfigurationNames(t *testing.T) {
 		})
 	}
 }
+
+// A file git tracks that the work tree holds as a named pipe cannot be
+// compared: the review stops with an error that names the file and says
+// how to restore it, which sot reports as the user's to fix.
+func TestTrackedFileThatIsANamedPipe(t *testing.T) {
+	r := newRepo(t)
+	r.write("notes/a b.txt", "a\n")
+	r.write("c.go", "package c\n")
+	r.commit("first")
+	name := filepath.Join(r.dir, "notes", "a b.txt")
+	if err := os.Remove(name); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(name, 0o644); err != nil {
+		t.Skip(err)
+	}
+	r.write("c.go", "package c\n\nfunc C() {}\n")
+	_, err := Diff(t.Context(), DiffOptions{Dir: r.dir})
+	if !errors.Is(err, ErrUnsupportedFile) {
+		t.Fatalf("error %v; want ErrUnsupportedFile", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "notes/a b.txt is tracked") || !strings.Contains(msg, "git checkout -- 'notes/a b.txt'") {
+		t.Errorf("the message must name the file and how to restore it: %s", msg)
+	}
+}

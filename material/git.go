@@ -11,10 +11,13 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/sotlabs/sot/internal/shell"
 )
 
 // emptyTree is the id of git's empty tree, the base of a repository that has
@@ -272,10 +275,18 @@ func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 		case errors.Is(err, ErrBlockingFile):
 			return nil, err
 		}
+		if m := unsupportedFile.FindStringSubmatch(stderr.String()); m != nil {
+			q := shell.Quote(m[1])
+			return nil, fmt.Errorf("%s is tracked by git but is a named pipe, a socket or a device in the work tree: %w; restore the file (git checkout -- %s, from the top of the work tree) or stop tracking it (git rm --cached %s), then run sot again", m[1], ErrUnsupportedFile, q, q)
+		}
 		return nil, &gitError{args: args, stderr: stderr.String(), err: err}
 	}
 	return stdout.Bytes(), nil
 }
+
+// unsupportedFile is git's message for a tracked file that the work tree
+// holds as something it cannot read: a named pipe, a socket, a device.
+var unsupportedFile = regexp.MustCompile(`(?m)^error: (.+): unsupported file type$`)
 
 // repoInfo is where a directory sits in its repository.
 type repoInfo struct {

@@ -57,6 +57,9 @@ var (
 	// ErrNotAFile means a path that should name one file, such as the
 	// input of a freeform review, names a directory.
 	ErrNotAFile = errors.New("not a file")
+	// ErrUnsupportedFile means a file git tracks is, in the work tree, a
+	// named pipe, a socket or a device, which git cannot compare.
+	ErrUnsupportedFile = errors.New("git cannot compare it (unsupported file type)")
 	// ErrCombinedDiff means the range makes git compare a merge commit
 	// with all its parents at once (a combined diff, "diff --cc"), while a
 	// review needs a change against one base. It also matches ErrBadRange.

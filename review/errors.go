@@ -15,7 +15,7 @@ import (
 // fix: the material named, the models and personas asked for.
 var userCauses = []error{
 	material.ErrNotRepo, material.ErrBadRange, material.ErrBinary, material.ErrNotUTF8, material.ErrEmpty,
-	material.ErrTooLarge, material.ErrNotAFile, material.ErrBlockingFile, os.ErrNotExist,
+	material.ErrTooLarge, material.ErrNotAFile, material.ErrBlockingFile, material.ErrUnsupportedFile, os.ErrNotExist,
 	llm.ErrUnknownProvider, llm.ErrBadModelRef, llm.ErrMissingKey, llm.ErrConfig, config.ErrNoModel,
 	persona.ErrNeedsDecision, persona.ErrNoSuchSpecialist, persona.ErrNoSuchPerspective,
 }

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/sotlabs/sot/engine"
 	"github.com/sotlabs/sot/internal/plainfile"
+	"github.com/sotlabs/sot/material"
 )
 
 // Files of the reviewed repository that sot reads, when one is a named
@@ -73,5 +76,22 @@ func TestPriorReviewsPassOverARecordThatIsNoFile(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("looking for earlier reviews did not end")
+	}
+}
+
+// A file git tracks that the work tree holds as a named pipe stops the
+// review with an error that is the user's to fix (exit 2), naming it.
+func TestTrackedFileThatIsANamedPipeIsTheUsersToFix(t *testing.T) {
+	o := benchOptionsAt(t, benchRepoTracked(t, 2, 10, true), "http://127.0.0.1:1", "openai:gpt-4.1")
+	name := filepath.Join(o.Dir, "svc00", "handler000.go")
+	if err := os.Remove(name); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(name, 0o644); err != nil {
+		t.Skip(err)
+	}
+	_, err := Prepare(t.Context(), o)
+	if !engine.IsUserError(err) || !errors.Is(err, material.ErrUnsupportedFile) || !strings.Contains(err.Error(), "svc00/handler000.go") {
+		t.Fatalf("err = %v (%T); want a user error naming svc00/handler000.go", err, err)
 	}
 }
