@@ -409,7 +409,8 @@ func ChangedPaths(ctx context.Context, dir, rng string) ([]string, error) {
 	if len(revs) == 0 {
 		revs = []string{"HEAD"}
 	}
-	out, err := runGit(ctx, dir, append(append([]string{"diff", "--name-only", "-z", "--no-renames"}, revs...), "--")...)
+	args := append([]string{"diff", "--name-only", "-z", "--no-renames"}, submoduleArgs...)
+	out, err := runGit(ctx, dir, append(append(args, revs...), "--")...)
 	if err != nil {
 		return nil, err
 	}
@@ -826,6 +827,7 @@ func (d *differ) args(context string, paths ...string) []string {
 	}
 	a = append(a, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--find-renames", "--full-index",
 		"--src-prefix=a/", "--dst-prefix=b/", context)
+	a = append(a, submoduleArgs...)
 	a = append(a, d.revArgs...)
 	a = append(a, "--")
 	for _, p := range paths {
@@ -833,6 +835,14 @@ func (d *differ) args(context string, paths ...string) []string {
 	}
 	return a
 }
+
+// submoduleArgs keep a diff out of the repository's submodules. To tell
+// whether a submodule's work tree is dirty, git runs git status inside it,
+// under the submodule's own configuration, which can define a filter
+// driver sot never listed, and git status runs it; diff.submodule=diff has
+// git diff the submodule's commits in the same way. A review shows a
+// submodule as the commit it moved to, as git diff does by default.
+var submoduleArgs = []string{"--ignore-submodules=dirty", "--submodule=short"}
 
 // fileDiff is one file's part of a git diff.
 type fileDiff struct {

@@ -4,8 +4,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sotlabs/sot/internal/gittest"
 )
@@ -178,5 +180,64 @@ func TestFilterListThatFailsStopsTheDiff(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the filter ran though its list could not be read")
+	}
+}
+
+// A submodule's own configuration can define a filter driver, and git,
+// to tell whether the submodule's work tree is dirty, runs git status in
+// it, which runs the filter. The diff sot takes keeps out of submodules,
+// and still shows one that moved to another commit.
+func TestSubmoduleFilterDoesNotRun(t *testing.T) {
+	inner := newRepo(t)
+	inner.write("a.go", "package a\n")
+	inner.write(".gitattributes", "*.go filter=evil\n")
+	inner.commit("inner")
+	r := newRepo(t)
+	r.write("x.txt", "x\n")
+	r.commit("outer")
+	r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", inner.dir, "sub")
+	r.commit("submodule")
+	marks, err := os.MkdirTemp("", "sot-mark-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(marks) })
+	marker := filepath.Join(marks, "ran")
+	r.git("-C", "sub", "config", "filter.evil.clean", "touch "+marker+"; cat")
+	touch := func() {
+		later := time.Now().Add(2 * time.Second)
+		if err := os.Chtimes(filepath.Join(r.dir, "sub", "a.go"), later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch()
+	r.git("diff", "HEAD", "--stat")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("git diff did not run the submodule's filter, so the test tests nothing: %v", err)
+	}
+	os.Remove(marker)
+
+	touch()
+	r.write("x.txt", "x\ny\n")
+	m := r.diff(DiffOptions{Untracked: true})
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the submodule's filter ran in sot's diff")
+	}
+	if got := m.Paths(); !slices.Equal(got, []string{"x.txt"}) {
+		t.Errorf("paths %v; want x.txt", got)
+	}
+
+	// A submodule moved to another commit is still shown.
+	inner.write("b.go", "package a\n")
+	inner.commit("second")
+	r.git("-C", "sub", "pull", "-q", "origin", "main")
+	os.Remove(marker) // git pull, in the submodule, runs its filter itself
+	touch()
+	m = r.diff(DiffOptions{})
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the submodule's filter ran in sot's diff of a moved submodule")
+	}
+	if !slices.Contains(m.Paths(), "sub") {
+		t.Errorf("paths %v; want the submodule that moved", m.Paths())
 	}
 }
