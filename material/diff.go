@@ -21,6 +21,7 @@ import (
 	"github.com/sourcegraph/go-diff/diff"
 
 	"github.com/sotlabs/sot/internal/parallel"
+	"github.com/sotlabs/sot/internal/plainfile"
 	"github.com/sotlabs/sot/internal/project"
 )
 
@@ -246,8 +247,11 @@ func Diff(ctx context.Context, o DiffOptions) (*Material, error) {
 		var ge *gitError
 		if len(revs) > 0 && errors.As(err, &ge) && slices.Contains(ge.args, "diff") {
 			hint := "check that the revisions exist (git log --oneline); in a shallow clone (CI checkouts often are), fetch them first, e.g. git fetch --unshallow or fetch-depth: 0"
-			if strings.Contains(ge.stderr, "no merge base") {
+			switch {
+			case strings.Contains(ge.stderr, "no merge base"):
 				hint = "A...B needs a common ancestor; in a shallow clone (CI checkouts often are) fetch more history, e.g. git fetch --unshallow or fetch-depth: 0, or compare with A..B"
+			case strings.Contains(ge.stderr, "promisor remote"):
+				hint = "this is a partial clone that lacks objects the diff needs, and sot fetches nothing (the repository's configuration would choose the program that fetches); fetch them first, e.g. run git diff --stat " + strings.Join(revs, " ") + " once yourself, or clone without --filter"
 			}
 			return nil, fmt.Errorf("%w %q: %s; %s", ErrBadRange, o.Range, firstLine(ge.stderr), hint)
 		}
@@ -1739,4 +1743,65 @@ func renderAdded(p, content string) File {
 	}
 	f.Text = b.String()
 	return f
+}
+
+// NewSideLines counts the lines of the new side of paths (relative to the
+// top of the work tree, slash-separated): the files in the work tree when
+// worktree, else the blobs prefix+path names (":" for the index, "B:" for
+// revision B), read with one git cat-file, which fetches nothing and runs
+// nothing the repository chooses. A file that is not a regular one, that
+// is larger than newSideLimit, or that cannot be read is left out.
+func (m *Material) NewSideLines(ctx context.Context, prefix string, worktree bool, paths []string) map[string]int {
+	if len(paths) == 0 || m.Top == "" {
+		return nil
+	}
+	out := map[string]int{}
+	if worktree {
+		root, err := os.OpenRoot(m.Top)
+		if err != nil {
+			return nil
+		}
+		defer root.Close()
+		for _, p := range paths {
+			name := filepath.FromSlash(p)
+			// Only a regular file: a link could lead anywhere, and a pipe
+			// would never end.
+			if fi, err := root.Lstat(name); err != nil || !fi.Mode().IsRegular() || fi.Size() > newSideLimit {
+				continue
+			}
+			if b, err := plainfile.ReadIn(root, name); err == nil {
+				out[p] = countLines(b)
+			}
+		}
+		return out
+	}
+	var names []string
+	for _, p := range paths {
+		if !strings.ContainsAny(p, "\n\r") {
+			names = append(names, prefix+p)
+		}
+	}
+	blobs, err := catObjects(ctx, m.Top, names, newSideLimit+1)
+	if err != nil {
+		return out
+	}
+	for _, p := range paths {
+		if b, ok := blobs[prefix+p]; ok && len(b) <= newSideLimit {
+			out[p] = countLines(b)
+		}
+	}
+	return out
+}
+
+// newSideLimit is the largest file NewSideLines counts the lines of.
+const newSideLimit = 64 << 20
+
+// countLines counts the lines of a file's content: a last line without a
+// newline counts too.
+func countLines(b []byte) int {
+	n := bytes.Count(b, []byte("\n"))
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
 }

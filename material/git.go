@@ -79,6 +79,7 @@ func gitCmd(ctx context.Context, dir string, args ...string) (*exec.Cmd, error) 
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-pager", "-c", "core.fsmonitor=false", "-c", "core.pager=cat"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat")
+	cmd.Env = append(cmd.Env, noFetch...)
 	if !filterFree(args) {
 		env, err := noFilters(ctx, dir)
 		if err != nil {
@@ -88,6 +89,16 @@ func gitCmd(ctx context.Context, dir string, args ...string) (*exec.Cmd, error) 
 	}
 	return cmd, nil
 }
+
+// noFetch keeps git from fetching anything. In a partial clone git fetches
+// a missing object from the promisor remote as it needs it, and the
+// repository's configuration chooses how: the program that serves a
+// file:// remote (remote.NAME.uploadpack, run by the shell), the ssh
+// command, a credential helper. GIT_ALLOW_PROTOCOL, set to no protocol,
+// overrides every protocol.*.allow the configuration sets, remote helpers
+// included; GIT_NO_LAZY_FETCH (git 2.45 and later) stops the fetch before
+// it starts.
+var noFetch = []string{"GIT_ALLOW_PROTOCOL=", "GIT_NO_LAZY_FETCH=1"}
 
 // filterFree reports whether the git command args is one that reads no
 // file of the work tree to compare or store it, and so runs no filter

@@ -1,6 +1,8 @@
 package material
 
 import (
+	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -239,5 +241,99 @@ func TestSubmoduleFilterDoesNotRun(t *testing.T) {
 	}
 	if !slices.Contains(m.Paths(), "sub") {
 		t.Errorf("paths %v; want the submodule that moved", m.Paths())
+	}
+}
+
+// In a partial clone git fetches a missing object when it needs it, and
+// the repository's configuration chooses how: for a file:// remote,
+// remote.NAME.uploadpack is a shell command. sot's diff fetches nothing,
+// and says how to fetch what is missing.
+func TestPartialCloneFetchesNothing(t *testing.T) {
+	src := newRepo(t)
+	src.write("a.txt", "one\n")
+	src.commit("one")
+	src.write("a.txt", "two\n")
+	src.commit("two")
+	src.git("config", "uploadpack.allowFilter", "true")
+	marks, err := os.MkdirTemp("", "sot-mark-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(marks) })
+	marker := filepath.Join(marks, "ran")
+	for _, tc := range []struct {
+		name      string
+		configure func(r *repo)
+	}{
+		{"upload-pack of a file:// remote", func(r *repo) {
+			r.git("config", "remote.origin.uploadpack", "touch "+marker+"; git-upload-pack")
+			r.git("config", "protocol.file.allow", "always")
+		}},
+		{"ext:: remote helper", func(r *repo) {
+			r.git("config", "remote.origin.url", "ext::sh -c touch% "+marker)
+			r.git("config", "protocol.ext.allow", "always")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clone := func() *repo {
+				r := &repo{t: t, dir: t.TempDir()}
+				r.git("clone", "-q", "--no-local", "--filter=blob:none", "--no-checkout", "file://"+src.dir, ".")
+				tc.configure(r)
+				return r
+			}
+			r := clone()
+			exec.Command("git", "-C", r.dir, "diff", "--stat", "HEAD~1", "HEAD").Run()
+			if _, err := os.Stat(marker); err != nil {
+				t.Fatalf("git diff did not run the configured command, so the test tests nothing: %v", err)
+			}
+			os.Remove(marker)
+
+			r = clone()
+			_, err := Diff(t.Context(), DiffOptions{Dir: r.dir, Range: "HEAD~1..HEAD"})
+			if _, serr := os.Stat(marker); serr == nil {
+				t.Fatal("sot's diff ran the command the configuration chose to fetch with")
+			}
+			if !errors.Is(err, ErrBadRange) || !strings.Contains(err.Error(), "partial clone") {
+				t.Errorf("error %v; want one saying the partial clone lacks objects", err)
+			}
+			// The lines of the new side, counted after the review, are
+			// read without a fetch too.
+			m := &Material{Type: TypeDiff, Top: r.dir}
+			if got := m.NewSideLines(t.Context(), "HEAD:", false, []string{"a.txt"}); len(got) != 0 {
+				t.Errorf("lines %v of a blob the clone lacks", got)
+			}
+			if _, serr := os.Stat(marker); serr == nil {
+				t.Fatal("counting the new side's lines ran the command the configuration chose to fetch with")
+			}
+		})
+	}
+}
+
+// NewSideLines counts a changed file's lines on the new side of the diff:
+// in the work tree, the index or a revision. A link in the work tree is
+// left out (TestPartialCloneFetchesNothing: so is a blob a partial clone
+// lacks).
+func TestNewSideLines(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", "package a\n")
+	r.write("b.go", "package b\n")
+	r.commit("one")
+	r.write("a.go", "package a\n\nfunc A() {}\n")
+	r.write("b.go", "package b\n\nfunc B() {}\n\nfunc C() {}")
+	r.commit("two")
+	r.write("a.go", "package a\n")
+	m := r.diff(DiffOptions{})
+	if got := m.NewSideLines(t.Context(), "", true, []string{"a.go", "b.go"}); !maps.Equal(got, map[string]int{"a.go": 1, "b.go": 5}) {
+		t.Errorf("work tree: %v", got)
+	}
+	if got := m.NewSideLines(t.Context(), "HEAD:", false, []string{"a.go", "b.go", "gone.go"}); !maps.Equal(got, map[string]int{"a.go": 3, "b.go": 5}) {
+		t.Errorf("HEAD: %v", got)
+	}
+	os.Remove(filepath.Join(r.dir, "b.go"))
+	if err := os.Symlink("/dev/zero", filepath.Join(r.dir, "b.go")); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.NewSideLines(t.Context(), "", true, []string{"a.go", "b.go"}); !maps.Equal(got, map[string]int{"a.go": 1}) {
+		t.Errorf("with b.go a link to /dev/zero: %v", got)
 	}
 }

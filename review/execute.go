@@ -1,19 +1,15 @@
 package review
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -561,7 +557,8 @@ func (p *Plan) fileLines(ctx context.Context, o *Options, res *synthesis.Result)
 			unknown = append(unknown, path)
 		}
 	}
-	for path, n := range newSideLines(ctx, o, unknown) {
+	prefix, worktree := newSide(o)
+	for path, n := range m.NewSideLines(ctx, prefix, worktree, unknown) {
 		out[path] = n
 	}
 	for path, n := range maps.Clone(out) {
@@ -600,80 +597,6 @@ func newSide(o *Options) (prefix string, worktree bool) {
 		return "", true // one revision is compared with the work tree
 	}
 	return revs[len(revs)-1] + ":", false
-}
-
-// newSideLines counts the lines of the new side of paths (relative to the
-// repository's top) in the diff o reviews; paths it cannot read are left
-// out.
-func newSideLines(ctx context.Context, o *Options, paths []string) map[string]int {
-	if len(paths) == 0 {
-		return nil
-	}
-	dir := cmp.Or(o.Dir, ".")
-	top, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--show-toplevel").Output()
-	if err != nil {
-		return nil
-	}
-	root := strings.TrimRight(string(top), "\r\n")
-	out := map[string]int{}
-	prefix, worktree := newSide(o)
-	if worktree {
-		for _, path := range paths {
-			name := filepath.Join(root, filepath.FromSlash(path))
-			// Only a regular file: a link could lead anywhere, and a pipe
-			// would never end.
-			if fi, err := os.Lstat(name); err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			if b, err := os.ReadFile(name); err == nil {
-				out[path] = countLines(b)
-			}
-		}
-		return out
-	}
-	var names []string
-	var asked []string
-	for _, path := range paths {
-		if !strings.ContainsAny(path, "\n\r") {
-			names = append(names, prefix+path)
-			asked = append(asked, path)
-		}
-	}
-	cmd := exec.CommandContext(ctx, "git", "-C", root, "cat-file", "--batch")
-	cmd.Stdin = strings.NewReader(strings.Join(names, "\n") + "\n")
-	b, err := cmd.Output()
-	if err != nil {
-		return out
-	}
-	// Each answer is "<oid> blob <size>\n<content>\n", or "<name> missing\n".
-	for _, path := range asked {
-		head, rest, ok := bytes.Cut(b, []byte("\n"))
-		if !ok {
-			break
-		}
-		fields := strings.Fields(string(head))
-		if len(fields) != 3 || fields[1] != "blob" {
-			b = rest
-			continue
-		}
-		size, err := strconv.Atoi(fields[2])
-		if err != nil || size > len(rest) {
-			break
-		}
-		out[path] = countLines(rest[:size])
-		b = bytes.TrimPrefix(rest[size:], []byte("\n"))
-	}
-	return out
-}
-
-// countLines counts the lines of a file's content: a last line without a
-// newline counts too.
-func countLines(b []byte) int {
-	n := bytes.Count(b, []byte("\n"))
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 // CheckPrices refuses, as Execute does before any call, a plan whose
