@@ -415,3 +415,46 @@ func TestSpecsMatchCall(t *testing.T) {
 		}
 	}
 }
+
+// In a partial clone, git fetches an object it lacks by a program the
+// repository's configuration chooses (for a file:// remote, its
+// uploadpack, run by the shell). A look fetches nothing.
+func TestPartialCloneFetchesNothingForALook(t *testing.T) {
+	src := newProject(t)
+	src.write("a.go", "package a\n")
+	src.repo()
+	src.write("a.go", "package a\n\nvar B = 1\n")
+	src.commit("second")
+	src.git("config", "uploadpack.allowFilter", "true")
+	marker := filepath.Join(src.out, "ran")
+	clone := func() string {
+		dir := filepath.Join(t.TempDir(), "clone")
+		for _, args := range [][]string{
+			{"clone", "-q", "--no-local", "--filter=blob:none", "--no-checkout", "file://" + src.dir, dir},
+			{"-C", dir, "config", "remote.origin.uploadpack", "touch " + marker + "; git-upload-pack"},
+			{"-C", dir, "config", "protocol.file.allow", "always"},
+		} {
+			if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+		return dir
+	}
+	exec.Command("git", "-C", clone(), "cat-file", "blob", "HEAD~1:a.go").Run()
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("git did not run the configured command, so the test tests nothing: %v", err)
+	}
+	os.Remove(marker)
+
+	tl, err := Open(clone(), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	if _, err := call(t, tl, "git_show", `{"path":"a.go","revision":"HEAD~1"}`); err == nil {
+		t.Error("git_show of a blob the clone lacks succeeded")
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a look ran the command the configuration chose to fetch with")
+	}
+}
