@@ -69,6 +69,9 @@ func quickConfig(dir string) (c gitConfig, ok bool) {
 		}
 	}
 	for i, f := range files {
+		if !filepath.IsAbs(f) {
+			return gitConfig{}, false // git would read it from dir, not from here
+		}
 		names, ok := filterNames(f, i < 2)
 		if !ok {
 			return gitConfig{}, false

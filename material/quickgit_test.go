@@ -166,6 +166,10 @@ func TestFilterInEveryConfigurationFileIsSwitchedOff(t *testing.T) {
 			appendFile(t, f, text)
 			t.Setenv("GIT_CONFIG_GLOBAL", f)
 		}, evil, true},
+		{"GIT_CONFIG_GLOBAL relative, read from the repository", func(t *testing.T, dir, home, text string) {
+			appendFile(t, filepath.Join(dir, "rel", "global"), text)
+			t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join("rel", "global"))
+		}, evil, false},
 		{"~/.gitconfig", func(t *testing.T, dir, home, text string) {
 			unsetenv(t, "GIT_CONFIG_GLOBAL")
 			appendFile(t, filepath.Join(home, ".gitconfig"), text)
