@@ -199,12 +199,7 @@ func TestSubmoduleFilterDoesNotRun(t *testing.T) {
 	r.commit("outer")
 	r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", inner.dir, "sub")
 	r.commit("submodule")
-	marks, err := os.MkdirTemp("", "sot-mark-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(marks) })
-	marker := filepath.Join(marks, "ran")
+	marker := filepath.Join(markDir(t), "ran")
 	r.git("-C", "sub", "config", "filter.evil.clean", "touch "+marker+"; cat")
 	touch := func() {
 		later := time.Now().Add(2 * time.Second)
@@ -255,12 +250,7 @@ func TestPartialCloneFetchesNothing(t *testing.T) {
 	src.write("a.txt", "two\n")
 	src.commit("two")
 	src.git("config", "uploadpack.allowFilter", "true")
-	marks, err := os.MkdirTemp("", "sot-mark-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(marks) })
-	marker := filepath.Join(marks, "ran")
+	marker := filepath.Join(markDir(t), "ran")
 	for _, tc := range []struct {
 		name      string
 		configure func(r *repo)
@@ -336,4 +326,18 @@ func TestNewSideLines(t *testing.T) {
 	if got := m.NewSideLines(t.Context(), "", true, []string{"a.go", "b.go"}); !maps.Equal(got, map[string]int{"a.go": 1}) {
 		t.Errorf("with b.go a link to /dev/zero: %v", got)
 	}
+}
+
+// markDir is a directory for the marker files a hostile command would
+// leave. Its path goes into a configuration, so it is made outside the
+// test's own directory, whose name (the test's) could hold a word that
+// sends sot's reading of the configuration to git.
+func markDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sot-mark-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

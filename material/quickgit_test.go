@@ -141,11 +141,7 @@ func TestFilterInEveryConfigurationFileIsSwitchedOff(t *testing.T) {
 	}
 	// The marker's path goes into the configuration: it must not itself
 	// hold a word that sends the question to git.
-	marks, err := os.MkdirTemp("", "sot-mark-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(marks) })
+	marks := markDir(t)
 	const evil = "[filter \"evil\"]\n\tclean = touch MARK; cat\n"
 	for i, tc := range []struct {
 		name string
