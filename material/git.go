@@ -208,7 +208,7 @@ func withConfigCache(ctx context.Context) context.Context {
 // can, and asks git otherwise: the diff then need not wait for a git
 // process before it starts.
 func readOrAsk(ctx context.Context, dir string) (gitConfig, error) {
-	if c, ok := quickConfig(dir); ok {
+	if c, ok := quickConfig(ctx, dir); ok {
 		return c, nil
 	}
 	return readConfig(ctx, dir)
@@ -316,7 +316,7 @@ func repoTop(ctx context.Context, dir string) (repoInfo, error) {
 	} else if !fi.IsDir() {
 		return repoInfo{}, fmt.Errorf("%s is not a directory: %w", dir, ErrNotRepo)
 	}
-	if info, ok := quickRepo(dir); ok {
+	if info, ok := quickRepo(ctx, dir); ok {
 		return info, nil
 	}
 	return askRepo(ctx, dir)

@@ -3,6 +3,7 @@ package material
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/sotlabs/sot/internal/plainfile"
@@ -40,15 +42,13 @@ import (
 //
 // The words are matched in any ASCII case, anywhere on a line, so a
 // comment or a value that mentions them sends the question to git too.
-func quickConfig(dir string) (c gitConfig, ok bool) {
-	if runtime.GOOS != "linux" || !quietGitEnv(os.Environ()) {
+func quickConfig(ctx context.Context, dir string) (c gitConfig, ok bool) {
+	r := lookAtRepo(ctx, dir)
+	if !r.ok {
 		return c, false
 	}
-	gitDir, _, ok := findGitDir(dir)
-	if !ok {
-		return c, false
-	}
-	files := repoFiles(gitDir) // first, as filterNames is told below
+	c.filters = slices.Clone(r.filters)
+	var files []string
 	if f, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set {
 		files = append(files, f)
 	} else {
@@ -68,26 +68,80 @@ func quickConfig(dir string) (c gitConfig, ok bool) {
 			files = append(files, systemFiles("gitconfig")...)
 		}
 	}
-	for i, f := range files {
+	for _, f := range files {
 		if !filepath.IsAbs(f) {
 			return gitConfig{}, false // git would read it from dir, not from here
 		}
-		names, ok := filterNames(f, i < 2)
+		names, ok := filterNames(f, false)
 		if !ok {
 			return gitConfig{}, false
 		}
-		for _, n := range names {
-			if !slices.Contains(c.filters, n) {
-				c.filters = append(c.filters, n)
-			}
-		}
+		c.filters = addNew(c.filters, names)
 	}
 	return c, true
 }
 
-// repoFiles are the configuration files a repository keeps itself.
-func repoFiles(gitDir string) []string {
-	return []string{filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree")}
+// addNew appends to list the names it does not hold yet.
+func addNew(list, names []string) []string {
+	for _, n := range names {
+		if !slices.Contains(list, n) {
+			list = append(list, n)
+		}
+	}
+	return list
+}
+
+// repoLook is what quickConfig and quickRepo both need of a repository,
+// read once: where its .git directory is (findGitDir), and what its own
+// configuration files say.
+type repoLook struct {
+	gitDir, phys string
+	filters      []string // the filter drivers its own files define
+	ok           bool     // all of it was read as git reads it
+}
+
+// lookAtRepo reads the repoLook of dir: once within a Diff, whose
+// commands ask from several goroutines at once (see withConfigCache), and
+// every time outside one.
+func lookAtRepo(ctx context.Context, dir string) repoLook {
+	cache, ok := ctx.Value(configCacheKey{}).(*sync.Map)
+	if !ok {
+		return readRepoLook(dir)
+	}
+	key := repoLookKey(dir)
+	if abs, err := filepath.Abs(dir); err == nil {
+		key = repoLookKey(abs)
+	}
+	v, _ := cache.LoadOrStore(key, sync.OnceValue(func() repoLook { return readRepoLook(dir) }))
+	return v.(func() repoLook)()
+}
+
+// repoLookKey keys a repoLook in a Diff's cache, apart from the
+// configurations kept there by directory.
+type repoLookKey string
+
+// readRepoLook reads the repoLook of dir. It is not ok outside Linux,
+// with a GIT_ variable that moves the repository or its configuration,
+// without a plain .git directory (findGitDir), or when the repository's
+// own files hold anything filterNames leaves to git.
+func readRepoLook(dir string) repoLook {
+	if runtime.GOOS != "linux" || !quietGitEnv(os.Environ()) {
+		return repoLook{}
+	}
+	gitDir, phys, ok := findGitDir(dir)
+	if !ok {
+		return repoLook{}
+	}
+	r := repoLook{gitDir: gitDir, phys: phys}
+	for _, f := range []string{filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree")} {
+		names, ok := filterNames(f, true)
+		if !ok {
+			return repoLook{}
+		}
+		r.filters = addNew(r.filters, names)
+	}
+	r.ok = true
+	return r
 }
 
 // quickRepo answers repoTop's questions without starting git, when it can
@@ -100,25 +154,15 @@ func repoFiles(gitDir string) []string {
 //
 // A branch is taken to name a commit, as git keeps it: quickRepo does
 // not open the object to look.
-func quickRepo(dir string) (info repoInfo, ok bool) {
-	if runtime.GOOS != "linux" || !quietGitEnv(os.Environ()) {
+func quickRepo(ctx context.Context, dir string) (info repoInfo, ok bool) {
+	r := lookAtRepo(ctx, dir)
+	if !r.ok {
 		return info, false
 	}
-	gitDir, phys, ok := findGitDir(dir)
-	if !ok {
-		return info, false
-	}
-	for _, f := range repoFiles(gitDir) {
-		if _, ok := filterNames(f, true); !ok {
-			return info, false
-		}
-	}
+	gitDir := r.gitDir
 	info.top = filepath.Dir(gitDir)
-	rel, err := filepath.Rel(info.top, phys)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return repoInfo{}, false
-	}
-	if rel != "." {
+	// findGitDir found the top above the physical directory.
+	if rel, err := filepath.Rel(info.top, r.phys); err == nil && rel != "." {
 		info.prefix = filepath.ToSlash(rel) + "/"
 	}
 	info.common = gitDir

@@ -339,7 +339,7 @@ func TestQuickRepoAgreesWithGit(t *testing.T) {
 			r := newRepo(t)
 			r.write("sub/deep/a.go", "package a\n")
 			dir := tc.set(r)
-			got, ok := quickRepo(dir)
+			got, ok := quickRepo(t.Context(), dir)
 			if ok != tc.quick {
 				t.Fatalf("quickRepo answered: %v; want %v (%+v)", ok, tc.quick, got)
 			}
