@@ -7,7 +7,7 @@ import (
 
 // Every index is visited exactly once, whatever the count.
 func TestFor(t *testing.T) {
-	for _, n := range []int{0, 1, 2, 7, 1000} {
+	for _, n := range []int{0, 1, 2, 7, 1000, 5003} {
 		seen := make([]atomic.Int32, n)
 		For(n, func(i int) { seen[i].Add(1) })
 		for i := range seen {
@@ -22,7 +22,7 @@ func TestFor(t *testing.T) {
 // call, closed once after its last (none when there is nothing to do), and
 // every index visited once.
 func TestForWith(t *testing.T) {
-	for _, n := range []int{0, 1, 2, 7, 1000} {
+	for _, n := range []int{0, 1, 2, 7, 1000, 5003} {
 		seen := make([]atomic.Int32, n)
 		var opened, closed atomic.Int32
 		type state struct{ calls *int }
