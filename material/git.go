@@ -100,6 +100,10 @@ func gitCmd(ctx context.Context, dir string, args ...string) (*exec.Cmd, error) 
 // it starts.
 var noFetch = []string{"GIT_ALLOW_PROTOCOL=", "GIT_NO_LAZY_FETCH=1"}
 
+// NoFetchEnv is the environment that keeps git from fetching anything
+// (see noFetch), for a package that starts git itself.
+func NoFetchEnv() []string { return slices.Clone(noFetch) }
+
 // filterFree reports whether the git command args is one that reads no
 // file of the work tree to compare or store it, and so runs no filter
 // driver: such a command need not wait for the list of drivers to switch

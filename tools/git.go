@@ -38,11 +38,10 @@ func (t *Tools) runGit(ctx context.Context, args ...string) ([]byte, error) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat")
 	// Nothing is fetched: in a partial clone git fetches a missing object
-	// as a look needs it, by a program the configuration chooses (see
-	// material's gitCmd).
-	cmd.Env = append(cmd.Env, "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat",
-		"GIT_ALLOW_PROTOCOL=", "GIT_NO_LAZY_FETCH=1")
+	// as a look needs it, by a program the configuration chooses.
+	cmd.Env = append(cmd.Env, material.NoFetchEnv()...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -624,14 +624,12 @@ func errText(err error) string {
 }
 
 // fileResult is what reading one file gave: a source, a reason to skip
-// it, or an error; the hash of its bytes when they were read or known;
-// whether this scan read them, and whether they are not what was known.
+// it, or an error; the hash of its bytes when they were read.
 type fileResult struct {
-	src           Source
-	skip          string
-	err           error
-	hash          string
-	read, changed bool
+	src  Source
+	skip string
+	err  error
+	hash string
 }
 
 // readSource reads and parses one file found by the walk.
